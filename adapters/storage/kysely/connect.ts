@@ -1,0 +1,84 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import type { MailplaneStore } from '../../../src/store/index.js';
+import type { DialectName } from './dialect.js';
+import { mailplaneMigrations } from './migrations/index.js';
+import type { Database } from './schema.js';
+import { kyselyStore } from './store.js';
+
+/** Options of {@link openKyselyStore}. */
+export interface OpenKyselyStoreOptions {
+  /**
+   * Where the data lives: `sqlite:./data/mailplane.db` (relative to the working directory),
+   * `sqlite:/absolute/path.db`, `sqlite::memory:`, or a `postgres://` / `postgresql://` URL.
+   */
+  url: string;
+  /** Largest number of PostgreSQL connections in the pool (default 10). */
+  maxConnections?: number;
+  /** Run pending migrations before returning (default true). */
+  migrate?: boolean;
+}
+
+/** Parses a database URL into its dialect and the driver's target. */
+export function parseDatabaseUrl(url: string): { dialect: DialectName; target: string } {
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (path === '') throw new Error(`the SQLite URL ${url} names no file`);
+    return { dialect: 'sqlite', target: path === ':memory:' ? path : resolve(path) };
+  }
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return { dialect: 'postgres', target: url };
+  throw new Error('the database URL must start with sqlite: or postgres://');
+}
+
+async function createKysely(dialect: DialectName, target: string, maxConnections: number): Promise<Kysely<Database>> {
+  if (dialect === 'sqlite') {
+    const { default: SQLite } = await import('better-sqlite3');
+    if (target !== ':memory:') mkdirSync(dirname(target), { recursive: true });
+    const database = new SQLite(target);
+    database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = NORMAL');
+    database.pragma('foreign_keys = ON');
+    database.pragma('busy_timeout = 5000');
+    // Nanosecond timestamps exceed 2^53: read every INTEGER as a bigint and convert in the mappers.
+    database.defaultSafeIntegers(true);
+    return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  }
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({ connectionString: target, max: maxConnections });
+  // An idle client whose backend goes away (server restart, admin termination) emits 'error' on
+  // the pool; unhandled, that would crash the host process. The pool drops the client and the
+  // next query opens a new connection, so there is nothing else to do here.
+  pool.on('error', () => {});
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** Applies every pending mailplane migration; throws with the failing migration's error. */
+export async function migrateToLatest(db: Kysely<Database>, dialect: DialectName): Promise<void> {
+  const migrator = new Migrator({ db, provider: mailplaneMigrations(dialect) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`mailplane migration ${failed} failed`, { cause: error });
+  }
+}
+
+/**
+ * Opens the storage named by a URL, migrates it to the latest schema, and returns the store.
+ * SQLite is the embedded default (one file, WAL); PostgreSQL lets several mailplane processes
+ * share one database.
+ *
+ * @example
+ * const store = await openKyselyStore({ url: 'sqlite:./data/mailplane.db' });
+ */
+export async function openKyselyStore(options: OpenKyselyStoreOptions): Promise<MailplaneStore> {
+  const { dialect, target } = parseDatabaseUrl(options.url);
+  const db = await createKysely(dialect, target, options.maxConnections ?? 10);
+  try {
+    if (options.migrate !== false) await migrateToLatest(db, dialect);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return kyselyStore({ db, dialect });
+}

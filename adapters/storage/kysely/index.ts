@@ -1,0 +1,11 @@
+/**
+ * `mailplane/storage/kysely`: the SQL storage adapter. SQLite (better-sqlite3) is the embedded
+ * default; PostgreSQL (pg) serves several mailplane processes sharing one database.
+ *
+ * @packageDocumentation
+ */
+export { openKyselyStore, migrateToLatest, parseDatabaseUrl, type OpenKyselyStoreOptions } from './connect.js';
+export { kyselyStore, type KyselyStoreOptions } from './store.js';
+export { mailplaneMigrations } from './migrations/index.js';
+export type { DialectName } from './dialect.js';
+export type { Database } from './schema.js';

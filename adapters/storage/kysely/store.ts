@@ -1,0 +1,40 @@
+import type { Kysely } from 'kysely';
+import type { MailplaneStore } from '../../../src/store/index.js';
+import { kyselyAccountStore } from './account-store.js';
+import type { KyselyStoreContext } from './context.js';
+import type { DialectName } from './dialect.js';
+import type { Database } from './schema.js';
+import { kyselySubAccountStore } from './sub-account-store.js';
+
+/** Options of {@link kyselyStore}. */
+export interface KyselyStoreOptions {
+  /** A Kysely instance on the mailplane schema (see `migrateToLatest`). */
+  db: Kysely<Database>;
+  /** Which SQL dialect `db` speaks. */
+  dialect: DialectName;
+}
+
+function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): MailplaneStore {
+  return {
+    accounts: kyselyAccountStore(ctx),
+    subAccounts: kyselySubAccountStore(ctx),
+    transaction(work) {
+      if (ctx.inTransaction) return work(buildStore(ctx, close));
+      return ctx.db
+        .transaction()
+        .execute((trx) => work(buildStore({ db: trx, dialect: ctx.dialect, inTransaction: true }, close)));
+    },
+    close,
+  };
+}
+
+/**
+ * A {@link MailplaneStore} on an existing Kysely instance. The caller owns migrations
+ * (`migrateToLatest`); `close()` destroys the Kysely instance.
+ *
+ * @example
+ * const store = kyselyStore({ db, dialect: 'postgres' });
+ */
+export function kyselyStore(options: KyselyStoreOptions): MailplaneStore {
+  return buildStore({ db: options.db, dialect: options.dialect, inTransaction: false }, () => options.db.destroy());
+}

@@ -1,0 +1,32 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'docs/api/', 'node_modules/', 'coverage/', 'data/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-console': 'off',
+      'no-control-regex': 'off',
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      // The core never imports adapters, frameworks or drivers (see docs/architecture.md).
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/adapters/**'], message: 'src/ must not import adapters/' },
+            { group: ['express', 'koa', 'kysely', 'pg', 'better-sqlite3'], message: 'src/ stays framework- and driver-agnostic' },
+          ],
+        },
+      ],
+    },
+  },
+);

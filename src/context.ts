@@ -1,0 +1,33 @@
+import type { SecretBox } from './crypto/secrets.js';
+import type { IdGenerator } from './model/ids.js';
+import type { Clock } from './model/time.js';
+import type { MailplaneStore } from './store/index.js';
+
+/**
+ * Where mailplane writes what it wants an operator to know. Fields are structured; mailplane
+ * never puts a key, password, message body or request header into them.
+ */
+export interface Logger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** A logger that writes one JSON line per entry to stderr. */
+export const consoleLogger: Logger = {
+  info: (message, fields) => console.error(JSON.stringify({ level: 'info', message, ...fields })),
+  warn: (message, fields) => console.error(JSON.stringify({ level: 'warn', message, ...fields })),
+  error: (message, fields) => console.error(JSON.stringify({ level: 'error', message, ...fields })),
+};
+
+/** A logger that discards everything (tests, embedding hosts with their own logging). */
+export const silentLogger: Logger = { info: () => {}, warn: () => {}, error: () => {} };
+
+/** The collaborators every service of one mailplane instance shares; built by `createMailplane`. */
+export interface MailplaneContext {
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+}

@@ -1,0 +1,57 @@
+import { ACCOUNT_KEY_PREFIX, SUBACCOUNT_KEY_PREFIX } from '../account/keys.js';
+import { authenticateAccount, authenticateSubAccount } from '../account/accounts.js';
+import type { MailplaneContext } from '../context.js';
+import { UnauthorizedError } from '../errors.js';
+import type { AccountRecord, SubAccountRecord } from '../store/index.js';
+import type { HeaderMap } from './types.js';
+
+/** Which key a route needs: account paths take `X-Account-ApiKey`, sub-account paths `X-SubAccount-ApiKey`. */
+export type AuthKind = 'account' | 'subaccount';
+
+/** Who made an authenticated request. */
+export type Principal<A extends AuthKind = AuthKind> = A extends 'account'
+  ? { kind: 'account'; account: AccountRecord }
+  : { kind: 'subaccount'; subAccount: SubAccountRecord };
+
+/** Header names, lower-case as Node delivers them. */
+export const ACCOUNT_KEY_HEADER = 'x-account-apikey';
+export const SUBACCOUNT_KEY_HEADER = 'x-subaccount-apikey';
+
+function headerValue(headers: HeaderMap, name: string): string | undefined {
+  const value = headers[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined || first === '' ? undefined : first;
+}
+
+/**
+ * Authenticates a request for a route of the given kind, or throws 401. The error says whether the
+ * key was missing, wrong, or of the other kind (a sub-account key on an account path and vice versa).
+ */
+export async function authenticate<A extends AuthKind>(
+  ctx: MailplaneContext,
+  kind: A,
+  headers: HeaderMap,
+): Promise<Principal<A>> {
+  const [header, otherHeader, label, otherPrefix] =
+    kind === 'account'
+      ? [ACCOUNT_KEY_HEADER, SUBACCOUNT_KEY_HEADER, 'X-Account-ApiKey', SUBACCOUNT_KEY_PREFIX]
+      : [SUBACCOUNT_KEY_HEADER, ACCOUNT_KEY_HEADER, 'X-SubAccount-ApiKey', ACCOUNT_KEY_PREFIX];
+  const key = headerValue(headers, header);
+  if (key === undefined) {
+    if (headerValue(headers, otherHeader) !== undefined) {
+      throw new UnauthorizedError('WRONG_KEY_KIND', `this path needs the ${label} header; the other kind of key does not authorise it`);
+    }
+    throw new UnauthorizedError('MISSING_API_KEY', `the ${label} header is required`);
+  }
+  if (key.startsWith(otherPrefix)) {
+    throw new UnauthorizedError('WRONG_KEY_KIND', `the ${label} header holds the other kind of key`);
+  }
+  if (kind === 'account') {
+    const account = await authenticateAccount(ctx, key);
+    if (account) return { kind: 'account', account } as Principal<A>;
+  } else {
+    const subAccount = await authenticateSubAccount(ctx, key);
+    if (subAccount) return { kind: 'subaccount', subAccount } as Principal<A>;
+  }
+  throw new UnauthorizedError('INVALID_API_KEY', `the ${label} header does not hold a valid key`);
+}

@@ -1,0 +1,48 @@
+import type { z } from 'zod';
+import type { MailplaneContext } from '../context.js';
+import type { AuthKind, Principal } from './auth.js';
+import type { HttpRequest } from './types.js';
+
+/** What a route handler receives: validated input and the authenticated caller. */
+export interface RouteInput<A extends AuthKind, Q, B> {
+  /** Raw path parameters (ids are parsed by the handler: a bad id is a 406, not a 422). */
+  params: Record<string, string>;
+  query: Q;
+  body: B;
+  principal: Principal<A>;
+  ctx: MailplaneContext;
+  request: HttpRequest;
+}
+
+/** What a route handler returns; `status` defaults to 200. */
+export interface RouteResult {
+  status?: number;
+  body: unknown;
+}
+
+/** One endpoint of the API. */
+export interface RouteDefinition<A extends AuthKind, Q, B> {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  /** Path under `/api/v1`, with `:name` parameters, e.g. `/account/subaccount/:subaccount_id`. */
+  path: string;
+  auth: A;
+  /** Schema of the query parameters; omitted means the route reads none. */
+  query?: z.ZodType<Q>;
+  /** Schema of the JSON body; omitted means the route takes no body. */
+  body?: z.ZodType<B>;
+  handle(input: RouteInput<A, Q, B>): Promise<RouteResult>;
+}
+
+/** A route with its types erased, as the route table holds it. */
+export type AnyRoute = RouteDefinition<AuthKind, unknown, unknown>;
+
+/**
+ * Declares a route; exists for type inference of `query`, `body` and the principal.
+ *
+ * @example
+ * route({ method: 'GET', path: '/account/subaccount', auth: 'account', query: listQuerySchema,
+ *   handle: async ({ query, principal, ctx }) => ({ body: [] }) });
+ */
+export function route<A extends AuthKind, Q = undefined, B = undefined>(definition: RouteDefinition<A, Q, B>): AnyRoute {
+  return definition as unknown as AnyRoute;
+}

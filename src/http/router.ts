@@ -1,0 +1,121 @@
+import type { MailplaneContext } from '../context.js';
+import { MailplaneError, PayloadTooLargeError, ValidationError } from '../errors.js';
+import { authenticate } from './auth.js';
+import { stringifyJson } from './json.js';
+import type { AnyRoute } from './route.js';
+import type { HttpHandler, HttpRequest, HttpResponse } from './types.js';
+import { parseOrThrow } from './validation.js';
+
+/** Options of {@link createRouter}. */
+export interface RouterOptions {
+  /** Largest accepted request body in bytes; larger ones get 413 (default {@link DEFAULT_BODY_LIMIT}). */
+  bodyLimitBytes?: number;
+}
+
+/** Default body limit: 8 MiB, room for a few MB of base64 attachments; 10 MB bodies get 413. */
+export const DEFAULT_BODY_LIMIT = 8 * 1024 * 1024;
+
+interface CompiledRoute {
+  route: AnyRoute;
+  segments: string[];
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+function respond(status: number, body: unknown, extraHeaders: Record<string, string> = {}): HttpResponse {
+  return { status, headers: { ...JSON_HEADERS, ...extraHeaders }, body: stringifyJson(body) };
+}
+
+function errorResponse(error: MailplaneError): HttpResponse {
+  const body: Record<string, unknown> = { code: error.code, message: error.message };
+  if (error.details !== undefined) body.details = error.details;
+  return respond(error.status, body);
+}
+
+/** Splits a path into segments, accepting it with or without the trailing slash. */
+function splitPath(path: string): string[] {
+  return path.split('/').filter((segment, index, all) => !(segment === '' && (index === 0 || index === all.length - 1)));
+}
+
+function match(compiled: CompiledRoute, segments: string[]): Record<string, string> | null {
+  if (compiled.segments.length !== segments.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) {
+    const pattern = compiled.segments[i]!;
+    const actual = segments[i]!;
+    if (pattern.startsWith(':')) {
+      try {
+        params[pattern.slice(1)] = decodeURIComponent(actual);
+      } catch {
+        params[pattern.slice(1)] = actual;
+      }
+    } else if (pattern !== actual) return null;
+  }
+  return params;
+}
+
+function firstValues(query: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of query) if (!(key in out)) out[key] = value;
+  return out;
+}
+
+function readBody(request: HttpRequest, limit: number): unknown {
+  if (request.rawBody === undefined) return request.body;
+  const size = typeof request.rawBody === 'string' ? Buffer.byteLength(request.rawBody) : request.rawBody.byteLength;
+  if (size > limit) throw new PayloadTooLargeError(limit);
+  const text = typeof request.rawBody === 'string' ? request.rawBody : Buffer.from(request.rawBody).toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ValidationError('the body is not valid JSON', [], 'MALFORMED_JSON');
+  }
+}
+
+/**
+ * Builds the framework-neutral handler of the `/api/v1` surface from a route table. It never
+ * throws: every failure becomes a JSON error response with a stable code.
+ */
+export function createRouter(ctx: MailplaneContext, routes: readonly AnyRoute[], options: RouterOptions = {}): HttpHandler {
+  const compiled: CompiledRoute[] = routes.map((route) => ({ route, segments: splitPath(route.path) }));
+  const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+
+  return async (request) => {
+    const segments = splitPath(request.path);
+    const method = request.method.toUpperCase();
+    let found: { route: AnyRoute; params: Record<string, string> } | undefined;
+    const allowed: string[] = [];
+    for (const candidate of compiled) {
+      const params = match(candidate, segments);
+      if (!params) continue;
+      if (candidate.route.method === method) {
+        found = { route: candidate.route, params };
+        break;
+      }
+      allowed.push(candidate.route.method);
+    }
+    if (!found) {
+      return allowed.length > 0
+        ? respond(405, { code: 'METHOD_NOT_ALLOWED', message: `${method} is not allowed here` }, { allow: allowed.join(', ') })
+        : respond(404, { code: 'ROUTE_NOT_FOUND', message: `no endpoint ${method} ${request.path}` });
+    }
+    const { route, params } = found;
+    try {
+      const principal = await authenticate(ctx, route.auth, request.headers);
+      const query = route.query ? parseOrThrow(route.query, firstValues(request.query), 'query') : undefined;
+      const body = route.body ? parseOrThrow(route.body, readBody(request, bodyLimit), 'body') : undefined;
+      const result = await route.handle({ params, query, body, principal, ctx, request });
+      return respond(result.status ?? 200, result.body);
+    } catch (error) {
+      if (error instanceof MailplaneError && error.status < 500) return errorResponse(error);
+      ctx.logger.error('request failed', {
+        method,
+        route: route.path,
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      });
+      if (error instanceof MailplaneError && error.status === 503) return errorResponse(error);
+      return respond(500, { code: 'INTERNAL_ERROR', message: 'the request failed inside mailplane; it has been logged' });
+    }
+  };
+}

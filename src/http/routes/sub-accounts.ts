@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { subAccountToWire } from '../../account/sub-account-wire.js';
+import { subAccountService } from '../../account/sub-accounts.js';
+import { parseResourceId } from '../../model/ids.js';
+import { listQuerySchema } from '../../model/paging.js';
+import { freeTextSchema, nameSchema } from '../../model/text.js';
+import { route } from '../route.js';
+
+const createBody = z.strictObject({
+  name: nameSchema(100),
+  companyName: freeTextSchema(200).optional(),
+});
+
+const updateBody = z
+  .strictObject({
+    name: nameSchema(100).optional(),
+    blocked: z.boolean().optional(),
+    block_reason: freeTextSchema(500).optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, 'give at least one of name, blocked, block_reason');
+
+/** `/account/subaccount`: the sub-accounts of the calling account. */
+export const subAccountRoutes = [
+  route({
+    method: 'POST',
+    path: '/account/subaccount',
+    auth: 'account',
+    body: createBody,
+    handle: async ({ ctx, principal, body }) => {
+      const view = await subAccountService.create(ctx, principal.account.id, {
+        name: body.name,
+        companyName: body.companyName ?? '',
+      });
+      return { status: 201, body: subAccountToWire(view, ctx.secrets) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/account/subaccount',
+    auth: 'account',
+    query: listQuerySchema,
+    handle: async ({ ctx, principal, query }) => {
+      const views = await subAccountService.list(ctx, principal.account.id, query);
+      return { body: views.map((view) => subAccountToWire(view, ctx.secrets)) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/account/subaccount/:subaccount_id',
+    auth: 'account',
+    handle: async ({ ctx, principal, params }) => {
+      const view = await subAccountService.get(ctx, principal.account.id, parseResourceId(params.subaccount_id));
+      return { body: subAccountToWire(view, ctx.secrets) };
+    },
+  }),
+  route({
+    method: 'PUT',
+    path: '/account/subaccount/:subaccount_id',
+    auth: 'account',
+    body: updateBody,
+    handle: async ({ ctx, principal, params, body }) => {
+      const view = await subAccountService.update(ctx, principal.account.id, parseResourceId(params.subaccount_id), {
+        name: body.name,
+        blocked: body.blocked,
+        blockReason: body.block_reason,
+      });
+      return { body: subAccountToWire(view, ctx.secrets) };
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/account/subaccount/:subaccount_id',
+    auth: 'account',
+    handle: async ({ ctx, principal, params }) => {
+      const deleted = await subAccountService.delete(ctx, principal.account.id, parseResourceId(params.subaccount_id));
+      return { body: { id: deleted.id, message: `Sub-Account (${deleted.name}) has been deleted successfully.` } };
+    },
+  }),
+];

@@ -1,0 +1,31 @@
+/** A header map as every Node HTTP stack presents it: lower-case names. */
+export type HeaderMap = Record<string, string | string[] | undefined>;
+
+/**
+ * A framework-neutral HTTP request. Bridges fill it from node:http, Express or Koa.
+ * Give either `body` (already parsed JSON) or `rawBody` (the bytes as received), not both.
+ */
+export interface HttpRequest {
+  /** Upper-case method, e.g. `POST`. */
+  method: string;
+  /** Path relative to the mount point, starting with `/`, e.g. `/account/subaccount/12`. */
+  path: string;
+  /** Request headers with lower-case names. */
+  headers: HeaderMap;
+  /** Query-string parameters; a repeated parameter keeps its first value. */
+  query: URLSearchParams;
+  /** The parsed JSON body, when a framework already parsed it. */
+  body?: unknown;
+  /** The raw body, when nothing parsed it yet; the router parses it as JSON. */
+  rawBody?: string | Uint8Array;
+}
+
+/** A framework-neutral HTTP response: the body is already serialised. */
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The core router: one function from request to response. It never throws. */
+export type HttpHandler = (request: HttpRequest) => Promise<HttpResponse>;

@@ -1,0 +1,19 @@
+/**
+ * mailplane: embeddable email-platform primitives. Start with {@link createMailplane}.
+ *
+ * @packageDocumentation
+ */
+export { createMailplane, type Mailplane, type MailplaneOptions } from './mailplane.js';
+export * from './errors.js';
+export type { HttpHandler, HttpRequest, HttpResponse, HeaderMap } from './http/types.js';
+export { DEFAULT_BODY_LIMIT, type RouterOptions } from './http/router.js';
+export { stringifyJson } from './http/json.js';
+export { consoleLogger, silentLogger, type Logger, type MailplaneContext } from './context.js';
+export { systemClock, manualClock, msToNs, nowNs, type Clock, type EpochNs } from './model/time.js';
+export { randomIds, type IdGenerator } from './model/ids.js';
+export type { ListQuery } from './model/paging.js';
+export { createSecretBox, randomToken, MIN_SECRET_LENGTH, type SecretBox } from './crypto/secrets.js';
+export { ACCOUNT_KEY_PREFIX, SUBACCOUNT_KEY_PREFIX } from './account/keys.js';
+export { generateAccountKey, type CreateAccountOptions, type CreateAccountResult, type EnsureAccountResult } from './account/accounts.js';
+export * from './store/index.js';
+export { success, failure } from './store/outcome.js';

@@ -1,0 +1,74 @@
+import { createAccount, ensureAccount, type CreateAccountOptions } from './account/accounts.js';
+import { consoleLogger, type Logger, type MailplaneContext } from './context.js';
+import { createSecretBox } from './crypto/secrets.js';
+import { createRouter, type RouterOptions } from './http/router.js';
+import { apiRoutes } from './http/routes/index.js';
+import type { HttpHandler } from './http/types.js';
+import { randomIds, type IdGenerator } from './model/ids.js';
+import { systemClock, type Clock } from './model/time.js';
+import type { MailplaneStore } from './store/index.js';
+
+/** Options of {@link createMailplane}. */
+export interface MailplaneOptions {
+  /** Where everything is stored, e.g. `await openKyselyStore({ url })` from `mailplane/storage/kysely`. */
+  store: MailplaneStore;
+  /**
+   * The instance secret (at least 32 characters): keys, passwords and DKIM keys are encrypted
+   * under it and looked up by hashes keyed with it. Losing it makes stored secrets unreadable.
+   */
+  secret: string;
+  /** HTTP router settings. */
+  http?: RouterOptions;
+  clock?: Clock;
+  ids?: IdGenerator;
+  logger?: Logger;
+}
+
+/** One mailplane instance: the HTTP API and the operations behind it. */
+export interface Mailplane {
+  /** The `/api/v1` router; mount it with `toNodeHandler`, `toExpress` or `toKoa`. */
+  readonly handle: HttpHandler;
+  /** The shared collaborators, for the operations modules. */
+  readonly context: MailplaneContext;
+  /** Creates an account (with its default sub-account); returns its key in clear, once. */
+  createAccount(options: CreateAccountOptions): ReturnType<typeof createAccount>;
+  /**
+   * For single-account deployments: creates the account on first start (returning the generated
+   * key once) or adopts `apiKey` as its key.
+   */
+  ensureAccount(options?: { apiKey?: string; name?: string }): ReturnType<typeof ensureAccount>;
+  /** Stops background work and closes the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root: wires storage, secrets and the HTTP router into one instance.
+ *
+ * @example
+ * import { createMailplane } from 'mailplane';
+ * import { openKyselyStore } from 'mailplane/storage/kysely';
+ * import { toNodeHandler } from 'mailplane/node';
+ *
+ * const mailplane = createMailplane({
+ *   store: await openKyselyStore({ url: 'sqlite:./data/mailplane.db' }),
+ *   secret: process.env.MAILPLANE_SECRET!,
+ * });
+ * const { generatedApiKey } = await mailplane.ensureAccount();
+ * http.createServer(toNodeHandler(mailplane.handle, { prefix: '/api/v1' })).listen(3000);
+ */
+export function createMailplane(options: MailplaneOptions): Mailplane {
+  const context: MailplaneContext = {
+    store: options.store,
+    secrets: createSecretBox(options.secret),
+    clock: options.clock ?? systemClock,
+    ids: options.ids ?? randomIds,
+    logger: options.logger ?? consoleLogger,
+  };
+  return {
+    handle: createRouter(context, apiRoutes, options.http),
+    context,
+    createAccount: (accountOptions) => createAccount(context, accountOptions),
+    ensureAccount: (ensureOptions) => ensureAccount(context, ensureOptions),
+    close: () => context.store.close(),
+  };
+}

@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startExample, type ExampleServer } from '../support/example-server.js';
+import { schemaErrors } from '../support/openapi.js';
+
+describe.each(['express', 'koa'] as const)('the %s example server', (name) => {
+  let server: ExampleServer;
+  beforeAll(async () => {
+    server = await startExample(name);
+  });
+  afterAll(() => server?.stop());
+
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${server.baseUrl}${path}`, {
+      method,
+      headers: { 'x-account-apikey': server.accountKey, 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON shapes
+    return { status: response.status, body: (await response.json()) as any };
+  };
+
+  it('prints a generated account key once, and it works', async () => {
+    expect(server.accountKey).toMatch(/^mpak_[0-9A-Za-z]{32}$/);
+    expect(server.output().split(server.accountKey)).toHaveLength(2);
+  });
+
+  it('creates, lists, reads, renames and deletes a sub-account; the default one refuses deletion', async () => {
+    const created = await call('POST', '/account/subaccount/', { name: 'Pied Piper', companyName: 'PP' });
+    expect(created.status).toBe(201);
+    expect(schemaErrors('SubAccount', created.body)).toEqual([]);
+    const list = await call('GET', '/account/subaccount');
+    expect(list.body.map((s: { name: string }) => s.name)).toEqual(['Default', 'Pied Piper']);
+    expect((await call('GET', `/account/subaccount/${created.body.id}/`)).body.name).toBe('Pied Piper');
+    expect((await call('PUT', `/account/subaccount/${created.body.id}`, { name: 'Piper' })).body.name).toBe('Piper');
+    expect((await call('DELETE', `/account/subaccount/${created.body.id}`)).status).toBe(200);
+    const defaultId = list.body[0].id;
+    expect((await call('DELETE', `/account/subaccount/${defaultId}`)).status).toBe(406);
+  });
+
+  it('answers malformed JSON, oversized bodies and missing keys with JSON errors', async () => {
+    expect(await call('POST', '/account/subaccount', '{"name":')).toMatchObject({ status: 422, body: { code: 'MALFORMED_JSON' } });
+    const huge = JSON.stringify({ name: 'x'.repeat(10_000_000) });
+    expect(await call('POST', '/account/subaccount', huge)).toMatchObject({ status: 413, body: { code: 'PAYLOAD_TOO_LARGE' } });
+    expect(await call('GET', '/account/subaccount', undefined, { 'x-account-apikey': '' })).toMatchObject({ status: 401 });
+  });
+});
+
+describe('the express example with a configured account key', () => {
+  it('uses MAILPLANE_ACCOUNT_API_KEY and prints no key', async () => {
+    const key = 'mpak_configuredconfiguredconfigured1';
+    const server = await startExample('express', { MAILPLANE_ACCOUNT_API_KEY: key });
+    try {
+      expect(server.output()).not.toContain('shown once');
+      const response = await fetch(`${server.baseUrl}/account/subaccount`, { headers: { 'x-account-apikey': key } });
+      expect(response.status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+});

@@ -1,0 +1,65 @@
+/** Starts an example server as a child process, the way `npm start` does, on a free port. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A running example server. */
+export interface ExampleServer {
+  baseUrl: string;
+  /** The account key it printed on first start. */
+  accountKey: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts `examples/<name>/server.ts` with a throwaway data directory and extra environment. */
+export async function startExample(name: 'express' | 'koa', env: Record<string, string> = {}): Promise<ExampleServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), `mailplane-${name}-`));
+  const child: ChildProcess = spawn(join(root, 'node_modules/.bin/tsx'), [join(root, `examples/${name}/server.ts`)], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: '0',
+      MAILPLANE_DATA_DIR: dataDir,
+      MAILPLANE_DATABASE_URL: `sqlite:${join(dataDir, 'mailplane.db')}`,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`example did not start:\n${output}`)), 30_000);
+    const check = () => {
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`example exited with ${code}:\n${output}`));
+    });
+  });
+  const accountKey = /account API key \(shown once, keep it\): (\S+)/.exec(output)?.[1] ?? env.MAILPLANE_ACCOUNT_API_KEY ?? '';
+  return {
+    baseUrl,
+    accountKey,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

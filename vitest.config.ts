@@ -1,0 +1,23 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^mailplane\/storage\/kysely$/, replacement: here('./adapters/storage/kysely/index.ts') },
+      { find: /^mailplane\/node$/, replacement: here('./adapters/http/node/index.ts') },
+      { find: /^mailplane\/express$/, replacement: here('./adapters/http/express/index.ts') },
+      { find: /^mailplane\/koa$/, replacement: here('./adapters/http/koa/index.ts') },
+      { find: /^mailplane\/testing$/, replacement: here('./src/testing/index.ts') },
+      { find: /^mailplane$/, replacement: here('./src/index.ts') },
+    ],
+  },
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
+});
