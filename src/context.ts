@@ -1,4 +1,5 @@
 import type { SecretBox } from './crypto/secrets.js';
+import type { DomainRecordsConfig } from './domain/config.js';
 import type { IdGenerator } from './model/ids.js';
 import type { Clock } from './model/time.js';
 import type { MailplaneStore } from './store/index.js';
@@ -23,8 +24,15 @@ export const consoleLogger: Logger = {
 /** A logger that discards everything (tests, embedding hosts with their own logging). */
 export const silentLogger: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
+/** Settings resolved from `MailplaneOptions`, with defaults filled in. */
+export interface MailplaneConfig {
+  /** Targets of the DNS records sending domains publish. */
+  domains: DomainRecordsConfig;
+}
+
 /** The collaborators every service of one mailplane instance shares; built by `createMailplane`. */
 export interface MailplaneContext {
+  readonly config: MailplaneConfig;
   readonly store: MailplaneStore;
   readonly secrets: SecretBox;
   readonly clock: Clock;

@@ -1,6 +1,7 @@
 import { createAccount, ensureAccount, type CreateAccountOptions } from './account/accounts.js';
 import { consoleLogger, type Logger, type MailplaneContext } from './context.js';
 import { createSecretBox } from './crypto/secrets.js';
+import { resolveDomainRecordsConfig, type DomainRecordsConfig } from './domain/config.js';
 import { createRouter, type RouterOptions } from './http/router.js';
 import { apiRoutes } from './http/routes/index.js';
 import type { HttpHandler } from './http/types.js';
@@ -19,6 +20,8 @@ export interface MailplaneOptions {
   secret: string;
   /** HTTP router settings. */
   http?: RouterOptions;
+  /** Where the DNS records of sending domains point (bounce and tracking hosts, DKIM selector). */
+  domains?: Partial<DomainRecordsConfig>;
   clock?: Clock;
   ids?: IdGenerator;
   logger?: Logger;
@@ -58,6 +61,7 @@ export interface Mailplane {
  */
 export function createMailplane(options: MailplaneOptions): Mailplane {
   const context: MailplaneContext = {
+    config: { domains: resolveDomainRecordsConfig(options.domains) },
     store: options.store,
     secrets: createSecretBox(options.secret),
     clock: options.clock ?? systemClock,

@@ -4,9 +4,19 @@
  */
 import type { AccountStore } from './account-store.js';
 import type { SubAccountStore } from './sub-account-store.js';
+import type { DomainStore } from './domain-store.js';
+import type { SuppressionStore } from './suppression-store.js';
+import type { IpPoolStore, IpStore, TpspStore } from './ip-pool-store.js';
+import type { WebhookStore } from './webhook-store.js';
+import type { JobStore } from './job-store.js';
 
 export type * from './account-store.js';
 export type * from './sub-account-store.js';
+export type * from './domain-store.js';
+export type * from './suppression-store.js';
+export type * from './ip-pool-store.js';
+export type * from './webhook-store.js';
+export type * from './job-store.js';
 export type { Outcome } from './outcome.js';
 export { SubAccountType } from './sub-account-store.js';
 
@@ -20,6 +30,13 @@ export { SubAccountType } from './sub-account-store.js';
 export interface MailplaneStore {
   readonly accounts: AccountStore;
   readonly subAccounts: SubAccountStore;
+  readonly domains: DomainStore;
+  readonly suppressions: SuppressionStore;
+  readonly ips: IpStore;
+  readonly tpsps: TpspStore;
+  readonly ipPools: IpPoolStore;
+  readonly webhooks: WebhookStore;
+  readonly jobs: JobStore;
   transaction<T>(work: (store: MailplaneStore) => Promise<T>): Promise<T>;
   /** Releases connections; the store is unusable afterwards. */
   close(): Promise<void>;

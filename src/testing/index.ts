@@ -3,4 +3,5 @@
  *
  * @packageDocumentation
  */
-export { runStoreConformance, sampleSubAccount, type StoreConformanceOptions } from './store-conformance.js';
+export { runStoreConformance, type StoreConformanceOptions } from './store-conformance.js';
+export { newAccount, newSubAccount, sampleSubAccount, unique } from './conformance/fixtures.js';

@@ -1,4 +1,9 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { DomainTables } from './tables/domains.js';
+import type { IpPoolTables } from './tables/ip-pools.js';
+import type { JobTables } from './tables/jobs.js';
+import type { SuppressionTables } from './tables/suppressions.js';
+import type { WebhookTables } from './tables/webhooks.js';
 
 /*
  * Column types as the drivers deliver them. SQLite runs with safe integers (every INTEGER comes
@@ -54,8 +59,8 @@ export interface SmtpAuthsTable {
   updated: DbInt;
 }
 
-/** Every table of the mailplane schema. */
-export interface Database {
+/** Every table of the mailplane schema; each area declares its tables in `tables/`. */
+export interface Database extends DomainTables, SuppressionTables, IpPoolTables, WebhookTables, JobTables {
   accounts: AccountsTable;
   sub_accounts: SubAccountsTable;
   smtp_auths: SmtpAuthsTable;

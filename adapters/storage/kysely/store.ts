@@ -5,6 +5,11 @@ import type { KyselyStoreContext } from './context.js';
 import type { DialectName } from './dialect.js';
 import type { Database } from './schema.js';
 import { kyselySubAccountStore } from './sub-account-store.js';
+import { kyselyDomainStore } from './domain-store.js';
+import { kyselySuppressionStore } from './suppression-store.js';
+import { kyselyIpPoolStore, kyselyIpStore, kyselyTpspStore } from './ip-pool-store.js';
+import { kyselyWebhookStore } from './webhook-store.js';
+import { kyselyJobStore } from './job-store.js';
 
 /** Options of {@link kyselyStore}. */
 export interface KyselyStoreOptions {
@@ -18,6 +23,13 @@ function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): Mailpl
   return {
     accounts: kyselyAccountStore(ctx),
     subAccounts: kyselySubAccountStore(ctx),
+    domains: kyselyDomainStore(ctx),
+    suppressions: kyselySuppressionStore(ctx),
+    ips: kyselyIpStore(ctx),
+    tpsps: kyselyTpspStore(ctx),
+    ipPools: kyselyIpPoolStore(ctx),
+    webhooks: kyselyWebhookStore(ctx),
+    jobs: kyselyJobStore(ctx),
     transaction(work) {
       if (ctx.inTransaction) return work(buildStore(ctx, close));
       return ctx.db

@@ -1,5 +1,15 @@
 import type { AnyRoute } from '../route.js';
+import { domainRoutes } from './domains.js';
+import { ipPoolRoutes } from './ip-pools.js';
 import { subAccountRoutes } from './sub-accounts.js';
+import { suppressionRoutes } from './suppressions.js';
+import { webhookRoutes } from './webhooks.js';
 
 /** The route table of the whole `/api/v1` surface. */
-export const apiRoutes: readonly AnyRoute[] = [...subAccountRoutes];
+export const apiRoutes: readonly AnyRoute[] = [
+  ...subAccountRoutes,
+  ...domainRoutes,
+  ...suppressionRoutes,
+  ...ipPoolRoutes,
+  ...webhookRoutes,
+];

@@ -1,6 +1,11 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import type { DialectName } from '../dialect.js';
 import { accountsMigration } from './0001-accounts.js';
+import { domainsMigration } from './0002-domains.js';
+import { suppressionsMigration } from './0003-suppressions.js';
+import { ipPoolsMigration } from './0004-ip-pools.js';
+import { webhooksMigration } from './0005-webhooks.js';
+import { jobsMigration } from './0006-jobs.js';
 
 /*
  * Versioned migrations, applied in name order on start. Never edit a migration that has shipped:
@@ -8,6 +13,11 @@ import { accountsMigration } from './0001-accounts.js';
  */
 const migrationFactories: Record<string, (dialect: DialectName) => Migration> = {
   '0001-accounts': accountsMigration,
+  '0002-domains': domainsMigration,
+  '0003-suppressions': suppressionsMigration,
+  '0004-ip-pools': ipPoolsMigration,
+  '0005-webhooks': webhooksMigration,
+  '0006-jobs': jobsMigration,
 };
 
 /** The Kysely migration provider of the mailplane schema for one dialect. */
