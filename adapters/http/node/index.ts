@@ -23,25 +23,43 @@ export class BodyTooLargeError extends Error {
   }
 }
 
-/** Reads a request body into one buffer, refusing (and not buffering) more than `limit` bytes. */
-export async function readRawBody(request: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new BodyTooLargeError(limit);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+/**
+ * Reads a request body into one buffer, refusing more than `limit` bytes. An oversized body is
+ * rejected as soon as it is known, and the rest of it is read and discarded, not buffered: closing
+ * the socket mid-upload would make clients see a broken pipe instead of the 413.
+ */
+export function readRawBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    const refuse = () => {
+      refused = true;
+      chunks.length = 0;
+      reject(new BodyTooLargeError(limit));
+    };
+    const declared = Number(request.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) refuse();
+    request.on('data', (chunk: Buffer) => {
+      if (refused) return;
+      size += chunk.length;
+      if (size > limit) refuse();
+      else chunks.push(chunk);
+    });
+    request.once('end', () => {
+      if (!refused) resolve(Buffer.concat(chunks));
+    });
+    request.once('error', (error) => {
+      if (!refused) reject(error);
+    });
+  });
 }
 
 /** The 413 response the bridges answer without reading the rest of an oversized body. */
 export function tooLargeResponse(limit: number): HttpResponse {
   return {
     status: 413,
-    headers: { 'content-type': 'application/json; charset=utf-8', connection: 'close' },
+    headers: { 'content-type': 'application/json; charset=utf-8' },
     body: stringifyJson({ code: 'PAYLOAD_TOO_LARGE', message: `request body exceeds the limit of ${limit} bytes` }),
   };
 }
