@@ -17,4 +17,6 @@ export { createSecretBox, randomToken, MIN_SECRET_LENGTH, type SecretBox } from 
 export { ACCOUNT_KEY_PREFIX, SUBACCOUNT_KEY_PREFIX } from './account/keys.js';
 export { generateAccountKey, type CreateAccountOptions, type CreateAccountResult, type EnsureAccountResult } from './account/accounts.js';
 export * from './store/index.js';
+export { STORED_COUNTERS, withSent, zeroCounters, type StatCounters, type StoredCounter, type StoredCounters } from './stats/counters.js';
+export { dayOfMs, eachDay, type Day } from './model/dates.js';
 export { success, failure } from './store/outcome.js';

@@ -9,6 +9,7 @@ import type { SuppressionStore } from './suppression-store.js';
 import type { IpPoolStore, IpStore, TpspStore } from './ip-pool-store.js';
 import type { WebhookStore } from './webhook-store.js';
 import type { JobStore } from './job-store.js';
+import type { StatsStore } from './stats-store.js';
 
 export type * from './account-store.js';
 export type * from './sub-account-store.js';
@@ -17,6 +18,8 @@ export type * from './suppression-store.js';
 export type * from './ip-pool-store.js';
 export type * from './webhook-store.js';
 export type * from './job-store.js';
+export type * from './stats-store.js';
+export { ALL_MAIL } from './stats-store.js';
 export type { Outcome } from './outcome.js';
 export { SubAccountType } from './sub-account-store.js';
 
@@ -37,6 +40,7 @@ export interface MailplaneStore {
   readonly ipPools: IpPoolStore;
   readonly webhooks: WebhookStore;
   readonly jobs: JobStore;
+  readonly stats: StatsStore;
   transaction<T>(work: (store: MailplaneStore) => Promise<T>): Promise<T>;
   /** Releases connections; the store is unusable afterwards. */
   close(): Promise<void>;

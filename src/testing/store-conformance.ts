@@ -5,6 +5,7 @@ import { domainStoreConformance } from './conformance/domains.js';
 import { newAccount, sampleSubAccount } from './conformance/fixtures.js';
 import { ipPoolStoreConformance } from './conformance/ip-pools.js';
 import { jobStoreConformance } from './conformance/jobs.js';
+import { statsStoreConformance } from './conformance/stats.js';
 import { suppressionStoreConformance } from './conformance/suppressions.js';
 import { webhookStoreConformance } from './conformance/webhooks.js';
 
@@ -42,6 +43,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     ipPoolStoreConformance(store);
     webhookStoreConformance(store);
     jobStoreConformance(store);
+    statsStoreConformance(store);
 
     describe('transactions', () => {
       it('commits when the work resolves and rolls back when it rejects', async () => {

@@ -2,6 +2,7 @@ import type { ColumnType, Generated } from 'kysely';
 import type { DomainTables } from './tables/domains.js';
 import type { IpPoolTables } from './tables/ip-pools.js';
 import type { JobTables } from './tables/jobs.js';
+import type { StatsTables } from './tables/stats.js';
 import type { SuppressionTables } from './tables/suppressions.js';
 import type { WebhookTables } from './tables/webhooks.js';
 
@@ -60,7 +61,7 @@ export interface SmtpAuthsTable {
 }
 
 /** Every table of the mailplane schema; each area declares its tables in `tables/`. */
-export interface Database extends DomainTables, SuppressionTables, IpPoolTables, WebhookTables, JobTables {
+export interface Database extends DomainTables, SuppressionTables, IpPoolTables, WebhookTables, JobTables, StatsTables {
   accounts: AccountsTable;
   sub_accounts: SubAccountsTable;
   smtp_auths: SmtpAuthsTable;

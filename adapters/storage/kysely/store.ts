@@ -10,6 +10,7 @@ import { kyselySuppressionStore } from './suppression-store.js';
 import { kyselyIpPoolStore, kyselyIpStore, kyselyTpspStore } from './ip-pool-store.js';
 import { kyselyWebhookStore } from './webhook-store.js';
 import { kyselyJobStore } from './job-store.js';
+import { kyselyStatsStore } from './stats-store.js';
 
 /** Options of {@link kyselyStore}. */
 export interface KyselyStoreOptions {
@@ -30,6 +31,7 @@ function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): Mailpl
     ipPools: kyselyIpPoolStore(ctx),
     webhooks: kyselyWebhookStore(ctx),
     jobs: kyselyJobStore(ctx),
+    stats: kyselyStatsStore(ctx),
     transaction(work) {
       if (ctx.inTransaction) return work(buildStore(ctx, close));
       return ctx.db

@@ -1,6 +1,7 @@
 import type { AnyRoute } from '../route.js';
 import { domainRoutes } from './domains.js';
 import { ipPoolRoutes } from './ip-pools.js';
+import { statsRoutes } from './stats.js';
 import { subAccountRoutes } from './sub-accounts.js';
 import { suppressionRoutes } from './suppressions.js';
 import { webhookRoutes } from './webhooks.js';
@@ -12,4 +13,5 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...suppressionRoutes,
   ...ipPoolRoutes,
   ...webhookRoutes,
+  ...statsRoutes,
 ];

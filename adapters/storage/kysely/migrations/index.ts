@@ -6,6 +6,7 @@ import { suppressionsMigration } from './0003-suppressions.js';
 import { ipPoolsMigration } from './0004-ip-pools.js';
 import { webhooksMigration } from './0005-webhooks.js';
 import { jobsMigration } from './0006-jobs.js';
+import { statsMigration } from './0007-stats.js';
 
 /*
  * Versioned migrations, applied in name order on start. Never edit a migration that has shipped:
@@ -18,6 +19,7 @@ const migrationFactories: Record<string, (dialect: DialectName) => Migration> = 
   '0004-ip-pools': ipPoolsMigration,
   '0005-webhooks': webhooksMigration,
   '0006-jobs': jobsMigration,
+  '0007-stats': statsMigration,
 };
 
 /** The Kysely migration provider of the mailplane schema for one dialect. */

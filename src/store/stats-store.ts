@@ -1,0 +1,41 @@
+import type { Day } from '../model/dates.js';
+import type { StoredCounter, StoredCounters } from '../stats/counters.js';
+
+/** The group key of the row that counts all mail of a sub-account, whatever its groups. */
+export const ALL_MAIL = '';
+
+/** Counters to add for one sub-account, day and group. */
+export interface StatsIncrement {
+  accountId: number;
+  subAccountId: number;
+  /** UTC day the events happened on. */
+  day: Day;
+  /** A group name, or {@link ALL_MAIL} for the row every message counts in. */
+  group: string;
+  counters: Partial<Record<StoredCounter, number>>;
+}
+
+/** Whose counters to read: one sub-account, or all sub-accounts of an account; one group or all mail. */
+export interface StatsScope {
+  accountId: number;
+  /** Omitted: the sum over every sub-account of the account. */
+  subAccountId?: number;
+  /** Omitted: {@link ALL_MAIL}. */
+  group?: string;
+}
+
+/**
+ * Daily statistics counters.
+ *
+ * - `increment` MUST be additive and atomic per row: 50 concurrent increments of 1 add exactly 50.
+ * - Reads MUST cost in proportion to the number of days (and sub-accounts) read, never to the
+ *   number of events counted: counters are stored per (sub-account, day, group).
+ * - Reads MUST NOT see another account's or (when `subAccountId` is given) sub-account's counters.
+ */
+export interface StatsStore {
+  increment(entries: readonly StatsIncrement[]): Promise<void>;
+  /** Per-day sums for the days in [from, to] that have counters (days without any are absent). */
+  daily(scope: StatsScope, from: Day, to: Day): Promise<Array<{ day: Day; counters: StoredCounters }>>;
+  /** Sums over [from, to]. */
+  total(scope: StatsScope, from: Day, to: Day): Promise<StoredCounters>;
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { compileTemplates } from '../../src/template/renderer.js';
+import { ValidationError } from 'mailplane';
+
+const unsubscribeUrl = 'https://t.example/u/abc?x=1&y=2';
+
+describe('compileTemplates', () => {
+  it('personalises subject, html and text per recipient, escaping only HTML', () => {
+    const t = compileTemplates({
+      subject: 'Hi {{name}} & co',
+      htmlBody: '<p>Hello {{name}}</p><a href="{{unsubscribe}}">unsubscribe</a>',
+      textBody: 'Hello {{name}}, unsubscribe: {{unsubscribe}}',
+    });
+    const a = t.render({ customFields: { name: '<b>Ada</b>' }, unsubscribeUrl });
+    expect(a.subject).toBe('Hi <b>Ada</b> & co');
+    expect(a.htmlBody).toBe('<p>Hello &lt;b&gt;Ada&lt;/b&gt;</p><a href="https://t.example/u/abc?x&#x3D;1&amp;y&#x3D;2">unsubscribe</a>');
+    expect(a.textBody).toBe(`Hello <b>Ada</b>, unsubscribe: ${unsubscribeUrl}`);
+    expect(t.render({ customFields: { name: 'Bob' }, unsubscribeUrl }).subject).toBe('Hi Bob & co');
+  });
+
+  it('renders a missing variable and #each over missing data as empty', () => {
+    const t = compileTemplates({ subject: '[{{missing}}]', textBody: 'a{{#each items}}-{{this}}{{/each}}b' });
+    expect(t.render({ customFields: {}, unsubscribeUrl })).toEqual({ subject: '[]', textBody: 'ab' });
+  });
+
+  it('treats prototype-looking field names as plain data', () => {
+    const fields = JSON.parse('{"__proto__":"p","constructor":"c"}') as Record<string, string>;
+    const t = compileTemplates({ subject: '{{constructor}}|{{__proto__}}|{{toString}}' });
+    expect(t.render({ customFields: fields, unsubscribeUrl }).subject).toBe('c|p|');
+    expect(({} as Record<string, unknown>).p).toBeUndefined();
+  });
+
+  it('refuses templates that do not compile, naming the part, with a 422', () => {
+    for (const [templates, part] of [
+      [{ subject: 'Hi {{name' }, 'subject'],
+      [{ subject: 'ok', htmlBody: '{{#if x}}open' }, 'htmlBody'],
+      [{ subject: 'ok', textBody: '{{shout name}}' }, 'textBody'],
+    ] as const) {
+      try {
+        compileTemplates(templates);
+        expect.unreachable();
+      } catch (error) {
+        expect(error).toBeInstanceOf(ValidationError);
+        expect((error as ValidationError).status).toBe(422);
+        expect((error as ValidationError).code).toBe('TEMPLATE_ERROR');
+        expect((error as ValidationError).message).toContain(part);
+      }
+    }
+  });
+});
