@@ -13,7 +13,11 @@ export interface DomainRecordsConfig {
   trackingLabel: string;
   /** Host the tracking CNAME must point to (serves opens, clicks, unsubscribes). */
   trackingTarget: string;
-  /** SPF include published for the Return-Path domain. */
+  /**
+   * The SPF mechanism target of this deployment. The operator publishes
+   * `v=spf1 include:<spfInclude> ~all` as a TXT record at {@link returnPathTarget}; receivers reach
+   * it through the customer's Return-Path CNAME, and SPF checks look for `include:<spfInclude>`.
+   */
   spfInclude: string;
 }
 
@@ -27,7 +31,27 @@ export const defaultDomainRecordsConfig: DomainRecordsConfig = {
   spfInclude: 'spf.mailplane.localhost',
 };
 
-/** Fills the unset fields of a partial configuration with {@link defaultDomainRecordsConfig}. */
+const DNS_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i;
+
+/**
+ * Fills the unset fields of a partial configuration with {@link defaultDomainRecordsConfig}.
+ * Throws on a label or host that DNS cannot carry: the mistake would otherwise surface only as
+ * records no customer can publish.
+ */
 export function resolveDomainRecordsConfig(partial: Partial<DomainRecordsConfig> = {}): DomainRecordsConfig {
-  return { ...defaultDomainRecordsConfig, ...partial };
+  const config = { ...defaultDomainRecordsConfig, ...partial };
+  for (const key of ['dkimSelector', 'returnPathLabel', 'trackingLabel'] as const) {
+    if (!DNS_LABEL.test(config[key])) throw new Error(`domains.${key} must be one DNS label, got "${config[key]}"`);
+  }
+  for (const key of ['returnPathTarget', 'trackingTarget', 'spfInclude'] as const) {
+    if (!HOST_NAME.test(config[key])) throw new Error(`domains.${key} must be a host name, got "${config[key]}"`);
+  }
+  // Lower-cased like the domain names they are joined to, so published hosts compare exactly.
+  return {
+    ...config,
+    dkimSelector: config.dkimSelector.toLowerCase(),
+    returnPathLabel: config.returnPathLabel.toLowerCase(),
+    trackingLabel: config.trackingLabel.toLowerCase(),
+  };
 }

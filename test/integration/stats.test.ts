@@ -72,14 +72,15 @@ describe.each(storeKinds)('statistics API on %s', (kind) => {
   });
 
   it('answers bad dates, missing parameters and reversed ranges with 422', async () => {
-    for (const query of [
+    const queries: Array<Record<string, string>> = [
       {},
       { from: '2026-05-01' },
       { from: '2026-02-30', to: '2026-03-01' },
       { from: '2026/05/01', to: '2026-05-02' },
       { from: '2026-05-03', to: '2026-05-01' },
       { from: '2026-05-01', to: '2026-05-02', extra: '1' },
-    ]) {
+    ];
+    for (const query of queries) {
       expectError(await api.call('GET', '/subaccount/stat', { sub: sub.apiKey, query }), 422);
       expectError(await api.call('GET', '/account/stat/aggregate', { account: api.accountKey, query }), 422);
     }

@@ -1,4 +1,52 @@
-import type { AnyRoute } from '../route.js';
+import { z } from 'zod';
+import { domainToWire } from '../../domain/domain-wire.js';
+import { domainService } from '../../domain/domains.js';
+import { domainNameSchema } from '../../domain/name.js';
+import { parseResourceId } from '../../model/ids.js';
+import { listQuerySchema } from '../../model/paging.js';
+import { route } from '../route.js';
 
-// PLACEHOLDER: filled by the helper that owns this area; remove this comment.
-export const domainRoutes: AnyRoute[] = [];
+const createBody = z.strictObject({ name: domainNameSchema });
+
+/** `/subaccount/domain`: the sending domains of the calling sub-account. */
+export const domainRoutes = [
+  route({
+    method: 'POST',
+    path: '/subaccount/domain',
+    auth: 'subaccount',
+    body: createBody,
+    handle: async ({ ctx, principal, body }) => {
+      const domain = await domainService.create(ctx, principal.subAccount.id, body.name);
+      // 200 rather than 201: the reference document's create answers 200.
+      return { body: domainToWire(domain) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/subaccount/domain',
+    auth: 'subaccount',
+    query: listQuerySchema,
+    handle: async ({ ctx, principal, query }) => {
+      const domains = await domainService.list(ctx, principal.subAccount.id, query);
+      return { body: domains.map(domainToWire) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/subaccount/domain/:domain_id',
+    auth: 'subaccount',
+    handle: async ({ ctx, principal, params }) => {
+      const domain = await domainService.get(ctx, principal.subAccount.id, parseResourceId(params.domain_id));
+      return { body: domainToWire(domain) };
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/subaccount/domain/:domain_id',
+    auth: 'subaccount',
+    handle: async ({ ctx, principal, params }) => {
+      const domain = await domainService.delete(ctx, principal.subAccount.id, parseResourceId(params.domain_id));
+      return { body: { id: domain.id, message: `Domain (${domain.name}) has been deleted successfully.` } };
+    },
+  }),
+];

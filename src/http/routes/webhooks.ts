@@ -1,4 +1,84 @@
-import type { AnyRoute } from '../route.js';
+import { z } from 'zod';
+import { parseResourceId } from '../../model/ids.js';
+import { listQuerySchema } from '../../model/paging.js';
+import type { WebhookToggle } from '../../store/index.js';
+import { WEBHOOK_TOGGLES } from '../../webhook/toggles.js';
+import { webhookUrlSchema } from '../../webhook/url.js';
+import { webhookToWire, webhookWithSecretToWire } from '../../webhook/webhook-wire.js';
+import { webhookService } from '../../webhook/webhooks.js';
+import { route, type AnyRoute } from '../route.js';
 
-// PLACEHOLDER: filled by the helper that owns this area; remove this comment.
-export const webhookRoutes: AnyRoute[] = [];
+/** The thirteen switches, each an optional boolean, as the reference's `CreateWebhookRequest` has them. */
+const toggleFields = Object.fromEntries(WEBHOOK_TOGGLES.map((toggle) => [toggle, z.boolean().optional()])) as Record<
+  WebhookToggle,
+  z.ZodOptional<z.ZodBoolean>
+>;
+
+const createBody = z.strictObject({
+  url: webhookUrlSchema,
+  enabled: z.boolean().optional(),
+  ...toggleFields,
+});
+
+// `rotateSecret` is mailplane's addition: the only way to get a new signing secret, shown once.
+const updateBody = z
+  .strictObject({
+    url: webhookUrlSchema.optional(),
+    enabled: z.boolean().optional(),
+    rotateSecret: z.boolean().optional(),
+    ...toggleFields,
+  })
+  .refine((body) => Object.keys(body).length > 0, 'give at least one field to change');
+
+/** `/account/webhook`: the webhooks of the calling account. */
+export const webhookRoutes: AnyRoute[] = [
+  route({
+    method: 'POST',
+    path: '/account/webhook',
+    auth: 'account',
+    body: createBody,
+    handle: async ({ ctx, principal, body }) => {
+      const { webhook, secret } = await webhookService.create(ctx, principal.account.id, body);
+      // 200 as the reference's createWebhook says (sub-account creation is the one that says 201).
+      return { body: webhookWithSecretToWire(webhook, secret) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/account/webhook',
+    auth: 'account',
+    query: listQuerySchema,
+    handle: async ({ ctx, principal, query }) => {
+      const webhooks = await webhookService.list(ctx, principal.account.id, query);
+      return { body: webhooks.map(webhookToWire) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/account/webhook/:webhook_id',
+    auth: 'account',
+    handle: async ({ ctx, principal, params }) => {
+      const webhook = await webhookService.get(ctx, principal.account.id, parseResourceId(params.webhook_id));
+      return { body: webhookToWire(webhook) };
+    },
+  }),
+  route({
+    method: 'PUT',
+    path: '/account/webhook/:webhook_id',
+    auth: 'account',
+    body: updateBody,
+    handle: async ({ ctx, principal, params, body }) => {
+      const { webhook, secret } = await webhookService.update(ctx, principal.account.id, parseResourceId(params.webhook_id), body);
+      return { body: secret === undefined ? webhookToWire(webhook) : webhookWithSecretToWire(webhook, secret) };
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/account/webhook/:webhook_id',
+    auth: 'account',
+    handle: async ({ ctx, principal, params }) => {
+      const deleted = await webhookService.delete(ctx, principal.account.id, parseResourceId(params.webhook_id));
+      return { body: { id: deleted.id, message: `Webhook (${deleted.url}) has been deleted successfully.` } };
+    },
+  }),
+];

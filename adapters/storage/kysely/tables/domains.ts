@@ -1,3 +1,38 @@
-// PLACEHOLDER: filled by the helper that owns this area; remove this comment.
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface DomainTables {}
+import type { DbFlag, DbId, DbInt } from '../schema.js';
+
+/** One sending domain; see `DomainRecord` for the meaning of each column. */
+export interface DomainsTable {
+  id: DbId;
+  sub_account_id: DbInt;
+  /** Already normalised (lower-case ASCII) by the core, so uniqueness needs no separate key column. */
+  name: string;
+  dkim_selector: string;
+  dkim_public_key: string;
+  /** The private key as SecretBox ciphertext; plaintext never reaches the database. */
+  dkim_private_key_sealed: string;
+  return_path_host: string;
+  return_path_target: string;
+  track_host: string;
+  track_target: string;
+  dkim_verified: DbFlag;
+  spf_verified: DbFlag;
+  dmarc_verified: DbFlag;
+  return_path_verified: DbFlag;
+  track_verified: DbFlag;
+  verified: DbFlag;
+  dkim_failure_reason: string;
+  spf_failure_reason: string;
+  dmarc_failure_reason: string;
+  track_failure_reason: string;
+  return_path_failure_reason: string;
+  dns_provider: string;
+  domain_registered_date: string;
+  last_checked_at: DbInt;
+  created: DbInt;
+  updated: DbInt;
+}
+
+/** The tables of the domains area. */
+export interface DomainTables {
+  domains: DomainsTable;
+}

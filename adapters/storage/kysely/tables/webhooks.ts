@@ -1,3 +1,34 @@
-// PLACEHOLDER: filled by the helper that owns this area; remove this comment.
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface WebhookTables {}
+import type { DbFlag, DbId, DbInt } from '../schema.js';
+
+/** One webhook of an account; the thirteen event switches are 0/1 flag columns. */
+export interface WebhooksTable {
+  id: DbId;
+  account_id: DbInt;
+  /** The normalised endpoint URL; unique per account. */
+  url: string;
+  /** `url` lower-cased by the application: the case-insensitive search key. */
+  url_key: string;
+  enabled: DbFlag;
+  processed: DbFlag;
+  delivered: DbFlag;
+  dropped: DbFlag;
+  soft_bounced: DbFlag;
+  hard_bounced: DbFlag;
+  opened: DbFlag;
+  clicked: DbFlag;
+  unsubscribed: DbFlag;
+  spam: DbFlag;
+  sent: DbFlag;
+  smtp_dropped: DbFlag;
+  unique_open: DbFlag;
+  unique_click: DbFlag;
+  /** The signing secret, encrypted by the core's SecretBox. */
+  secret_sealed: string;
+  created: DbInt;
+  updated: DbInt;
+}
+
+/** The tables of the webhook area. */
+export interface WebhookTables {
+  webhooks: WebhooksTable;
+}

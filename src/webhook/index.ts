@@ -1,0 +1,24 @@
+/**
+ * The webhook area's public surface: the resource's switches and URL rules, the target classifier
+ * the delivery worker applies (SSRF), and the signature scheme receivers verify.
+ */
+export { WEBHOOK_TOGGLES, EVENT_TYPE_TOGGLES, toggleForEventType, allToggles, pickToggles } from './toggles.js';
+export { parseWebhookUrl, webhookUrlSchema, MAX_WEBHOOK_URL_LENGTH, type WebhookUrlResult } from './url.js';
+export {
+  checkWebhookTarget,
+  classifyAddress,
+  type TargetCategory,
+  type WebhookTargetCheck,
+  type WebhookTargetOptions,
+} from './target.js';
+export {
+  signWebhookPayload,
+  verifyWebhookSignature,
+  WEBHOOK_SIGNATURE_HEADER,
+  DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
+  type SignedBody,
+  type SignatureFailure,
+  type SignatureVerification,
+} from './signature.js';
+export { webhookService, generateWebhookSecret, WEBHOOK_SECRET_PREFIX } from './webhooks.js';
+export { webhookToWire, webhookWithSecretToWire } from './webhook-wire.js';

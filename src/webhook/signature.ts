@@ -1,0 +1,104 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Webhook signatures, in the style of Stripe and Svix: every delivery carries
+ *
+ *     X-Mailplane-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">
+ *
+ * keyed with the webhook's secret (the whole `whsec_…` string, as UTF-8). Binding the timestamp
+ * into the MAC lets a receiver refuse replays older than a tolerance; the `v1` label leaves room for
+ * another scheme, and a header may carry several `v1` values (e.g. old and new secret while a
+ * rotation settles); one matching value is enough.
+ */
+
+/** The HTTP header that carries the signature (lower-cased by Node's HTTP parser: `x-mailplane-signature`). */
+export const WEBHOOK_SIGNATURE_HEADER = 'X-Mailplane-Signature';
+
+/** Default replay window of {@link verifyWebhookSignature}: five minutes either way. */
+export const DEFAULT_SIGNATURE_TOLERANCE_SECONDS = 300;
+
+/** The raw body as sent: the exact bytes, not a re-serialised object. */
+export type SignedBody = string | Uint8Array;
+
+function mac(secret: string, timestamp: number, body: SignedBody): Buffer {
+  return createHmac('sha256', secret)
+    .update(`${timestamp}.`)
+    .update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body)
+    .digest();
+}
+
+/**
+ * The signature header value of one delivery.
+ *
+ * @param secret the webhook's signing secret
+ * @param timestamp UNIX time of the attempt, in whole seconds
+ * @param body the exact request body
+ * @example
+ * const header = signWebhookPayload(secret, Math.floor(Date.now() / 1000), body);
+ * // 't=1700000000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd'
+ */
+export function signWebhookPayload(secret: string, timestamp: number, body: SignedBody): string {
+  if (!Number.isSafeInteger(timestamp) || timestamp < 0) throw new RangeError('timestamp must be whole UNIX seconds');
+  return `t=${timestamp},v1=${mac(secret, timestamp, body).toString('hex')}`;
+}
+
+/** Why {@link verifyWebhookSignature} refused a delivery. */
+export type SignatureFailure = 'malformed-header' | 'timestamp-out-of-tolerance' | 'signature-mismatch';
+
+/** The verdict of {@link verifyWebhookSignature}. */
+export type SignatureVerification = { ok: true; timestamp: number } | { ok: false; reason: SignatureFailure };
+
+/** Parses `t=…,v1=…[,v1=…]`; unknown schemes are skipped so a future `v2` does not break receivers. */
+function parseHeader(header: string): { timestamp: number; signatures: Buffer[] } | null {
+  let timestamp: number | undefined;
+  const signatures: Buffer[] = [];
+  for (const part of header.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) return null;
+    const key = part.slice(0, eq).trim();
+    const value = part.slice(eq + 1).trim();
+    if (key === 't') {
+      if (timestamp !== undefined || !/^[0-9]{1,15}$/.test(value)) return null;
+      timestamp = Number(value);
+    } else if (key === 'v1') {
+      if (!/^[0-9a-f]{64}$/i.test(value)) return null;
+      signatures.push(Buffer.from(value, 'hex'));
+    }
+  }
+  return timestamp === undefined || signatures.length === 0 ? null : { timestamp, signatures };
+}
+
+/**
+ * Checks a delivery's signature header against its raw body: the header must be well formed, its
+ * timestamp within `toleranceSeconds` of `nowSeconds` (either way: a replay of an old delivery and a
+ * forged future timestamp both fail), and one `v1` value must equal the HMAC, compared in constant time.
+ *
+ * @param secret the webhook's signing secret
+ * @param header the value of the {@link WEBHOOK_SIGNATURE_HEADER} header
+ * @param body the exact bytes received, before any JSON parsing
+ * @param toleranceSeconds the replay window (default {@link DEFAULT_SIGNATURE_TOLERANCE_SECONDS})
+ * @param nowSeconds the receiver's current UNIX time in seconds (default: the system clock)
+ * @example
+ * const verdict = verifyWebhookSignature(secret, req.headers['x-mailplane-signature'], rawBody);
+ * if (!verdict.ok) return res.status(400).end();
+ */
+export function verifyWebhookSignature(
+  secret: string,
+  header: string | undefined,
+  body: SignedBody,
+  toleranceSeconds: number = DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
+  nowSeconds: number = Math.floor(Date.now() / 1000),
+): SignatureVerification {
+  const parsed = header === undefined ? null : parseHeader(header);
+  if (!parsed) return { ok: false, reason: 'malformed-header' };
+  if (Math.abs(nowSeconds - parsed.timestamp) > toleranceSeconds) {
+    return { ok: false, reason: 'timestamp-out-of-tolerance' };
+  }
+  const expected = mac(secret, parsed.timestamp, body);
+  // Every candidate is compared (no early exit) so timing does not tell which one matched.
+  let matched = false;
+  for (const candidate of parsed.signatures) {
+    if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) matched = true;
+  }
+  return matched ? { ok: true, timestamp: parsed.timestamp } : { ok: false, reason: 'signature-mismatch' };
+}

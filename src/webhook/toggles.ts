@@ -1,0 +1,58 @@
+import type { WebhookToggle, WebhookToggles } from '../store/index.js';
+
+/**
+ * Every webhook switch, in the order the reference document lists them. `satisfies` plus the
+ * check below keep this list and the {@link WebhookToggle} union in step.
+ */
+export const WEBHOOK_TOGGLES = [
+  'processed',
+  'delivered',
+  'dropped',
+  'softBounced',
+  'hardBounced',
+  'opened',
+  'clicked',
+  'unsubscribed',
+  'spam',
+  'sent',
+  'smtpDropped',
+  'uniqueOpen',
+  'uniqueClick',
+] as const satisfies readonly WebhookToggle[];
+
+// Fails to compile when a toggle is added to the union but not to the list.
+type MissingToggle = Exclude<WebhookToggle, (typeof WEBHOOK_TOGGLES)[number]>;
+const _allTogglesListed: MissingToggle extends never ? true : never = true;
+void _allTogglesListed;
+
+/**
+ * The switch of each event `type` of the spec's Events table (0 Processed … 8 Spam). The delivery
+ * worker asks the store for the webhooks with this switch on; an Opened or Clicked event that is the
+ * first of its message also reaches the webhooks with `uniqueOpen` / `uniqueClick` on.
+ */
+export const EVENT_TYPE_TOGGLES: readonly WebhookToggle[] = [
+  'processed',
+  'dropped',
+  'delivered',
+  'softBounced',
+  'hardBounced',
+  'opened',
+  'clicked',
+  'unsubscribed',
+  'spam',
+];
+
+/** The switch of the spec's event `type`, or `undefined` for a type outside the table. */
+export function toggleForEventType(type: number): WebhookToggle | undefined {
+  return Number.isInteger(type) ? EVENT_TYPE_TOGGLES[type] : undefined;
+}
+
+/** All switches set to `value`; the starting point of a new webhook. */
+export function allToggles(value: boolean): WebhookToggles {
+  return Object.fromEntries(WEBHOOK_TOGGLES.map((toggle) => [toggle, value])) as WebhookToggles;
+}
+
+/** Picks the switches out of a record (or any object that has them). */
+export function pickToggles(source: WebhookToggles): WebhookToggles {
+  return Object.fromEntries(WEBHOOK_TOGGLES.map((toggle) => [toggle, source[toggle]])) as WebhookToggles;
+}

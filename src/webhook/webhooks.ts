@@ -1,0 +1,100 @@
+import type { MailplaneContext } from '../context.js';
+import { randomToken } from '../crypto/secrets.js';
+import { ForbiddenError, NotFoundError } from '../errors.js';
+import type { ListQuery } from '../model/paging.js';
+import { nowNs } from '../model/time.js';
+import type { WebhookPatch, WebhookRecord, WebhookToggles } from '../store/index.js';
+import { allToggles, WEBHOOK_TOGGLES } from './toggles.js';
+
+/** Prefix of webhook signing secrets, so a leaked one is recognisable by secret scanners. */
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+
+/** A new signing secret: `whsec_` + 32 base62 characters from the CSPRNG (about 190 bits). */
+export function generateWebhookSecret(): string {
+  return randomToken(32, WEBHOOK_SECRET_PREFIX);
+}
+
+/** What a caller gives to create a webhook; `url` already validated and normalised. */
+export interface CreateWebhookInput extends Partial<WebhookToggles> {
+  url: string;
+  enabled?: boolean;
+}
+
+/** What a caller can change; `rotateSecret` replaces the signing secret. */
+export interface UpdateWebhookInput extends Partial<WebhookToggles> {
+  url?: string;
+  enabled?: boolean;
+  rotateSecret?: boolean;
+}
+
+/** A webhook together with a signing secret in clear, for the one response that shows it. */
+export interface WebhookWithSecret {
+  webhook: WebhookRecord;
+  /** Present only when this call generated the secret (create, or update with `rotateSecret`). */
+  secret?: string;
+}
+
+const notFound = (id: number | string) => new NotFoundError('WEBHOOK_NOT_FOUND', `no webhook with id ${id} in this account`);
+
+const duplicateUrl = (url: string) =>
+  new ForbiddenError('WEBHOOK_URL_TAKEN', `a webhook with the URL ${url} already exists in this account`);
+
+/** Only the switches present in `input`, so an update leaves the others alone. */
+function givenToggles(input: Partial<WebhookToggles>): Partial<WebhookToggles> {
+  return Object.fromEntries(WEBHOOK_TOGGLES.flatMap((toggle) => (input[toggle] === undefined ? [] : [[toggle, input[toggle]]])));
+}
+
+/** Operations on the webhooks of one account, as the `/account/webhook` endpoints use them. */
+export const webhookService = {
+  /** Creates a webhook with a fresh signing secret; switches not given are off, `enabled` defaults to on. */
+  async create(ctx: MailplaneContext, accountId: number, input: CreateWebhookInput): Promise<Required<WebhookWithSecret>> {
+    const secret = generateWebhookSecret();
+    const outcome = await ctx.store.webhooks.create({
+      accountId,
+      url: input.url,
+      enabled: input.enabled ?? true,
+      ...allToggles(false),
+      ...givenToggles(input),
+      secretSealed: ctx.secrets.encrypt(secret),
+      created: nowNs(ctx.clock),
+    });
+    if (!outcome.ok) throw duplicateUrl(input.url);
+    return { webhook: outcome.value, secret };
+  },
+
+  async list(ctx: MailplaneContext, accountId: number, query: ListQuery): Promise<WebhookRecord[]> {
+    return ctx.store.webhooks.list(accountId, query);
+  },
+
+  async get(ctx: MailplaneContext, accountId: number, id: number | null): Promise<WebhookRecord> {
+    const record = id === null ? null : await ctx.store.webhooks.get(accountId, id);
+    if (!record) throw notFound(id ?? 'given');
+    return record;
+  },
+
+  async update(ctx: MailplaneContext, accountId: number, id: number | null, input: UpdateWebhookInput): Promise<WebhookWithSecret> {
+    if (id === null) throw notFound('given');
+    const secret = input.rotateSecret === true ? generateWebhookSecret() : undefined;
+    const patch: WebhookPatch = {
+      ...givenToggles(input),
+      updated: nowNs(ctx.clock),
+      ...(input.url !== undefined && { url: input.url }),
+      ...(input.enabled !== undefined && { enabled: input.enabled }),
+      ...(secret !== undefined && { secretSealed: ctx.secrets.encrypt(secret) }),
+    };
+    const outcome = await ctx.store.webhooks.update(accountId, id, patch);
+    if (!outcome.ok) throw outcome.reason === 'not-found' ? notFound(id) : duplicateUrl(input.url ?? '');
+    return secret === undefined ? { webhook: outcome.value } : { webhook: outcome.value, secret };
+  },
+
+  async delete(ctx: MailplaneContext, accountId: number, id: number | null): Promise<WebhookRecord> {
+    const deleted = id === null ? null : await ctx.store.webhooks.delete(accountId, id);
+    if (!deleted) throw notFound(id ?? 'given');
+    return deleted;
+  },
+
+  /** The signing secret of a webhook in clear, for the delivery worker (never for a response). */
+  signingSecret(ctx: MailplaneContext, webhook: WebhookRecord): string {
+    return ctx.secrets.decrypt(webhook.secretSealed);
+  },
+};
