@@ -28,6 +28,8 @@ export const silentLogger: Logger = { info: () => {}, warn: () => {}, error: () 
 export interface MailplaneConfig {
   /** Targets of the DNS records sending domains publish. */
   domains: DomainRecordsConfig;
+  /** Public base URL of the tracking and unsubscribe endpoints, without a trailing slash. */
+  trackingBaseUrl: string;
 }
 
 /** The collaborators every service of one mailplane instance shares; built by `createMailplane`. */

@@ -20,3 +20,14 @@ export * from './store/index.js';
 export { STORED_COUNTERS, withSent, zeroCounters, type StatCounters, type StoredCounter, type StoredCounters } from './stats/counters.js';
 export { dayOfMs, eachDay, type Day } from './model/dates.js';
 export { success, failure } from './store/outcome.js';
+export {
+  signWebhookPayload,
+  verifyWebhookSignature,
+  checkWebhookTarget,
+  WEBHOOK_SIGNATURE_HEADER,
+  DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
+  type SignatureVerification,
+  type WebhookTargetCheck,
+} from './webhook/index.js';
+export { emailAddressProblem, isEmailAddress } from './model/email-address.js';
+export { normaliseDomainName } from './domain/name.js';

@@ -22,6 +22,11 @@ export interface MailplaneOptions {
   http?: RouterOptions;
   /** Where the DNS records of sending domains point (bounce and tracking hosts, DKIM selector). */
   domains?: Partial<DomainRecordsConfig>;
+  /**
+   * Public base URL under which the host serves mailplane's tracking and unsubscribe endpoints,
+   * e.g. `https://mail.example.com/t` (default `http://127.0.0.1:3000/t`).
+   */
+  trackingBaseUrl?: string;
   clock?: Clock;
   ids?: IdGenerator;
   logger?: Logger;
@@ -61,7 +66,10 @@ export interface Mailplane {
  */
 export function createMailplane(options: MailplaneOptions): Mailplane {
   const context: MailplaneContext = {
-    config: { domains: resolveDomainRecordsConfig(options.domains) },
+    config: {
+      domains: resolveDomainRecordsConfig(options.domains),
+      trackingBaseUrl: (options.trackingBaseUrl ?? 'http://127.0.0.1:3000/t').replace(/\/+$/, ''),
+    },
     store: options.store,
     secrets: createSecretBox(options.secret),
     clock: options.clock ?? systemClock,

@@ -42,6 +42,7 @@ export async function createAccount(ctx: MailplaneContext, options: CreateAccoun
       companyName: '',
       type: 0,
     });
+    await store.ipPools.ensureSystemPool(account.id, account.created);
     return { account, apiKey, defaultSubAccount };
   });
 }

@@ -14,6 +14,10 @@ export interface SecretBox {
   lookupHash(value: string): string;
   /** Compares a presented credential with a stored lookup hash in constant time. */
   matches(presented: string, storedHash: string): boolean;
+  /** HMAC-SHA256 signature (base64url) of `data` for links mailplane hands out (tracking, unsubscribe). */
+  sign(data: string): string;
+  /** Checks a signature made by {@link SecretBox.sign}, in constant time. */
+  verify(data: string, signature: string): boolean;
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -46,6 +50,8 @@ export function createSecretBox(secret: string): SecretBox {
   const derive = (info: string) => Buffer.from(hkdfSync('sha256', secret, 'mailplane', info, 32));
   const encryptionKey = derive('encryption-v1');
   const hashKey = derive('lookup-hash-v1');
+  const signingKey = derive('link-signing-v1');
+  const sign = (data: string) => createHmac('sha256', signingKey).update(data).digest('base64url');
 
   const lookupHash = (value: string) => createHmac('sha256', hashKey).update(value).digest('base64url');
 
@@ -67,6 +73,12 @@ export function createSecretBox(secret: string): SecretBox {
       return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
     },
     lookupHash,
+    sign,
+    verify(data, signature) {
+      const a = Buffer.from(sign(data));
+      const b = Buffer.from(signature);
+      return a.length === b.length && timingSafeEqual(a, b);
+    },
     matches(presented, storedHash) {
       const a = Buffer.from(lookupHash(presented));
       const b = Buffer.from(storedHash);

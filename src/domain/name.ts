@@ -1,4 +1,4 @@
-import { domainToASCII } from 'node:url';
+import { domainToASCII, domainToUnicode } from 'node:url';
 import { z } from 'zod';
 
 /** Longest domain name DNS can carry (RFC 1035), measured on the stored ASCII form. */
@@ -26,6 +26,19 @@ export const DOMAIN_NAME_PATTERN = new RegExp(`^${LABEL}(?:\\.${LABEL})*\\.${TLD
  */
 const FORBIDDEN_ASCII = /[\u0000-\u002c\u002f\u003a-\u0040\u005b-\u0060\u007b-\u007f]/;
 
+/**
+ * True when every `xn--` label is punycode that decodes and encodes back to itself. Node 20's
+ * domainToASCII refuses bad punycode (`xn--zz`) by answering '', but Node 22+ (ada 3) passes
+ * it through unchanged, so the round trip is checked here on every version.
+ */
+function punycodeLabelsDecode(ascii: string): boolean {
+  return ascii.split('.').every((label) => {
+    if (!label.startsWith('xn--')) return true;
+    const unicode = domainToUnicode(label);
+    return unicode !== '' && !unicode.startsWith('xn--') && domainToASCII(unicode) === label;
+  });
+}
+
 /** Why a name was refused, or the normalised name. */
 export type DomainNameResult = { ok: true; name: string } | { ok: false; problem: string };
 
@@ -48,7 +61,7 @@ export function normaliseDomainName(raw: string): DomainNameResult {
   // answers '' for a name it cannot convert (bad punycode such as `xn--zz`, forbidden code points).
   // ASCII input must come back unchanged: the WHATWG host parser would turn `0x7f.1` into an IPv4.
   let ascii = domainToASCII(trimmed);
-  if (ascii === '' || (/^[\x00-\x7f]*$/.test(trimmed) && ascii !== trimmed)) {
+  if (ascii === '' || (/^[\x00-\x7f]*$/.test(trimmed) && ascii !== trimmed) || !punycodeLabelsDecode(ascii)) {
     return { ok: false, problem: 'is not a valid internationalised domain name' };
   }
   // One trailing dot is the fully-qualified spelling of the same name; it is stripped after the

@@ -10,6 +10,7 @@ import type { IpPoolStore, IpStore, TpspStore } from './ip-pool-store.js';
 import type { WebhookStore } from './webhook-store.js';
 import type { JobStore } from './job-store.js';
 import type { StatsStore } from './stats-store.js';
+import type { MessageStore } from './message-store.js';
 
 export type * from './account-store.js';
 export type * from './sub-account-store.js';
@@ -20,6 +21,8 @@ export type * from './webhook-store.js';
 export type * from './job-store.js';
 export type * from './stats-store.js';
 export { ALL_MAIL } from './stats-store.js';
+export type * from './message-store.js';
+export { EventType } from './message-store.js';
 export type { Outcome } from './outcome.js';
 export { SubAccountType } from './sub-account-store.js';
 
@@ -41,6 +44,7 @@ export interface MailplaneStore {
   readonly webhooks: WebhookStore;
   readonly jobs: JobStore;
   readonly stats: StatsStore;
+  readonly messages: MessageStore;
   transaction<T>(work: (store: MailplaneStore) => Promise<T>): Promise<T>;
   /** Releases connections; the store is unusable afterwards. */
   close(): Promise<void>;

@@ -5,3 +5,4 @@
  */
 export { runStoreConformance, type StoreConformanceOptions } from './store-conformance.js';
 export { newAccount, newSubAccount, sampleSubAccount, unique } from './conformance/fixtures.js';
+export { sampleDomain } from './conformance/domains.js';

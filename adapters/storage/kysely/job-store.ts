@@ -1,8 +1,238 @@
-import type { JobStore } from '../../../src/store/index.js';
-import type { KyselyStoreContext } from './context.js';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type {
+  EnqueueResult,
+  JobRecord,
+  JobState,
+  JobStore,
+  JsonObject,
+  NewJob,
+} from '../../../src/store/index.js';
+import { atomically, type KyselyStoreContext } from './context.js';
+import { toNumber, toNumberOrNull } from './rows.js';
+import type { Database } from './schema.js';
+import type { JobsTable } from './tables/jobs.js';
 
-// PLACEHOLDER: filled by the helper that owns this area; remove this comment.
+/** Rows per INSERT: five parameters each stays far below both dialects' bind-parameter limits. */
+const INSERT_CHUNK = 500;
+
+function toJob(row: Selectable<JobsTable>): JobRecord {
+  const state = row.state as JobState;
+  return {
+    id: toNumber(row.id),
+    kind: row.kind,
+    payload: JSON.parse(row.payload) as JsonObject,
+    state,
+    runAt: toNumber(row.run_at),
+    leaseUntil: state === 'running' ? toNumberOrNull(row.available_at) : null,
+    lockedBy: row.locked_by,
+    attempts: toNumber(row.attempts),
+    dedupeKey: row.dedupe_key,
+    lastError: row.last_error,
+  };
+}
+
+/** Times are stored as integers; a clock may answer fractional milliseconds. */
+const ms = (value: number) => Math.floor(value);
+
+/** Claim order: the due time of the attempt, then insertion order. RETURNING promises no order. */
+const byRunAt = (a: JobRecord, b: JobRecord) => a.runAt - b.runAt || a.id - b.id;
+
+/** Inserts one chunk and answers, in input order, what became of each job. */
+async function insertChunk(db: Kysely<Database>, jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
+  const inserted = await db
+    .insertInto('jobs')
+    .values(
+      jobs.map((job) => ({
+        kind: job.kind,
+        payload: JSON.stringify(job.payload),
+        state: 'pending',
+        run_at: ms(job.runAt),
+        available_at: ms(job.runAt),
+        locked_by: null,
+        attempts: 0,
+        dedupe_key: job.dedupeKey ?? null,
+        active_dedupe_key: job.dedupeKey ?? null,
+        last_error: null,
+      })),
+    )
+    .onConflict((oc) => oc.doNothing())
+    .returning(['id', 'kind', 'active_dedupe_key'])
+    .execute();
+
+  // Rows with a key are matched by (kind, key). Keyless rows cannot conflict, so every one of them
+  // was inserted, and both dialects number a multi-row VALUES list in order: match them by rank.
+  const keyOf = (kind: string, key: string) => JSON.stringify([kind, key]);
+  const byKey = new Map<string, number>();
+  const keyless: number[] = [];
+  for (const row of inserted) {
+    const id = toNumber(row.id);
+    if (row.active_dedupe_key === null) keyless.push(id);
+    else byKey.set(keyOf(row.kind, row.active_dedupe_key), id);
+  }
+  keyless.sort((a, b) => a - b);
+
+  const results: EnqueueResult[] = [];
+  const missing = new Map<string, string[]>();
+  const claimed = new Set<string>();
+  let next = 0;
+  for (const job of jobs) {
+    if (job.dedupeKey === undefined || job.dedupeKey === null) {
+      results.push({ created: true, id: keyless[next++] ?? null });
+      continue;
+    }
+    const key = keyOf(job.kind, job.dedupeKey);
+    const id = byKey.get(key);
+    // The first input with a key that was inserted is the new one; repeats in the batch are duplicates.
+    if (id !== undefined && !claimed.has(key)) {
+      claimed.add(key);
+      results.push({ created: true, id });
+    } else {
+      results.push({ created: false, id: id ?? null });
+      if (id === undefined) missing.set(job.kind, [...(missing.get(job.kind) ?? []), job.dedupeKey]);
+    }
+  }
+  if (missing.size === 0) return results;
+
+  // Duplicates of jobs enqueued earlier: answer with the active job's id.
+  const existing = new Map<string, number>();
+  for (const [kind, keys] of missing) {
+    const rows = await db
+      .selectFrom('jobs')
+      .select(['id', 'active_dedupe_key'])
+      .where('kind', '=', kind)
+      .where('active_dedupe_key', 'in', [...new Set(keys)])
+      .execute();
+    for (const row of rows) existing.set(keyOf(kind, row.active_dedupe_key ?? ''), toNumber(row.id));
+  }
+  return results.map((result, index) => {
+    const job = jobs[index]!;
+    if (result.created || result.id !== null || !job.dedupeKey) return result;
+    return { created: false, id: existing.get(keyOf(job.kind, job.dedupeKey)) ?? null };
+  });
+}
+
 /** {@link JobStore} on Kysely. */
-export function kyselyJobStore(_ctx: KyselyStoreContext): JobStore {
-  return {};
+export function kyselyJobStore(ctx: KyselyStoreContext): JobStore {
+  const { db } = ctx;
+
+  /** The running job `id` leased by `workerId`; every settling call goes through it. */
+  const leased = (id: number, workerId: string) =>
+    db.updateTable('jobs').where('id', '=', id).where('state', '=', 'running').where('locked_by', '=', workerId);
+
+  return {
+    async enqueue(jobs) {
+      if (jobs.length === 0) return [];
+      return atomically(ctx, async (trx) => {
+        const results: EnqueueResult[] = [];
+        for (let start = 0; start < jobs.length; start += INSERT_CHUNK) {
+          results.push(...(await insertChunk(trx, jobs.slice(start, start + INSERT_CHUNK))));
+        }
+        return results;
+      });
+    },
+
+    async claim({ workerId, kinds, limit, now, leaseMs }) {
+      if (limit <= 0 || kinds?.length === 0) return [];
+      now = ms(now);
+      const set = {
+        state: 'running',
+        locked_by: workerId,
+        available_at: now + ms(leaseMs),
+        attempts: sql<number>`attempts + 1`,
+      };
+      let rows: Selectable<JobsTable>[];
+      if (ctx.dialect === 'postgres') {
+        // FOR UPDATE SKIP LOCKED: concurrent claimers (other processes) skip the rows this one is
+        // taking instead of waiting for them, and never take the same row. The CTE is evaluated
+        // once, so the UPDATE touches exactly the rows it locked.
+        rows = await db
+          .with('picked', (qb) => {
+            let pick = qb.selectFrom('jobs').select('id').where('available_at', '<=', now);
+            if (kinds) pick = pick.where('kind', 'in', [...kinds]);
+            return pick.orderBy('available_at').orderBy('id').limit(Math.floor(limit)).forUpdate().skipLocked();
+          })
+          .updateTable('jobs')
+          .set(set)
+          .from('picked')
+          .whereRef('jobs.id', '=', 'picked.id')
+          .returningAll('jobs')
+          .execute();
+      } else {
+        // SQLite: one UPDATE statement takes the write lock before it reads, so the select and
+        // the update are atomic even against other connections to the same file.
+        rows = await db
+          .updateTable('jobs')
+          .set(set)
+          .where('id', 'in', (eb) => {
+            let pick = eb.selectFrom('jobs').select('id').where('available_at', '<=', now);
+            if (kinds) pick = pick.where('kind', 'in', [...kinds]);
+            return pick.orderBy('available_at').orderBy('id').limit(Math.floor(limit));
+          })
+          .returningAll()
+          .execute();
+      }
+      return rows.map(toJob).sort(byRunAt);
+    },
+
+    async complete(id, workerId) {
+      const result = await db
+        .deleteFrom('jobs')
+        .where('id', '=', id)
+        .where('state', '=', 'running')
+        .where('locked_by', '=', workerId)
+        .executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+
+    async fail(id, workerId, { error, retryAt }) {
+      const values =
+        retryAt === null
+          ? { state: 'dead', available_at: null, active_dedupe_key: null }
+          : { state: 'pending', run_at: ms(retryAt), available_at: ms(retryAt) };
+      const result = await leased(id, workerId)
+        .set({ ...values, locked_by: null, last_error: error })
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async extendLease(id, workerId, until) {
+      const result = await leased(id, workerId).set({ available_at: ms(until) }).executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async release(id, workerId, runAt) {
+      const result = await leased(id, workerId)
+        .set({
+          state: 'pending',
+          locked_by: null,
+          attempts: sql<number>`case when attempts > 0 then attempts - 1 else 0 end`,
+          ...(runAt === undefined ? { available_at: sql<number>`run_at` } : { run_at: ms(runAt), available_at: ms(runAt) }),
+        })
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async get(id) {
+      const row = await db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+      return row ? toJob(row) : null;
+    },
+
+    async countByState(kind) {
+      let select = db.selectFrom('jobs').select(['state', (eb) => eb.fn.countAll<number | string | bigint>().as('n')]);
+      if (kind !== undefined) select = select.where('kind', '=', kind);
+      const rows = await select.groupBy('state').execute();
+      const counts: Record<JobState, number> = { pending: 0, running: 0, dead: 0 };
+      for (const row of rows) counts[row.state as JobState] = toNumber(row.n);
+      return counts;
+    },
+
+    async pruneDead(before) {
+      const result = await db
+        .deleteFrom('jobs')
+        .where('state', '=', 'dead')
+        .where('run_at', '<', ms(before))
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
 }

@@ -3,6 +3,7 @@ import type { DomainTables } from './tables/domains.js';
 import type { IpPoolTables } from './tables/ip-pools.js';
 import type { JobTables } from './tables/jobs.js';
 import type { StatsTables } from './tables/stats.js';
+import type { MessageTables } from './tables/messages.js';
 import type { SuppressionTables } from './tables/suppressions.js';
 import type { WebhookTables } from './tables/webhooks.js';
 
@@ -61,7 +62,7 @@ export interface SmtpAuthsTable {
 }
 
 /** Every table of the mailplane schema; each area declares its tables in `tables/`. */
-export interface Database extends DomainTables, SuppressionTables, IpPoolTables, WebhookTables, JobTables, StatsTables {
+export interface Database extends DomainTables, SuppressionTables, IpPoolTables, WebhookTables, JobTables, StatsTables, MessageTables {
   accounts: AccountsTable;
   sub_accounts: SubAccountsTable;
   smtp_auths: SmtpAuthsTable;

@@ -11,6 +11,7 @@ import { kyselyIpPoolStore, kyselyIpStore, kyselyTpspStore } from './ip-pool-sto
 import { kyselyWebhookStore } from './webhook-store.js';
 import { kyselyJobStore } from './job-store.js';
 import { kyselyStatsStore } from './stats-store.js';
+import { kyselyMessageStore } from './message-store.js';
 
 /** Options of {@link kyselyStore}. */
 export interface KyselyStoreOptions {
@@ -32,6 +33,7 @@ function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): Mailpl
     webhooks: kyselyWebhookStore(ctx),
     jobs: kyselyJobStore(ctx),
     stats: kyselyStatsStore(ctx),
+    messages: kyselyMessageStore(ctx),
     transaction(work) {
       if (ctx.inTransaction) return work(buildStore(ctx, close));
       return ctx.db
@@ -44,7 +46,9 @@ function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): Mailpl
 
 /**
  * A {@link MailplaneStore} on an existing Kysely instance. The caller owns migrations
- * (`migrateToLatest`); `close()` destroys the Kysely instance.
+ * (`migrateToLatest`); `close()` destroys the Kysely instance. On SQLite the connection MUST run
+ * with `PRAGMA foreign_keys = ON` (as `openKyselyStore` sets it): deleting a sub-account relies
+ * on the schema's cascades to remove its domains and suppressions.
  *
  * @example
  * const store = kyselyStore({ db, dialect: 'postgres' });

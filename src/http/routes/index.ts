@@ -1,6 +1,7 @@
 import type { AnyRoute } from '../route.js';
 import { domainRoutes } from './domains.js';
 import { ipPoolRoutes } from './ip-pools.js';
+import { emailRoutes } from './email.js';
 import { statsRoutes } from './stats.js';
 import { subAccountRoutes } from './sub-accounts.js';
 import { suppressionRoutes } from './suppressions.js';
@@ -14,4 +15,5 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...ipPoolRoutes,
   ...webhookRoutes,
   ...statsRoutes,
+  ...emailRoutes,
 ];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailAddressSchema } from '../../suppression/email.js';
+import { emailAddressSchema } from '../../model/email-address.js';
 import { suppressionListQuerySchema } from '../../suppression/list-query.js';
 import { suppressionToWire } from '../../suppression/suppression-wire.js';
 import { MAX_SUPPRESSIONS_PER_REQUEST, suppressionService } from '../../suppression/suppressions.js';

@@ -7,6 +7,7 @@ import { ipPoolsMigration } from './0004-ip-pools.js';
 import { webhooksMigration } from './0005-webhooks.js';
 import { jobsMigration } from './0006-jobs.js';
 import { statsMigration } from './0007-stats.js';
+import { messagesMigration } from './0008-messages.js';
 
 /*
  * Versioned migrations, applied in name order on start. Never edit a migration that has shipped:
@@ -20,6 +21,7 @@ const migrationFactories: Record<string, (dialect: DialectName) => Migration> = 
   '0005-webhooks': webhooksMigration,
   '0006-jobs': jobsMigration,
   '0007-stats': statsMigration,
+  '0008-messages': messagesMigration,
 };
 
 /** The Kysely migration provider of the mailplane schema for one dialect. */

@@ -1,0 +1,51 @@
+import type { DbInt, DbIntNull } from '../schema.js';
+
+/** One send request; `content` is the JSON of its MessageContent. */
+export interface SendBatchesTable {
+  id: string;
+  account_id: DbInt;
+  sub_account_id: DbInt;
+  domain_id: DbIntNull;
+  content: string;
+  created: DbInt;
+}
+
+/** One recipient's message. */
+export interface MessagesTable {
+  id: string;
+  batch_id: string;
+  account_id: DbInt;
+  sub_account_id: DbInt;
+  to_email: string;
+  to_name: string;
+  cc: string;
+  bcc: string;
+  custom_fields: string;
+  status: string;
+  attempts: DbInt;
+  submitted_at: DbInt;
+  updated: DbInt;
+  ip_id: DbIntNull;
+  ip_pool_id: DbIntNull;
+  tpsp_id: DbIntNull;
+  smtp_code: DbIntNull;
+  smtp_description: string;
+}
+
+/** One event of one message. */
+export interface EventsTable {
+  id: string;
+  message_id: string;
+  account_id: DbInt;
+  sub_account_id: DbInt;
+  type: DbInt;
+  created: DbInt;
+  metadata: string;
+}
+
+/** Tables of the message area. */
+export interface MessageTables {
+  send_batches: SendBatchesTable;
+  messages: MessagesTable;
+  events: EventsTable;
+}

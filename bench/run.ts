@@ -1,0 +1,16 @@
+/**
+ * `npm run bench`: every benchmark of the project, each reported as a ratio against a baseline
+ * measured in the same run on the same machine. `BENCH_SECONDS` sets each measured window (default 10).
+ */
+import { benchSend } from './send.js';
+import { benchStats } from './stats.js';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+
+console.log(`mailplane benchmarks (${seconds} s per case, Node ${process.version})\n`);
+
+console.log('Accepting mail over HTTP (Express example on SQLite vs bare Express, same JSON in and out):');
+console.table(await benchSend(seconds * 1000));
+
+console.log('Statistics: 366-day aggregate of one sub-account, by events counted (median of 300 queries):');
+console.table(await benchStats());

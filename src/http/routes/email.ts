@@ -1,0 +1,31 @@
+import { NotFoundError } from '../../errors.js';
+import { acceptSend } from '../../sending/accept.js';
+import { messageToWire } from '../../sending/message-wire.js';
+import { sendRequestSchema } from '../../sending/request.js';
+import { route } from '../route.js';
+
+/** A message id is a UUID; anything else is an unknown id. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Sending email, and reading what was sent. */
+export const emailRoutes = [
+  route({
+    method: 'POST',
+    path: '/subaccount/email',
+    auth: 'subaccount',
+    body: sendRequestSchema,
+    handle: async ({ ctx, principal, body }) => ({ body: await acceptSend(ctx, principal.subAccount, body) }),
+  }),
+  route({
+    method: 'GET',
+    path: '/account/message/:message_id',
+    auth: 'account',
+    handle: async ({ ctx, principal, params }) => {
+      const id = params.message_id ?? '';
+      const found = UUID.test(id) ? await ctx.store.messages.get(principal.account.id, id.toLowerCase()) : null;
+      if (!found) throw new NotFoundError('MESSAGE_NOT_FOUND', `no message with id ${id} in this account`);
+      const events = await ctx.store.messages.listEvents(found.message.id);
+      return { body: messageToWire(found.message, found.batch, events) };
+    },
+  }),
+];

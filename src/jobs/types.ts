@@ -1,0 +1,86 @@
+import type { MailplaneContext } from '../context.js';
+import type { JobRecord, JsonObject } from '../store/index.js';
+import type { BackoffFunction, BackoffOptions } from './backoff.js';
+import type { JobQueue } from './queue.js';
+
+/** What a job runner needs of the mailplane context. */
+export type JobContext = Pick<MailplaneContext, 'store' | 'clock' | 'logger'>;
+
+/** What a handler gets besides the job. */
+export interface JobHelpers {
+  /**
+   * Aborted when the runner lost the lease (another worker may now run the job) or when a
+   * graceful stop ran out of time; a long handler should stop early and leave no partial effect.
+   */
+  readonly signal: AbortSignal;
+  /** The runner's worker id, under which the lease is held. */
+  readonly workerId: string;
+  /**
+   * Extends the lease to `ms` (default the runner's `leaseMs`) from now. The runner already
+   * extends it periodically; call this before a step known to take longer. False: lease lost.
+   */
+  extendLease(ms?: number): Promise<boolean>;
+}
+
+/**
+ * Runs one job. It may run more than once for the same job (at-least-once delivery: a worker can
+ * die after the work and before recording it), so it MUST be idempotent. Resolving completes the
+ * job; throwing fails the attempt (see `RetryJobError` and `PermanentJobError`).
+ */
+export type JobHandler<P extends JsonObject = JsonObject> = (
+  job: JobRecord & { payload: P },
+  helpers: JobHelpers,
+) => Promise<void>;
+
+/** A handler with settings of its own kind. */
+export interface JobKindOptions {
+  handler: JobHandler;
+  /** At most this many jobs of this kind at once in this runner (within the overall `concurrency`). */
+  concurrency?: number;
+  /** Overrides the runner's `maxAttempts` for this kind. */
+  maxAttempts?: number;
+  /** Overrides the runner's `backoff` for this kind. */
+  backoff?: BackoffOptions | BackoffFunction;
+}
+
+/** Options of {@link createJobRunner}. */
+export interface JobRunnerOptions {
+  /** The handler of each job kind; only these kinds are claimed. */
+  handlers: Record<string, JobHandler | JobKindOptions>;
+  /** Jobs run at once by this runner (default 10). */
+  concurrency?: number;
+  /** How often to look for due jobs when nothing woke the runner (default 1,000 ms). */
+  pollIntervalMs?: number;
+  /**
+   * How long a claimed job stays leased (default 60,000 ms). Renewed every third of it while the
+   * handler runs; if this process dies, the job is claimed again this long after the last renewal.
+   */
+  leaseMs?: number;
+  /** Attempts before a failing job becomes dead (default 10). */
+  maxAttempts?: number;
+  /** Retry delays after a failed attempt (default: exponential from 1 s, doubling, at most 1 h, 20 % jitter). */
+  backoff?: BackoffOptions | BackoffFunction;
+  /** How long `stop()` waits for running handlers before it hands their jobs back (default 10,000 ms). */
+  shutdownGraceMs?: number;
+  /** Unique id of this runner (default `hostname/pid/random`). Two runners must never share one. */
+  workerId?: string;
+  /** Wake up whenever this queue enqueues jobs, instead of at the next poll. */
+  queue?: JobQueue;
+  /** The jitter source (default `Math.random`). */
+  random?: () => number;
+}
+
+/** A running (or stopped) job runner. */
+export interface JobRunner {
+  readonly workerId: string;
+  /** Starts polling; does nothing if already started. */
+  start(): void;
+  /**
+   * Stops claiming, hands back jobs claimed but not started, waits up to `graceMs` (default the
+   * `shutdownGraceMs` option) for running handlers, then aborts the rest and hands their jobs back
+   * without counting the attempt. Resolves when this runner holds no lease.
+   */
+  stop(options?: { graceMs?: number }): Promise<void>;
+  /** Looks for due jobs now instead of at the next poll (e.g. after enqueueing, or after moving a manual clock). */
+  notify(): void;
+}

@@ -1,0 +1,181 @@
+import type { MailplaneContext } from '../context.js';
+import { normaliseDomainName } from '../domain/name.js';
+import { ForbiddenError, ValidationError } from '../errors.js';
+import { dayOfMs } from '../model/dates.js';
+import { msToNs, type EpochNs } from '../model/time.js';
+import { ALL_MAIL, EventType, type EventRecord, type MessageRecord, type SendBatchRecord, type SubAccountRecord } from '../store/index.js';
+import type { StoredCounter } from '../stats/counters.js';
+import { emailAddressProblem } from '../model/email-address.js';
+import { compileTemplates } from '../template/renderer.js';
+import type { SendRequest } from './request.js';
+
+/** Job kind that delivers the accepted messages of one send request. */
+export const DELIVER_BATCH_JOB = 'deliver-batch';
+
+/**
+ * Why a recipient was dropped before sending: the `errorCode` (an integer, as the reference's
+ * `EmailResponse` has it) and a stable name that starts the entry's `message`.
+ */
+export const DropReason = {
+  INVALID_ADDRESS: 1,
+  SUPPRESSED: 2,
+  SENDER_DOMAIN_NOT_VERIFIED: 3,
+} as const;
+/** A key of {@link DropReason}. */
+export type DropReasonName = keyof typeof DropReason;
+
+/** One entry of the send response, per recipient, as the reference's `EmailResponse`. */
+export interface SendResponseEntry {
+  to: string;
+  submittedAt: EpochNs;
+  messageId: string;
+  errorCode?: number;
+  message?: string;
+}
+
+interface Drop {
+  reason: DropReasonName;
+  detail: string;
+}
+
+/**
+ * Accepts a send request for a sub-account. Checks run in an order a caller can reason about:
+ * the request shape (already validated), templates compile (422), the sub-account is not blocked
+ * (403, refused as a whole), the IP pool exists (422); then per recipient an invalid address, a
+ * suppressed address, or a from-domain that is not a verified domain of the sub-account drops
+ * that recipient. Everything the response acknowledges (batch, messages, events, counters and the
+ * delivery job) is committed in one transaction before it returns.
+ */
+export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRecord, request: SendRequest): Promise<SendResponseEntry[]> {
+  compileTemplates(request);
+  if (subAccount.blocked) {
+    const reason = subAccount.blockReason ? `: ${subAccount.blockReason}` : '';
+    throw new ForbiddenError('SUBACCOUNT_BLOCKED', `this sub-account is blocked and cannot send${reason}`);
+  }
+  const { store } = ctx;
+  let ipPoolId: number | null = null;
+  if (request.ippool !== undefined) {
+    const pool = await store.ipPools.findByName(subAccount.accountId, request.ippool);
+    if (!pool) {
+      throw new ValidationError(`no IP pool named "${request.ippool}" in this account`, [{ path: 'ippool', message: 'unknown IP pool' }], 'UNKNOWN_IP_POOL');
+    }
+    ipPoolId = pool.id;
+  }
+
+  const fromName = normaliseDomainName(request.from.email.slice(request.from.email.lastIndexOf('@') + 1));
+  const domain = fromName.ok ? await store.domains.findByName(subAccount.id, fromName.name) : null;
+  const domainDrop: Drop | null =
+    domain?.verified === true
+      ? null
+      : {
+          reason: 'SENDER_DOMAIN_NOT_VERIFIED',
+          detail: domain
+            ? `the sending domain ${domain.name} is not verified yet (publish its DKIM record)`
+            : `the from address's domain is not a sending domain of this sub-account`,
+        };
+
+  const addressProblems = request.to.map((to) => emailAddressProblem(to.email));
+  const suppressed = new Set(
+    await store.suppressions.suppressedAmong(
+      subAccount.id,
+      request.to.filter((_, i) => addressProblems[i] === null).map((to) => to.email),
+    ),
+  );
+
+  const nowMs = ctx.clock.now();
+  const now = msToNs(nowMs);
+  const batch: SendBatchRecord = {
+    id: ctx.ids.uuid(),
+    accountId: subAccount.accountId,
+    subAccountId: subAccount.id,
+    domainId: domain?.id ?? null,
+    content: {
+      from: { email: request.from.email, name: request.from.name ?? '' },
+      ...(request.replyTo && { replyTo: { email: request.replyTo.email, name: request.replyTo.name ?? '' } }),
+      subject: request.subject,
+      ...(request.preText !== undefined && { preText: request.preText }),
+      ...(request.htmlBody !== undefined && { htmlBody: request.htmlBody }),
+      ...(request.textBody !== undefined && { textBody: request.textBody }),
+      ...(request.ampBody !== undefined && { ampBody: request.ampBody }),
+      headers: request.headers ?? {},
+      groups: [...new Set(request.groups ?? [])],
+      ...(request.ippool !== undefined && { ippool: request.ippool }),
+      trackOpens: request.trackOpens ?? false,
+      trackClicks: request.trackClicks ?? false,
+      attachments: request.attachments ?? [],
+      ...(request.webhookEndpoint !== undefined && { webhookEndpoint: request.webhookEndpoint }),
+    },
+    created: now,
+  };
+
+  const messages: MessageRecord[] = [];
+  const events: EventRecord[] = [];
+  const entries: SendResponseEntry[] = [];
+  let dropped = 0;
+  request.to.forEach((to, index) => {
+    const problem = addressProblems[index];
+    const drop: Drop | null =
+      problem !== null
+        ? { reason: 'INVALID_ADDRESS', detail: `the recipient address ${problem}` }
+        : suppressed.has(to.email)
+          ? { reason: 'SUPPRESSED', detail: 'the recipient is on the suppression list of this sub-account' }
+          : domainDrop;
+    const id = ctx.ids.uuid();
+    messages.push({
+      id,
+      batchId: batch.id,
+      accountId: subAccount.accountId,
+      subAccountId: subAccount.id,
+      to: { email: to.email, name: to.name ?? '' },
+      cc: (to.cc ?? []).map((c) => ({ email: c.email, name: c.name ?? '', customFields: c.customFields ?? {} })),
+      bcc: (to.bcc ?? []).map((c) => ({ email: c.email, name: c.name ?? '', customFields: c.customFields ?? {} })),
+      customFields: to.customFields ?? {},
+      status: drop ? 'dropped' : 'queued',
+      attempts: 0,
+      submittedAt: now,
+      updated: now,
+      ipId: null,
+      ipPoolId,
+      tpspId: null,
+      smtpCode: null,
+      smtpDescription: drop ? `${drop.reason}: ${drop.detail}` : '',
+    });
+    const event = (type: EventType, metadata: Record<string, unknown>): EventRecord => ({
+      id: ctx.ids.uuid(),
+      messageId: id,
+      accountId: subAccount.accountId,
+      subAccountId: subAccount.id,
+      type,
+      created: now,
+      metadata,
+    });
+    events.push(event(EventType.Processed, {}));
+    const entry: SendResponseEntry = { to: to.email, submittedAt: now, messageId: id };
+    if (drop) {
+      dropped += 1;
+      events.push(event(EventType.Dropped, { reason: drop.reason, description: drop.detail }));
+      entry.errorCode = DropReason[drop.reason];
+      entry.message = `${drop.reason}: ${drop.detail}`;
+    }
+    entries.push(entry);
+  });
+
+  const counters: Partial<Record<StoredCounter, number>> = { processed: messages.length, dropped };
+  const day = dayOfMs(nowMs);
+  const increments = [ALL_MAIL, ...batch.content.groups].map((group) => ({
+    accountId: subAccount.accountId,
+    subAccountId: subAccount.id,
+    day,
+    group,
+    counters,
+  }));
+
+  await store.transaction(async (tx) => {
+    await tx.messages.insertAccepted(batch, messages, events);
+    await tx.stats.increment(increments);
+    if (dropped < messages.length) {
+      await tx.jobs.enqueue([{ kind: DELIVER_BATCH_JOB, payload: { batchId: batch.id }, runAt: nowMs, dedupeKey: `${DELIVER_BATCH_JOB}:${batch.id}` }]);
+    }
+  });
+  return entries;
+}

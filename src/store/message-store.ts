@@ -1,0 +1,142 @@
+import type { EpochNs } from '../model/time.js';
+
+/** Email event types of the spec (the `type` of a webhook event). */
+export const EventType = {
+  Processed: 0,
+  Dropped: 1,
+  Delivered: 2,
+  SoftBounced: 3,
+  HardBounced: 4,
+  Opened: 5,
+  Clicked: 6,
+  Unsubscribed: 7,
+  Spam: 8,
+} as const;
+/** One of {@link EventType}'s values. */
+export type EventType = (typeof EventType)[keyof typeof EventType];
+
+/** An address with an optional display name. */
+export interface Mailbox {
+  email: string;
+  name: string;
+}
+
+/** A cc or bcc copy of one recipient's message. */
+export interface CopyRecipient extends Mailbox {
+  customFields: Record<string, string>;
+}
+
+/** An attachment as accepted: base64 content. */
+export interface AttachmentContent {
+  filename: string;
+  /** Base64 of the bytes. */
+  content: string;
+}
+
+/** What one send request said, shared by all of its recipients (stored once per request). */
+export interface MessageContent {
+  from: Mailbox;
+  replyTo?: Mailbox;
+  subject: string;
+  preText?: string;
+  htmlBody?: string;
+  textBody?: string;
+  ampBody?: string;
+  headers: Record<string, string>;
+  groups: string[];
+  ippool?: string;
+  trackOpens: boolean;
+  trackClicks: boolean;
+  attachments: AttachmentContent[];
+  webhookEndpoint?: string;
+}
+
+/** One send request: its content and who sent it. */
+export interface SendBatchRecord {
+  /** UUID of the request. */
+  id: string;
+  accountId: number;
+  subAccountId: number;
+  /** Id of the sending domain (the from address's), or `null` when it was not a verified domain. */
+  domainId: number | null;
+  content: MessageContent;
+  created: EpochNs;
+}
+
+/** Where a message is in its life. `queued` and `deferred` are not final; the others are. */
+export type MessageStatus = 'queued' | 'deferred' | 'delivered' | 'dropped' | 'smtp_dropped' | 'hard_bounced';
+
+/** One recipient's message. */
+export interface MessageRecord {
+  /** The `messageId` returned to the sender: a UUID. */
+  id: string;
+  batchId: string;
+  accountId: number;
+  subAccountId: number;
+  to: Mailbox;
+  cc: CopyRecipient[];
+  bcc: CopyRecipient[];
+  customFields: Record<string, string>;
+  status: MessageStatus;
+  /** Delivery attempts made so far. */
+  attempts: number;
+  submittedAt: EpochNs;
+  updated: EpochNs;
+  ipId: number | null;
+  ipPoolId: number | null;
+  tpspId: number | null;
+  /** The last SMTP reply (or the drop reason) for this message. */
+  smtpCode: number | null;
+  smtpDescription: string;
+}
+
+/** One event of one message. */
+export interface EventRecord {
+  /** The `eventID`: a UUID, unique per event (receivers deduplicate by it). */
+  id: string;
+  messageId: string;
+  accountId: number;
+  subAccountId: number;
+  type: EventType;
+  created: EpochNs;
+  /** Type-specific details (SMTP code and text, user agent, clicked URL, drop reason). */
+  metadata: Record<string, unknown>;
+}
+
+/** What {@link MessageStore.recordOutcome} changes on a message. */
+export interface MessageOutcome {
+  status: MessageStatus;
+  attempts?: number;
+  smtpCode?: number | null;
+  smtpDescription?: string;
+  ipId?: number | null;
+  ipPoolId?: number | null;
+  tpspId?: number | null;
+  updated: EpochNs;
+}
+
+/**
+ * Messages, the content they were sent with, and their event log.
+ *
+ * - `insertAccepted` MUST write the batch, its messages and their events together; callers run it
+ *   inside `MailplaneStore.transaction` with the counters and the delivery job.
+ * - `get` is scoped by account: another account's message id is indistinguishable from an unknown one.
+ * - `addEvents` MUST keep event ids unique.
+ */
+export interface MessageStore {
+  insertAccepted(batch: SendBatchRecord, messages: readonly MessageRecord[], events: readonly EventRecord[]): Promise<void>;
+  /** The message with its batch, scoped by account, or `null`. */
+  get(accountId: number, messageId: string): Promise<{ message: MessageRecord; batch: SendBatchRecord } | null>;
+  /** Messages of a batch that still wait for a first delivery attempt (`queued`), ordered by id. */
+  listQueued(batchId: string, limit: number, afterId?: string): Promise<MessageRecord[]>;
+  /** The message and its batch by id alone (delivery workers), or `null`. */
+  getForDelivery(messageId: string): Promise<{ message: MessageRecord; batch: SendBatchRecord } | null>;
+  /** Events of a message, oldest first. */
+  listEvents(messageId: string): Promise<EventRecord[]>;
+  addEvents(events: readonly EventRecord[]): Promise<void>;
+  /**
+   * Moves a message to `outcome.status` only if it is currently in one of `from`; answers whether
+   * it moved. This is how a terminal state is reached exactly once even with duplicate workers.
+   */
+  recordOutcome(messageId: string, from: readonly MessageStatus[], outcome: MessageOutcome): Promise<boolean>;
+}
