@@ -1,5 +1,9 @@
 import type { SecretBox } from './crypto/secrets.js';
 import type { DomainRecordsConfig } from './domain/config.js';
+import type { JobQueue } from './jobs/queue.js';
+import type { DnsConfig } from './dns/config.js';
+import type { DnsResolver } from './dns/resolver.js';
+import type { DeliveryConfig } from './delivery/config.js';
 import type { IdGenerator } from './model/ids.js';
 import type { Clock } from './model/time.js';
 import type { MailplaneStore } from './store/index.js';
@@ -30,6 +34,10 @@ export interface MailplaneConfig {
   domains: DomainRecordsConfig;
   /** Public base URL of the tracking and unsubscribe endpoints, without a trailing slash. */
   trackingBaseUrl: string;
+  /** Resolvers and RDAP. */
+  dns: DnsConfig;
+  /** SMTP delivery. */
+  delivery: DeliveryConfig;
 }
 
 /** The collaborators every service of one mailplane instance shares; built by `createMailplane`. */
@@ -40,4 +48,8 @@ export interface MailplaneContext {
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly logger: Logger;
+  /** Enqueues durable jobs and wakes this process's runner (call `notify()` after a commit). */
+  readonly jobs: JobQueue;
+  /** The DNS resolver of this instance (verification, MX lookups), with its cache. */
+  readonly resolver: DnsResolver;
 }

@@ -20,6 +20,7 @@ export * from './store/index.js';
 export { STORED_COUNTERS, withSent, zeroCounters, type StatCounters, type StoredCounter, type StoredCounters } from './stats/counters.js';
 export { dayOfMs, eachDay, type Day } from './model/dates.js';
 export { success, failure } from './store/outcome.js';
+export * from './jobs/index.js';
 export {
   signWebhookPayload,
   verifyWebhookSignature,
@@ -31,3 +32,6 @@ export {
 } from './webhook/index.js';
 export { emailAddressProblem, isEmailAddress } from './model/email-address.js';
 export { normaliseDomainName } from './domain/name.js';
+export { parseDnsServers, type DnsServerAddress } from './dns/servers.js';
+export { defaultDnsConfig, type DnsConfig } from './dns/config.js';
+export { defaultDeliveryConfig, type DeliveryConfig } from './delivery/config.js';

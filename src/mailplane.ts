@@ -3,6 +3,13 @@ import { consoleLogger, type Logger, type MailplaneContext } from './context.js'
 import { createSecretBox } from './crypto/secrets.js';
 import { resolveDomainRecordsConfig, type DomainRecordsConfig } from './domain/config.js';
 import { createRouter, type RouterOptions } from './http/router.js';
+import { createJobQueue } from './jobs/queue.js';
+import { createJobRunner } from './jobs/runner.js';
+import type { JobRunnerOptions } from './jobs/types.js';
+import { backgroundJobHandlers } from './background.js';
+import { resolveDnsConfig, type DnsConfig } from './dns/config.js';
+import { createDnsResolver } from './dns/resolver.js';
+import { resolveDeliveryConfig, type DeliveryConfig } from './delivery/config.js';
 import { apiRoutes } from './http/routes/index.js';
 import type { HttpHandler } from './http/types.js';
 import { randomIds, type IdGenerator } from './model/ids.js';
@@ -27,9 +34,15 @@ export interface MailplaneOptions {
    * e.g. `https://mail.example.com/t` (default `http://127.0.0.1:3000/t`).
    */
   trackingBaseUrl?: string;
+  /** DNS resolvers (verification, MX lookups) and RDAP; default: the system's resolvers. */
+  dns?: Partial<DnsConfig>;
+  /** SMTP delivery settings. */
+  delivery?: Partial<DeliveryConfig>;
   clock?: Clock;
   ids?: IdGenerator;
   logger?: Logger;
+  /** Settings of the background job runner that `start()` starts (concurrency, polling, leases, backoff). */
+  jobs?: Omit<JobRunnerOptions, 'handlers' | 'queue'>;
 }
 
 /** One mailplane instance: the HTTP API and the operations behind it. */
@@ -45,7 +58,12 @@ export interface Mailplane {
    * key once) or adopts `apiKey` as its key.
    */
   ensureAccount(options?: { apiKey?: string; name?: string }): ReturnType<typeof ensureAccount>;
-  /** Stops background work and closes the store. */
+  /**
+   * Starts background work in this process: the durable job runner (delivery, DNS re-checks,
+   * webhooks). Several processes may run it against one PostgreSQL database.
+   */
+  start(): void;
+  /** Stops background work (finishing or handing back running jobs) and closes the store. */
   close(): Promise<void>;
 }
 
@@ -65,22 +83,45 @@ export interface Mailplane {
  * http.createServer(toNodeHandler(mailplane.handle, { prefix: '/api/v1' })).listen(3000);
  */
 export function createMailplane(options: MailplaneOptions): Mailplane {
+  const store = options.store;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? consoleLogger;
+  const dns = resolveDnsConfig(options.dns);
   const context: MailplaneContext = {
     config: {
       domains: resolveDomainRecordsConfig(options.domains),
       trackingBaseUrl: (options.trackingBaseUrl ?? 'http://127.0.0.1:3000/t').replace(/\/+$/, ''),
+      dns,
+      delivery: resolveDeliveryConfig(options.delivery),
     },
-    store: options.store,
+    store,
     secrets: createSecretBox(options.secret),
-    clock: options.clock ?? systemClock,
+    clock,
     ids: options.ids ?? randomIds,
-    logger: options.logger ?? consoleLogger,
+    logger,
+    jobs: createJobQueue({ store, clock, logger }),
+    resolver: createDnsResolver({
+      ...(dns.servers.length > 0 && { servers: dns.servers }),
+      timeoutMs: dns.timeoutMs,
+      retries: dns.retries,
+      clock,
+    }),
   };
+  const runner = createJobRunner(context, { ...options.jobs, queue: context.jobs, handlers: backgroundJobHandlers(context) });
+  let started = false;
   return {
     handle: createRouter(context, apiRoutes, options.http),
     context,
     createAccount: (accountOptions) => createAccount(context, accountOptions),
     ensureAccount: (ensureOptions) => ensureAccount(context, ensureOptions),
-    close: () => context.store.close(),
+    start: () => {
+      if (started) return;
+      started = true;
+      runner.start();
+    },
+    close: async () => {
+      if (started) await runner.stop();
+      await context.store.close();
+    },
   };
 }

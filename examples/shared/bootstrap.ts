@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createMailplane, type Mailplane } from 'mailplane';
+import { createMailplane, parseDnsServers, type Mailplane, type MailplaneOptions } from 'mailplane';
 import { openKyselyStore } from 'mailplane/storage/kysely';
 
 /** The example servers' configuration, from the environment (see the README's table). */
@@ -16,6 +16,10 @@ export interface ExampleConfig {
   dataDir: string;
   accountApiKey?: string;
   secret?: string;
+  /** Run background jobs (delivery, DNS checks) in this process; `MAILPLANE_WORKERS=off` disables them. */
+  workers: boolean;
+  /** Options passed to createMailplane from the environment (DNS, delivery, tracking URL). */
+  mailplane: Pick<MailplaneOptions, 'dns' | 'delivery' | 'trackingBaseUrl'>;
 }
 
 /** Reads {@link ExampleConfig} from `process.env`. */
@@ -27,6 +31,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
     dataDir: env.MAILPLANE_DATA_DIR ?? './data',
     accountApiKey: env.MAILPLANE_ACCOUNT_API_KEY || undefined,
     secret: env.MAILPLANE_SECRET || undefined,
+    workers: env.MAILPLANE_WORKERS !== 'off',
+    mailplane: {
+      ...(env.MAILPLANE_DNS_SERVERS && { dns: { servers: parseDnsServers(env.MAILPLANE_DNS_SERVERS) } }),
+      ...(env.MAILPLANE_MX_PORT && { delivery: { mxPort: Number(env.MAILPLANE_MX_PORT) } }),
+      trackingBaseUrl: `${env.MAILPLANE_PUBLIC_URL ?? `http://${env.HOST ?? '127.0.0.1'}:${env.PORT ?? 3000}`}/t`,
+    },
   };
 }
 
@@ -44,8 +54,9 @@ function loadOrCreateSecret(config: ExampleConfig): string {
 /** Opens storage, creates the mailplane instance and its account; prints a generated key once. */
 export async function startMailplane(config: ExampleConfig): Promise<Mailplane> {
   const store = await openKyselyStore({ url: config.databaseUrl });
-  const mailplane = createMailplane({ store, secret: loadOrCreateSecret(config) });
+  const mailplane = createMailplane({ store, secret: loadOrCreateSecret(config), ...config.mailplane });
   const { generatedApiKey } = await mailplane.ensureAccount({ apiKey: config.accountApiKey });
+  if (config.workers) mailplane.start();
   if (generatedApiKey) {
     // Printed once, on the start that created the account; only its hash and ciphertext are stored.
     console.log(`mailplane: account API key (shown once, keep it): ${generatedApiKey}`);

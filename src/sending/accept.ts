@@ -177,5 +177,6 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
       await tx.jobs.enqueue([{ kind: DELIVER_BATCH_JOB, payload: { batchId: batch.id }, runAt: nowMs, dedupeKey: `${DELIVER_BATCH_JOB}:${batch.id}` }]);
     }
   });
+  if (dropped < messages.length) ctx.jobs.notify();
   return entries;
 }
