@@ -7,6 +7,7 @@ import { createJobQueue } from './jobs/queue.js';
 import { createJobRunner } from './jobs/runner.js';
 import type { JobRunnerOptions } from './jobs/types.js';
 import { backgroundJobHandlers } from './background.js';
+import { createTrackingHandler } from './tracking/handler.js';
 import { resolveDnsConfig, type DnsConfig } from './dns/config.js';
 import { createDnsResolver } from './dns/resolver.js';
 import { resolveDeliveryConfig, type DeliveryConfig } from './delivery/config.js';
@@ -49,6 +50,11 @@ export interface MailplaneOptions {
 export interface Mailplane {
   /** The `/api/v1` router; mount it with `toNodeHandler`, `toExpress` or `toKoa`. */
   readonly handle: HttpHandler;
+  /**
+   * The public link endpoints (unsubscribe page and RFC 8058 one-click); mount it at the path of
+   * `trackingBaseUrl`, e.g. `app.use('/t', toExpress(mailplane.handleLinks))`.
+   */
+  readonly handleLinks: HttpHandler;
   /** The shared collaborators, for the operations modules. */
   readonly context: MailplaneContext;
   /** Creates an account (with its default sub-account); returns its key in clear, once. */
@@ -111,6 +117,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   let started = false;
   return {
     handle: createRouter(context, apiRoutes, options.http),
+    handleLinks: createTrackingHandler(context),
     context,
     createAccount: (accountOptions) => createAccount(context, accountOptions),
     ensureAccount: (ensureOptions) => ensureAccount(context, ensureOptions),

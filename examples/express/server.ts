@@ -12,6 +12,7 @@ const mailplane = await startMailplane(config);
 const app = express();
 app.disable('x-powered-by');
 app.use('/api/v1', toExpress(mailplane.handle));
+app.use('/t', toExpress(mailplane.handleLinks));
 
 const server = app.listen(config.port, config.host, () => {
   const address = server.address();

@@ -11,6 +11,7 @@ const mailplane = await startMailplane(config);
 
 const app = new Koa();
 app.use(toKoa(mailplane.handle, { prefix: '/api/v1' }));
+app.use(toKoa(mailplane.handleLinks, { prefix: '/t' }));
 
 const server = app.listen(config.port, config.host, () => {
   const address = server.address();

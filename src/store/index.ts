@@ -25,6 +25,7 @@ export type * from './message-store.js';
 export { EventType } from './message-store.js';
 export type { Outcome } from './outcome.js';
 export { SubAccountType } from './sub-account-store.js';
+export { SuppressionType } from './suppression-store.js';
 
 /**
  * A complete storage backend.

@@ -1,0 +1,90 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSecretBox } from 'mailplane';
+import { unsubscribeUrl } from '../../src/tracking/links.js';
+import { createTestApi, type TestApi } from '../support/api.js';
+import { storeKinds } from '../support/databases.js';
+import { createSender, sendBody, type Sender } from '../support/sending.js';
+
+describe.each(storeKinds)('unsubscribe links on %s', (kind) => {
+  let api: TestApi;
+  let sender: Sender;
+  const today = () => new Date().toISOString().slice(0, 10);
+  const follow = async (method: 'GET' | 'POST', url: string) => {
+    const path = new URL(url).pathname.replace(/^\/t/, '');
+    return api.mailplane.handleLinks({
+      method,
+      path,
+      headers: method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {},
+      query: new URLSearchParams(),
+      rawBody: method === 'POST' ? 'List-Unsubscribe=One-Click' : '',
+    });
+  };
+
+  beforeEach(async () => {
+    api = await createTestApi(kind);
+    sender = await createSender(api, 'news', 'news.example.com');
+  });
+  afterEach(() => api.close());
+
+  const sendTo = async (to: string[], extra: Record<string, unknown> = {}) =>
+    (await api.call('POST', '/subaccount/email', { sub: sender.subAccount.apiKey, body: sendBody('hi@news.example.com', to, extra) })).body;
+
+  it('suppresses the recipient for that sub-account, records one Unsubscribed event and counts it once', async () => {
+    const [entry] = await sendTo(['Reader@Example.org'], { groups: ['weekly'] });
+    const url = unsubscribeUrl(api.mailplane.context, entry.messageId);
+    const first = await follow('GET', url);
+    expect(first.status).toBe(200);
+    expect(first.headers['content-type']).toContain('text/html');
+    expect(first.body).toContain('Reader@Example.org will no longer receive');
+    expect((await follow('GET', url)).status).toBe(200);
+    expect((await follow('POST', url)).status).toBe(200);
+
+    const suppressions = await api.call('GET', '/subaccount/suppression', { sub: sender.subAccount.apiKey });
+    expect(suppressions.body.map((s: { email: string }) => s.email)).toEqual(['Reader@Example.org']);
+    const message = await api.call('GET', `/account/message/${entry.messageId}`, { account: api.accountKey });
+    expect(message.body.events.filter((e: { type: number }) => e.type === 7)).toHaveLength(1);
+    const stats = await api.call('GET', '/subaccount/stat/aggregate', { sub: sender.subAccount.apiKey, query: { from: today(), to: today() } });
+    expect(stats.body.unsubscribed).toBe(1);
+    const group = await api.call('GET', `/account/subaccount/stat/${sender.subAccount.id}/group`, {
+      account: api.accountKey,
+      query: { from: today(), to: today(), group: 'weekly' },
+    });
+    expect(group.body.unsubscribed).toBe(1);
+
+    const [again] = await sendTo(['reader@example.org']);
+    expect(again.errorCode).toBe(2);
+  });
+
+  it('accepts the RFC 8058 one-click POST', async () => {
+    const [entry] = await sendTo(['one@example.org']);
+    const response = await follow('POST', unsubscribeUrl(api.mailplane.context, entry.messageId));
+    expect(response.status).toBe(200);
+    expect(await api.mailplane.context.store.suppressions.isSuppressed(sender.subAccount.id, 'one@example.org')).toBe(true);
+  });
+
+  it('refuses forged, altered and foreign tokens and changes nothing', async () => {
+    const [entry] = await sendTo(['keep@example.org']);
+    const url = unsubscribeUrl(api.mailplane.context, entry.messageId);
+    const token = url.split('/').at(-1)!;
+    const [action, id, signature] = token.split('.') as [string, string, string];
+    const otherId = '00000000-0000-4000-8000-000000000000';
+    for (const forged of [
+      `${action}.${otherId}.${signature}`,
+      `o.${id}.${signature}`,
+      `${action}.${id}.${signature.slice(0, -2)}AA`,
+      `${action}.${id}`,
+      'x'.repeat(300),
+      '..',
+    ]) {
+      const response = await follow('GET', `http://h/t/unsubscribe/${forged}`);
+      expect(response.status, forged).toBe(404);
+    }
+    expect((await follow('GET', 'http://h/t/elsewhere')).status).toBe(404);
+    // a token signed under another instance secret is not valid here
+    const foreignSecrets = createSecretBox('another-instance-secret-another-instance-secret');
+    const foreignUrl = unsubscribeUrl({ ...api.mailplane.context, secrets: foreignSecrets }, entry.messageId);
+    expect(foreignUrl).not.toBe(url);
+    expect((await follow('GET', foreignUrl)).status).toBe(404);
+    expect(await api.mailplane.context.store.suppressions.isSuppressed(sender.subAccount.id, 'keep@example.org')).toBe(false);
+  });
+});
