@@ -38,17 +38,47 @@ const handlebars = Handlebars.create();
 
 type Part = keyof MessageTemplates;
 
-function compilePart(part: Part, source: string, escapeHtml: boolean): HandlebarsTemplateDelegate {
+const RUNTIME_OPTIONS: RuntimeOptions = { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false };
+
+/** Compiled templates by source, so a template sent again (the common case) is not compiled again. */
+const compiled = new Map<string, HandlebarsTemplateDelegate | { error: string }>();
+const CACHE_ENTRIES = 1000;
+/** Larger templates are compiled each time rather than held in memory. */
+const CACHEABLE_LENGTH = 64 * 1024;
+
+function compileSource(source: string, escapeHtml: boolean): HandlebarsTemplateDelegate | { error: string } {
+  const key = `${escapeHtml ? 'h' : 't'}${source}`;
+  const hit = compiled.get(key);
+  if (hit) {
+    compiled.delete(key);
+    compiled.set(key, hit);
+    return hit;
+  }
   // knownHelpersOnly turns an unknown helper ({{shout name}}) into a compile error here, at accept
   // time, instead of a render error at delivery; only the built-in block helpers remain.
   const options: CompileOptions = { knownHelpersOnly: true, noEscape: !escapeHtml, strict: false };
+  let result: HandlebarsTemplateDelegate | { error: string };
   try {
-    handlebars.precompile(source, options);
+    const template = handlebars.compile(source, options);
+    // compile() is lazy: one render with no data compiles now, so syntax errors surface at accept time.
+    template({}, RUNTIME_OPTIONS);
+    result = template;
   } catch (error) {
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new ValidationError(`the ${part} template does not compile: ${reason}`, [{ path: part, message: reason ?? 'syntax error' }], 'TEMPLATE_ERROR');
+    result = { error: (error instanceof Error ? error.message.split('\n')[0] : String(error)) ?? 'syntax error' };
   }
-  return handlebars.compile(source, options);
+  if (source.length <= CACHEABLE_LENGTH) {
+    compiled.set(key, result);
+    if (compiled.size > CACHE_ENTRIES) compiled.delete(compiled.keys().next().value!);
+  }
+  return result;
+}
+
+function compilePart(part: Part, source: string, escapeHtml: boolean): HandlebarsTemplateDelegate {
+  const result = compileSource(source, escapeHtml);
+  if ('error' in result) {
+    throw new ValidationError(`the ${part} template does not compile: ${result.error}`, [{ path: part, message: result.error }], 'TEMPLATE_ERROR');
+  }
+  return result;
 }
 
 /**
@@ -65,7 +95,6 @@ export function compileTemplates(templates: MessageTemplates): CompiledTemplates
   const html = templates.htmlBody === undefined ? undefined : compilePart('htmlBody', templates.htmlBody, true);
   const text = templates.textBody === undefined ? undefined : compilePart('textBody', templates.textBody, false);
   const amp = templates.ampBody === undefined ? undefined : compilePart('ampBody', templates.ampBody, true);
-  const runtime: RuntimeOptions = { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false };
 
   return {
     render(recipient) {
@@ -73,10 +102,10 @@ export function compileTemplates(templates: MessageTemplates): CompiledTemplates
       const data: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, recipient.customFields);
       data[RESERVED_FIELD] = recipient.unsubscribeUrl;
       return {
-        subject: subject(data, runtime),
-        ...(html && { htmlBody: html(data, runtime) }),
-        ...(text && { textBody: text(data, runtime) }),
-        ...(amp && { ampBody: amp(data, runtime) }),
+        subject: subject(data, RUNTIME_OPTIONS),
+        ...(html && { htmlBody: html(data, RUNTIME_OPTIONS) }),
+        ...(text && { textBody: text(data, RUNTIME_OPTIONS) }),
+        ...(amp && { ampBody: amp(data, RUNTIME_OPTIONS) }),
       };
     },
   };

@@ -4,6 +4,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import type { MailplaneStore } from '../../../src/store/index.js';
 import type { DialectName } from './dialect.js';
 import { mailplaneMigrations } from './migrations/index.js';
+import { cachingStatements } from './sqlite-statements.js';
 import type { Database } from './schema.js';
 import { kyselyStore } from './store.js';
 
@@ -42,7 +43,7 @@ async function createKysely(dialect: DialectName, target: string, maxConnections
     database.pragma('busy_timeout = 5000');
     // Nanosecond timestamps exceed 2^53: read every INTEGER as a bigint and convert in the mappers.
     database.defaultSafeIntegers(true);
-    return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    return new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(database) }) });
   }
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: target, max: maxConnections });
