@@ -4,6 +4,7 @@
  */
 import { benchSend } from './send.js';
 import { benchStats } from './stats.js';
+import { benchRouting } from './routing.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 
@@ -14,3 +15,6 @@ console.table(await benchSend(seconds * 1000));
 
 console.log('Statistics: 366-day aggregate of one sub-account, by events counted (median of 300 queries):');
 console.table(await benchStats());
+
+console.log('Routing decisions per second, 50-entity pool (aim: above 1,000,000 for every strategy; ratio = time per decision vs a constant pick):');
+console.table(benchRouting(seconds * 100));

@@ -7,6 +7,7 @@ import type { DeliveryConfig } from './delivery/config.js';
 import type { IdGenerator } from './model/ids.js';
 import type { Clock } from './model/time.js';
 import type { MailplaneStore } from './store/index.js';
+import type { GroupCommit } from './store/group-commit.js';
 
 /**
  * Where mailplane writes what it wants an operator to know. Fields are structured; mailplane
@@ -52,4 +53,6 @@ export interface MailplaneContext {
   readonly jobs: JobQueue;
   /** The DNS resolver of this instance (verification, MX lookups), with its cache. */
   readonly resolver: DnsResolver;
+  /** Commits writes that must be durable before a response, several per transaction under load. */
+  readonly writes: GroupCommit;
 }

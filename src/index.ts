@@ -32,6 +32,32 @@ export {
 } from './webhook/index.js';
 export { emailAddressProblem, isEmailAddress } from './model/email-address.js';
 export { normaliseDomainName } from './domain/name.js';
-export { parseDnsServers, type DnsServerAddress } from './dns/servers.js';
+export {
+  createDnsResolver,
+  createRdapLookup,
+  checkDomainRecords,
+  verifyDomainDns,
+  detectDnsProvider,
+  parseDnsServers,
+  type DnsResolver,
+  type DnsResolverOptions,
+  type DnsServerAddress,
+  type DnsLookupResult,
+  type RegistrationDateLookup,
+} from './dns/index.js';
+export { verifyDomainNow, type VerifyDomainOptions } from './domain/verification.js';
+export { DOMAIN_CHECK_JOB, nextDomainCheckAt } from './domain/verification-schedule.js';
+export {
+  createRoutingTable,
+  routeMessage,
+  selectPool,
+  type RoutingTable,
+  type RouteDecision,
+  type RouteRequest,
+  type RoutedEntity,
+} from './routing/router.js';
+export { createProviderClassifier, mxHostsFrom, type ProviderClassifier } from './routing/classifier.js';
+export { createGroupCommit, type GroupCommit, type StoreWrite } from './store/group-commit.js';
+export { uuidV7 } from './model/ids.js';
 export { defaultDnsConfig, type DnsConfig } from './dns/config.js';
 export { defaultDeliveryConfig, type DeliveryConfig } from './delivery/config.js';

@@ -8,6 +8,7 @@ import { createJobRunner } from './jobs/runner.js';
 import type { JobRunnerOptions } from './jobs/types.js';
 import { backgroundJobHandlers } from './background.js';
 import { createTrackingHandler } from './tracking/handler.js';
+import { createGroupCommit } from './store/group-commit.js';
 import { resolveDnsConfig, type DnsConfig } from './dns/config.js';
 import { createDnsResolver } from './dns/resolver.js';
 import { resolveDeliveryConfig, type DeliveryConfig } from './delivery/config.js';
@@ -106,6 +107,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
     ids: options.ids ?? randomIds,
     logger,
     jobs: createJobQueue({ store, clock, logger }),
+    writes: createGroupCommit(store),
     resolver: createDnsResolver({
       ...(dns.servers.length > 0 && { servers: dns.servers }),
       timeoutMs: dns.timeoutMs,

@@ -6,6 +6,7 @@ import type { DomainRecord } from '../store/index.js';
 import { generateDkimKeyPair } from './dkim-keys.js';
 import { searchTextForDomains } from './name.js';
 import { planDomainHosts } from './records.js';
+import { scheduleNextDomainCheck } from './verification-schedule.js';
 
 const duplicateName = (name: string) =>
   new ForbiddenError('DOMAIN_EXISTS', `the domain ${name} already exists in this sub-account`);
@@ -16,23 +17,30 @@ const notFound = (id: number | string) => new NotFoundError('DOMAIN_NOT_FOUND', 
 export const domainService = {
   /**
    * Adds a domain (`name` already normalised by `normaliseDomainName`) with a fresh RSA-2048 DKIM
-   * key, the private half encrypted at rest. Throws 403 `DOMAIN_EXISTS` for a name the sub-account
-   * already has.
+   * key, the private half encrypted at rest, and schedules its first DNS check. Throws 403
+   * `DOMAIN_EXISTS` for a name the sub-account already has.
    */
   async create(ctx: MailplaneContext, subAccountId: number, name: string): Promise<DomainRecord> {
     // Checked first so a duplicate costs one indexed read, not a key generation; the unique index
     // still decides a race between two creates of the same name.
     if (await ctx.store.domains.findByName(subAccountId, name)) throw duplicateName(name);
     const keys = await generateDkimKeyPair();
-    const outcome = await ctx.store.domains.create({
+    const input = {
       subAccountId,
       name,
       ...planDomainHosts(name, ctx.config.domains),
       dkimPublicKey: keys.publicKey,
       dkimPrivateKeySealed: ctx.secrets.encrypt(keys.privateKeyPem),
       created: nowNs(ctx.clock),
+    };
+    // The domain and its first scheduled DNS check commit together, so no domain is left without one.
+    const outcome = await ctx.store.transaction(async (store) => {
+      const created = await store.domains.create(input);
+      if (created.ok) await scheduleNextDomainCheck(ctx, created.value, store);
+      return created;
     });
     if (!outcome.ok) throw duplicateName(name);
+    ctx.jobs.notify();
     return outcome.value;
   },
 

@@ -1,8 +1,34 @@
 import type { MailplaneContext } from '../context.js';
+import { NotFoundError } from '../errors.js';
+import { defineJobHandler } from '../jobs/define.js';
+import { RetryJobError } from '../jobs/errors.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
+import { verifyDomainNow } from './verification.js';
+import { DOMAIN_CHECK_JOB, nextDomainCheckAt, type DomainCheckPayload } from './verification-schedule.js';
 
-// PLACEHOLDER: filled by the DNS-integration helper; remove this comment.
-/** The scheduled domain re-check job handlers. */
-export function domainVerificationJobHandlers(_ctx: MailplaneContext): Record<string, JobHandler | JobKindOptions> {
-  return {};
+/**
+ * The scheduled domain re-check: one durable job per domain, which checks the domain and then
+ * moves itself to the next time of the schedule (`RetryJobError` without counting an attempt,
+ * so the same job row, with its dedupe key, carries the whole schedule). A domain deleted in the
+ * meantime ends its job quietly. See docs/dns-verification.md, "When checks run".
+ */
+export function domainVerificationJobHandlers(ctx: MailplaneContext): Record<string, JobHandler | JobKindOptions> {
+  const handler = defineJobHandler<DomainCheckPayload>(async (job) => {
+    const { domainId, subAccountId } = job.payload;
+    if (!Number.isSafeInteger(domainId) || !Number.isSafeInteger(subAccountId)) return;
+    const before = await ctx.store.domains.get(subAccountId, domainId);
+    if (!before) return;
+    let after;
+    try {
+      after = await verifyDomainNow(ctx, subAccountId, domainId, { fresh: false, ensureSchedule: false });
+    } catch (error) {
+      if (error instanceof NotFoundError) return;
+      throw error;
+    }
+    const runAt = nextDomainCheckAt(after, ctx.clock.now(), before.verified && !after.verified);
+    throw new RetryJobError('next scheduled DNS check', { runAt, countAttempt: false });
+  });
+  // DNS checks wait on the network, not the CPU; a few at once keep a burst of new domains moving
+  // without crowding out delivery. A store failure is retried with the runner's backoff.
+  return { [DOMAIN_CHECK_JOB]: { handler, concurrency: 4, maxAttempts: 20 } };
 }

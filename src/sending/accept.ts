@@ -170,7 +170,8 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
     counters,
   }));
 
-  await store.transaction(async (tx) => {
+  // Group commit: concurrent sends share a transaction; each still answers only after its commit.
+  await ctx.writes.commit(async (tx) => {
     await tx.messages.insertAccepted(batch, messages, events);
     await tx.stats.increment(increments);
     if (dropped < messages.length) {

@@ -8,7 +8,7 @@ import { storeKinds } from '../support/databases.js';
 import { schemaErrors } from '../support/openapi.js';
 import { createSender, sendBody, type Sender } from '../support/sending.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe.each(storeKinds)('sending email through the API on %s', (kind) => {
   let api: TestApi;

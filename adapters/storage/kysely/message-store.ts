@@ -8,17 +8,9 @@ import type {
   SendBatchRecord,
 } from '../../../src/store/message-store.js';
 import type { KyselyStoreContext } from './context.js';
+import { bulkInsert } from './bulk-insert.js';
 import { toBigint, toNumber, toNumberOrNull } from './rows.js';
 import type { EventsTable, MessagesTable, SendBatchesTable } from './tables/messages.js';
-
-/** Rows per INSERT: far below both dialects' bound-parameter limits at 18 columns a row. */
-const INSERT_CHUNK = 500;
-
-function chunks<T>(items: readonly T[], size = INSERT_CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
 
 function toBatch(row: Selectable<SendBatchesTable>): SendBatchRecord {
   return {
@@ -65,15 +57,20 @@ function toEvent(row: Selectable<EventsTable>): EventRecord {
   };
 }
 
-const eventRow = (e: EventRecord) => ({
-  id: e.id,
-  message_id: e.messageId,
-  account_id: e.accountId,
-  sub_account_id: e.subAccountId,
-  type: e.type,
-  created: e.created,
-  metadata: JSON.stringify(e.metadata),
-});
+const MESSAGE_COLUMNS = [
+  'id', 'batch_id', 'account_id', 'sub_account_id', 'to_email', 'to_name', 'cc', 'bcc', 'custom_fields', 'status',
+  'attempts', 'submitted_at', 'updated', 'ip_id', 'ip_pool_id', 'tpsp_id', 'smtp_code', 'smtp_description',
+] as const;
+
+const messageValues = (m: MessageRecord) => [
+  m.id, m.batchId, m.accountId, m.subAccountId, m.to.email, m.to.name, JSON.stringify(m.cc), JSON.stringify(m.bcc),
+  JSON.stringify(m.customFields), m.status, m.attempts, m.submittedAt, m.updated, m.ipId, m.ipPoolId, m.tpspId,
+  m.smtpCode, m.smtpDescription,
+];
+
+const EVENT_COLUMNS = ['id', 'message_id', 'account_id', 'sub_account_id', 'type', 'created', 'metadata'] as const;
+
+const eventValues = (e: EventRecord) => [e.id, e.messageId, e.accountId, e.subAccountId, e.type, e.created, JSON.stringify(e.metadata)];
 
 /** {@link MessageStore} on Kysely. */
 export function kyselyMessageStore(ctx: KyselyStoreContext): MessageStore {
@@ -98,34 +95,8 @@ export function kyselyMessageStore(ctx: KyselyStoreContext): MessageStore {
           created: batch.created,
         })
         .execute();
-      for (const chunk of chunks(messages)) {
-        await db
-          .insertInto('messages')
-          .values(
-            chunk.map((m) => ({
-              id: m.id,
-              batch_id: m.batchId,
-              account_id: m.accountId,
-              sub_account_id: m.subAccountId,
-              to_email: m.to.email,
-              to_name: m.to.name,
-              cc: JSON.stringify(m.cc),
-              bcc: JSON.stringify(m.bcc),
-              custom_fields: JSON.stringify(m.customFields),
-              status: m.status,
-              attempts: m.attempts,
-              submitted_at: m.submittedAt,
-              updated: m.updated,
-              ip_id: m.ipId,
-              ip_pool_id: m.ipPoolId,
-              tpsp_id: m.tpspId,
-              smtp_code: m.smtpCode,
-              smtp_description: m.smtpDescription,
-            })),
-          )
-          .execute();
-      }
-      for (const chunk of chunks(events)) await db.insertInto('events').values(chunk.map(eventRow)).execute();
+      await bulkInsert(ctx, 'messages', MESSAGE_COLUMNS, messages.map(messageValues));
+      await bulkInsert(ctx, 'events', EVENT_COLUMNS, events.map(eventValues));
     },
 
     async get(accountId, messageId) {
@@ -154,7 +125,7 @@ export function kyselyMessageStore(ctx: KyselyStoreContext): MessageStore {
     },
 
     async addEvents(events) {
-      for (const chunk of chunks(events)) await db.insertInto('events').values(chunk.map(eventRow)).execute();
+      await bulkInsert(ctx, 'events', EVENT_COLUMNS, events.map(eventValues));
     },
 
     async recordOutcome(messageId, from, outcome) {

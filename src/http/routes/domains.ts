@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { domainToWire } from '../../domain/domain-wire.js';
 import { domainService } from '../../domain/domains.js';
 import { domainNameSchema } from '../../domain/name.js';
+import { verifyDomainNow } from '../../domain/verification.js';
 import { parseResourceId } from '../../model/ids.js';
 import { listQuerySchema } from '../../model/paging.js';
 import { route } from '../route.js';
@@ -37,6 +38,16 @@ export const domainRoutes = [
     auth: 'subaccount',
     handle: async ({ ctx, principal, params }) => {
       const domain = await domainService.get(ctx, principal.subAccount.id, parseResourceId(params.domain_id));
+      return { body: domainToWire(domain) };
+    },
+  }),
+  route({
+    // The path of the reference document's 2022 version; it checks now and answers the domain.
+    method: 'POST',
+    path: '/subaccount/domain/:domain_id/verify',
+    auth: 'subaccount',
+    handle: async ({ ctx, principal, params }) => {
+      const domain = await verifyDomainNow(ctx, principal.subAccount.id, parseResourceId(params.domain_id));
       return { body: domainToWire(domain) };
     },
   }),
