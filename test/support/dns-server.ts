@@ -198,15 +198,28 @@ export async function startTestDnsServer(): Promise<TestDnsServer> {
     reply(response);
   }
 
-  const udp: DnsServer = dns2.createServer({ udp: true, handle });
-  const tcp: DnsServer = dns2.createServer({ tcp: true, handle });
-  const addresses = await udp.listen({ udp: { port: 0, address: '127.0.0.1' } });
-  const port = addresses.udp!.port;
-  await new Promise<void>((resolve, reject) => {
-    tcp.once('error', reject);
-    tcp.once('listening', () => resolve());
-    void tcp.listen({ tcp: { port, address: '127.0.0.1' } });
-  });
+  // UDP takes a free port; TCP must then bind the same number, which another socket may hold
+  // already (the UDP and TCP port spaces are separate). Try again with a new port when it is.
+  const bindBoth = async (): Promise<{ udp: DnsServer; tcp: DnsServer; port: number }> => {
+    for (let attempt = 1; ; attempt++) {
+      const udpServer: DnsServer = dns2.createServer({ udp: true, handle });
+      const tcpServer: DnsServer = dns2.createServer({ tcp: true, handle });
+      const addresses = await udpServer.listen({ udp: { port: 0, address: '127.0.0.1' } });
+      const boundPort = addresses.udp!.port;
+      try {
+        await new Promise<void>((resolve, reject) => {
+          tcpServer.once('error', reject);
+          tcpServer.once('listening', () => resolve());
+          void tcpServer.listen({ tcp: { port: boundPort, address: '127.0.0.1' } });
+        });
+        return { udp: udpServer, tcp: tcpServer, port: boundPort };
+      } catch (error) {
+        await udpServer.close();
+        if ((error as { code?: string }).code !== 'EADDRINUSE' || attempt >= 20) throw error;
+      }
+    }
+  };
+  const { udp, tcp, port } = await bindBoth();
 
   const server: TestDnsServer = {
     host: '127.0.0.1',
