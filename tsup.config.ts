@@ -4,6 +4,7 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     'storage-kysely': 'adapters/storage/kysely/index.ts',
+    'transport-smtp': 'adapters/transport/smtp/index.ts',
     node: 'adapters/http/node/index.ts',
     express: 'adapters/http/express/index.ts',
     koa: 'adapters/http/koa/index.ts',

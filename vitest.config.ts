@@ -7,6 +7,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^mailplane\/storage\/kysely$/, replacement: here('./adapters/storage/kysely/index.ts') },
+      { find: /^mailplane\/transport\/smtp$/, replacement: here('./adapters/transport/smtp/index.ts') },
       { find: /^mailplane\/node$/, replacement: here('./adapters/http/node/index.ts') },
       { find: /^mailplane\/express$/, replacement: here('./adapters/http/express/index.ts') },
       { find: /^mailplane\/koa$/, replacement: here('./adapters/http/koa/index.ts') },

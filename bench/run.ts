@@ -5,6 +5,7 @@
 import { benchSend } from './send.js';
 import { benchStats } from './stats.js';
 import { benchRouting } from './routing.js';
+import { benchDelivery } from './delivery.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 
@@ -18,3 +19,6 @@ console.table(await benchStats());
 
 console.log('Routing decisions per second, 50-entity pool (aim: above 1,000,000 for every strategy; ratio = time per decision vs a constant pick):');
 console.table(benchRouting(seconds * 100));
+
+console.log('Delivery, accepted to received by a loopback sink, DKIM on (ratio vs raw nodemailer pooled sends with DKIM; aim: at least 0.7):');
+console.table(await benchDelivery());

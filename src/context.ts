@@ -4,6 +4,7 @@ import type { JobQueue } from './jobs/queue.js';
 import type { DnsConfig } from './dns/config.js';
 import type { DnsResolver } from './dns/resolver.js';
 import type { DeliveryConfig } from './delivery/config.js';
+import type { Transport } from './delivery/transport.js';
 import type { IdGenerator } from './model/ids.js';
 import type { Clock } from './model/time.js';
 import type { MailplaneStore } from './store/index.js';
@@ -55,4 +56,6 @@ export interface MailplaneContext {
   readonly resolver: DnsResolver;
   /** Commits writes that must be durable before a response, several per transaction under load. */
   readonly writes: GroupCommit;
+  /** Where delivery hands signed messages (e.g. `mxTransport` from `mailplane/transport/smtp`); none: messages wait. */
+  readonly transport?: Transport;
 }

@@ -59,5 +59,9 @@ export {
 export { createProviderClassifier, mxHostsFrom, type ProviderClassifier } from './routing/classifier.js';
 export { createGroupCommit, type GroupCommit, type StoreWrite } from './store/group-commit.js';
 export { uuidV7 } from './model/ids.js';
+export type { Transport, DeliveryResult, DeliveryKind, DeliveryRoute, Envelope, OutboundMessage } from './delivery/transport.js';
+export { classifySmtpReply, parseEnhancedCode, type SmtpReply } from './bounce/classify.js';
+export { verpAddress, messageIdOfVerp } from './delivery/compose.js';
+export { resolveDeliveryConfig } from './delivery/config.js';
 export { defaultDnsConfig, type DnsConfig } from './dns/config.js';
 export { defaultDeliveryConfig, type DeliveryConfig } from './delivery/config.js';

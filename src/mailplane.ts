@@ -12,6 +12,7 @@ import { createGroupCommit } from './store/group-commit.js';
 import { resolveDnsConfig, type DnsConfig } from './dns/config.js';
 import { createDnsResolver } from './dns/resolver.js';
 import { resolveDeliveryConfig, type DeliveryConfig } from './delivery/config.js';
+import type { Transport } from './delivery/transport.js';
 import { apiRoutes } from './http/routes/index.js';
 import type { HttpHandler } from './http/types.js';
 import { randomIds, type IdGenerator } from './model/ids.js';
@@ -40,6 +41,12 @@ export interface MailplaneOptions {
   dns?: Partial<DnsConfig>;
   /** SMTP delivery settings. */
   delivery?: Partial<DeliveryConfig>;
+  /**
+   * Where delivery sends signed messages, or a factory given the context (for transports that use
+   * its DNS resolver), e.g. `(ctx) => mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort })`
+   * from `mailplane/transport/smtp`. `close()` closes it. Without one, accepted messages wait queued.
+   */
+  transport?: Transport | ((context: MailplaneContext) => Transport);
   clock?: Clock;
   ids?: IdGenerator;
   logger?: Logger;
@@ -94,7 +101,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? consoleLogger;
   const dns = resolveDnsConfig(options.dns);
-  const context: MailplaneContext = {
+  const base: Omit<MailplaneContext, 'transport'> = {
     config: {
       domains: resolveDomainRecordsConfig(options.domains),
       trackingBaseUrl: (options.trackingBaseUrl ?? 'http://127.0.0.1:3000/t').replace(/\/+$/, ''),
@@ -115,6 +122,8 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       clock,
     }),
   };
+  const transport = typeof options.transport === 'function' ? options.transport(base) : options.transport;
+  const context: MailplaneContext = transport ? { ...base, transport } : base;
   const runner = createJobRunner(context, { ...options.jobs, queue: context.jobs, handlers: backgroundJobHandlers(context) });
   let started = false;
   return {
@@ -130,6 +139,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
     },
     close: async () => {
       if (started) await runner.stop();
+      await context.transport?.close();
       await context.store.close();
     },
   };

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMailplane, parseDnsServers, type Mailplane, type MailplaneOptions } from 'mailplane';
 import { openKyselyStore } from 'mailplane/storage/kysely';
+import { mxTransport } from 'mailplane/transport/smtp';
 
 /** The example servers' configuration, from the environment (see the README's table). */
 export interface ExampleConfig {
@@ -54,7 +55,20 @@ function loadOrCreateSecret(config: ExampleConfig): string {
 /** Opens storage, creates the mailplane instance and its account; prints a generated key once. */
 export async function startMailplane(config: ExampleConfig): Promise<Mailplane> {
   const store = await openKyselyStore({ url: config.databaseUrl });
-  const mailplane = createMailplane({ store, secret: loadOrCreateSecret(config), ...config.mailplane });
+  const mailplane = createMailplane({
+    store,
+    secret: loadOrCreateSecret(config),
+    ...config.mailplane,
+    // Direct-to-MX delivery through mailplane's resolver (MAILPLANE_DNS_SERVERS) on MAILPLANE_MX_PORT.
+    transport: (ctx) =>
+      mxTransport({
+        resolver: ctx.resolver,
+        port: ctx.config.delivery.mxPort,
+        connectionTimeoutMs: ctx.config.delivery.connectionTimeoutMs,
+        greetingTimeoutMs: ctx.config.delivery.greetingTimeoutMs,
+        socketTimeoutMs: ctx.config.delivery.socketTimeoutMs,
+      }),
+  });
   const { generatedApiKey } = await mailplane.ensureAccount({ apiKey: config.accountApiKey });
   if (config.workers) mailplane.start();
   if (generatedApiKey) {

@@ -2,12 +2,36 @@
 export interface DeliveryConfig {
   /** TCP port of recipients' MX hosts: 25 on the internet; a loopback sink's port in tests. */
   mxPort: number;
+  /** Messages one delivery job hands to the transport at once (default 50). */
+  concurrency: number;
+  /** Messages per delivery page job: the unit several workers share a bulk send by (default 200). */
+  pageSize: number;
+  /**
+   * Delays before each retry of a soft-bounced message, in milliseconds: one entry per retry.
+   * Default: 10 min, 30 min, 2 h, 6 h, 15 h 20 min: 5 retries, the last one 24 h after the first attempt.
+   */
+  retryDelaysMs: readonly number[];
+  /** How long a transport waits for a TCP connection (default 30 s). */
+  connectionTimeoutMs: number;
+  /** How long a transport waits for the greeting after connecting (default 30 s). */
+  greetingTimeoutMs: number;
+  /** How long a transport waits for any reply once connected (default 5 min, as RFC 5321 4.5.3.2 suggests). */
+  socketTimeoutMs: number;
 }
 
 /** Defaults for delivery on the public internet. */
-export const defaultDeliveryConfig: DeliveryConfig = { mxPort: 25 };
+export const defaultDeliveryConfig: DeliveryConfig = {
+  mxPort: 25,
+  concurrency: 50,
+  pageSize: 200,
+  retryDelaysMs: [10, 30, 120, 360, 920].map((minutes) => minutes * 60_000),
+  connectionTimeoutMs: 30_000,
+  greetingTimeoutMs: 30_000,
+  socketTimeoutMs: 300_000,
+};
 
 /** Fills the unset fields of a partial configuration with {@link defaultDeliveryConfig}. */
 export function resolveDeliveryConfig(partial: Partial<DeliveryConfig> = {}): DeliveryConfig {
-  return { ...defaultDeliveryConfig, ...partial };
+  const defined = Object.fromEntries(Object.entries(partial).filter(([, value]) => value !== undefined));
+  return { ...defaultDeliveryConfig, ...defined };
 }

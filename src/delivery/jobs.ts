@@ -1,8 +1,111 @@
+/**
+ * The delivery job handlers. A send's `deliver-batch` job splits the batch into pages: each run
+ * lists one page of queued messages, enqueues a `deliver-page` job for it and a `deliver-batch`
+ * continuation for the rest, in one transaction. Page jobs are what several workers (processes)
+ * share, so a bulk send is drained by all of them. A soft bounce schedules a `deliver-message`
+ * retry of that message (src/delivery/outcome.ts).
+ *
+ * Every handler is idempotent: only messages still `queued` (pages) or `deferred` at the expected
+ * attempt (retries) are sent, and outcomes move a message only from the state the attempt found.
+ */
+import PQueue from 'p-queue';
 import type { MailplaneContext } from '../context.js';
+import { defineJobHandler } from '../jobs/define.js';
+import { RetryJobError } from '../jobs/errors.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
+import { DELIVER_BATCH_JOB } from '../sending/accept.js';
+import type { MessageRecord, NewJob, SendBatchRecord } from '../store/index.js';
+import { createDeliveryCaches, deliverOne, sendingDomain } from './deliver.js';
+import { DELIVER_MESSAGE_JOB, type RetryPayload } from './outcome.js';
 
-// PLACEHOLDER: filled by the delivery helper; remove this comment.
-/** The delivery job handlers (deliver-batch, per-message retries). */
-export function deliveryJobHandlers(_ctx: MailplaneContext): Record<string, JobHandler | JobKindOptions> {
-  return {};
+/** Job kind that delivers one page of a batch. */
+export const DELIVER_PAGE_JOB = 'deliver-page';
+
+/** How long delivery jobs wait when the instance has no transport configured. */
+const NO_TRANSPORT_WAIT_MS = 60_000;
+
+type BatchPayload = { batchId: string; afterId?: string };
+type PagePayload = { batchId: string; afterId: string; ids: string[] };
+
+/** The delivery job handlers (deliver-batch, deliver-page, deliver-message). */
+export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHandler | JobKindOptions> {
+  const caches = createDeliveryCaches();
+  let warned = false;
+  const transportOrWait = () => {
+    if (ctx.transport) return ctx.transport;
+    if (!warned) {
+      warned = true;
+      ctx.logger.warn('delivery: no transport configured (MailplaneOptions.transport); messages stay queued');
+    }
+    throw new RetryJobError('no transport configured', { runAt: ctx.clock.now() + NO_TRANSPORT_WAIT_MS, countAttempt: false });
+  };
+
+  const splitBatch = defineJobHandler<BatchPayload>(async (job) => {
+    const { batchId, afterId } = job.payload;
+    const pageSize = ctx.config.delivery.pageSize;
+    const page = await ctx.store.messages.listQueued(batchId, pageSize, afterId || undefined);
+    if (page.length === 0) return;
+    const lastId = page[page.length - 1]!.id;
+    await ctx.store.transaction(async (tx) => {
+      const jobs: NewJob[] = [
+        {
+          kind: DELIVER_PAGE_JOB,
+          payload: { batchId, afterId: afterId ?? '', ids: page.map((m) => m.id) },
+          runAt: ctx.clock.now(),
+          dedupeKey: `${batchId}:${afterId ?? ''}`,
+        },
+      ];
+      if (page.length === pageSize) {
+        jobs.push({ kind: DELIVER_BATCH_JOB, payload: { batchId, afterId: lastId }, runAt: ctx.clock.now(), dedupeKey: `${DELIVER_BATCH_JOB}:${batchId}:${lastId}` });
+      }
+      await tx.jobs.enqueue(jobs);
+    });
+    ctx.jobs.notify();
+  });
+
+  const deliverPage = defineJobHandler<PagePayload>(async (job, helpers) => {
+    transportOrWait();
+    const { batchId, afterId, ids } = job.payload;
+    const wanted = new Set(ids);
+    // The page's messages are the first queued ones after afterId when it was split; the queued
+    // set only shrinks, so they are still among the first `ids.length` after it.
+    const listed = await ctx.store.messages.listQueued(batchId, Math.max(ids.length, 1), afterId || undefined);
+    const messages = listed.filter((m) => wanted.has(m.id));
+    if (messages.length === 0) return;
+    const first = await ctx.store.messages.getForDelivery(messages[0]!.id);
+    if (!first) return;
+    await deliverMany(messages, first.batch, helpers.signal);
+  });
+
+  async function deliverMany(messages: MessageRecord[], batch: SendBatchRecord, signal: AbortSignal): Promise<void> {
+    const transport = transportOrWait();
+    const domain = await sendingDomain(ctx, batch);
+    const queue = new PQueue({ concurrency: ctx.config.delivery.concurrency });
+    const settled = await Promise.allSettled(
+      messages.map((message) =>
+        queue.add(async () => {
+          if (signal.aborted) return;
+          await deliverOne(ctx, transport, caches, message, batch, domain, signal);
+        }),
+      ),
+    );
+    // A storage failure fails the job: it is retried, and the messages recorded meanwhile are skipped.
+    const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failure) throw failure.reason;
+  }
+
+  const retryMessage = defineJobHandler<RetryPayload>(async (job, helpers) => {
+    const transport = transportOrWait();
+    const found = await ctx.store.messages.getForDelivery(job.payload.messageId);
+    // Already moved on (delivered meanwhile, or this retry already ran): nothing to do.
+    if (!found || found.message.status !== 'deferred' || found.message.attempts !== job.payload.attempt) return;
+    const domain = await sendingDomain(ctx, found.batch);
+    await deliverOne(ctx, transport, caches, found.message, found.batch, domain, helpers.signal);
+  });
+
+  return {
+    [DELIVER_BATCH_JOB]: splitBatch,
+    [DELIVER_PAGE_JOB]: deliverPage,
+    [DELIVER_MESSAGE_JOB]: retryMessage,
+  };
 }

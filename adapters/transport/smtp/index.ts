@@ -1,0 +1,9 @@
+/**
+ * nodemailer-based transports: direct-to-MX delivery and relaying through a smart host.
+ * Exported as `mailplane/transport/smtp`.
+ *
+ * @packageDocumentation
+ */
+export { mxTransport, type MxTransportOptions } from './mx-transport.js';
+export { smartHostTransport, type SmartHostTransportOptions } from './smart-host-transport.js';
+export type { DeliveryResult, DeliveryRoute, OutboundMessage, Transport } from '../../../src/delivery/transport.js';

@@ -1,0 +1,171 @@
+/**
+ * Delivery: messages per second from accepted to received by a loopback SMTP sink (smtp-server in
+ * its own process), DKIM signing on, next to raw nodemailer pooled sends (DKIM on too) of the same
+ * messages to the same sink. mailplane runs on SQLite in this process with the MX transport.
+ *
+ * Run as a script with BENCH_DELIVERY_SINK=1 it is the sink: it prints `listening on
+ * http://127.0.0.1:<port>` and then `count=<n>` every 50 ms.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import nodemailer from 'nodemailer';
+import { SMTPServer } from 'smtp-server';
+import { openKyselyStore } from '../adapters/storage/kysely/index.js';
+import { mxTransport } from '../adapters/transport/smtp/index.js';
+import { silentLogger } from '../src/context.js';
+import { createMailplane } from '../src/mailplane.js';
+import { startServer } from './lib/process.js';
+
+/** One row of the report. */
+export interface DeliveryBenchRow {
+  case: string;
+  messages: number;
+  nodemailerPerSecond: number;
+  mailplanePerSecond: number;
+  ratio: number;
+}
+
+if (process.env.BENCH_DELIVERY_SINK) {
+  let count = 0;
+  const server = new SMTPServer({
+    authOptional: true,
+    hideSTARTTLS: true,
+    disabledCommands: ['AUTH'],
+    logger: false,
+    size: 50 * 1024 * 1024,
+    onData(stream, _session, callback) {
+      stream.on('end', () => {
+        count += 1;
+        callback();
+      });
+      stream.resume();
+    },
+  });
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    console.log(`listening on http://127.0.0.1:${port}`);
+    setInterval(() => console.log(`count=${count}`), 50).unref();
+  });
+  process.once('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+/** A `size`-byte HTML body with a personalised line. */
+const html = (size: number) => `<p>Hello {{n}}</p>${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>\n'.repeat(Math.ceil(size / 62))}<a href="{{unsubscribe}}">unsubscribe</a>`;
+
+async function sinkCount(sink: Awaited<ReturnType<typeof startServer>>, atLeast: number): Promise<void> {
+  for (;;) {
+    const counts = sink.output().match(/count=(\d+)/g);
+    const last = counts ? Number(counts[counts.length - 1]!.slice(6)) : 0;
+    if (last >= atLeast) return;
+    await delay(10);
+  }
+}
+
+async function baseline(port: number, messages: number, size: number, privateKey: string): Promise<number> {
+  const transporter = nodemailer.createTransport({
+    pool: true,
+    host: '127.0.0.1',
+    port,
+    maxConnections: 5,
+    maxMessages: Infinity,
+    ignoreTLS: true,
+    dkim: { domainName: 'bench.example.com', keySelector: 'mp1', privateKey },
+  });
+  const body = html(size);
+  const started = performance.now();
+  let next = 0;
+  const worker = async () => {
+    while (next < messages) {
+      const n = next++;
+      await transporter.sendMail({
+        from: 'News <news@bench.example.com>',
+        to: `r${n}@rcpt.example`,
+        subject: `Hello ${n}`,
+        html: body.replace('{{n}}', String(n)),
+        text: `Hello ${n}`,
+        envelope: { from: `b+${n}@rp.bench.example.com`, to: [`r${n}@rcpt.example`] },
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: 50 }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  transporter.close();
+  return messages / seconds;
+}
+
+async function mailplaneRun(port: number, sink: Awaited<ReturnType<typeof startServer>>, offset: number, messages: number, size: number, privateKey: string): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'mailplane-bench-delivery-'));
+  const store = await openKyselyStore({ url: `sqlite:${join(dir, 'mailplane.db')}` });
+  const staticMx = {
+    resolveMx: async () => ({ ok: true as const, name: 'rcpt.example', chain: [], records: [{ exchange: '127.0.0.1', preference: 0 }], ttl: 300 }),
+    resolveA: async () => ({ ok: true as const, name: '127.0.0.1', chain: [], records: ['127.0.0.1'], ttl: 300 }),
+  };
+  const mailplane = createMailplane({
+    store,
+    secret: 'bench-secret-bench-secret-bench-secret-0123',
+    logger: silentLogger,
+    jobs: { concurrency: 8, pollIntervalMs: 50 },
+    transport: () => mxTransport({ resolver: staticMx, port, ehloName: 'bench.local' }),
+  });
+  try {
+    const { apiKey } = await mailplane.createAccount({ name: 'bench' });
+    const call = async (path: string, headers: Record<string, string>, body: unknown) =>
+      JSON.parse((await mailplane.handle({ method: 'POST', path, headers: { 'content-type': 'application/json', ...headers }, query: new URLSearchParams(), rawBody: JSON.stringify(body) })).body);
+    const sub = await call('/account/subaccount', { 'x-account-apikey': apiKey }, { name: 'bench' });
+    const domain = await call('/subaccount/domain', { 'x-subaccount-apikey': sub.apiKey }, { name: 'bench.example.com' });
+    await store.domains.updateVerification(sub.id, domain.id, { dkimVerified: true, verified: true, updated: 1n });
+    void privateKey; // mailplane signs with the domain's own generated key
+    const body = html(size);
+    for (let at = 0; at < messages; at += 1000) {
+      const to = Array.from({ length: Math.min(1000, messages - at) }, (_, i) => ({ email: `r${at + i}@rcpt.example`, customFields: { n: String(at + i) } }));
+      await call('/subaccount/email', { 'x-subaccount-apikey': sub.apiKey }, { from: { email: 'news@bench.example.com', name: 'News' }, to, subject: 'Hello {{n}}', htmlBody: body, textBody: 'Hello {{n}}' });
+    }
+    // Measured from the start of delivery of already accepted messages to the last one received.
+    const started = performance.now();
+    mailplane.start();
+    await sinkCount(sink, offset + messages);
+    return messages / ((performance.now() - started) / 1000);
+  } finally {
+    await mailplane.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs the delivery benchmark for 1 KB and 100 KB messages. */
+export async function benchDelivery(messages = Number(process.env.BENCH_DELIVERY_MESSAGES ?? 5000)): Promise<DeliveryBenchRow[]> {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const sink = await startServer('bench/delivery.ts', { BENCH_DELIVERY_SINK: '1', BENCH_DELIVERY_ONLY: '' });
+  const port = Number(new URL(sink.baseUrl).port);
+  const rows: DeliveryBenchRow[] = [];
+  let sent = 0;
+  try {
+    for (const size of [1024, 100 * 1024]) {
+      const nodemailerPerSecond = await baseline(port, messages, size, privateKey);
+      if (process.env.BENCH_DEBUG) console.error("baseline", size, nodemailerPerSecond);
+      sent += messages;
+      await sinkCount(sink, sent);
+      const mailplanePerSecond = await mailplaneRun(port, sink, sent, messages, size, privateKey);
+      sent += messages;
+      rows.push({
+        case: `${size / 1024} KB messages, DKIM on`,
+        messages,
+        nodemailerPerSecond: Math.round(nodemailerPerSecond),
+        mailplanePerSecond: Math.round(mailplanePerSecond),
+        ratio: Number((mailplanePerSecond / nodemailerPerSecond).toFixed(2)),
+      });
+    }
+  } finally {
+    await sink.stop();
+  }
+  return rows;
+}
+
+// The sink child inherits the environment: only the parent runs the benchmark.
+if (process.env.BENCH_DELIVERY_ONLY && !process.env.BENCH_DELIVERY_SINK) {
+  console.table(await benchDelivery());
+  process.exit(0);
+}

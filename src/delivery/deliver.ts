@@ -1,0 +1,63 @@
+/** One delivery attempt of one message: render, compose and sign, choose a route, send, record. */
+import type { MailplaneContext } from '../context.js';
+import { TemplateCache, renderMessage } from '../sending/render.js';
+import type { DomainRecord, MessageRecord, SendBatchRecord } from '../store/index.js';
+import { noReply } from '../bounce/classify.js';
+import { composeMessage, DkimKeyCache } from './compose.js';
+import { recordDeliveryOutcome, type RecordedOutcome } from './outcome.js';
+import { chooseRoute } from './route.js';
+import type { DeliveryResult, Transport } from './transport.js';
+
+/** Caches one worker keeps across jobs: compiled templates, DKIM keys, recently read domains. */
+export interface DeliveryCaches {
+  templates: TemplateCache;
+  dkimKeys: DkimKeyCache;
+}
+
+/** Fresh caches for one set of delivery handlers. */
+export function createDeliveryCaches(): DeliveryCaches {
+  return { templates: new TemplateCache(), dkimKeys: new DkimKeyCache() };
+}
+
+/** The sending domain of a batch, or `null` when it is gone (deleted since the send was accepted). */
+export async function sendingDomain(ctx: MailplaneContext, batch: SendBatchRecord): Promise<DomainRecord | null> {
+  return batch.domainId === null ? null : ctx.store.domains.get(batch.subAccountId, batch.domainId);
+}
+
+/**
+ * Makes one attempt to deliver `message` (in state `queued` or `deferred`) and records its outcome.
+ * Never throws for what the receiving side did; throws only when storage fails (the job is retried).
+ */
+export async function deliverOne(
+  ctx: MailplaneContext,
+  transport: Transport,
+  caches: DeliveryCaches,
+  message: MessageRecord,
+  batch: SendBatchRecord,
+  domain: DomainRecord | null,
+  signal?: AbortSignal,
+): Promise<RecordedOutcome> {
+  const route = await chooseRoute(ctx, message, batch);
+  let result: DeliveryResult;
+  if (!domain) {
+    // The domain was deleted after the send was accepted: nothing can sign for it any more.
+    result = { kind: 'dropped', smtpCode: null, text: 'SENDER_DOMAIN_NOT_VERIFIED: the sending domain was deleted before delivery' };
+  } else {
+    const outbound = await composeMessage(ctx, {
+      batch,
+      message,
+      domain,
+      rendered: renderMessage(ctx, caches.templates.get(batch), message),
+      dkimKey: caches.dkimKeys.get(ctx, domain),
+      dateMs: ctx.clock.now(),
+    });
+    try {
+      result = await transport.send(outbound, route, signal ? { signal } : undefined);
+    } catch (error) {
+      // A transport must not throw for network faults; if one does, treat it as temporary.
+      result = noReply(`transport failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  // Recorded even when the lease was lost meanwhile: recordOutcome moves the message only once.
+  return recordDeliveryOutcome(ctx, message, batch, result, route);
+}

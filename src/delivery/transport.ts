@@ -1,0 +1,70 @@
+/**
+ * The transport contract: how a composed, signed message leaves mailplane. The core composes and
+ * signs (so every transport sends the same bytes); a transport only moves them and reports what the
+ * receiving side said. Implementations: `mxTransport` (direct to the recipient domain's MX) and
+ * `smartHostTransport` (through the user's own MTA) in `mailplane/transport/smtp`.
+ */
+
+/** What a delivery attempt ended in, as the spec's state table needs it. */
+export type DeliveryKind =
+  /** 2xx: accepted by the receiving server. */
+  | 'delivered'
+  /** Temporary failure (4xx, timeout, refused or dropped connection): retry later. */
+  | 'soft'
+  /** Permanent failure of the address (5xx): HardBounced, and the address is suppressed. */
+  | 'hard'
+  /** Refused for policy or reputation (e.g. 5.7.x, "blocked as spam"): smtpDropped, not suppressed. */
+  | 'dropped';
+
+/** The outcome of one attempt, with the SMTP reply that decided it (kept on the message and in events). */
+export interface DeliveryResult {
+  kind: DeliveryKind;
+  /** Basic SMTP reply code, or `null` when no reply was received (connection refused, timeout, DNS). */
+  smtpCode: number | null;
+  /** RFC 3463 enhanced status code such as `5.1.1`, when the server gave one. */
+  enhancedCode?: string;
+  /** The reply text (every line of a multi-line reply), or what went wrong without a reply. */
+  text: string;
+  /** The temporary failure was a policy or rate limit (4.7.x, "too many"): when retries run out it ends smtpDropped. */
+  policy?: boolean;
+  /** The host that gave the reply (MX or smart host), when one was reached. */
+  host?: string;
+}
+
+/** The SMTP envelope: the VERP return path and the recipients of this transaction. */
+export interface Envelope {
+  from: string;
+  to: string[];
+}
+
+/** A message ready for the wire: composed, personalised and DKIM-signed. */
+export interface OutboundMessage {
+  /** mailplane's message id (the UUID the API returned). */
+  id: string;
+  envelope: Envelope;
+  /** The RFC 5322 message, signed. */
+  raw: Buffer;
+}
+
+/** Where a message leaves from: chosen per message by `chooseRoute`. */
+export interface DeliveryRoute {
+  /** Source address to bind (an allocated IP of the pool); absent: the host's default. */
+  localAddress?: string;
+  /** Name to greet with in EHLO: the source address's reverse-DNS name; absent: the transport's default. */
+  ehloName?: string;
+  /** Recorded on the message: which IP, pool or TPSP carried it. */
+  ipId: number | null;
+  ipPoolId: number | null;
+  tpspId: number | null;
+}
+
+/**
+ * Moves a message to the next hop. MUST NOT throw for anything the receiving side or the network
+ * did: every such failure is a {@link DeliveryResult}, classified with `classifySmtpReply`
+ * (src/bounce/classify.ts) so permanent versus temporary is decided in one place.
+ */
+export interface Transport {
+  send(message: OutboundMessage, route: DeliveryRoute, options?: { signal?: AbortSignal }): Promise<DeliveryResult>;
+  /** Closes pooled connections. */
+  close(): Promise<void>;
+}
