@@ -54,6 +54,8 @@ describe.skipIf(!pgUrl)('job queue shared by two processes on PostgreSQL', () =>
           }),
         );
       }
+      // Listen for exit from the start: a worker that finishes first exits before the other answers.
+      const exitCodes = Promise.all(workers.map((w) => once(w, 'exit').then(([code]) => code as number)));
       expect(await Promise.all(workers.map(nextLine))).toEqual(['ready', 'ready']);
 
       const now = Date.now();
@@ -66,7 +68,7 @@ describe.skipIf(!pgUrl)('job queue shared by two processes on PostgreSQL', () =>
       const summaries = workers.map(nextLine);
       for (const worker of workers) worker.stdin.write('drain\n');
       const reports = (await Promise.all(summaries)).map((line) => JSON.parse(line) as { worker: string; processed: number });
-      expect(await Promise.all(workers.map((w) => once(w, 'exit').then(([code]) => code as number)))).toEqual([0, 0]);
+      expect(await exitCodes).toEqual([0, 0]);
 
       const rows = (await client.query<{ job_id: string; worker: string }>('SELECT job_id, worker FROM job_results')).rows;
       const recorded = rows.map((r) => Number(r.job_id)).sort((a, b) => a - b);
