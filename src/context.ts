@@ -5,6 +5,7 @@ import type { DnsConfig } from './dns/config.js';
 import type { DnsResolver } from './dns/resolver.js';
 import type { DeliveryConfig } from './delivery/config.js';
 import type { Transport } from './delivery/transport.js';
+import type { TpspTransportFactory } from './delivery/routing-transports.js';
 import type { IdGenerator } from './model/ids.js';
 import type { Clock } from './model/time.js';
 import type { MailplaneStore } from './store/index.js';
@@ -58,4 +59,6 @@ export interface MailplaneContext {
   readonly writes: GroupCommit;
   /** Where delivery hands signed messages (e.g. `mxTransport` from `mailplane/transport/smtp`); none: messages wait. */
   readonly transport?: Transport;
+  /** Builds the transport of a TPSP that a pool routes to (`MailplaneOptions.tpspTransport`); none: such messages wait. */
+  readonly tpspTransport?: TpspTransportFactory;
 }

@@ -13,6 +13,7 @@ import { resolveDnsConfig, type DnsConfig } from './dns/config.js';
 import { createDnsResolver } from './dns/resolver.js';
 import { resolveDeliveryConfig, type DeliveryConfig } from './delivery/config.js';
 import type { Transport } from './delivery/transport.js';
+import { closeTpspTransports, type TpspTransportFactory } from './delivery/routing-transports.js';
 import { apiRoutes } from './http/routes/index.js';
 import type { HttpHandler } from './http/types.js';
 import { randomIds, type IdGenerator } from './model/ids.js';
@@ -47,6 +48,13 @@ export interface MailplaneOptions {
    * from `mailplane/transport/smtp`. `close()` closes it. Without one, accepted messages wait queued.
    */
   transport?: Transport | ((context: MailplaneContext) => Transport);
+  /**
+   * Builds the transport of a TPSP (a pool member that is a third-party SMTP service) from its
+   * stored record, password decrypted; called once per TPSP and again when the record changes, e.g.
+   * `(t) => smartHostTransport({ host: t.host, port: t.port, secure: t.security === 'tls', requireTLS: t.security === 'starttls', auth: { user: t.username, pass: t.password } })`.
+   * Without one, messages routed to a TPSP wait.
+   */
+  tpspTransport?: TpspTransportFactory;
   clock?: Clock;
   ids?: IdGenerator;
   logger?: Logger;
@@ -121,6 +129,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       retries: dns.retries,
       clock,
     }),
+    ...(options.tpspTransport && { tpspTransport: options.tpspTransport }),
   };
   const transport = typeof options.transport === 'function' ? options.transport(base) : options.transport;
   const context: MailplaneContext = transport ? { ...base, transport } : base;
@@ -140,6 +149,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
     close: async () => {
       if (started) await runner.stop();
       await context.transport?.close();
+      await closeTpspTransports(context);
       await context.store.close();
     },
   };

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMailplane, parseDnsServers, type Mailplane, type MailplaneOptions } from 'mailplane';
 import { openKyselyStore } from 'mailplane/storage/kysely';
-import { mxTransport } from 'mailplane/transport/smtp';
+import { mxTransport, smartHostTransport } from 'mailplane/transport/smtp';
 
 /** The example servers' configuration, from the environment (see the README's table). */
 export interface ExampleConfig {
@@ -67,6 +67,15 @@ export async function startMailplane(config: ExampleConfig): Promise<Mailplane> 
         connectionTimeoutMs: ctx.config.delivery.connectionTimeoutMs,
         greetingTimeoutMs: ctx.config.delivery.greetingTimeoutMs,
         socketTimeoutMs: ctx.config.delivery.socketTimeoutMs,
+      }),
+    // Pools' TPSPs: their own SMTP service, with the stored security and credentials.
+    tpspTransport: (tpsp) =>
+      smartHostTransport({
+        host: tpsp.host,
+        port: tpsp.port,
+        secure: tpsp.security === 'tls',
+        requireTLS: tpsp.security === 'starttls',
+        ...(tpsp.username !== '' && { auth: { user: tpsp.username, pass: tpsp.password } }),
       }),
   });
   const { generatedApiKey } = await mailplane.ensureAccount({ apiKey: config.accountApiKey });

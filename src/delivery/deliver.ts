@@ -6,6 +6,7 @@ import { noReply } from '../bounce/classify.js';
 import { composeMessage, DkimKeyCache } from './compose.js';
 import { recordDeliveryOutcome, type RecordedOutcome } from './outcome.js';
 import { chooseRoute } from './route.js';
+import { deferByRouting } from './routing-wait.js';
 import type { DeliveryResult, Transport } from './transport.js';
 
 /** Caches one worker keeps across jobs: compiled templates, DKIM keys, recently read domains. */
@@ -37,9 +38,13 @@ export async function deliverOne(
   domain: DomainRecord | null,
   signal?: AbortSignal,
 ): Promise<RecordedOutcome> {
-  const route = await chooseRoute(ctx, message, batch);
+  const choice = await chooseRoute(ctx, message, batch);
+  const route = choice.route;
   let result: DeliveryResult;
-  if (!domain) {
+  if (domain && choice.kind === 'wait') {
+    // No pool can send it now: not an attempt, not a bounce (docs/delivery.md, "Routing").
+    return deferByRouting(ctx, message, choice.reason, choice.retryAt);
+  } else if (!domain) {
     // The domain was deleted after the send was accepted: nothing can sign for it any more.
     result = { kind: 'dropped', smtpCode: null, text: 'SENDER_DOMAIN_NOT_VERIFIED: the sending domain was deleted before delivery' };
   } else {
@@ -52,7 +57,8 @@ export async function deliverOne(
       dateMs: ctx.clock.now(),
     });
     try {
-      result = await transport.send(outbound, route, signal ? { signal } : undefined);
+      const via = (choice.kind === 'send' && choice.transport) || transport;
+      result = await via.send(outbound, route, signal ? { signal } : undefined);
     } catch (error) {
       // A transport must not throw for network faults; if one does, treat it as temporary.
       result = noReply(`transport failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -17,6 +17,7 @@ import { DELIVER_BATCH_JOB } from '../sending/accept.js';
 import type { MessageRecord, NewJob, SendBatchRecord } from '../store/index.js';
 import { createDeliveryCaches, deliverOne, sendingDomain } from './deliver.js';
 import { DELIVER_MESSAGE_JOB, type RetryPayload } from './outcome.js';
+import { refreshRouting, subAccountDefaultPool } from './routing-tables.js';
 
 /** Job kind that delivers one page of a batch. */
 export const DELIVER_PAGE_JOB = 'deliver-page';
@@ -80,6 +81,9 @@ export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHa
   async function deliverMany(messages: MessageRecord[], batch: SendBatchRecord, signal: AbortSignal): Promise<void> {
     const transport = transportOrWait();
     const domain = await sendingDomain(ctx, batch);
+    // Each job routes with the pools, IP states and default pool as they are when it starts.
+    await refreshRouting(ctx, batch.accountId);
+    await subAccountDefaultPool(ctx, batch.accountId, batch.subAccountId, true);
     const queue = new PQueue({ concurrency: ctx.config.delivery.concurrency });
     const settled = await Promise.allSettled(
       messages.map((message) =>
@@ -97,9 +101,13 @@ export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHa
   const retryMessage = defineJobHandler<RetryPayload>(async (job, helpers) => {
     const transport = transportOrWait();
     const found = await ctx.store.messages.getForDelivery(job.payload.messageId);
-    // Already moved on (delivered meanwhile, or this retry already ran): nothing to do.
-    if (!found || found.message.status !== 'deferred' || found.message.attempts !== job.payload.attempt) return;
+    // Already moved on (delivered meanwhile, or this retry already ran): nothing to do. A message
+    // deferred by routing may still be `queued` (src/delivery/routing-wait.ts).
+    const status = found?.message.status;
+    if (!found || (status !== 'deferred' && status !== 'queued') || found.message.attempts !== job.payload.attempt) return;
     const domain = await sendingDomain(ctx, found.batch);
+    await refreshRouting(ctx, found.batch.accountId);
+    await subAccountDefaultPool(ctx, found.batch.accountId, found.batch.subAccountId, true);
     await deliverOne(ctx, transport, caches, found.message, found.batch, domain, helpers.signal);
   });
 

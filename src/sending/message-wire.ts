@@ -38,6 +38,7 @@ export function messageToWire(message: MessageRecord, batch: SendBatchRecord, ev
     subAccountID: message.subAccountId,
     ...(message.ipId !== null && { ipID: message.ipId }),
     ...(message.ipPoolId !== null && { accountIPPoolID: message.ipPoolId }),
+    ...(message.tpspId !== null && { tpspId: message.tpspId }),
     emailType: 'api',
     submittedAt: message.submittedAt,
     from: c.from,

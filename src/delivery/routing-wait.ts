@@ -1,0 +1,19 @@
+/**
+ * The outcome "deferred by routing": no pool of the message's chain can send it now (every IP
+ * paused, a TPSP without a transport). This is not a delivery attempt: the message keeps its state
+ * (`queued`, or `deferred` after an earlier soft bounce) and its attempt count, gets no event and
+ * counts no bounce; a `deliver-message` job asks routing again after `ROUTING_WAIT_MS`, for as
+ * long as it takes (waiting never exhausts the retries).
+ */
+import type { MailplaneContext } from '../context.js';
+import type { MessageRecord } from '../store/index.js';
+import { DELIVER_MESSAGE_JOB, type RecordedOutcome, type RetryPayload } from './outcome.js';
+
+/** Schedules the next routing of a message that has to wait; answers its unchanged state. */
+export async function deferByRouting(ctx: MailplaneContext, message: MessageRecord, reason: string, retryAt: number): Promise<RecordedOutcome> {
+  const payload: RetryPayload = { messageId: message.id, attempt: message.attempts };
+  // The key names the wait's time: the job running now (which may be a wait's own) does not dedupe it away.
+  await ctx.jobs.enqueue([{ kind: DELIVER_MESSAGE_JOB, payload, runAt: retryAt, dedupeKey: `${message.id}:${message.attempts}:route:${retryAt}` }]);
+  ctx.logger.info('delivery: deferred by routing', { messageId: message.id, reason, retryAt });
+  return { status: message.status, retryAt };
+}
