@@ -5,10 +5,10 @@
  * address, and the next retry of a soft bounce.
  */
 import type { MailplaneContext } from '../context.js';
-import { dayOfMs } from '../model/dates.js';
 import { msToNs } from '../model/time.js';
 import type { StoredCounter } from '../stats/counters.js';
-import { ALL_MAIL, EventType, SuppressionType, type MessageStatus, type MessageRecord, type SendBatchRecord } from '../store/index.js';
+import { recordMessageEvent } from '../sending/events.js';
+import { EventType, SuppressionType, type MessageStatus, type MessageRecord, type SendBatchRecord } from '../store/index.js';
 import type { DeliveryResult, DeliveryRoute } from './transport.js';
 
 /** Job kind of one message's retry after a soft bounce. */
@@ -115,13 +115,7 @@ export async function recordDeliveryOutcome(
       updated: now,
     });
     if (!ok) return false;
-    await tx.messages.addEvents([
-      { id: ctx.ids.uuid(), messageId: message.id, accountId: message.accountId, subAccountId: message.subAccountId, type: eventType, created: now, metadata },
-    ]);
-    const day = dayOfMs(nowMs);
-    await tx.stats.increment(
-      [ALL_MAIL, ...batch.content.groups].map((group) => ({ accountId: message.accountId, subAccountId: message.subAccountId, day, group, counters })),
-    );
+    await recordMessageEvent(ctx, tx, { message, batch, type: eventType, metadata, counters, atMs: nowMs });
     if (result.kind === 'hard') {
       await tx.suppressions.add(message.subAccountId, [
         { email: message.to.email, type: SuppressionType.HardBounce, smtpError: description, created: now },

@@ -12,6 +12,8 @@ export interface MessageEventInput {
   metadata?: Record<string, unknown>;
   /** Counters to add (on the event's UTC day, for all mail and each of the batch's groups). */
   counters: Partial<Record<StoredCounter, number>>;
+  /** When it happened, in epoch milliseconds; default: now by the instance clock. */
+  atMs?: number;
 }
 
 /**
@@ -19,7 +21,7 @@ export interface MessageEventInput {
  * transaction's store to make it part of a larger atomic write). Returns the event written.
  */
 export async function recordMessageEvent(ctx: MailplaneContext, store: MailplaneStore, input: MessageEventInput): Promise<EventRecord> {
-  const nowMs = ctx.clock.now();
+  const nowMs = input.atMs ?? ctx.clock.now();
   const { message, batch } = input;
   const event: EventRecord = {
     id: ctx.ids.uuid(),
