@@ -53,8 +53,12 @@ if (process.env.BENCH_DELIVERY_SINK) {
   process.once('SIGTERM', () => server.close(() => process.exit(0)));
 }
 
-/** A `size`-byte HTML body with a personalised line. */
-const html = (size: number) => `<p>Hello {{n}}</p>${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>\n'.repeat(Math.ceil(size / 62))}<a href="{{unsubscribe}}">unsubscribe</a>`;
+/**
+ * A `size`-byte HTML body: personalised (a name and the unsubscribe link in the body), or, for a
+ * bulk send, the same for every recipient (the unsubscribe link is then only in List-Unsubscribe).
+ */
+const html = (size: number, shared = false) =>
+  `<p>Hello ${shared ? 'there' : '{{n}}'}</p>${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>\n'.repeat(Math.ceil(size / 62))}${shared ? '' : '<a href="{{unsubscribe}}">unsubscribe</a>'}`;
 
 async function sinkCount(sink: Awaited<ReturnType<typeof startServer>>, atLeast: number): Promise<void> {
   for (;;) {
@@ -65,7 +69,7 @@ async function sinkCount(sink: Awaited<ReturnType<typeof startServer>>, atLeast:
   }
 }
 
-async function baseline(port: number, messages: number, size: number, privateKey: string): Promise<number> {
+async function baseline(port: number, messages: number, size: number, shared: boolean, privateKey: string): Promise<number> {
   const transporter = nodemailer.createTransport({
     pool: true,
     host: '127.0.0.1',
@@ -75,7 +79,7 @@ async function baseline(port: number, messages: number, size: number, privateKey
     ignoreTLS: true,
     dkim: { domainName: 'bench.example.com', keySelector: 'mp1', privateKey },
   });
-  const body = html(size);
+  const body = html(size, shared);
   const started = performance.now();
   let next = 0;
   const worker = async () => {
@@ -86,7 +90,7 @@ async function baseline(port: number, messages: number, size: number, privateKey
         to: `r${n}@rcpt.example`,
         subject: `Hello ${n}`,
         html: body.replace('{{n}}', String(n)),
-        text: `Hello ${n}`,
+        text: shared ? 'Hello there' : `Hello ${n}`,
         envelope: { from: `b+${n}@rp.bench.example.com`, to: [`r${n}@rcpt.example`] },
       });
     }
@@ -97,7 +101,7 @@ async function baseline(port: number, messages: number, size: number, privateKey
   return messages / seconds;
 }
 
-async function mailplaneRun(port: number, sink: Awaited<ReturnType<typeof startServer>>, offset: number, messages: number, size: number, privateKey: string): Promise<number> {
+async function mailplaneRun(port: number, sink: Awaited<ReturnType<typeof startServer>>, offset: number, messages: number, size: number, shared: boolean): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'mailplane-bench-delivery-'));
   const store = await openKyselyStore({ url: `sqlite:${join(dir, 'mailplane.db')}` });
   const staticMx = {
@@ -118,11 +122,11 @@ async function mailplaneRun(port: number, sink: Awaited<ReturnType<typeof startS
     const sub = await call('/account/subaccount', { 'x-account-apikey': apiKey }, { name: 'bench' });
     const domain = await call('/subaccount/domain', { 'x-subaccount-apikey': sub.apiKey }, { name: 'bench.example.com' });
     await store.domains.updateVerification(sub.id, domain.id, { dkimVerified: true, verified: true, updated: 1n });
-    void privateKey; // mailplane signs with the domain's own generated key
-    const body = html(size);
+    // mailplane signs with the domain's own generated key.
+    const body = html(size, shared);
     for (let at = 0; at < messages; at += 1000) {
       const to = Array.from({ length: Math.min(1000, messages - at) }, (_, i) => ({ email: `r${at + i}@rcpt.example`, customFields: { n: String(at + i) } }));
-      await call('/subaccount/email', { 'x-subaccount-apikey': sub.apiKey }, { from: { email: 'news@bench.example.com', name: 'News' }, to, subject: 'Hello {{n}}', htmlBody: body, textBody: 'Hello {{n}}' });
+      await call('/subaccount/email', { 'x-subaccount-apikey': sub.apiKey }, { from: { email: 'news@bench.example.com', name: 'News' }, to, subject: 'Hello {{n}}', htmlBody: body, textBody: shared ? 'Hello there' : 'Hello {{n}}' });
     }
     // Measured from the start of delivery of already accepted messages to the last one received.
     const started = performance.now();
@@ -135,7 +139,7 @@ async function mailplaneRun(port: number, sink: Awaited<ReturnType<typeof startS
   }
 }
 
-/** Runs the delivery benchmark for 1 KB and 100 KB messages. */
+/** Runs the delivery benchmark for 1 KB and 100 KB personalised messages and 100 KB bulk messages. */
 export async function benchDelivery(messages = Number(process.env.BENCH_DELIVERY_MESSAGES ?? 5000)): Promise<DeliveryBenchRow[]> {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
   const sink = await startServer('bench/delivery.ts', { BENCH_DELIVERY_SINK: '1', BENCH_DELIVERY_ONLY: '' });
@@ -143,15 +147,18 @@ export async function benchDelivery(messages = Number(process.env.BENCH_DELIVERY
   const rows: DeliveryBenchRow[] = [];
   let sent = 0;
   try {
-    for (const size of [1024, 100 * 1024]) {
-      const nodemailerPerSecond = await baseline(port, messages, size, privateKey);
-      if (process.env.BENCH_DEBUG) console.error("baseline", size, nodemailerPerSecond);
-      sent += messages;
+    // BENCH_DELIVERY_CASES (comma-separated KB sizes, `b` suffix: bulk body shared by all
+    // recipients) and BENCH_DELIVERY_BASELINE=0 narrow a run for profiling.
+    const cases = (process.env.BENCH_DELIVERY_CASES ?? '1,100,100b').split(',').map((c) => ({ size: Number.parseInt(c, 10) * 1024, shared: c.endsWith('b') }));
+    const withBaseline = process.env.BENCH_DELIVERY_BASELINE !== '0';
+    for (const { size, shared } of cases) {
+      const nodemailerPerSecond = withBaseline ? await baseline(port, messages, size, shared, privateKey) : Number.NaN;
+      if (withBaseline) sent += messages;
       await sinkCount(sink, sent);
-      const mailplanePerSecond = await mailplaneRun(port, sink, sent, messages, size, privateKey);
+      const mailplanePerSecond = await mailplaneRun(port, sink, sent, messages, size, shared);
       sent += messages;
       rows.push({
-        case: `${size / 1024} KB messages, DKIM on`,
+        case: `${size / 1024} KB messages${shared ? ', bulk (body shared)' : ', personalised'}, DKIM on`,
         messages,
         nodemailerPerSecond: Math.round(nodemailerPerSecond),
         mailplanePerSecond: Math.round(mailplanePerSecond),

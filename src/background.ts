@@ -1,6 +1,7 @@
 import type { MailplaneContext } from './context.js';
 import { deliveryJobHandlers } from './delivery/jobs.js';
 import { domainVerificationJobHandlers } from './domain/verification-jobs.js';
+import { warmupJobHandlers } from './ip/warmup-jobs.js';
 import type { JobHandler, JobKindOptions } from './jobs/types.js';
 
 /**
@@ -8,5 +9,5 @@ import type { JobHandler, JobKindOptions } from './jobs/types.js';
  * its handlers here (delivery, DNS re-checks, webhook deliveries, warmup).
  */
 export function backgroundJobHandlers(ctx: MailplaneContext): Record<string, JobHandler | JobKindOptions> {
-  return { ...deliveryJobHandlers(ctx), ...domainVerificationJobHandlers(ctx) };
+  return { ...deliveryJobHandlers(ctx), ...domainVerificationJobHandlers(ctx), ...warmupJobHandlers(ctx) };
 }

@@ -10,6 +10,7 @@ import type { IdGenerator } from './model/ids.js';
 import type { Clock } from './model/time.js';
 import type { MailplaneStore } from './store/index.js';
 import type { GroupCommit } from './store/group-commit.js';
+import type { WarmupConfig } from './ip/warmup.js';
 
 /**
  * Where mailplane writes what it wants an operator to know. Fields are structured; mailplane
@@ -41,6 +42,8 @@ export interface MailplaneConfig {
   dns: DnsConfig;
   /** SMTP delivery. */
   delivery: DeliveryConfig;
+  /** How warming IPs grow. */
+  warmup: WarmupConfig;
 }
 
 /** The collaborators every service of one mailplane instance shares; built by `createMailplane`. */

@@ -13,6 +13,7 @@ import { resolveDnsConfig, type DnsConfig } from './dns/config.js';
 import { createDnsResolver } from './dns/resolver.js';
 import { resolveDeliveryConfig, type DeliveryConfig } from './delivery/config.js';
 import type { Transport } from './delivery/transport.js';
+import { resolveWarmupConfig, type WarmupConfig } from './ip/warmup.js';
 import { closeTpspTransports, type TpspTransportFactory } from './delivery/routing-transports.js';
 import { apiRoutes } from './http/routes/index.js';
 import type { HttpHandler } from './http/types.js';
@@ -42,6 +43,8 @@ export interface MailplaneOptions {
   dns?: Partial<DnsConfig>;
   /** SMTP delivery settings. */
   delivery?: Partial<DeliveryConfig>;
+  /** The IP warmup plan and when a provider's stage is held (docs/routing.md, "Warmup plan"). */
+  warmup?: Partial<WarmupConfig>;
   /**
    * Where delivery sends signed messages, or a factory given the context (for transports that use
    * its DNS resolver), e.g. `(ctx) => mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort })`
@@ -115,6 +118,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       trackingBaseUrl: (options.trackingBaseUrl ?? 'http://127.0.0.1:3000/t').replace(/\/+$/, ''),
       dns,
       delivery: resolveDeliveryConfig(options.delivery),
+      warmup: resolveWarmupConfig(options.warmup),
     },
     store,
     secrets: createSecretBox(options.secret),

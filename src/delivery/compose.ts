@@ -2,13 +2,14 @@
  * The message on the wire: MIME composed with nodemailer's MailComposer, then DKIM-signed with the
  * sending domain's key (src/delivery/dkim.ts). Every transport sends exactly these bytes.
  */
-import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type { MailplaneContext } from '../context.js';
 import type { RenderedMessage } from '../template/renderer.js';
 import type { DomainRecord, Mailbox, MessageRecord, SendBatchRecord } from '../store/index.js';
 import { unsubscribeUrl } from '../tracking/links.js';
-import { dkimSign } from './dkim.js';
+import { hasSharedBody, type SharedBody, type SharedBodyCache } from './body-cache.js';
+import { dkimBodyHash, dkimSign, dkimSignatureField } from './dkim.js';
 import type { OutboundMessage } from './transport.js';
 
 /**
@@ -77,42 +78,62 @@ export interface ComposeInput {
   dateMs: number;
 }
 
-/**
- * Composes and signs one recipient's message. The envelope holds the recipient and its cc and
- * bcc copies (bcc only in the envelope), from the VERP address on the domain's return-path host.
- */
-export async function composeMessage(ctx: MailplaneContext, input: ComposeInput): Promise<OutboundMessage> {
+/** The bodies MailComposer gets: the real ones, or stand-ins when the body is shared. */
+interface Bodies {
+  html?: string;
+  text?: string;
+  amp?: string;
+  attachments: { filename: string; content: string; encoding?: string }[];
+}
+
+const HEADER_END = Buffer.from('\r\n\r\n');
+
+function realBodies(input: ComposeInput): Bodies {
+  const { rendered, batch } = input;
+  return {
+    ...(rendered.textBody !== undefined && { text: rendered.textBody }),
+    ...(rendered.htmlBody !== undefined && { html: withPreheader(rendered.htmlBody, batch.content.preText) }),
+    ...(rendered.ampBody !== undefined && { amp: rendered.ampBody }),
+    attachments: batch.content.attachments.map((a) => ({ filename: a.filename, content: a.content, encoding: 'base64' })),
+  };
+}
+
+function composer(ctx: MailplaneContext, input: ComposeInput, bodies: Bodies, baseBoundary?: string): MailComposer {
   const { batch, message, domain, rendered } = input;
   const content = batch.content;
-  const unsubscribe = unsubscribeUrl(ctx, message.id);
-  const composer = new MailComposer({
+  return new MailComposer({
     from: address(content.from),
     to: [address(message.to)],
     ...(message.cc.length > 0 && { cc: message.cc.map(address) }),
     ...(content.replyTo && { replyTo: address(content.replyTo) }),
     subject: rendered.subject,
-    ...(rendered.textBody !== undefined && { text: rendered.textBody }),
-    ...(rendered.htmlBody !== undefined && { html: withPreheader(rendered.htmlBody, content.preText) }),
-    ...(rendered.ampBody !== undefined && { amp: rendered.ampBody }),
-    attachments: content.attachments.map((a) => ({ filename: a.filename, content: a.content, encoding: 'base64' })),
+    ...(bodies.text !== undefined && { text: bodies.text }),
+    ...(bodies.html !== undefined && { html: bodies.html }),
+    ...(bodies.amp !== undefined && { amp: bodies.amp }),
+    attachments: bodies.attachments,
     // base64 rather than quoted-printable for the bodies: encoded natively, several times faster for
     // large HTML, and robust against long lines; receivers decode both.
     textEncoding: 'base64',
+    ...(baseBoundary !== undefined && { baseBoundary }),
     messageId: messageIdHeader(message.id, domain.name),
     date: new Date(input.dateMs),
     headers: {
       ...content.headers,
-      'List-Unsubscribe': `<${unsubscribe}>`,
+      'List-Unsubscribe': `<${unsubscribeUrl(ctx, message.id)}>`,
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
     },
   });
-  const unsigned = await composer.compile().build();
-  const raw = await dkimSign(unsigned, {
-    domainName: domain.name,
-    selector: domain.dkimSelector,
-    privateKey: input.dkimKey,
-    headerFieldNames: DKIM_SIGNED_HEADERS,
-  });
+}
+
+const signingKey = (input: ComposeInput) => ({
+  domainName: input.domain.name,
+  selector: input.domain.dkimSelector,
+  privateKey: input.dkimKey,
+  headerFieldNames: DKIM_SIGNED_HEADERS,
+});
+
+function outbound(input: ComposeInput, raw: Buffer): OutboundMessage {
+  const { message, domain } = input;
   return {
     id: message.id,
     envelope: {
@@ -121,4 +142,63 @@ export async function composeMessage(ctx: MailplaneContext, input: ComposeInput)
     },
     raw,
   };
+}
+
+// nodemailer picks a text part's transfer encoding from its content (7bit when plain with short
+// lines, else base64): a stand-in of the same class gives the same top-level headers.
+const NOT_PLAIN = /[\x00-\x08\x0b\x0c\x0e-\x1f\u0080-\uFFFF]/;
+function standIn(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  if (NOT_PLAIN.test(text)) return '\u00e9';
+  return text.length > 128 * 1024 || /^.{77,}/m.test(text) ? 'x'.repeat(77) : 'x';
+}
+
+/** Stand-ins for the bodies of a shared-body batch, kept with the body so they are derived once. */
+const standIns = new WeakMap<SharedBody, Bodies>();
+
+/**
+ * Composes the first message of a shared-body batch in full and keeps its body, after checking
+ * that the stand-in composition gives exactly the same top-level header block; if it does not,
+ * the batch is composed per message (`null`).
+ */
+async function composeSharedBody(ctx: MailplaneContext, input: ComposeInput): Promise<SharedBody | null> {
+  const bodies = realBodies(input);
+  const baseBoundary = randomBytes(8).toString('hex');
+  const full = await composer(ctx, input, bodies, baseBoundary).compile().build();
+  const split = full.indexOf(HEADER_END);
+  const stand: Bodies = {
+    ...(bodies.text !== undefined && { text: standIn(bodies.text) }),
+    ...(bodies.html !== undefined && { html: standIn(bodies.html) }),
+    ...(bodies.amp !== undefined && { amp: standIn(bodies.amp) }),
+    attachments: bodies.attachments.map((a) => ({ filename: a.filename, content: 'x' })),
+  };
+  const headers = Buffer.from(composer(ctx, input, stand, baseBoundary).compile().buildHeaders());
+  if (split === -1 || !headers.equals(full.subarray(0, split))) {
+    ctx.logger.warn('delivery: a shared body did not recompose identically; composing per message', { batchId: input.batch.id });
+    return null;
+  }
+  const body = Buffer.from(full.subarray(split + HEADER_END.length));
+  const shared: SharedBody = { baseBoundary, body, bodyHash: dkimBodyHash(body) };
+  standIns.set(shared, stand);
+  return shared;
+}
+
+/**
+ * Composes and signs one recipient's message. The envelope holds the recipient and its cc and
+ * bcc copies (bcc only in the envelope), from the VERP address on the domain's return-path host.
+ * With `bodies`, a batch whose bodies do not vary per recipient ({@link hasSharedBody}) has its
+ * MIME body composed and hashed once; each message builds and signs only its header block.
+ */
+export async function composeMessage(ctx: MailplaneContext, input: ComposeInput, bodies?: SharedBodyCache): Promise<OutboundMessage> {
+  if (bodies && hasSharedBody(input.batch)) {
+    const shared = await bodies.get(input.batch.id, () => composeSharedBody(ctx, input));
+    const stand = shared && standIns.get(shared);
+    if (shared && stand) {
+      const headers = Buffer.from(composer(ctx, input, stand, shared.baseBoundary).compile().buildHeaders());
+      const field = await dkimSignatureField(headers.toString('latin1'), shared.bodyHash, signingKey(input));
+      return outbound(input, Buffer.concat([Buffer.from(field, 'latin1'), headers, HEADER_END, shared.body]));
+    }
+  }
+  const unsigned = await composer(ctx, input, realBodies(input)).compile().build();
+  return outbound(input, await dkimSign(unsigned, signingKey(input)));
 }

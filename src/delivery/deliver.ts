@@ -3,21 +3,25 @@ import type { MailplaneContext } from '../context.js';
 import { TemplateCache, renderMessage } from '../sending/render.js';
 import type { DomainRecord, MessageRecord, SendBatchRecord } from '../store/index.js';
 import { noReply } from '../bounce/classify.js';
+import { SharedBodyCache } from './body-cache.js';
 import { composeMessage, DkimKeyCache } from './compose.js';
 import { recordDeliveryOutcome, type RecordedOutcome } from './outcome.js';
-import { chooseRoute } from './route.js';
+import { chooseRoute, type RouteChoice } from './route.js';
 import { deferByRouting } from './routing-wait.js';
+import { releaseWarmupSend } from './warmup-caps.js';
 import type { DeliveryResult, Transport } from './transport.js';
 
-/** Caches one worker keeps across jobs: compiled templates, DKIM keys, recently read domains. */
+/** Caches one worker keeps across jobs: compiled templates, DKIM keys, shared bodies of bulk batches. */
 export interface DeliveryCaches {
   templates: TemplateCache;
   dkimKeys: DkimKeyCache;
+  /** MIME bodies of recent bulk batches whose bodies do not vary per recipient. */
+  bodies: SharedBodyCache;
 }
 
 /** Fresh caches for one set of delivery handlers. */
 export function createDeliveryCaches(): DeliveryCaches {
-  return { templates: new TemplateCache(), dkimKeys: new DkimKeyCache() };
+  return { templates: new TemplateCache(), dkimKeys: new DkimKeyCache(), bodies: new SharedBodyCache() };
 }
 
 /** The sending domain of a batch, or `null` when it is gone (deleted since the send was accepted). */
@@ -39,6 +43,24 @@ export async function deliverOne(
   signal?: AbortSignal,
 ): Promise<RecordedOutcome> {
   const choice = await chooseRoute(ctx, message, batch);
+  try {
+    return await attempt(ctx, transport, caches, message, batch, domain, choice, signal);
+  } finally {
+    // A warmup send reserved by chooseRoute is in the stored count now, or was never made.
+    releaseWarmupSend(ctx, choice.route);
+  }
+}
+
+async function attempt(
+  ctx: MailplaneContext,
+  transport: Transport,
+  caches: DeliveryCaches,
+  message: MessageRecord,
+  batch: SendBatchRecord,
+  domain: DomainRecord | null,
+  choice: RouteChoice,
+  signal?: AbortSignal,
+): Promise<RecordedOutcome> {
   const route = choice.route;
   let result: DeliveryResult;
   if (domain && choice.kind === 'wait') {
@@ -55,7 +77,7 @@ export async function deliverOne(
       rendered: renderMessage(ctx, caches.templates.get(batch), message),
       dkimKey: caches.dkimKeys.get(ctx, domain),
       dateMs: ctx.clock.now(),
-    });
+    }, caches.bodies);
     try {
       const via = (choice.kind === 'send' && choice.transport) || transport;
       result = await via.send(outbound, route, signal ? { signal } : undefined);

@@ -1,6 +1,7 @@
 /**
- * DKIM signing (RFC 6376, rsa-sha256, relaxed/relaxed) of a composed message. The body hash and
- * header canonicalisation are a few native regular expressions over the message; the RSA
+ * DKIM signing (RFC 6376, rsa-sha256, relaxed/relaxed) of a composed message. The body hash is
+ * native byte searches and SHA-256 over the body (regular expressions only when the body has
+ * whitespace to canonicalise), and can be computed once for a body many messages share; the RSA
  * signature (about 1.3 ms of CPU for a 2048-bit key) runs asynchronously on libuv's thread pool
  * through `crypto.sign`'s callback form, so it neither blocks the event loop nor holds delivery to
  * one core.
@@ -42,13 +43,33 @@ export function relaxedHeader(field: string): string {
 const signAsync = (data: Buffer, key: KeyObject) =>
   new Promise<Buffer>((resolve, reject) => sign('sha256', data, key, (error, signature) => (error ? reject(error) : resolve(signature))));
 
-/** The message with a `DKIM-Signature` header prepended. */
-export async function dkimSign(message: Buffer, key: DkimSigningKey): Promise<Buffer> {
-  const split = message.indexOf(HEADER_END);
-  const headerBlock = (split === -1 ? message : message.subarray(0, split)).toString('latin1');
-  const body = split === -1 ? '' : message.subarray(split + HEADER_END.length).toString('latin1');
-  const bodyHash = createHash('sha256').update(relaxedBody(body), 'latin1').digest('base64');
+const CRLF = Buffer.from('\r\n');
+const TAB = 0x09;
+const DOUBLE_SPACE = Buffer.from('  ');
+const SPACE_CRLF = Buffer.from(' \r\n');
 
+/**
+ * The `bh=` tag: base64 SHA-256 of the relaxed-canonical body. A MIME body mailplane composes
+ * (base64 parts, single-spaced part headers) is usually canonical already but for trailing blank
+ * lines: three native byte searches prove that, and the bytes are hashed as they are, without the
+ * latin1 string copy and regular expressions the general path needs (about 1 ms for 100 KB).
+ */
+export function dkimBodyHash(body: Buffer): string {
+  const hash = createHash('sha256');
+  const spaced = body.indexOf(TAB) !== -1 || body.indexOf(DOUBLE_SPACE) !== -1 || body.indexOf(SPACE_CRLF) !== -1 || body[body.length - 1] === 0x20;
+  if (spaced) return hash.update(relaxedBody(body.toString('latin1')), 'latin1').digest('base64');
+  let end = body.length;
+  while (end >= 2 && body[end - 2] === 0x0d && body[end - 1] === 0x0a) end -= 2;
+  if (end > 0) hash.update(body.subarray(0, end)).update(CRLF);
+  return hash.digest('base64');
+}
+
+/**
+ * The `DKIM-Signature` header field (folded, ending in CRLF) for a message with header block
+ * `headerBlock` (without the blank line) and a body whose hash is `bodyHash` ({@link dkimBodyHash}).
+ * Lets a body shared by many messages be hashed once while each message's headers are signed.
+ */
+export async function dkimSignatureField(headerBlock: string, bodyHash: string, key: DkimSigningKey): Promise<string> {
   // Unfold into fields; the last instance of a field is the one signed (RFC 6376 5.4.2).
   const fields = headerBlock.split(/\r\n(?![ \t])/);
   const byName = new Map<string, string>();
@@ -72,5 +93,14 @@ export async function dkimSign(message: Buffer, key: DkimSigningKey): Promise<Bu
   const unsigned = `DKIM-Signature: ${tags.join(';\r\n ')};\r\n b=`;
   const signature = await signAsync(Buffer.from(canonical + relaxedHeader(unsigned), 'latin1'), key.privateKey);
   const folded = signature.toString('base64').replace(/.{72}(?=.)/g, '$&\r\n  ');
-  return Buffer.concat([Buffer.from(`${unsigned}${folded}\r\n`, 'latin1'), message]);
+  return `${unsigned}${folded}\r\n`;
+}
+
+/** The message with a `DKIM-Signature` header prepended. */
+export async function dkimSign(message: Buffer, key: DkimSigningKey): Promise<Buffer> {
+  const split = message.indexOf(HEADER_END);
+  const headerBlock = (split === -1 ? message : message.subarray(0, split)).toString('latin1');
+  const body = split === -1 ? Buffer.alloc(0) : message.subarray(split + HEADER_END.length);
+  const field = await dkimSignatureField(headerBlock, dkimBodyHash(body), key);
+  return Buffer.concat([Buffer.from(field, 'latin1'), message]);
 }

@@ -1,5 +1,6 @@
 /**
- * Records what a delivery attempt ended in, as the spec's state table says, in one transaction:
+ * Records what a delivery attempt ended in, as the spec's state table says, in one transaction
+ * (shared with other outcomes committed at the same moment, through `ctx.writes`):
  * the message's state (moved only from the state the attempt started in, so a terminal state is
  * reached exactly once), its event, the counters of the day, the suppression of a hard-bounced
  * address, and the next retry of a soft bounce.
@@ -103,7 +104,12 @@ export async function recordDeliveryOutcome(
   if (exhausted && message.attempts === 0) counters.softBounced = 1;
 
   const from: MessageStatus[] = message.status === 'queued' ? ['queued'] : ['deferred'];
-  const moved = await ctx.store.transaction(async (tx) => {
+  // Through the group commit: outcomes that arrive together share one transaction (a bulk send
+  // records hundreds per second). If a group fails, each write is re-run alone after the rollback,
+  // so `moved` always reflects the transaction that committed, and no outcome is lost or doubled.
+  let moved = false;
+  await ctx.writes.commit(async (tx) => {
+    moved = false;
     const ok = await tx.messages.recordOutcome(message.id, from, {
       status,
       attempts,
@@ -114,8 +120,16 @@ export async function recordDeliveryOutcome(
       tpspId: route.tpspId,
       updated: now,
     });
-    if (!ok) return false;
+    if (!ok) return;
     await recordMessageEvent(ctx, tx, { message, batch, type: eventType, metadata, counters, atMs: nowMs });
+    if (route.warmup && route.ipId !== null) {
+      // A warming IP's traffic: today's count against its cap, and what the next stage judges.
+      const { startedAt, provider, day, window } = route.warmup;
+      const failed = result.kind === 'hard' || result.kind === 'dropped';
+      await tx.warmup.addTraffic([
+        { ipId: route.ipId, startedAt, provider, day, window, sent: 1, bounced: failed ? 1 : 0, deferred: result.kind === 'soft' ? 1 : 0 },
+      ]);
+    }
     if (result.kind === 'hard') {
       await tx.suppressions.add(message.subAccountId, [
         { email: message.to.email, type: SuppressionType.HardBounce, smtpError: description, created: now },
@@ -125,7 +139,7 @@ export async function recordDeliveryOutcome(
       const payload: RetryPayload = { messageId: message.id, attempt: attempts };
       await tx.jobs.enqueue([{ kind: DELIVER_MESSAGE_JOB, payload, runAt: retryAt, dedupeKey: `${message.id}:${attempts}` }]);
     }
-    return true;
+    moved = true;
   });
   return moved ? { status, ...(retryAt !== undefined && { retryAt }) } : null;
 }

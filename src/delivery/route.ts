@@ -5,7 +5,8 @@
  * cannot); overflow follows the chain. An IP delivers through the instance transport bound to its
  * address; a TPSP through its own transport (`MailplaneOptions.tpspTransport`); the Shared pool
  * while it has no members from the host's default address. When no pool in the chain can send,
- * the message waits (a soft outcome that is not a bounce: src/delivery/routing-wait.ts).
+ * the message waits (a soft outcome that is not a bounce: src/delivery/routing-wait.ts). A warming
+ * IP takes a provider's mail until today's cap of its warmup stage (src/delivery/warmup-caps.ts).
  */
 import type { MailplaneContext } from '../context.js';
 import { domainOf, MailboxProvider } from '../routing/providers.js';
@@ -16,6 +17,7 @@ import type { MessageRecord, SendBatchRecord } from '../store/index.js';
 import { accountRouting, providerClassifier, subAccountDefaultPool } from './routing-tables.js';
 import { tpspTransportFor } from './routing-transports.js';
 import type { DeliveryRoute, Transport } from './transport.js';
+import { reserveWarmupSend, warmupUsage } from './warmup-caps.js';
 
 /** How long a message waits before routing is asked again when no pool can send it. */
 export const ROUTING_WAIT_MS = 60_000;
@@ -26,9 +28,6 @@ export type RouteChoice =
   | { kind: 'send'; route: DeliveryRoute; transport: Transport | null }
   /** No pool of the chain can take the message now: try again at `retryAt` (epoch ms). */
   | { kind: 'wait'; reason: string; retryAt: number; route: DeliveryRoute };
-
-// Warmup caps are not applied yet (no stored per-provider counts): a warming IP is uncapped.
-const UNCAPPED = Number.POSITIVE_INFINITY;
 
 const warnedNoTpspTransport = new WeakSet<MailplaneContext>();
 
@@ -42,8 +41,11 @@ export async function chooseRoute(ctx: MailplaneContext, message: MessageRecord,
   // A requested pool deleted since the send was accepted: the message goes where an unnamed one would.
   const subAccountDefaultPoolId = requested ? null : await subAccountDefaultPool(ctx, message.accountId, message.subAccountId);
   const provider = routing.needsProvider ? await providerClassifier(ctx).classify(message.to.email) : MailboxProvider.Default;
-  const availability: Availability = (entity) =>
-    entity.kind === 'ip' ? ipStatus(routing.ips.get(entity.id)?.state ?? IpState.Paused, UNCAPPED, 0) : EntityStatus.Ready;
+  const availability: Availability = (entity) => {
+    if (entity.kind !== 'ip') return EntityStatus.Ready;
+    const usage = warmupUsage(routing.warmup, entity.id, provider);
+    return ipStatus(routing.ips.get(entity.id)?.state ?? IpState.Paused, usage?.cap ?? Infinity, usage?.sent ?? 0);
+  };
   const decision = routeMessage(routing.table, {
     poolName: requested?.name,
     subAccountDefaultPoolId,
@@ -65,6 +67,8 @@ export async function chooseRoute(ctx: MailplaneContext, message: MessageRecord,
     const route: DeliveryRoute = { localAddress: entity.address, ipId: entity.id, ipPoolId: poolId, tpspId: null };
     // Without a reverse-DNS name the transport greets with its own default name (the host name).
     if (ip?.reverseDnsHostname) route.ehloName = ip.reverseDnsHostname;
+    const warmup = reserveWarmupSend(ctx, routing.warmup, entity.id, provider);
+    if (warmup) route.warmup = warmup;
     return { kind: 'send', route, transport: null };
   }
   const tpsp = routing.tpsps.get(entity.id);

@@ -6,10 +6,12 @@
  * strategies' counters of pools whose members and metadata did not change (`createRoutingTable`).
  */
 import type { MailplaneContext } from '../context.js';
+import { dayOfMs } from '../model/dates.js';
 import { nowNs } from '../model/time.js';
 import { createProviderClassifier, mxHostsFrom, type ProviderClassifier } from '../routing/classifier.js';
 import { createRoutingTable, type RoutingTable } from '../routing/router.js';
 import { IpPoolType, type IpPoolDetail, type IpRecord, type TpspRecord } from '../store/ip-pool-store.js';
+import { loadWarmupCounts, type WarmupCounts } from './warmup-caps.js';
 
 /** How long a table is used without a reload when no job start refreshed it. */
 export const ROUTING_TABLE_TTL_MS = 10_000;
@@ -22,7 +24,9 @@ export interface AccountRouting {
   table: RoutingTable;
   ips: ReadonlyMap<number, IpRecord>;
   tpsps: ReadonlyMap<number, TpspRecord>;
-  /** Some pool routes by mailbox provider: only then is the recipient classified (an MX lookup). */
+  /** Caps and today's sends of the warming IPs. */
+  warmup: WarmupCounts;
+  /** Some pool routes by mailbox provider, or an IP is warming: only then is the recipient classified (an MX lookup). */
   needsProvider: boolean;
   loadedAt: number;
 }
@@ -64,11 +68,13 @@ async function loadAccount(ctx: MailplaneContext, runtime: Runtime, accountId: n
     details = await ctx.store.ipPools.list(accountId, { limit: MAX_POOLS, offset: 0 });
   }
   const previous = runtime.accounts.get(accountId);
+  const warmup = await loadWarmupCounts(ctx, details);
   const routing: AccountRouting = {
     table: createRoutingTable(details, previous?.table),
     ips: new Map(details.flatMap((d) => d.ips.map((ip) => [ip.id, ip] as const))),
     tpsps: new Map(details.flatMap((d) => d.tpsps.map((t) => [t.id, t] as const))),
-    needsProvider: details.some((d) => d.pool.routingStrategy === 1),
+    warmup,
+    needsProvider: warmup.warming.size > 0 || details.some((d) => d.pool.routingStrategy === 1),
     loadedAt: performance.now(),
   };
   for (const pool of routing.table.pools.values()) {
@@ -91,10 +97,13 @@ export function refreshRouting(ctx: MailplaneContext, accountId: number): Promis
   return pending;
 }
 
-/** The account's routing data, reloaded when older than {@link ROUTING_TABLE_TTL_MS}. */
+/**
+ * The account's routing data, reloaded when older than {@link ROUTING_TABLE_TTL_MS} or when its
+ * warmup counts are of another UTC day than the clock's.
+ */
 export async function accountRouting(ctx: MailplaneContext, accountId: number): Promise<AccountRouting> {
   const cached = runtimeOf(ctx).accounts.get(accountId);
-  if (cached && performance.now() - cached.loadedAt < ROUTING_TABLE_TTL_MS) return cached;
+  if (cached && performance.now() - cached.loadedAt < ROUTING_TABLE_TTL_MS && cached.warmup.day === dayOfMs(ctx.clock.now())) return cached;
   return refreshRouting(ctx, accountId);
 }
 

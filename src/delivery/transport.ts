@@ -56,6 +56,20 @@ export interface DeliveryRoute {
   ipId: number | null;
   ipPoolId: number | null;
   tpspId: number | null;
+  /** Set when `ipId` is warming: the outcome counts toward its warmup (src/delivery/warmup-caps.ts). */
+  warmup?: WarmupSend;
+}
+
+/** Which warmup, provider, day and interval window a warming IP's send counts in. */
+export interface WarmupSend {
+  /** The IP's `warmupStartedAt` (ns). */
+  startedAt: bigint;
+  /** Mailbox-provider id of the recipient. */
+  provider: number;
+  /** UTC day `YYYY-MM-DD` of the attempt. */
+  day: string;
+  /** Interval boundaries passed since the warmup started. */
+  window: number;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { ListQuery } from '../model/paging.js';
 import { nowNs } from '../model/time.js';
 import { IpState, type IpRecord, type IpType, type NewIp } from '../store/ip-pool-store.js';
 import { canonicalIp } from './addresses.js';
+import { scheduleWarmup } from './warmup.js';
 
 /** What `PUT /account/ip/allocate` asks for. */
 export interface AllocateIpsInput {
@@ -68,8 +69,14 @@ export const ipService = {
       warmupStartedAt: warm ? now : 0n,
       created: now,
     }));
-    const outcome = await ctx.store.ips.allocate(accountId, ips);
+    // The IPs and the evaluation jobs of their warmups are stored together.
+    const outcome = await ctx.store.transaction(async (tx) => {
+      const allocated = await tx.ips.allocate(accountId, ips);
+      if (allocated.ok) await scheduleWarmup(ctx, allocated.value, tx);
+      return allocated;
+    });
     if (!outcome.ok) throw taken();
+    if (warm) ctx.jobs.notify();
     return outcome.value;
   },
 
@@ -97,14 +104,20 @@ export const ipService = {
     if (warmup && !current.autoWarmupEnabled) warmupStartedAt = now;
     if (!warmup) warmupStartedAt = 0n;
     const state = paused ? IpState.Paused : warmupStartedAt !== 0n ? IpState.Warming : IpState.Active;
-    const updated = await ctx.store.ips.update(accountId, current.id, {
-      reverseDnsHostname: input.reverseDnsHostname,
-      autoWarmupEnabled: warmup,
-      warmupStartedAt,
-      state,
-      updated: now,
+    const started = warmupStartedAt !== current.warmupStartedAt && warmupStartedAt !== 0n;
+    const updated = await ctx.store.transaction(async (tx) => {
+      const ip = await tx.ips.update(accountId, current.id, {
+        reverseDnsHostname: input.reverseDnsHostname,
+        autoWarmupEnabled: warmup,
+        warmupStartedAt,
+        state,
+        updated: now,
+      });
+      if (ip && started) await scheduleWarmup(ctx, [ip], tx);
+      return ip;
     });
     if (!updated) throw notFound(current.id);
+    if (started) ctx.jobs.notify();
     return updated;
   },
 

@@ -11,6 +11,7 @@ import type { WebhookStore } from './webhook-store.js';
 import type { JobStore } from './job-store.js';
 import type { StatsStore } from './stats-store.js';
 import type { MessageStore } from './message-store.js';
+import type { WarmupStore } from './warmup-store.js';
 
 export type * from './account-store.js';
 export type * from './sub-account-store.js';
@@ -22,6 +23,7 @@ export type * from './job-store.js';
 export type * from './stats-store.js';
 export { ALL_MAIL } from './stats-store.js';
 export type * from './message-store.js';
+export type * from './warmup-store.js';
 export { EventType } from './message-store.js';
 export type { Outcome } from './outcome.js';
 export { SubAccountType } from './sub-account-store.js';
@@ -46,6 +48,7 @@ export interface MailplaneStore {
   readonly jobs: JobStore;
   readonly stats: StatsStore;
   readonly messages: MessageStore;
+  readonly warmup: WarmupStore;
   transaction<T>(work: (store: MailplaneStore) => Promise<T>): Promise<T>;
   /** Releases connections; the store is unusable afterwards. */
   close(): Promise<void>;

@@ -8,6 +8,7 @@ import { jobStoreConformance } from './conformance/jobs.js';
 import { statsStoreConformance } from './conformance/stats.js';
 import { suppressionStoreConformance } from './conformance/suppressions.js';
 import { webhookStoreConformance } from './conformance/webhooks.js';
+import { warmupStoreConformance } from './conformance/warmup.js';
 
 /** Options of {@link runStoreConformance}. */
 export interface StoreConformanceOptions {
@@ -44,6 +45,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     webhookStoreConformance(store);
     jobStoreConformance(store);
     statsStoreConformance(store);
+    warmupStoreConformance(store);
 
     describe('transactions', () => {
       it('commits when the work resolves and rolls back when it rejects', async () => {

@@ -1,7 +1,7 @@
-import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { describe, expect, it } from 'vitest';
-import { dkimSign, relaxedBody } from '../../src/delivery/dkim.js';
+import { dkimBodyHash, dkimSign, relaxedBody } from '../../src/delivery/dkim.js';
 
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const p = createPublicKey(privateKey).export({ type: 'spki', format: 'der' }).toString('base64');
@@ -48,5 +48,23 @@ describe('dkimSign (checked by mailauth, an independent verifier)', () => {
     expect(relaxedBody('')).toBe('');
     expect(relaxedBody('\r\n\r\n')).toBe('');
     expect(relaxedBody(' C \r\nD \t E\r\n\r\n\r\n')).toBe(' C\r\nD E\r\n');
+  });
+
+  it('hashes a body the same on the fast path as through the canonicalisation', () => {
+    const slow = (body: string) => createHash('sha256').update(relaxedBody(body), 'latin1').digest('base64');
+    const bodies = [
+      '',
+      '\r\n\r\n',
+      'QUJD\r\nREVG\r\n',
+      'QUJD\r\nREVG\r\n\r\n\r\n',
+      'no final line break',
+      '--b\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nSGk=\r\n--b--\r\n',
+      'trailing space \r\nx',
+      'double  space',
+      'tab\there',
+      'ends with a space ',
+      'caf\u00e9 latin1 bytes \u00ff\r\n',
+    ];
+    for (const body of bodies) expect(dkimBodyHash(Buffer.from(body, 'latin1')), JSON.stringify(body)).toBe(slow(body));
   });
 });

@@ -6,6 +6,7 @@ import type { StatsTables } from './tables/stats.js';
 import type { MessageTables } from './tables/messages.js';
 import type { SuppressionTables } from './tables/suppressions.js';
 import type { WebhookTables } from './tables/webhooks.js';
+import type { WarmupTables } from './tables/warmup.js';
 
 /*
  * Column types as the drivers deliver them. SQLite runs with safe integers (every INTEGER comes
@@ -62,7 +63,7 @@ export interface SmtpAuthsTable {
 }
 
 /** Every table of the mailplane schema; each area declares its tables in `tables/`. */
-export interface Database extends DomainTables, SuppressionTables, IpPoolTables, WebhookTables, JobTables, StatsTables, MessageTables {
+export interface Database extends DomainTables, SuppressionTables, IpPoolTables, WebhookTables, JobTables, StatsTables, MessageTables, WarmupTables {
   accounts: AccountsTable;
   sub_accounts: SubAccountsTable;
   smtp_auths: SmtpAuthsTable;

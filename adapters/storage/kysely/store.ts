@@ -12,6 +12,7 @@ import { kyselyWebhookStore } from './webhook-store.js';
 import { kyselyJobStore } from './job-store.js';
 import { kyselyStatsStore } from './stats-store.js';
 import { kyselyMessageStore } from './message-store.js';
+import { kyselyWarmupStore } from './warmup-store.js';
 
 /** Options of {@link kyselyStore}. */
 export interface KyselyStoreOptions {
@@ -34,6 +35,7 @@ function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): Mailpl
     jobs: kyselyJobStore(ctx),
     stats: kyselyStatsStore(ctx),
     messages: kyselyMessageStore(ctx),
+    warmup: kyselyWarmupStore(ctx),
     transaction(work) {
       if (ctx.inTransaction) return work(buildStore(ctx, close));
       return ctx.db

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { isHostname } from '../../ip/hostnames.js';
 import { ipService } from '../../ip/ips.js';
+import type { MailplaneContext } from '../../context.js';
+import { warmupViews } from '../../ip/warmup.js';
 import { ipToWire } from '../../ip/wire.js';
+import type { IpRecord } from '../../store/index.js';
 import { parseResourceId } from '../../model/ids.js';
 import { listQuerySchema } from '../../model/paging.js';
 import { route } from '../route.js';
@@ -31,6 +34,16 @@ const updateBody = z
   })
   .refine((body) => Object.keys(body).length > 0, 'give at least one of autoWarmupEnabled, state, reverseDnsHostname');
 
+/** The IPs as the API shows them, with the state of their warmups. */
+async function ipsToWire(ctx: MailplaneContext, accountId: number, ips: readonly IpRecord[]) {
+  const views = await warmupViews(ctx, accountId, ips);
+  const stages = ctx.config.warmup.plan.stages;
+  return ips.map((ip) => {
+    const view = views.get(ip.id);
+    return ipToWire(ip, view && { view, stages });
+  });
+}
+
 /** `/account/ip`: the account's sending IPs. */
 export const ipAddressRoutes = [
   route({
@@ -39,7 +52,7 @@ export const ipAddressRoutes = [
     auth: 'account',
     query: listQuerySchema,
     handle: async ({ ctx, principal, query }) => ({
-      body: (await ipService.list(ctx, principal.account.id, query)).map(ipToWire),
+      body: await ipsToWire(ctx, principal.account.id, await ipService.list(ctx, principal.account.id, query)),
     }),
   }),
   // Before `/account/ip/:ip_id`: the first route whose path and method match wins.
@@ -49,9 +62,9 @@ export const ipAddressRoutes = [
     auth: 'account',
     body: allocateBody,
     handle: async ({ ctx, principal, body }) => {
-      const ips = await ipService.allocate(ctx, principal.account.id, body);
+      const ips = await ipsToWire(ctx, principal.account.id, await ipService.allocate(ctx, principal.account.id, body));
       // The reference answers one IP; with several addresses `allocated` lists them all.
-      return { body: { ...ipToWire(ips[0]!), allocated: ips.map(ipToWire) } };
+      return { body: { ...ips[0]!, allocated: ips } };
     },
   }),
   route({
@@ -59,7 +72,7 @@ export const ipAddressRoutes = [
     path: '/account/ip/:ip_id',
     auth: 'account',
     handle: async ({ ctx, principal, params }) => ({
-      body: ipToWire(await ipService.get(ctx, principal.account.id, parseResourceId(params.ip_id))),
+      body: (await ipsToWire(ctx, principal.account.id, [await ipService.get(ctx, principal.account.id, parseResourceId(params.ip_id))]))[0],
     }),
   }),
   route({
@@ -68,7 +81,7 @@ export const ipAddressRoutes = [
     auth: 'account',
     body: updateBody,
     handle: async ({ ctx, principal, params, body }) => ({
-      body: ipToWire(await ipService.update(ctx, principal.account.id, parseResourceId(params.ip_id), body)),
+      body: (await ipsToWire(ctx, principal.account.id, [await ipService.update(ctx, principal.account.id, parseResourceId(params.ip_id), body)]))[0],
     }),
   }),
   route({

@@ -8,6 +8,7 @@ import { webhooksMigration } from './0005-webhooks.js';
 import { jobsMigration } from './0006-jobs.js';
 import { statsMigration } from './0007-stats.js';
 import { messagesMigration } from './0008-messages.js';
+import { ipWarmupMigration } from './0009-ip-warmup.js';
 
 /*
  * Versioned migrations, applied in name order on start. Never edit a migration that has shipped:
@@ -22,6 +23,7 @@ const migrationFactories: Record<string, (dialect: DialectName) => Migration> = 
   '0006-jobs': jobsMigration,
   '0007-stats': statsMigration,
   '0008-messages': messagesMigration,
+  '0009-ip-warmup': ipWarmupMigration,
 };
 
 /** The Kysely migration provider of the mailplane schema for one dialect. */

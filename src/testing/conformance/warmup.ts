@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import type { MailplaneStore, WarmupTrafficIncrement } from '../../store/index.js';
+import { newAccount } from './fixtures.js';
+
+const T = 1_733_844_681_120_384_511n;
+
+async function warmingIp(store: MailplaneStore, address = '192.0.2.10') {
+  const account = await newAccount(store);
+  const outcome = await store.ips.allocate(account.id, [
+    { accountId: account.id, publicIp: address, reverseDnsHostname: '', type: 1, state: 2, autoWarmupEnabled: true, warmupStartedAt: T, created: T },
+  ]);
+  if (!outcome.ok) throw new Error('allocation failed');
+  return outcome.value[0]!;
+}
+
+const send = (ipId: number, extra: Partial<WarmupTrafficIncrement> = {}): WarmupTrafficIncrement => ({
+  ipId,
+  startedAt: T,
+  provider: 0,
+  day: '2026-11-22',
+  window: 0,
+  sent: 1,
+  bounced: 0,
+  deferred: 0,
+  ...extra,
+});
+
+/** Conformance tests of {@link WarmupStore}. */
+export function warmupStoreConformance(store: () => MailplaneStore): void {
+  describe('warmup', () => {
+    it('adds traffic: daily sends per IP and provider, window traffic per warmup', async () => {
+      const ip = await warmingIp(store());
+      await store().warmup.addTraffic([send(ip.id), send(ip.id), send(ip.id, { provider: 3, deferred: 1 })]);
+      await store().warmup.addTraffic([send(ip.id, { bounced: 1 }), send(ip.id, { day: '2026-11-23', window: 1 })]);
+      expect(await store().warmup.sentOn([ip.id], '2026-11-22')).toEqual([
+        { ipId: ip.id, provider: 0, sent: 3 },
+        { ipId: ip.id, provider: 3, sent: 1 },
+      ]);
+      expect(await store().warmup.sentOn([ip.id], '2026-11-23')).toEqual([{ ipId: ip.id, provider: 0, sent: 1 }]);
+      expect(await store().warmup.sentOn([], '2026-11-22')).toEqual([]);
+      expect(await store().warmup.trafficBetween(ip.id, T, 0, 1)).toEqual([
+        { provider: 0, sent: 3, bounced: 1, deferred: 0 },
+        { provider: 3, sent: 1, bounced: 0, deferred: 1 },
+      ]);
+      expect(await store().warmup.trafficBetween(ip.id, T, 0, 2)).toContainEqual({ provider: 0, sent: 4, bounced: 1, deferred: 0 });
+      // Another warmup of the same IP keeps its own traffic.
+      expect(await store().warmup.trafficBetween(ip.id, T + 1n, 0, 2)).toEqual([]);
+    });
+
+    it('counts every one of many concurrent increments', async () => {
+      const ip = await warmingIp(store());
+      await Promise.all(Array.from({ length: 20 }, () => store().warmup.addTraffic([send(ip.id)])));
+      expect(await store().warmup.sentOn([ip.id], '2026-11-22')).toEqual([{ ipId: ip.id, provider: 0, sent: 20 }]);
+    });
+
+    it('saves progress compare-and-set, and a new warmup replaces an old one', async () => {
+      const ip = await warmingIp(store());
+      const held = new Array<number>(12).fill(0);
+      expect(await store().warmup.progressOf([ip.id])).toEqual([]);
+      expect(await store().warmup.saveProgress({ ipId: ip.id, startedAt: T, evaluated: 1, held, updated: 5n }, 0)).toBe(true);
+      // A second evaluation of the same boundary loses.
+      expect(await store().warmup.saveProgress({ ipId: ip.id, startedAt: T, evaluated: 1, held, updated: 6n }, 0)).toBe(false);
+      const gmailHeld = [1, ...held.slice(1)];
+      expect(await store().warmup.saveProgress({ ipId: ip.id, startedAt: T, evaluated: 2, held: gmailHeld, updated: 7n }, 1)).toBe(true);
+      expect(await store().warmup.saveProgress({ ipId: ip.id, startedAt: T, evaluated: 3, held, updated: 8n }, 1)).toBe(false);
+      expect(await store().warmup.progressOf([ip.id])).toEqual([{ ipId: ip.id, startedAt: T, evaluated: 2, held: gmailHeld, updated: 7n }]);
+      // Restarted warmup: its first save replaces the old row.
+      expect(await store().warmup.saveProgress({ ipId: ip.id, startedAt: T + 10n, evaluated: 1, held, updated: 9n }, 0)).toBe(true);
+      expect(await store().warmup.progressOf([ip.id])).toEqual([{ ipId: ip.id, startedAt: T + 10n, evaluated: 1, held, updated: 9n }]);
+    });
+
+    it('prunes old days and other warmups, and goes with its IP', async () => {
+      const ip = await warmingIp(store());
+      await store().warmup.addTraffic([send(ip.id, { day: '2026-11-20' }), send(ip.id), send(ip.id, { startedAt: T - 1n })]);
+      await store().warmup.saveProgress({ ipId: ip.id, startedAt: T, evaluated: 1, held: [], updated: 1n }, 0);
+      await store().warmup.prune(ip.id, '2026-11-21', T);
+      expect(await store().warmup.sentOn([ip.id], '2026-11-20')).toEqual([]);
+      expect(await store().warmup.sentOn([ip.id], '2026-11-22')).toEqual([{ ipId: ip.id, provider: 0, sent: 2 }]);
+      expect(await store().warmup.trafficBetween(ip.id, T - 1n, 0, 10)).toEqual([]);
+      expect(await store().warmup.trafficBetween(ip.id, T, 0, 10)).toHaveLength(1);
+      const deleted = await store().ips.delete(ip.accountId, ip.id);
+      expect(deleted.ok).toBe(true);
+      expect(await store().warmup.progressOf([ip.id])).toEqual([]);
+      expect(await store().warmup.sentOn([ip.id], '2026-11-22')).toEqual([]);
+    });
+  });
+}
