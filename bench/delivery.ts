@@ -1,7 +1,8 @@
 /**
  * Delivery: messages per second from accepted to received by a loopback SMTP sink (smtp-server in
  * its own process), DKIM signing on, next to raw nodemailer pooled sends (DKIM on too) of the same
- * messages to the same sink. mailplane runs on SQLite in this process with the MX transport.
+ * messages to the same sink, and the sink's ceiling (raw sockets writing a prebuilt message: no mail
+ * system delivers faster to this sink here). mailplane runs on SQLite in this process with the MX transport.
  *
  * Run as a script with BENCH_DELIVERY_SINK=1 it is the sink: it prints `listening on
  * http://127.0.0.1:<port>` and then `count=<n>` every 50 ms.
@@ -18,6 +19,7 @@ import { mxTransport } from '../adapters/transport/smtp/index.js';
 import { silentLogger } from '../src/context.js';
 import { createMailplane } from '../src/mailplane.js';
 import { startServer } from './lib/process.js';
+import { sinkCeiling } from './lib/smtp-ceiling.js';
 
 /** One row of the report. */
 export interface DeliveryBenchRow {
@@ -26,6 +28,8 @@ export interface DeliveryBenchRow {
   nodemailerPerSecond: number;
   mailplanePerSecond: number;
   ratio: number;
+  /** What the sink accepts from raw sockets writing a prebuilt message: the setup's ceiling. */
+  sinkCeilingPerSecond: number;
 }
 
 if (process.env.BENCH_DELIVERY_SINK) {
@@ -151,7 +155,12 @@ export async function benchDelivery(messages = Number(process.env.BENCH_DELIVERY
     // recipients) and BENCH_DELIVERY_BASELINE=0 narrow a run for profiling.
     const cases = (process.env.BENCH_DELIVERY_CASES ?? '1,100,100b').split(',').map((c) => ({ size: Number.parseInt(c, 10) * 1024, shared: c.endsWith('b') }));
     const withBaseline = process.env.BENCH_DELIVERY_BASELINE !== '0';
+    const ceilings = new Map<number, number>();
     for (const { size, shared } of cases) {
+      if (!ceilings.has(size)) {
+        ceilings.set(size, await sinkCeiling(port, messages, size));
+        sent += messages;
+      }
       const nodemailerPerSecond = withBaseline ? await baseline(port, messages, size, shared, privateKey) : Number.NaN;
       if (withBaseline) sent += messages;
       await sinkCount(sink, sent);
@@ -163,6 +172,7 @@ export async function benchDelivery(messages = Number(process.env.BENCH_DELIVERY
         nodemailerPerSecond: Math.round(nodemailerPerSecond),
         mailplanePerSecond: Math.round(mailplanePerSecond),
         ratio: Number((mailplanePerSecond / nodemailerPerSecond).toFixed(2)),
+        sinkCeilingPerSecond: Math.round(ceilings.get(size)!),
       });
     }
   } finally {

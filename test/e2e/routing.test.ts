@@ -1,10 +1,12 @@
 /**
- * IP pools in motion through the Express example (its own process, SQLite, the real clock): a
+ * IP pools in motion through the Express example (its own process, the real clock; SQLite, and
+ * PostgreSQL when the tests have one): a
  * volume-percentage split and a warming IP whose daily cap overflows to another pool, delivered to
  * a loopback sink that records each message's source address (127.0.0.2, 127.0.0.3, ...).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { defaultDomainRecordsConfig } from 'mailplane';
+import { freshDatabaseUrl, storeKinds } from '../support/databases.js';
 import { startTestDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { startExample, type ExampleServer } from '../support/example-server.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
@@ -12,7 +14,8 @@ import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON shapes
 type Json = any;
 
-describe('IP pools through the express example', () => {
+describe.each(storeKinds)('IP pools through the express example (%s)', (kind) => {
+  let database: Awaited<ReturnType<typeof freshDatabaseUrl>>;
   let dns: TestDnsServer;
   let sink: SmtpSink;
   let server: ExampleServer;
@@ -39,7 +42,13 @@ describe('IP pools through the express example', () => {
     dns.txt(defaultDomainRecordsConfig.returnPathTarget, `v=spf1 include:${defaultDomainRecordsConfig.spfInclude} ~all`);
     dns.set('rcpt.test', 'MX', [{ exchange: 'mx.rcpt.test', preference: 10 }]);
     dns.set('mx.rcpt.test', 'A', ['127.0.0.1']);
-    server = await startExample('express', { MAILPLANE_DNS_SERVERS: dns.address, MAILPLANE_MX_PORT: String(sink.port) });
+    // SQLite is the example's default; on PostgreSQL the example runs as a multi-node install would.
+    database = await freshDatabaseUrl(kind);
+    server = await startExample('express', {
+      MAILPLANE_DNS_SERVERS: dns.address,
+      MAILPLANE_MX_PORT: String(sink.port),
+      ...(kind === 'postgres' && { MAILPLANE_DATABASE_URL: database.url }),
+    });
     const sub = await ok('POST', '/account/subaccount', accountKey(), { name: 'Pools' });
     subKey = { 'x-subaccount-apikey': sub.apiKey };
     const domain = await ok('POST', '/subaccount/domain', subKey, { name: 'pools.test' });
@@ -53,6 +62,7 @@ describe('IP pools through the express example', () => {
     await server?.stop();
     await sink?.close();
     await dns?.close();
+    await database?.drop();
   });
 
   async function send(to: string[], ippool: string): Promise<string[]> {
@@ -103,5 +113,36 @@ describe('IP pools through the express example', () => {
     const view = await ok('GET', `/account/ip/${warm.id}`, accountKey());
     expect(view).toMatchObject({ state: 2, autoWarmupStage: 0 });
     expect(JSON.parse(view.autoWarmupPlan.defaultWarmupPlan)).toMatchObject({ stage: 0, dailyLimit: 50, sentToday: 50 });
+  }, 60_000);
+
+  it('takes IPs in turn (0), routes by mailbox provider (1) and by From domain (3)', async () => {
+    const { allocated } = await ok('PUT', '/account/ip/allocate', accountKey(), { ips: ['127.0.0.8', '127.0.0.9', '127.0.0.10', '127.0.0.11', '127.0.0.12', '127.0.0.13'] });
+    const [a, b, c, d, e, f] = allocated.map((ip: Json) => ip.id);
+    const members = (...ids: number[]) => allocated.filter((ip: Json) => ids.includes(ip.id)).map((ip: Json) => ({ publicIP: ip.publicIp }));
+    const list = (id: number) => JSON.stringify([`IP_${id}`]);
+    await ok('POST', '/account/ippool', accountKey(), { name: 'Turns', ips: members(a, b), routingStrategy: 0, routingMetaData: '{}' });
+    await ok('POST', '/account/ippool', accountKey(), {
+      name: 'Providers',
+      ips: members(c, d),
+      routingStrategy: 1,
+      routingMetaData: JSON.stringify({ '0': list(c), others: list(d) }),
+    });
+    await ok('POST', '/account/ippool', accountKey(), {
+      name: 'Domains',
+      ips: members(e, f),
+      routingStrategy: 3,
+      routingMetaData: JSON.stringify({ 'pools.test': list(e), others: list(f) }),
+    });
+    // A custom domain whose MX is Google Workspace counts as Gmail (provider 0).
+    dns.set('workspace.test', 'MX', [{ exchange: 'aspmx.l.google.com', preference: 1 }]);
+    dns.set('aspmx.l.google.com', 'A', ['127.0.0.1']);
+
+    const turns = await send(rcpts('t', 4), 'Turns');
+    const providers = await send(['p0@workspace.test', 'p1@rcpt.test', 'p2@workspace.test'], 'Providers');
+    const domains = await send(rcpts('s', 2), 'Domains');
+    await delivered([...turns, ...providers, ...domains]);
+    expect(fromSource(turns)).toEqual({ '127.0.0.8': 2, '127.0.0.9': 2 });
+    expect(fromSource(providers)).toEqual({ '127.0.0.10': 2, '127.0.0.11': 1 });
+    expect(fromSource(domains)).toEqual({ '127.0.0.12': 2 });
   }, 60_000);
 });

@@ -31,6 +31,9 @@ interface Hop {
 
 const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
 
+/** Most MX addresses remembered as failing TLS (each is retried in plain text for `tlsFallbackMs`). */
+const MAX_PLAIN_FALLBACKS = 10_000;
+
 /**
  * Direct delivery to the recipient domain's mail exchangers (RFC 5321 section 5): MX records in
  * preference order, the domain's own A record when it has no MX (the implicit MX), and a null MX
@@ -123,9 +126,13 @@ export function mxTransport(options: MxTransportOptions): Transport {
     if (!Array.isArray(hops)) return hops;
     let last: DeliveryResult = noReply(`no mail exchanger of ${domain} could be reached`);
     for (const hop of hops) {
-      const plain = (plainUntil.get(hop.address) ?? 0) > Date.now();
+      const until = plainUntil.get(hop.address);
+      if (until !== undefined && until <= Date.now()) plainUntil.delete(hop.address);
+      const plain = until !== undefined && until > Date.now();
       let result = await sendRaw(poolFor(hop, route, plain), { from: message.envelope.from, to }, message.raw, hop.host);
       if (result.tls && !plain) {
+        // Bounded like the pools: a flood of distinct broken MX hosts forgets the oldest first.
+        if (plainUntil.size >= MAX_PLAIN_FALLBACKS) plainUntil.delete(plainUntil.keys().next().value!);
         plainUntil.set(hop.address, Date.now() + (options.tlsFallbackMs ?? 3_600_000));
         result = await sendRaw(poolFor(hop, route, true), { from: message.envelope.from, to }, message.raw, hop.host);
       }
