@@ -24,6 +24,22 @@ export function createDeliveryCaches(): DeliveryCaches {
   return { templates: new TemplateCache(), dkimKeys: new DkimKeyCache(), bodies: new SharedBodyCache() };
 }
 
+const ABORTED = Symbol('aborted');
+const abortPromises = new WeakMap<AbortSignal, Promise<typeof ABORTED>>();
+
+/** Resolves when `signal` aborts; one listener per signal however many sends wait on it. */
+function abortOf(signal: AbortSignal): Promise<typeof ABORTED> {
+  let promise = abortPromises.get(signal);
+  if (!promise) {
+    promise = new Promise((resolve) => {
+      if (signal.aborted) resolve(ABORTED);
+      else signal.addEventListener('abort', () => resolve(ABORTED), { once: true });
+    });
+    abortPromises.set(signal, promise);
+  }
+  return promise;
+}
+
 /** The sending domain of a batch, or `null` when it is gone (deleted since the send was accepted). */
 export async function sendingDomain(ctx: MailplaneContext, batch: SendBatchRecord): Promise<DomainRecord | null> {
   return batch.domainId === null ? null : ctx.store.domains.get(batch.subAccountId, batch.domainId);
@@ -80,12 +96,18 @@ async function attempt(
     }, caches.bodies);
     try {
       const via = (choice.kind === 'send' && choice.transport) || transport;
-      result = await via.send(outbound, route, signal ? { signal } : undefined);
+      const sent = via.send(outbound, route, signal ? { signal } : undefined);
+      const settled = signal ? await Promise.race([sent, abortOf(signal)]) : await sent;
+      // The job was handed back (shutdown, lost lease) while the server had not answered: nothing
+      // is recorded, the message stays as it was and is sent again by whoever runs the job next
+      // (at least once). Without this a stalled server would hold a shutdown for its whole timeout.
+      if (settled === ABORTED) return null;
+      result = settled;
     } catch (error) {
       // A transport must not throw for network faults; if one does, treat it as temporary.
       result = noReply(`transport failed: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  // Recorded even when the lease was lost meanwhile: recordOutcome moves the message only once.
+  // Recorded even when the lease was lost after the server answered: recordOutcome moves the message only once.
   return recordDeliveryOutcome(ctx, message, batch, result, route);
 }

@@ -1,4 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { openKyselyStore } from '../../adapters/storage/kysely/index.js';
+import { createMailplane, silentLogger } from 'mailplane';
+import { mxTransport } from '../../adapters/transport/smtp/index.js';
+import { TEST_SECRET } from '../support/api.js';
 import { storeKinds } from '../support/databases.js';
 import { RCPT_DOMAIN, startDeliveryEnv, type DeliveryEnv } from '../support/delivery-env.js';
 import type { SinkBehaviour } from '../support/smtp-sink.js';
@@ -68,5 +72,47 @@ describe.each(storeKinds)('delivery against misbehaving servers (%s)', (kind) =>
     const view = await env.waitForMessage(entry!.messageId, (v) => expect(v.attempt).toBe(1));
     expect(view.status).toBe('deferred');
     expect(view.events[1].smtpDescription).toMatch(/servfail/);
+  });
+
+  it('a shutdown while the server withholds its reply hands the message back unrecorded; the next instance delivers it', async () => {
+    await env.close();
+    // A reply timeout far beyond the test's: only the shutdown can end the stalled attempt.
+    const problems: string[] = [];
+    const record = (message: string, fields?: Record<string, unknown>) => problems.push(`${message} ${JSON.stringify(fields ?? {})}`);
+    const logger = { info: () => {}, warn: record, error: record };
+    env = await startDeliveryEnv(kind, { socketTimeoutMs: 300_000 }, { shutdownGraceMs: 100, logger });
+    env.sink.behave({ data: 'stall' });
+    const [entry] = await env.send([`slow@${RCPT_DOMAIN}`]);
+    await vi.waitFor(() => expect(env.sink.stalls).toBe(1), { timeout: 10_000, interval: 20 });
+    await env.api.mailplane.close();
+    // Nothing half-done: the attempt did not go on to write its outcome into a closing store.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(problems).toEqual([]);
+
+    const store = await openKyselyStore({ url: env.api.url });
+    const next = createMailplane({
+      store,
+      secret: TEST_SECRET,
+      logger: silentLogger,
+      clock: env.clock,
+      dns: env.api.mailplane.context.config.dns,
+      delivery: env.api.mailplane.context.config.delivery,
+      jobs: { pollIntervalMs: 25 },
+      transport: (ctx) => mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort }),
+    });
+    try {
+      const found = await store.messages.getForDelivery(entry!.messageId);
+      // Not a soft bounce: no attempt counted, no event, still queued for the next worker.
+      expect(found?.message).toMatchObject({ status: 'queued', attempts: 0 });
+      env.sink.behave({});
+      next.start();
+      await vi.waitFor(async () => expect((await store.messages.getForDelivery(entry!.messageId))?.message.status).toBe('delivered'), {
+        timeout: 15_000,
+        interval: 20,
+      });
+      expect(env.sink.received.filter((m) => m.rcptTo.includes(`slow@${RCPT_DOMAIN}`))).toHaveLength(1);
+    } finally {
+      await next.close();
+    }
   });
 });

@@ -30,13 +30,15 @@ export interface CallResult {
 export interface TestApi {
   mailplane: Mailplane;
   accountKey: string;
+  /** The database's URL, for a second store or instance on the same data. */
+  url: string;
   call(method: string, path: string, options?: CallOptions): Promise<CallResult>;
   close(): Promise<void>;
 }
 
 /** Creates an instance on a fresh database of `kind` with one account. */
 export async function createTestApi(kind: StoreKind, options: Partial<Parameters<typeof createMailplane>[0]> = {}): Promise<TestApi> {
-  const { store, close } = await openTestStore(kind);
+  const { store, url, close } = await openTestStore(kind);
   const mailplane = createMailplane({ store, secret: TEST_SECRET, logger: silentLogger, ...options });
   const { apiKey } = await mailplane.createAccount({ name: 'test' });
   const call = async (method: string, path: string, o: CallOptions = {}): Promise<CallResult> => {
@@ -53,5 +55,5 @@ export async function createTestApi(kind: StoreKind, options: Partial<Parameters
     const response = await mailplane.handle(request);
     return { status: response.status, body: JSON.parse(response.body), text: response.body };
   };
-  return { mailplane, accountKey: apiKey, call, close };
+  return { mailplane, accountKey: apiKey, url, call, close };
 }

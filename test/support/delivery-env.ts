@@ -3,7 +3,7 @@
  * server on loopback and connects to a real SMTP sink, with a manual clock for retries.
  */
 import { vi } from 'vitest';
-import { manualClock } from 'mailplane';
+import { manualClock, type Logger } from 'mailplane';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { mxTransport } from '../../adapters/transport/smtp/index.js';
 import type { DeliveryConfig } from '../../src/delivery/config.js';
@@ -50,16 +50,21 @@ export const RCPT_DOMAIN = 'rcpt.test';
  * Starts DNS, a sink (the MX of {@link RCPT_DOMAIN}) and mailplane with an MX transport; creates a
  * sub-account whose domain `sender.test` is verified and whose DKIM key is published.
  */
-export async function startDeliveryEnv(kind: StoreKind, delivery: Partial<DeliveryConfig> = {}): Promise<DeliveryEnv> {
+export async function startDeliveryEnv(
+  kind: StoreKind,
+  delivery: Partial<DeliveryConfig> = {},
+  { logger, ...jobs }: { shutdownGraceMs?: number; logger?: Logger } = {},
+): Promise<DeliveryEnv> {
   const dns = await startTestDnsServer();
   const sink = await startSmtpSink();
   const clock = manualClock(T0);
   const config: Partial<DeliveryConfig> = { mxPort: sink.port, socketTimeoutMs: 1500, greetingTimeoutMs: 1500, connectionTimeoutMs: 1500, ...delivery };
   const api = await createTestApi(kind, {
+    ...(logger && { logger }),
     clock,
     dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 500, retries: 0 },
     delivery: config,
-    jobs: { pollIntervalMs: 25 },
+    jobs: { pollIntervalMs: 25, ...jobs },
     transport: (ctx) =>
       mxTransport({
         resolver: ctx.resolver,

@@ -44,6 +44,8 @@ export interface SmtpSink {
   readonly received: ReceivedMessage[];
   /** Connections accepted so far. */
   readonly connections: number;
+  /** Replies withheld so far by a `'stall'` behaviour (the client is waiting on one of them). */
+  readonly stalls: number;
   behave(behaviour: SinkBehaviour): void;
   close(): Promise<void>;
 }
@@ -67,6 +69,7 @@ export async function startSmtpSink(initial: SinkBehaviour = {}, listen: { host?
   const received: ReceivedMessage[] = [];
   const sockets = new Set<Socket>();
   let connections = 0;
+  let stalls = 0;
   const secureContext = selfSigned();
 
   function handle(plain: Socket): void {
@@ -92,6 +95,7 @@ export async function startSmtpSink(initial: SinkBehaviour = {}, listen: { host?
       }
       if (r === 'stall') {
         stalled = true;
+        stalls += 1;
         return false;
       }
       if (r === 'garbage') {
@@ -192,6 +196,9 @@ export async function startSmtpSink(initial: SinkBehaviour = {}, listen: { host?
     received,
     get connections() {
       return connections;
+    },
+    get stalls() {
+      return stalls;
     },
     behave: (b) => {
       behaviour = b;
