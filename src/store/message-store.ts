@@ -135,8 +135,10 @@ export interface MessageStore {
   listEvents(messageId: string): Promise<EventRecord[]>;
   addEvents(events: readonly EventRecord[]): Promise<void>;
   /**
-   * Moves a message to `outcome.status` only if it is currently in one of `from`; answers whether
-   * it moved. This is how a terminal state is reached exactly once even with duplicate workers.
+   * Moves a message to `outcome.status` only if it is currently in one of `from` and, when
+   * `outcome.attempts` is given, has made `outcome.attempts - 1` attempts; answers whether it moved.
+   * This is how a terminal state is reached, and each attempt recorded, exactly once even with
+   * duplicate workers (a retry job run twice after an expired lease).
    */
   recordOutcome(messageId: string, from: readonly MessageStatus[], outcome: MessageOutcome): Promise<boolean>;
 }

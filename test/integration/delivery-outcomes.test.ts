@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { recordDeliveryOutcome } from '../../src/delivery/outcome.js';
 import { storeKinds } from '../support/databases.js';
 import { RCPT_DOMAIN, startDeliveryEnv, type DeliveryEnv } from '../support/delivery-env.js';
 
@@ -101,5 +102,25 @@ describe.each(storeKinds)('delivery outcomes (%s)', (kind) => {
     }
     const view = await env.waitForStatus(entry!.messageId, 'smtp_dropped');
     expect(types(view).at(-1)).toBe(1);
+  });
+
+  it('the same attempt recorded twice (a retry run by two workers after a lost lease) counts once', async () => {
+    env.sink.behave({ rcpt: ['451 4.3.0 Temporary local problem'] });
+    const [entry] = await env.send([`twice@${RCPT_DOMAIN}`]);
+    const id = entry!.messageId;
+    await env.waitForMessage(id, (v) => expect(v.attempt).toBe(1));
+    // Both workers read the message as it was before their attempt, and both got a 4xx.
+    const found = (await env.api.mailplane.context.store.messages.getForDelivery(id))!;
+    const soft = { kind: 'soft' as const, smtpCode: 451, text: '451 4.3.0 Temporary local problem' };
+    const route = { ipId: null, ipPoolId: null, tpspId: null };
+    const ctx = env.api.mailplane.context;
+    const [first, second] = await Promise.all([
+      recordDeliveryOutcome(ctx, found.message, found.batch, soft, route),
+      recordDeliveryOutcome(ctx, found.message, found.batch, soft, route),
+    ]);
+    expect([first, second].filter((r) => r !== null)).toHaveLength(1);
+    const view = await env.message(id);
+    expect(view.attempt).toBe(2);
+    expect(types(view)).toEqual([0, 3, 3]);
   });
 });

@@ -136,12 +136,14 @@ export function kyselyMessageStore(ctx: KyselyStoreContext): MessageStore {
       if (outcome.ipId !== undefined) values.ip_id = outcome.ipId;
       if (outcome.ipPoolId !== undefined) values.ip_pool_id = outcome.ipPoolId;
       if (outcome.tpspId !== undefined) values.tpsp_id = outcome.tpspId;
-      const result = await db
+      let update = db
         .updateTable('messages')
         .set(values as never)
         .where('id', '=', messageId)
-        .where('status', 'in', [...from])
-        .executeTakeFirst();
+        .where('status', 'in', [...from]);
+      // The attempt that was made: two workers that made the same one record it once.
+      if (outcome.attempts !== undefined) update = update.where('attempts', '=', outcome.attempts - 1);
+      const result = await update.executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
   };
