@@ -83,12 +83,13 @@ export function warmupJob(ip: IpRecord, runAt: number): NewJob {
 }
 
 /**
- * Enqueues the evaluation job of a warmup that has just started, at its first boundary with the
- * default interval (the job reads the pool's interval when it runs and moves itself if it differs).
- * Call `ctx.jobs.notify()` after `store` commits.
+ * Enqueues the evaluation job of a warmup that has just started, an hour in (the shortest
+ * `warmupInterval`): the job reads the pool's interval when it runs and moves itself to the first
+ * real boundary, so a short interval is never evaluated late. Call `ctx.jobs.notify()` after
+ * `store` commits.
  */
 export async function scheduleWarmup(ctx: MailplaneContext, ips: readonly IpRecord[], store?: MailplaneStore): Promise<void> {
-  const jobs = ips.filter(isWarmingUp).map((ip) => warmupJob(ip, warmupStartMs(ip) + DEFAULT_WARMUP_INTERVAL_HOURS * HOUR_MS));
+  const jobs = ips.filter(isWarmingUp).map((ip) => warmupJob(ip, warmupStartMs(ip) + HOUR_MS));
   if (jobs.length > 0) await ctx.jobs.enqueue(jobs, store ? { store } : {});
 }
 

@@ -197,4 +197,14 @@ describe.each(storeKinds)('IP warmup at delivery (%s)', (kind) => {
     clock.advance(10_000);
     await vi.waitFor(async () => expect((await ip(warm.id)).autoWarmupStage).toBe(1), { timeout: 10_000, interval: 20 });
   });
+
+  it('follows the pool\'s warmupInterval: with 1 hour, a stage an hour', async () => {
+    const warm = await allocate('127.0.0.2', true);
+    await createPool({ name: 'Hourly', ips: [{ publicIP: warm.publicIp }], warmupInterval: 1 });
+    expect((await ip(warm.id)).autoWarmupPlan).toMatchObject({ warmupInterval: 1 });
+    clock.advance(3_600_000 + 1000);
+    await vi.waitFor(async () => expect((await ip(warm.id)).autoWarmupStage).toBe(1), { timeout: 10_000, interval: 20 });
+    clock.advance(3_600_000);
+    await vi.waitFor(async () => expect((await ip(warm.id)).state).toBe(0), { timeout: 10_000, interval: 20 });
+  });
 });
