@@ -59,7 +59,17 @@ export {
 export { createProviderClassifier, mxHostsFrom, type ProviderClassifier } from './routing/classifier.js';
 export { createGroupCommit, type GroupCommit, type StoreWrite } from './store/group-commit.js';
 export { uuidV7 } from './model/ids.js';
-export type { Transport, DeliveryResult, DeliveryKind, DeliveryRoute, Envelope, OutboundMessage } from './delivery/transport.js';
+export type { Transport, DeliveryResult, DeliveryKind, DeliveryRoute, Envelope, OutboundMessage, WarmupSend } from './delivery/transport.js';
+export { resolveWarmupConfig, type WarmupConfig } from './ip/warmup.js';
+export {
+  DEFAULT_WARMUP_PLAN,
+  DEFAULT_HOLD_THRESHOLDS,
+  type WarmupPlan,
+  type HoldThresholds,
+  type WarmupProgress,
+  type WarmupState,
+  type StageTraffic,
+} from './routing/warmup.js';
 export { classifySmtpReply, parseEnhancedCode, type SmtpReply } from './bounce/classify.js';
 export { verpAddress, messageIdOfVerp } from './delivery/compose.js';
 export { resolveDeliveryConfig } from './delivery/config.js';
