@@ -6,7 +6,7 @@ import { noReply } from '../bounce/classify.js';
 import { SharedBodyCache } from './body-cache.js';
 import { composeMessage, DkimKeyCache } from './compose.js';
 import { recordDeliveryOutcome, type RecordedOutcome } from './outcome.js';
-import { chooseRoute, type RouteChoice } from './route.js';
+import { chooseRoute } from './route.js';
 import { deferByRouting } from './routing-wait.js';
 import { releaseWarmupSend } from './warmup-caps.js';
 import type { DeliveryResult, Transport } from './transport.js';
@@ -60,54 +60,42 @@ export async function deliverOne(
 ): Promise<RecordedOutcome> {
   const choice = await chooseRoute(ctx, message, batch);
   try {
-    return await attempt(ctx, transport, caches, message, batch, domain, choice, signal);
+    const route = choice.route;
+    let result: DeliveryResult;
+    if (domain && choice.kind === 'wait') {
+      // No pool can send it now: not an attempt, not a bounce (docs/delivery.md, "Routing").
+      return deferByRouting(ctx, message, choice.reason, choice.retryAt);
+    } else if (!domain) {
+      // The domain was deleted after the send was accepted: nothing can sign for it any more.
+      result = { kind: 'dropped', smtpCode: null, text: 'SENDER_DOMAIN_NOT_VERIFIED: the sending domain was deleted before delivery' };
+    } else {
+      const outbound = await composeMessage(ctx, {
+        batch,
+        message,
+        domain,
+        rendered: renderMessage(ctx, caches.templates.get(batch), message),
+        dkimKey: caches.dkimKeys.get(ctx, domain),
+        dateMs: ctx.clock.now(),
+      }, caches.bodies);
+      try {
+        const via = (choice.kind === 'send' && choice.transport) || transport;
+        const sent = via.send(outbound, route, signal ? { signal } : undefined);
+        const settled = signal ? await Promise.race([sent, abortOf(signal)]) : await sent;
+        // The job was handed back (shutdown, lost lease) while the server had not answered: nothing
+        // is recorded, the message stays as it was and is sent again by whoever runs the job next
+        // (at least once). Without this the abandoned attempt would linger until the server's
+        // timeout and then record an outcome for a job already handed back.
+        if (settled === ABORTED) return null;
+        result = settled;
+      } catch (error) {
+        // A transport must not throw for network faults; if one does, treat it as temporary.
+        result = noReply(`transport failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    // Recorded even when the lease was lost after the server answered: recordOutcome moves the message only once.
+    return recordDeliveryOutcome(ctx, message, batch, result, route);
   } finally {
     // A warmup send reserved by chooseRoute is in the stored count now, or was never made.
     releaseWarmupSend(ctx, choice.route);
   }
-}
-
-async function attempt(
-  ctx: MailplaneContext,
-  transport: Transport,
-  caches: DeliveryCaches,
-  message: MessageRecord,
-  batch: SendBatchRecord,
-  domain: DomainRecord | null,
-  choice: RouteChoice,
-  signal?: AbortSignal,
-): Promise<RecordedOutcome> {
-  const route = choice.route;
-  let result: DeliveryResult;
-  if (domain && choice.kind === 'wait') {
-    // No pool can send it now: not an attempt, not a bounce (docs/delivery.md, "Routing").
-    return deferByRouting(ctx, message, choice.reason, choice.retryAt);
-  } else if (!domain) {
-    // The domain was deleted after the send was accepted: nothing can sign for it any more.
-    result = { kind: 'dropped', smtpCode: null, text: 'SENDER_DOMAIN_NOT_VERIFIED: the sending domain was deleted before delivery' };
-  } else {
-    const outbound = await composeMessage(ctx, {
-      batch,
-      message,
-      domain,
-      rendered: renderMessage(ctx, caches.templates.get(batch), message),
-      dkimKey: caches.dkimKeys.get(ctx, domain),
-      dateMs: ctx.clock.now(),
-    }, caches.bodies);
-    try {
-      const via = (choice.kind === 'send' && choice.transport) || transport;
-      const sent = via.send(outbound, route, signal ? { signal } : undefined);
-      const settled = signal ? await Promise.race([sent, abortOf(signal)]) : await sent;
-      // The job was handed back (shutdown, lost lease) while the server had not answered: nothing
-      // is recorded, the message stays as it was and is sent again by whoever runs the job next
-      // (at least once). Without this a stalled server would hold a shutdown for its whole timeout.
-      if (settled === ABORTED) return null;
-      result = settled;
-    } catch (error) {
-      // A transport must not throw for network faults; if one does, treat it as temporary.
-      result = noReply(`transport failed: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-  // Recorded even when the lease was lost after the server answered: recordOutcome moves the message only once.
-  return recordDeliveryOutcome(ctx, message, batch, result, route);
 }
