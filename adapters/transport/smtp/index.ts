@@ -1,5 +1,6 @@
 /**
- * nodemailer-based transports: direct-to-MX delivery and relaying through a smart host.
+ * SMTP transports: direct-to-MX delivery and relaying through a smart host, over mailplane's own
+ * pooled SMTP client (smtp-connection.ts).
  * Exported as `mailplane/transport/smtp`.
  *
  * @packageDocumentation

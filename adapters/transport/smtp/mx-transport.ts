@@ -69,17 +69,15 @@ export function mxTransport(options: MxTransportOptions): Transport {
       pool = createPool({
         host: hop.address,
         port,
-        secure: false,
         ignoreTLS: plain,
         name,
         ...(route.localAddress && { localAddress: route.localAddress }),
         maxConnections: options.maxConnectionsPerHost ?? 5,
-        maxMessages: Infinity,
-        tls: { rejectUnauthorized: false, ...(isIP(hop.host) === 0 && { servername: hop.host }) },
-        connectionTimeout: options.connectionTimeoutMs ?? 30_000,
-        greetingTimeout: options.greetingTimeoutMs ?? 30_000,
-        socketTimeout: options.socketTimeoutMs ?? 300_000,
-        logger: false,
+        rejectUnauthorized: false,
+        ...(isIP(hop.host) === 0 && { servername: hop.host }),
+        connectionTimeoutMs: options.connectionTimeoutMs ?? 30_000,
+        greetingTimeoutMs: options.greetingTimeoutMs ?? 30_000,
+        socketTimeoutMs: options.socketTimeoutMs ?? 300_000,
       });
       pools.set(key, pool);
     }

@@ -1,50 +1,39 @@
-/** Sending one signed message through a nodemailer pool, and reading what happened into a DeliveryResult. */
-import nodemailer from 'nodemailer';
-import type { SMTPPoolOptions } from 'nodemailer/lib/smtp-pool';
+/** Sending one signed message through an {@link SmtpPool}, and reading what happened into a DeliveryResult. */
 import { classifySmtpReply, noReply } from '../../../src/bounce/classify.js';
 import type { DeliveryResult, Envelope } from '../../../src/delivery/transport.js';
+import { SmtpError } from './smtp-connection.js';
+import { SmtpPool, type SmtpPoolOptions } from './smtp-pool.js';
 
 /** A pooled SMTP client to one host. */
-export type Pool = ReturnType<typeof createPool>;
+export type Pool = SmtpPool;
 
-/** Opens (lazily) a nodemailer pool; connections are reused across messages. */
-export function createPool(options: SMTPPoolOptions) {
-  const transporter = nodemailer.createTransport({ ...options, pool: true });
-  // A pool reports connection failures through the sendMail callback; this keeps a stray
-  // 'error' event (e.g. an idle connection reset) from crashing the process.
-  transporter.on('error', () => {});
-  return transporter;
+/** Opens (lazily: the first message connects) a pool of reused connections to one host. */
+export function createPool(options: SmtpPoolOptions): Pool {
+  return new SmtpPool(options);
 }
 
-interface NodemailerLikeError {
-  code?: string;
-  responseCode?: number;
-  response?: string;
-  message?: string;
-}
-
-/** The result of an error nodemailer reported (a reply, or a failure without one). */
+/** The result of a failure without a decisive reply; `tls` marks a failed TLS handshake. */
 export function resultOfError(error: unknown, host: string): DeliveryResult & { tls?: boolean } {
-  const e = (error ?? {}) as NodemailerLikeError;
-  if (typeof e.responseCode === 'number' && e.responseCode >= 200) {
-    return { ...classifySmtpReply({ code: e.responseCode, text: (e.response ?? e.message ?? '').trim() }), host };
+  if (error instanceof SmtpError) {
+    // A refused login is the relay's configuration, not the recipient's address: retried, never suppressed.
+    if (error.code === 'EAUTH') return noReply(`EAUTH: ${error.message}`, host);
+    if (error.reply) return { ...classifySmtpReply(error.reply), host };
+    return { ...noReply(`${error.code}: ${error.message}`, host), ...(error.code === 'ETLS' && { tls: true }) };
   }
-  const text = `${e.code ? `${e.code}: ` : ''}${(e.message ?? String(error)).trim()}`;
-  const tls = e.code === 'ETLS' || (e.code === 'ESOCKET' && /SSL routines|TLS|handshake|certificate/i.test(e.message ?? ''));
-  return { ...noReply(text, host), ...(tls && { tls: true }) };
+  return noReply(error instanceof Error ? error.message : String(error), host);
 }
 
 /**
  * Sends `raw` with `envelope` through `pool` and classifies the outcome for the first recipient
- * (the message's own; cc and bcc copies ride along in the same transaction).
+ * (the message's own; cc and bcc copies ride along in the same transaction): its RCPT reply when
+ * refused, else the reply to the data.
  */
 export async function sendRaw(pool: Pool, envelope: Envelope, raw: Buffer, host: string): Promise<DeliveryResult & { tls?: boolean }> {
   try {
-    const info = await pool.sendMail({ envelope: { from: envelope.from, to: envelope.to }, raw });
-    const primary = envelope.to[0]!.toLowerCase();
-    const rejectedAt = (info.rejected ?? []).findIndex((r) => String(r).toLowerCase() === primary);
-    if (rejectedAt >= 0) return resultOfError(info.rejectedErrors?.[rejectedAt], host);
-    return { ...classifySmtpReply({ code: Number(String(info.response).slice(0, 3)) || 250, text: String(info.response ?? '250').trim() }), host };
+    const transaction = await pool.send(envelope, raw);
+    const primary = transaction.recipients[0];
+    const decisive = primary && (primary.reply.code < 200 || primary.reply.code >= 300) ? primary.reply : transaction.reply;
+    return { ...classifySmtpReply(decisive), host };
   } catch (error) {
     return resultOfError(error, host);
   }

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import type { DeliveryResult, DeliveryRoute, OutboundMessage, Transport } from '../../../src/delivery/transport.js';
 import { createPool, sendRaw, type Pool } from './send.js';
@@ -47,11 +48,11 @@ export function smartHostTransport(options: SmartHostTransportOptions): Transpor
         name: route.ehloName ?? options.ehloName ?? hostname(),
         ...(route.localAddress && { localAddress: route.localAddress }),
         maxConnections: options.maxConnections ?? 5,
-        maxMessages: Infinity,
-        tls: { rejectUnauthorized: options.rejectUnauthorized ?? true },
-        connectionTimeout: options.connectionTimeoutMs ?? 30_000,
-        greetingTimeout: options.greetingTimeoutMs ?? 30_000,
-        socketTimeout: options.socketTimeoutMs ?? 300_000,
+        rejectUnauthorized: options.rejectUnauthorized ?? true,
+        ...(isIP(options.host) === 0 && { servername: options.host }),
+        connectionTimeoutMs: options.connectionTimeoutMs ?? 30_000,
+        greetingTimeoutMs: options.greetingTimeoutMs ?? 30_000,
+        socketTimeoutMs: options.socketTimeoutMs ?? 300_000,
       });
       pools.set(key, pool);
     }

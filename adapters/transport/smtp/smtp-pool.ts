@@ -1,0 +1,103 @@
+/**
+ * Pooled SMTP connections to one server: up to `maxConnections` open at once, each reused for
+ * transaction after transaction; messages wait in order for a free connection.
+ */
+import { SmtpConnection, SmtpError, type SmtpConnectionOptions, type SmtpEnvelope, type SmtpTransaction } from './smtp-connection.js';
+
+/** Options of {@link SmtpPool}. */
+export interface SmtpPoolOptions extends SmtpConnectionOptions {
+  /** Connections open at once (default 5). */
+  maxConnections?: number;
+}
+
+interface Task {
+  envelope: SmtpEnvelope;
+  message: Buffer;
+  resolve: (transaction: SmtpTransaction) => void;
+  reject: (error: unknown) => void;
+  /** Already sent again once after a reused connection turned out to be dead. */
+  retried?: boolean;
+}
+
+/** A pool of connections to one server. */
+export class SmtpPool {
+  private readonly idle: SmtpConnection[] = [];
+  private readonly queue: Task[] = [];
+  /** Connections opening or open. */
+  private open = 0;
+  private closed = false;
+
+  constructor(private readonly options: SmtpPoolOptions) {}
+
+  /**
+   * Sends `message` in one transaction on a pooled connection. Resolves with what the server
+   * replied (refusals included); rejects with an {@link SmtpError} when no reply decided it.
+   */
+  send(envelope: SmtpEnvelope, message: Buffer): Promise<SmtpTransaction> {
+    if (this.closed) return Promise.reject(new SmtpError('ECONNECTION', 'the connection pool is closed'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ envelope, message, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Closes idle connections now and busy ones when their transaction ends; queued messages fail. */
+  close(): void {
+    this.closed = true;
+    for (const task of this.queue.splice(0)) task.reject(new SmtpError('ECONNECTION', 'the connection pool was closed'));
+    for (const connection of this.idle.splice(0)) void connection.quit();
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0 && !this.closed) {
+      const connection = this.idle.pop();
+      if (connection) {
+        if (connection.usable) void this.run(connection, this.queue.shift()!);
+      } else if (this.open < (this.options.maxConnections ?? 5)) {
+        void this.connect(this.queue.shift()!);
+      } else {
+        return;
+      }
+    }
+  }
+
+  private async connect(task: Task): Promise<void> {
+    const connection = new SmtpConnection(this.options);
+    this.open += 1;
+    connection.onClose(() => {
+      this.open -= 1;
+      const at = this.idle.indexOf(connection);
+      if (at !== -1) this.idle.splice(at, 1);
+      this.pump();
+    });
+    try {
+      await connection.open();
+    } catch (error) {
+      connection.close();
+      task.reject(error);
+      // No connection to this server works: what waits would meet the same failure one by one,
+      // each after its own timeout. With others still open, the failure may be a passing limit.
+      if (this.open === 0) for (const waiting of this.queue.splice(0)) waiting.reject(error);
+      return;
+    }
+    await this.run(connection, task);
+  }
+
+  private async run(connection: SmtpConnection, task: Task): Promise<void> {
+    const reused = connection.transactions > 0;
+    try {
+      task.resolve(await connection.send(task.envelope, task.message));
+    } catch (error) {
+      // A reused connection the server closed while it was idle fails before any reply: that is
+      // not the message's fault, and nothing reached the server, so it goes once more on a fresh one.
+      if (reused && !task.retried && error instanceof SmtpError && error.beforeTransaction) {
+        this.queue.unshift({ ...task, retried: true });
+      } else {
+        task.reject(error);
+      }
+    }
+    if (this.closed) void connection.quit();
+    else if (connection.usable) this.idle.push(connection);
+    this.pump();
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * mailplane's SMTP client (adapters/transport/smtp) against a real independent server, smtp-server,
+ * on loopback: authentication, implicit TLS and STARTTLS, pipelining on and off, refusals per
+ * recipient, connection reuse, and a server that closes an idle connection.
+ */
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { smartHostTransport } from '../../adapters/transport/smtp/index.js';
+import type { DeliveryRoute, OutboundMessage, Transport } from '../../src/delivery/transport.js';
+
+interface Received {
+  from: string;
+  to: string[];
+  raw: Buffer;
+  user?: string;
+  secure: boolean;
+}
+
+interface Server {
+  port: number;
+  received: Received[];
+  connections: number;
+  close(): Promise<void>;
+}
+
+const servers: Server[] = [];
+const transports: Transport[] = [];
+afterEach(async () => {
+  for (const transport of transports.splice(0)) await transport.close();
+  for (const server of servers.splice(0)) await server.close();
+});
+
+async function startServer(options: Partial<SMTPServerOptions> = {}): Promise<Server> {
+  const received: Received[] = [];
+  let connections = 0;
+  const server = new SMTPServer({
+    logger: false,
+    authOptional: true,
+    onConnect(_session, callback) {
+      connections += 1;
+      callback();
+    },
+    onAuth(auth, _session, callback) {
+      if (auth.username === 'relay-user' && auth.password === 'correct horse') callback(null, { user: auth.username });
+      else callback(new Error('Invalid username or password'));
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        received.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks),
+          ...(typeof session.user === 'string' && { user: session.user }),
+          secure: session.secure,
+        });
+        callback();
+      });
+    },
+    ...options,
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.server.address();
+  const entry: Server = {
+    port: typeof address === 'object' && address ? address.port : 0,
+    received,
+    get connections() {
+      return connections;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+  servers.push(entry);
+  return entry;
+}
+
+const route: DeliveryRoute = { ipId: null, ipPoolId: null, tpspId: null };
+
+/** A message with the lines SMTP must escape: a dot alone, a line starting with dots. */
+function message(n: number, to: string[] = [`r${n}@rcpt.example`]): OutboundMessage {
+  const raw = Buffer.from(`From: a@sender.test\r\nTo: ${to[0]}\r\nSubject: ${n}\r\n\r\nhello ${n}\r\n.\r\n..dots\r\n.end\r\n`);
+  return { id: `m${n}`, envelope: { from: `b+m${n}@rp.sender.test`, to }, raw };
+}
+
+function relay(port: number, options: Partial<Parameters<typeof smartHostTransport>[0]> = {}): Transport {
+  const transport = smartHostTransport({ host: '127.0.0.1', port, rejectUnauthorized: false, ehloName: 'client.test', ...options });
+  transports.push(transport);
+  return transport;
+}
+
+describe('the SMTP client', () => {
+  it('authenticates with AUTH PLAIN over STARTTLS and the server receives the exact message', async () => {
+    const server = await startServer();
+    const result = await relay(server.port, { auth: { user: 'relay-user', pass: 'correct horse' } }).send(message(1), route);
+    expect(result).toMatchObject({ kind: 'delivered', smtpCode: 250 });
+    expect(server.received).toHaveLength(1);
+    expect(server.received[0]).toMatchObject({ from: 'b+m1@rp.sender.test', to: ['r1@rcpt.example'], user: 'relay-user', secure: true });
+    expect(server.received[0]!.raw.equals(message(1).raw)).toBe(true);
+  });
+
+  it('authenticates with AUTH LOGIN when that is all the server offers', async () => {
+    const server = await startServer({ authMethods: ['LOGIN'] });
+    const result = await relay(server.port, { auth: { user: 'relay-user', pass: 'correct horse' } }).send(message(2), route);
+    expect(result.kind).toBe('delivered');
+    expect(server.received[0]!.user).toBe('relay-user');
+  });
+
+  it('a refused login is a soft failure (the relay is misconfigured, the recipient is fine) and sends nothing', async () => {
+    const server = await startServer();
+    const result = await relay(server.port, { auth: { user: 'relay-user', pass: 'wrong' } }).send(message(3), route);
+    expect(result).toMatchObject({ kind: 'soft', smtpCode: null });
+    expect(result.text).toMatch(/^EAUTH: .*535/);
+    expect(server.received).toHaveLength(0);
+  });
+
+  it('never sends credentials in the clear: without STARTTLS on offer the login is not attempted', async () => {
+    let attempted = false;
+    const server = await startServer({ hideSTARTTLS: true, allowInsecureAuth: true, onAuth: (_auth, _session, callback) => ((attempted = true), callback(null, { user: 'x' })) });
+    const result = await relay(server.port, { auth: { user: 'relay-user', pass: 'correct horse' } }).send(message(4), route);
+    expect(result.kind).toBe('soft');
+    expect(result.text).toMatch(/ETLS/);
+    expect(attempted).toBe(false);
+    expect(server.received).toHaveLength(0);
+  });
+
+  it('speaks implicit TLS to a port-465 style server', async () => {
+    const server = await startServer({ secure: true });
+    const result = await relay(server.port, { secure: true }).send(message(5), route);
+    expect(result.kind).toBe('delivered');
+    expect(server.received[0]!.secure).toBe(true);
+  });
+
+  it('without PIPELINING it goes command by command; a refused copy recipient does not stop the message', async () => {
+    const server = await startServer({
+      hidePIPELINING: true,
+      onRcptTo: (address, _session, callback) => (address.address.startsWith('nobody') ? callback(Object.assign(new Error('5.1.1 No such user'), { responseCode: 550 })) : callback()),
+    });
+    const transport = relay(server.port);
+    const delivered = await transport.send(message(6, ['r6@rcpt.example', 'nobody@rcpt.example']), route);
+    expect(delivered.kind).toBe('delivered');
+    expect(server.received[0]!.to).toEqual(['r6@rcpt.example']);
+    const refused = await transport.send(message(7, ['nobody@rcpt.example']), route);
+    expect(refused).toMatchObject({ kind: 'hard', smtpCode: 550 });
+    expect(refused.text).toContain('No such user');
+    // The refusal reset the session: the connection goes on to the next message.
+    expect((await transport.send(message(8), route)).kind).toBe('delivered');
+    expect(server.connections).toBe(1);
+  });
+
+  it('reuses at most maxConnections connections for many messages', async () => {
+    const server = await startServer();
+    const transport = relay(server.port, { maxConnections: 2 });
+    const results = await Promise.all(Array.from({ length: 30 }, (_, n) => transport.send(message(100 + n), route)));
+    expect(results.every((r) => r.kind === 'delivered')).toBe(true);
+    expect(server.received).toHaveLength(30);
+    expect(server.connections).toBeLessThanOrEqual(2);
+  });
+
+  it('a connection the server closed while idle is replaced, and the next message is delivered', async () => {
+    const server = await startServer({ socketTimeout: 200 });
+    const transport = relay(server.port);
+    expect((await transport.send(message(9), route)).kind).toBe('delivered');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await transport.send(message(10), route)).kind).toBe('delivered');
+    expect(server.received).toHaveLength(2);
+    expect(server.connections).toBe(2);
+  });
+
+  it('refuses an envelope address that would inject a command, before anything is sent', async () => {
+    const server = await startServer();
+    const result = await relay(server.port).send({ ...message(11), envelope: { from: 'b@rp.sender.test', to: ['x@rcpt.example>\r\nRCPT TO:<y@evil.example'] } }, route);
+    expect(result.kind).toBe('soft');
+    expect(result.text).toMatch(/EENVELOPE/);
+    expect(server.received).toHaveLength(0);
+  });
+});
