@@ -1,15 +1,21 @@
 /**
- * The message on the wire: MIME composed with nodemailer's MailComposer, then DKIM-signed with the
- * sending domain's key (src/delivery/dkim.ts). Every transport sends exactly these bytes.
+ * The message on the wire: MIME composed with nodemailer's MailComposer (it builds the MIME tree
+ * and decides every header, boundary and transfer encoding; src/delivery/mime-wire.ts writes the
+ * tree out synchronously, the same bytes as nodemailer's streaming build), then DKIM-signed with
+ * the sending domain's key (src/delivery/dkim.ts). Every transport sends exactly these bytes:
+ * parts sent as is get CRLF line breaks before composing, so that the SMTP layer has none to
+ * rewrite after signing.
  */
 import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
+import { detectMimeType, hasLongerLines, isPlainText } from 'nodemailer/lib/mime-funcs';
 import type { MailplaneContext } from '../context.js';
 import type { RenderedMessage } from '../template/renderer.js';
-import type { DomainRecord, Mailbox, MessageRecord, SendBatchRecord } from '../store/index.js';
+import type { AttachmentContent, DomainRecord, Mailbox, MessageRecord, SendBatchRecord } from '../store/index.js';
 import { unsubscribeUrl } from '../tracking/links.js';
 import { hasSharedBody, type SharedBody, type SharedBodyCache } from './body-cache.js';
-import { dkimBodyHash, dkimSign, dkimSignatureField } from './dkim.js';
+import { dkimBodyHash, dkimSignatureField } from './dkim.js';
+import { serializeMimeParts } from './mime-wire.js';
 import type { OutboundMessage } from './transport.js';
 
 /**
@@ -78,23 +84,74 @@ export interface ComposeInput {
   dateMs: number;
 }
 
+/** A body as MailComposer gets it: the text, or its UTF-8 bytes when nodemailer would base64 it anyway. */
+type Body = string | Buffer;
+
 /** The bodies MailComposer gets: the real ones, or stand-ins when the body is shared. */
 interface Bodies {
-  html?: string;
-  text?: string;
-  amp?: string;
-  attachments: { filename: string; content: string; encoding?: string }[];
+  html?: Body;
+  text?: Body;
+  amp?: Body;
+  attachments: { filename: string; content: string | Buffer; encoding?: string }[];
 }
 
 const HEADER_END = Buffer.from('\r\n\r\n');
 
+/**
+ * Whether nodemailer sends a text body as is (7bit) rather than base64 (with `textEncoding:
+ * 'base64'`): when it is plain (`isPlainText`) without lines over 76 characters
+ * (`hasLongerLines`). nodemailer's own two checks, in the cheaper order: an HTML body usually has
+ * a long line near its start, while the plain-text scan reads all of an ASCII body.
+ */
+function sentAsIs(text: string): boolean {
+  return !hasLongerLines(text, 76) && isPlainText(text);
+}
+
+/**
+ * What to give MailComposer for the body `text` so that it composes the same message with less
+ * work: a body it would base64 goes in as its UTF-8 bytes (nodemailer then skips scanning it and
+ * picks base64 from `textEncoding`, and the serializer encodes the bytes without converting the
+ * string again); a 7bit body, and an empty one (no part at all), stay strings.
+ */
+export function bodyContent(text: string): Body {
+  return text.length > 0 && !sentAsIs(text) ? Buffer.from(text) : text;
+}
+
+const BARE_BREAK = /\r(?!\n)|(?<!\r)\n/;
+
+/**
+ * `text` with every line break CRLF. A part nodemailer sends as is (7bit, or a message/* part)
+ * keeps the line breaks it was given, and the SMTP layer turns bare LF and CR into CRLF after the
+ * DKIM signature was computed over them: the receiver's body hash would not match.
+ */
+export function withCrlf(text: string): string {
+  return BARE_BREAK.test(text) ? text.replace(/\r\n|\r|\n/g, '\r\n') : text;
+}
+
+/** A body for MailComposer ({@link bodyContent}), with CRLF line breaks when it is sent as is. */
+function wireBody(text: string): Body {
+  const content = bodyContent(text);
+  // Turning LF or CR into CRLF keeps the 7bit choice: both are line ends to nodemailer's checks.
+  return typeof content === 'string' ? withCrlf(content) : content;
+}
+
+/**
+ * An attachment for MailComposer: base64 as accepted, which nodemailer decodes and base64-encodes
+ * again, except a message/* one, which it sends as is (RFC 2046 5.2.1 allows no encoding), so its
+ * line breaks are made CRLF.
+ */
+function wireAttachment(a: AttachmentContent): Bodies['attachments'][number] {
+  if (!/^message\//i.test(detectMimeType(a.filename))) return { filename: a.filename, content: a.content, encoding: 'base64' };
+  return { filename: a.filename, content: Buffer.from(withCrlf(Buffer.from(a.content, 'base64').toString('latin1')), 'latin1') };
+}
+
 function realBodies(input: ComposeInput): Bodies {
   const { rendered, batch } = input;
   return {
-    ...(rendered.textBody !== undefined && { text: rendered.textBody }),
-    ...(rendered.htmlBody !== undefined && { html: withPreheader(rendered.htmlBody, batch.content.preText) }),
-    ...(rendered.ampBody !== undefined && { amp: rendered.ampBody }),
-    attachments: batch.content.attachments.map((a) => ({ filename: a.filename, content: a.content, encoding: 'base64' })),
+    ...(rendered.textBody !== undefined && { text: wireBody(rendered.textBody) }),
+    ...(rendered.htmlBody !== undefined && { html: wireBody(withPreheader(rendered.htmlBody, batch.content.preText)) }),
+    ...(rendered.ampBody !== undefined && { amp: wireBody(rendered.ampBody) }),
+    attachments: batch.content.attachments.map(wireAttachment),
   };
 }
 
@@ -132,25 +189,31 @@ const signingKey = (input: ComposeInput) => ({
   headerFieldNames: DKIM_SIGNED_HEADERS,
 });
 
-function outbound(input: ComposeInput, raw: Buffer): OutboundMessage {
+/** The signed message: its `DKIM-Signature` field, then the header block `head` and `body` as composed. */
+async function signed(input: ComposeInput, head: string, body: Buffer, bodyHash: string): Promise<OutboundMessage> {
   const { message, domain } = input;
+  const headBytes = Buffer.from(head);
+  // The header block is signed over its bytes: a latin1 view maps them 1:1.
+  const field = await dkimSignatureField(headBytes.toString('latin1'), bodyHash, signingKey(input));
   return {
     id: message.id,
     envelope: {
       from: verpAddress(message.id, domain.returnPathHost),
       to: [message.to.email, ...message.cc.map((c) => c.email), ...message.bcc.map((c) => c.email)],
     },
-    raw,
+    raw: Buffer.concat([Buffer.from(field, 'latin1'), headBytes, HEADER_END, body]),
   };
 }
 
-// nodemailer picks a text part's transfer encoding from its content (7bit when plain with short
-// lines, else base64): a stand-in of the same class gives the same top-level headers.
-const NOT_PLAIN = /[\x00-\x08\x0b\x0c\x0e-\x1f\u0080-\uFFFF]/;
-function standIn(text: string | undefined): string | undefined {
-  if (text === undefined) return undefined;
-  if (NOT_PLAIN.test(text)) return '\u00e9';
-  return text.length > 128 * 1024 || /^.{77,}/m.test(text) ? 'x'.repeat(77) : 'x';
+/**
+ * A stand-in of the same transfer-encoding class as `body`, so that MailComposer gives the same
+ * top-level headers for it: base64-bound bodies went in as bytes ({@link bodyContent}), and a
+ * non-ASCII character is base64 too; a 7bit body is matched by a short plain one; an empty body
+ * (no part) by an empty one.
+ */
+function standIn(body: Body | undefined): Body | undefined {
+  if (body === undefined || body === '') return body;
+  return typeof body === 'string' ? 'x' : '\u00e9';
 }
 
 /** Stand-ins for the bodies of a shared-body batch, kept with the body so they are derived once. */
@@ -158,27 +221,25 @@ const standIns = new WeakMap<SharedBody, Bodies>();
 
 /**
  * Composes the first message of a shared-body batch in full and keeps its body, after checking
- * that the stand-in composition gives exactly the same top-level header block; if it does not,
- * the batch is composed per message (`null`).
+ * that the stand-in composition gives exactly the same top-level header block; if it does not
+ * (or the tree needs nodemailer's own build), the batch is composed per message (`null`).
  */
-async function composeSharedBody(ctx: MailplaneContext, input: ComposeInput): Promise<SharedBody | null> {
+function composeSharedBody(ctx: MailplaneContext, input: ComposeInput): SharedBody | null {
   const bodies = realBodies(input);
   const baseBoundary = randomBytes(8).toString('hex');
-  const full = await composer(ctx, input, bodies, baseBoundary).compile().build();
-  const split = full.indexOf(HEADER_END);
+  const full = serializeMimeParts(composer(ctx, input, bodies, baseBoundary).compile());
+  if (!full) return null;
   const stand: Bodies = {
     ...(bodies.text !== undefined && { text: standIn(bodies.text) }),
     ...(bodies.html !== undefined && { html: standIn(bodies.html) }),
     ...(bodies.amp !== undefined && { amp: standIn(bodies.amp) }),
     attachments: bodies.attachments.map((a) => ({ filename: a.filename, content: 'x' })),
   };
-  const headers = Buffer.from(composer(ctx, input, stand, baseBoundary).compile().buildHeaders());
-  if (split === -1 || !headers.equals(full.subarray(0, split))) {
+  if (composer(ctx, input, stand, baseBoundary).compile().buildHeaders() !== full.head) {
     ctx.logger.warn('delivery: a shared body did not recompose identically; composing per message', { batchId: input.batch.id });
     return null;
   }
-  const body = Buffer.from(full.subarray(split + HEADER_END.length));
-  const shared: SharedBody = { baseBoundary, body, bodyHash: dkimBodyHash(body) };
+  const shared: SharedBody = { baseBoundary, body: full.body, bodyHash: dkimBodyHash(full.body) };
   standIns.set(shared, stand);
   return shared;
 }
@@ -186,19 +247,25 @@ async function composeSharedBody(ctx: MailplaneContext, input: ComposeInput): Pr
 /**
  * Composes and signs one recipient's message. The envelope holds the recipient and its cc and
  * bcc copies (bcc only in the envelope), from the VERP address on the domain's return-path host.
+ * nodemailer builds the MIME tree; src/delivery/mime-wire.ts writes it out synchronously (the
+ * same bytes as nodemailer's own streaming build, which remains the fallback).
  * With `bodies`, a batch whose bodies do not vary per recipient ({@link hasSharedBody}) has its
  * MIME body composed and hashed once; each message builds and signs only its header block.
  */
 export async function composeMessage(ctx: MailplaneContext, input: ComposeInput, bodies?: SharedBodyCache): Promise<OutboundMessage> {
   if (bodies && hasSharedBody(input.batch)) {
-    const shared = await bodies.get(input.batch.id, () => composeSharedBody(ctx, input));
+    const shared = await bodies.get(input.batch.id, async () => composeSharedBody(ctx, input));
     const stand = shared && standIns.get(shared);
     if (shared && stand) {
-      const headers = Buffer.from(composer(ctx, input, stand, shared.baseBoundary).compile().buildHeaders());
-      const field = await dkimSignatureField(headers.toString('latin1'), shared.bodyHash, signingKey(input));
-      return outbound(input, Buffer.concat([Buffer.from(field, 'latin1'), headers, HEADER_END, shared.body]));
+      const head = composer(ctx, input, stand, shared.baseBoundary).compile().buildHeaders();
+      return signed(input, head, shared.body, shared.bodyHash);
     }
   }
-  const unsigned = await composer(ctx, input, realBodies(input)).compile().build();
-  return outbound(input, await dkimSign(unsigned, signingKey(input)));
+  const root = composer(ctx, input, realBodies(input)).compile();
+  const wire = serializeMimeParts(root);
+  if (wire) return signed(input, wire.head, wire.body, dkimBodyHash(wire.body));
+  const unsigned = await root.build();
+  const split = unsigned.indexOf(HEADER_END);
+  const body = unsigned.subarray(split + HEADER_END.length);
+  return signed(input, unsigned.subarray(0, split).toString(), body, dkimBodyHash(body));
 }

@@ -59,6 +59,15 @@ describe.each(storeKinds)('bulk sends with one body for every recipient (%s)', (
     'html only, non-ASCII': { htmlBody: NEWSLETTER },
     'short plain text only': { textBody: 'short plain' },
     'long-line plain text only': { textBody: 'x'.repeat(200) },
+    'short plain text with bare LF and CR (7bit, made CRLF)': { textBody: 'one\ntwo\rthree', htmlBody: '<p>one</p>\n<p>two</p>' },
+    'empty html with text (no html part)': { htmlBody: '', textBody: 'only text' },
+    'html with a forwarded message and a binary attachment': {
+      htmlBody: NEWSLETTER,
+      attachments: [
+        { filename: 'fwd.eml', content: Buffer.from('Subject: old\n\nbody\n').toString('base64') },
+        { filename: 'a.bin', content: Buffer.from([0, 1, 2, 0xff]).toString('base64') },
+      ],
+    },
   };
   it.each(Object.keys(variants))('composes the same message through the shared body as composed alone (%s)', async (variant) => {
     const [entry] = await env.send([`ann@${RCPT_DOMAIN}`], { subject: 'Hi', textBody: undefined, ...variants[variant] });

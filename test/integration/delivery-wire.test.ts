@@ -66,6 +66,26 @@ describe.each(storeKinds)('the message on the wire (%s)', (kind) => {
     expect(stats.body).toMatchObject({ processed: 1, delivered: 1, hardBounced: 0, softBounced: 0 });
   });
 
+  // Short plain bodies go out as 7bit, as given: a bare LF or CR there would be turned into CRLF by
+  // the SMTP layer after the DKIM signature was computed over it.
+  it('signs the bytes it sends when bodies have bare LF and CR line breaks (7bit parts), and keeps the text', async () => {
+    const [entry] = await env.send([`ann@${RCPT_DOMAIN}`], {
+      subject: 'Lines',
+      textBody: 'one\ntwo\rthree\r\nfour\n',
+      htmlBody: '<p>one</p>\n<p>two</p>\r<p>three</p>',
+      // A message/* part is sent as is too.
+      attachments: [{ filename: 'fwd.eml', content: Buffer.from('Subject: old\n\nbody\nline\n').toString('base64') }],
+    });
+    await env.waitForStatus(entry!.messageId, 'delivered');
+    const got = env.sink.received[0]!;
+    expect(got.raw.toString()).toMatch(/^Content-Transfer-Encoding: 7bit$/m); // the case in point
+    expect((await env.verifyDkim(got.raw)).status).toBe('pass');
+    const mail = await simpleParser(got.raw);
+    // mailparser shows the forwarded message inline, after the text.
+    expect(mail.text?.split(/\r?\n/).filter(Boolean)).toEqual(['one', 'two', 'three', 'four', 'Subject: old', 'body', 'line']);
+    expect(mail.html).toMatch(/<p>one<\/p>\r?\n<p>two<\/p>\r?\n<p>three<\/p>/);
+  });
+
   it('falls back to the next MX in preference order, and to the A record when there is no MX', async () => {
     env.dns.set('multi.test', 'MX', [
       { exchange: 'down.multi.test', preference: 5 },

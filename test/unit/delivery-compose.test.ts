@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { messageIdHeader, messageIdOfVerp, verpAddress } from '../../src/delivery/compose.js';
+import { messageIdHeader, messageIdOfVerp, verpAddress, withCrlf } from '../../src/delivery/compose.js';
 import { defaultDeliveryConfig, resolveDeliveryConfig } from '../../src/delivery/config.js';
 
 describe('VERP and Message-ID', () => {
@@ -17,5 +17,17 @@ describe('delivery configuration', () => {
     expect(defaultDeliveryConfig.retryDelaysMs).toHaveLength(5);
     expect(defaultDeliveryConfig.retryDelaysMs.reduce((a, b) => a + b, 0)).toBe(86_400_000);
     expect(resolveDeliveryConfig({ mxPort: 2525, concurrency: undefined })).toEqual({ ...defaultDeliveryConfig, mxPort: 2525 });
+  });
+});
+
+describe('line breaks of bodies sent as is', () => {
+  it('become CRLF whatever they were, and nothing else changes', () => {
+    expect(withCrlf('a\nb\rc\r\nd\n\re\r\r\n')).toBe('a\r\nb\r\nc\r\nd\r\n\r\ne\r\n\r\n');
+    expect(withCrlf('\n')).toBe('\r\n');
+    expect(withCrlf('\r')).toBe('\r\n');
+    const canonical = 'already\r\nfine\r\n';
+    expect(withCrlf(canonical)).toBe(canonical);
+    expect(withCrlf('')).toBe('');
+    expect(withCrlf('Grüße\n')).toBe('Grüße\r\n');
   });
 });
