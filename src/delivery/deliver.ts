@@ -1,5 +1,6 @@
 /** One delivery attempt of one message: render, compose and sign, choose a route, send, record. */
 import type { MailplaneContext } from '../context.js';
+import { createGroupCommit, type GroupCommit } from '../store/group-commit.js';
 import { TemplateCache, renderMessage } from '../sending/render.js';
 import type { DomainRecord, MessageRecord, SendBatchRecord } from '../store/index.js';
 import { noReply } from '../bounce/classify.js';
@@ -17,11 +18,21 @@ export interface DeliveryCaches {
   dkimKeys: DkimKeyCache;
   /** MIME bodies of recent bulk batches whose bodies do not vary per recipient. */
   bodies: SharedBodyCache;
+  /** Where outcomes are committed: several per transaction (see {@link OUTCOME_LINGER_MS}). */
+  outcomes: GroupCommit;
 }
 
+/**
+ * How long an outcome waits for others to share its transaction. Outcomes come one by one, as
+ * servers answer, and each would otherwise be a transaction of its own (measured: 4,027 commits
+ * for 4,000 messages), which costs more than its three rows. Nothing waits on an outcome but the
+ * page job that sent it.
+ */
+export const OUTCOME_LINGER_MS = 10;
+
 /** Fresh caches for one set of delivery handlers. */
-export function createDeliveryCaches(): DeliveryCaches {
-  return { templates: new TemplateCache(), dkimKeys: new DkimKeyCache(), bodies: new SharedBodyCache() };
+export function createDeliveryCaches(ctx: MailplaneContext): DeliveryCaches {
+  return { templates: new TemplateCache(), dkimKeys: new DkimKeyCache(), bodies: new SharedBodyCache(), outcomes: createGroupCommit(ctx.store, 64, OUTCOME_LINGER_MS) };
 }
 
 const ABORTED = Symbol('aborted');
@@ -93,7 +104,7 @@ export async function deliverOne(
       }
     }
     // Recorded even when the lease was lost after the server answered: recordOutcome moves the message only once.
-    return recordDeliveryOutcome(ctx, message, batch, result, route);
+    return recordDeliveryOutcome(ctx, message, batch, result, route, caches.outcomes);
   } finally {
     // A warmup send reserved by chooseRoute is in the stored count now, or was never made.
     releaseWarmupSend(ctx, choice.route);

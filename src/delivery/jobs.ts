@@ -30,7 +30,7 @@ type PagePayload = { batchId: string; afterId: string; ids: string[] };
 
 /** The delivery job handlers (deliver-batch, deliver-page, deliver-message). */
 export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHandler | JobKindOptions> {
-  const caches = createDeliveryCaches();
+  const caches = createDeliveryCaches(ctx);
   let warned = false;
   const transportOrWait = () => {
     if (ctx.transport) return ctx.transport;

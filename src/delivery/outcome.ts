@@ -1,6 +1,6 @@
 /**
  * Records what a delivery attempt ended in, as the spec's state table says, in one transaction
- * (shared with other outcomes committed at the same moment, through `ctx.writes`):
+ * (shared with other outcomes committed at the same moment, through a group commit):
  * the message's state (moved only from the state the attempt started in, so a terminal state is
  * reached exactly once), its event, the counters of the day, the suppression of a hard-bounced
  * address, and the next retry of a soft bounce.
@@ -8,6 +8,7 @@
 import type { MailplaneContext } from '../context.js';
 import { msToNs } from '../model/time.js';
 import type { StoredCounter } from '../stats/counters.js';
+import type { GroupCommit } from '../store/group-commit.js';
 import { recordMessageEvent } from '../sending/events.js';
 import { EventType, SuppressionType, type MessageStatus, type MessageRecord, type SendBatchRecord } from '../store/index.js';
 import type { DeliveryResult, DeliveryRoute } from './transport.js';
@@ -40,6 +41,8 @@ export type RecordedOutcome = { status: MessageStatus; retryAt?: number } | null
 /**
  * Applies `result` to `message`, which the attempt found in state `from`. Answers the new state
  * (and when a retry was scheduled), or `null` when another worker had already moved the message.
+ * `writes` is the group commit to go through (delivery's own, which lingers to gather outcomes;
+ * default `ctx.writes`).
  */
 export async function recordDeliveryOutcome(
   ctx: MailplaneContext,
@@ -47,6 +50,7 @@ export async function recordDeliveryOutcome(
   batch: SendBatchRecord,
   result: DeliveryResult,
   route: DeliveryRoute,
+  writes: GroupCommit = ctx.writes,
 ): Promise<RecordedOutcome> {
   const nowMs = ctx.clock.now();
   const now = msToNs(nowMs);
@@ -108,7 +112,7 @@ export async function recordDeliveryOutcome(
   // records hundreds per second). If a group fails, each write is re-run alone after the rollback,
   // so `moved` always reflects the transaction that committed, and no outcome is lost or doubled.
   let moved = false;
-  await ctx.writes.commit(async (tx) => {
+  await writes.commit(async (tx) => {
     moved = false;
     const ok = await tx.messages.recordOutcome(message.id, from, {
       status,

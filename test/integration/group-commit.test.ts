@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MailplaneStore } from 'mailplane';
+import { EventType, type MailplaneStore } from 'mailplane';
 import { createGroupCommit } from '../../src/store/group-commit.js';
 import { newAccount, newSubAccount } from '../../src/testing/conformance/fixtures.js';
 import { openTestStore, storeKinds } from '../support/databases.js';
@@ -46,5 +46,47 @@ describe.each(storeKinds)('group commit on %s', (kind) => {
     );
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
     expect((await store.stats.total({ accountId: account.id }, '2026-01-01', '2026-01-01')).processed).toBe(9);
+  });
+
+  it('with a linger, writes that arrive one by one share a transaction; without, each commits alone', async () => {
+    const account = await newAccount(store);
+    const sub = await newSubAccount(store, account.id);
+    const runs = { count: 0 };
+    const counting: MailplaneStore = { ...store, transaction: (work) => (runs.count++, store.transaction(work)) };
+    const trickle = async (linger: number) => {
+      const writes = createGroupCommit(counting, 64, linger);
+      const pending: Promise<void>[] = [];
+      for (let i = 0; i < 10; i++) {
+        pending.push(writes.commit(counted(account.id, sub.id)));
+        await new Promise((resolve) => setImmediate(resolve)); // the previous one has committed by now
+      }
+      await Promise.all(pending);
+    };
+    await trickle(0);
+    // Each write found the one before it committed (SQLite) or committing (PostgreSQL): several transactions.
+    expect(runs.count).toBeGreaterThan(1);
+    runs.count = 0;
+    await trickle(50);
+    expect(runs.count).toBe(1);
+    expect((await store.stats.total({ accountId: account.id }, '2026-01-01', '2026-01-01')).processed).toBe(20);
+  });
+
+  it('events and counters gathered from a group are written together, and a faulty one fails alone', async () => {
+    const account = await newAccount(store);
+    const sub = await newSubAccount(store, account.id);
+    const writes = createGroupCommit(store, 64, 20);
+    const event = (id: string) => ({ id, messageId: `m-${id}`, accountId: account.id, subAccountId: sub.id, type: EventType.Processed, created: 1n, metadata: {} });
+    const results = await Promise.allSettled(
+      ['e1', 'e2', 'e1', 'e3'].map((id) =>
+        writes.commit(async (tx) => {
+          await tx.messages.addEvents([event(id)]);
+          await counted(account.id, sub.id)(tx);
+        }),
+      ),
+    );
+    // The second e1 repeats an event id: it fails on its own, the other three commit in full.
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((await store.stats.total({ accountId: account.id }, '2026-01-01', '2026-01-01')).processed).toBe(3);
+    for (const id of ['e1', 'e2', 'e3']) expect(await store.messages.listEvents(`m-${id}`)).toHaveLength(1);
   });
 });
