@@ -1,7 +1,7 @@
 /**
  * The ceiling of the delivery benchmark's setup: how many messages per second the loopback sink
  * accepts from the cheapest possible client, raw sockets writing a message built once (no MIME
- * work, no signing, no dot-stuffing pass, no storage), over 5 connections. No mail system can
+ * work, no signing, no dot-stuffing pass, no storage), over `connections` connections. No mail system can
  * deliver faster than this to that sink on this machine; the delivery figures are read against it.
  * With `signingKey`, each message also costs one RSA signature made the way mailplane makes it
  * (asynchronously, on libuv's thread pool): the ceiling of any client that DKIM-signs every message
@@ -38,7 +38,7 @@ async function expectReply(next: () => Promise<string>, code: string): Promise<v
 }
 
 /** Messages per second the sink at `port` accepts for `messages` messages of `size` bytes. */
-export async function sinkCeiling(port: number, messages: number, size: number, signingKey?: KeyObject): Promise<number> {
+export async function sinkCeiling(port: number, messages: number, size: number, connections: number, signingKey?: KeyObject): Promise<number> {
   const line = 'x'.repeat(76) + '\r\n';
   const body = Buffer.from(
     'From: a@bench.example.com\r\nTo: r@rcpt.example\r\nSubject: ceiling\r\n\r\n' + line.repeat(Math.ceil(size / line.length)) + '.\r\n',
@@ -72,6 +72,6 @@ export async function sinkCeiling(port: number, messages: number, size: number, 
     socket.end('QUIT\r\n');
   };
   const started = performance.now();
-  await Promise.all(Array.from({ length: 5 }, worker));
+  await Promise.all(Array.from({ length: connections }, worker));
   return messages / ((performance.now() - started) / 1000);
 }

@@ -3,8 +3,10 @@
  * on loopback: authentication, implicit TLS and STARTTLS, pipelining on and off, refusals per
  * recipient, connection reuse, and a server that closes an idle connection.
  */
+import { createServer, type Socket } from 'node:net';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SmtpPool } from '../../adapters/transport/smtp/smtp-pool.js';
 import { smartHostTransport } from '../../adapters/transport/smtp/index.js';
 import type { DeliveryRoute, OutboundMessage, Transport } from '../../src/delivery/transport.js';
 
@@ -172,5 +174,66 @@ describe('the SMTP client', () => {
     expect(result.kind).toBe('soft');
     expect(result.text).toMatch(/EENVELOPE/);
     expect(server.received).toHaveLength(0);
+  });
+
+  it('on a pipelining server, the next message goes out right behind the final dot, before its reply', async () => {
+    let transcript = '';
+    let release: (() => void) | undefined;
+    // A scripted server that answers in order but withholds the first message's final reply (and
+    // so everything after it) until the test releases it.
+    const server = createServer((socket: Socket) => {
+      socket.write('220 scripted ESMTP\r\n');
+      let pending = '';
+      let inData = false;
+      let messages = 0;
+      let held: string[] | null = null;
+      const reply = (line: string) => (held ? held.push(line) : socket.write(line));
+      socket.on('data', (chunk: Buffer) => {
+        transcript += chunk.toString('latin1');
+        pending += chunk.toString('latin1');
+        for (;;) {
+          if (inData) {
+            const end = pending.indexOf('\r\n.\r\n');
+            if (end === -1) return;
+            pending = pending.slice(end + 5);
+            inData = false;
+            messages += 1;
+            if (messages === 1) {
+              held = [];
+              release = () => {
+                socket.write(['250 2.0.0 first queued\r\n', ...held!].join(''));
+                held = null;
+              };
+            } else reply('250 2.0.0 second queued\r\n');
+            continue;
+          }
+          const end = pending.indexOf('\r\n');
+          if (end === -1) return;
+          const verb = pending.slice(0, 4).toUpperCase();
+          pending = pending.slice(end + 2);
+          if (verb === 'EHLO') reply('250-scripted\r\n250 PIPELINING\r\n');
+          else if (verb === 'DATA') {
+            inData = true;
+            reply('354 go ahead\r\n');
+          } else if (verb === 'QUIT') reply('221 bye\r\n');
+          else reply('250 2.1.0 ok\r\n');
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const pool = new SmtpPool({ host: '127.0.0.1', port, name: 'client.test', maxConnections: 1, connectionTimeoutMs: 2000, greetingTimeoutMs: 2000, socketTimeoutMs: 5000 });
+    try {
+      const first = pool.send(message(20).envelope, message(20).raw);
+      const second = pool.send(message(21).envelope, message(21).raw);
+      // The second message's commands arrive while the first one's reply is still withheld.
+      await vi.waitFor(() => expect(transcript).toContain('MAIL FROM:<b+m21@rp.sender.test>'), { timeout: 3000 });
+      release!();
+      expect((await first).reply.text).toBe('250 2.0.0 first queued');
+      expect((await second).reply.text).toBe('250 2.0.0 second queued');
+    } finally {
+      pool.close();
+      server.close();
+    }
   });
 });

@@ -13,7 +13,11 @@ export interface MxTransportOptions {
   port?: number;
   /** EHLO name when the route names none (default the host name; it should be the source address's PTR name). */
   ehloName?: string;
-  /** Connections at once to one MX host from one source address (default 5). */
+  /**
+   * Connections at once to one MX host from one source address (default 10, as many MTAs use
+   * toward one destination; Postfix allows 20). Each has one message awaiting its reply at a time,
+   * so this bounds what one destination gets per second.
+   */
   maxConnectionsPerHost?: number;
   connectionTimeoutMs?: number;
   greetingTimeoutMs?: number;
@@ -72,7 +76,7 @@ export function mxTransport(options: MxTransportOptions): Transport {
         ignoreTLS: plain,
         name,
         ...(route.localAddress && { localAddress: route.localAddress }),
-        maxConnections: options.maxConnectionsPerHost ?? 5,
+        maxConnections: options.maxConnectionsPerHost ?? 10,
         rejectUnauthorized: false,
         ...(isIP(hop.host) === 0 && { servername: hop.host }),
         connectionTimeoutMs: options.connectionTimeoutMs ?? 30_000,

@@ -6,7 +6,7 @@ import { SmtpConnection, SmtpError, type SmtpConnectionOptions, type SmtpEnvelop
 
 /** Options of {@link SmtpPool}. */
 export interface SmtpPoolOptions extends SmtpConnectionOptions {
-  /** Connections open at once (default 5). */
+  /** Connections open at once (default 10). */
   maxConnections?: number;
 }
 
@@ -53,7 +53,7 @@ export class SmtpPool {
       const connection = this.idle.pop();
       if (connection) {
         if (connection.usable) void this.run(connection, this.queue.shift()!);
-      } else if (this.open < (this.options.maxConnections ?? 5)) {
+      } else if (this.open < (this.options.maxConnections ?? 10)) {
         void this.connect(this.queue.shift()!);
       } else {
         return;
@@ -85,8 +85,17 @@ export class SmtpPool {
 
   private async run(connection: SmtpConnection, task: Task): Promise<void> {
     const reused = connection.transactions > 0;
+    let released = false;
+    // The connection takes the next message once this one is written (pipelining) or answered.
+    const release = () => {
+      if (released) return;
+      released = true;
+      if (this.closed) void connection.quit();
+      else if (connection.usable) this.idle.push(connection);
+      this.pump();
+    };
     try {
-      task.resolve(await connection.send(task.envelope, task.message));
+      task.resolve(await connection.send(task.envelope, task.message, connection.pipelining ? release : undefined));
     } catch (error) {
       // A reused connection the server closed while it was idle fails before any reply: that is
       // not the message's fault, and nothing reached the server, so it goes once more on a fresh one.
@@ -96,8 +105,6 @@ export class SmtpPool {
         task.reject(error);
       }
     }
-    if (this.closed) void connection.quit();
-    else if (connection.usable) this.idle.push(connection);
-    this.pump();
+    release();
   }
 }
