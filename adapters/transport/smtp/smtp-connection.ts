@@ -178,8 +178,16 @@ export class SmtpConnection {
       return this.refusedTransaction(recipients, recipients[0]!.reply);
     }
     if (!data || data.code !== 354) return this.refusedTransaction(recipients, data ?? mail);
+    // Corked until the next message's commands (written synchronously by onWritten) are in too:
+    // the message and what follows it leave in one write.
+    const socket = this.socket!;
+    socket.cork();
     const final = this.writeAndRead(dataPayload(message));
-    onWritten?.();
+    try {
+      onWritten?.();
+    } finally {
+      socket.uncork();
+    }
     return { recipients, reply: await final };
   }
 
