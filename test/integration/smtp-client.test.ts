@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SmtpPool } from '../../adapters/transport/smtp/smtp-pool.js';
 import { smartHostTransport } from '../../adapters/transport/smtp/index.js';
 import type { DeliveryRoute, OutboundMessage, Transport } from '../../src/delivery/transport.js';
+import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 
 interface Received {
   from: string;
@@ -25,12 +26,19 @@ interface Server {
   close(): Promise<void>;
 }
 
-const servers: Server[] = [];
+const servers: Array<Pick<Server, 'close'>> = [];
 const transports: Transport[] = [];
 afterEach(async () => {
   for (const transport of transports.splice(0)) await transport.close();
   for (const server of servers.splice(0)) await server.close();
 });
+
+/** The fault sink of the delivery tests, closed after each test. */
+async function startSink(behaviour: Parameters<typeof startSmtpSink>[0]): Promise<SmtpSink> {
+  const sink = await startSmtpSink(behaviour);
+  servers.push(sink);
+  return sink;
+}
 
 async function startServer(options: Partial<SMTPServerOptions> = {}): Promise<Server> {
   const received: Received[] = [];
@@ -235,5 +243,21 @@ describe('the SMTP client', () => {
       pool.close();
       server.close();
     }
+  });
+
+  it('greets with HELO when EHLO is refused, and sends without extensions', async () => {
+    const sink = await startSink({ ehlo: ['502 5.5.2 Command not recognized'] });
+    const result = await relay(sink.port).send(message(30), route);
+    expect(result.kind).toBe('delivered');
+    expect(sink.received[0]).toMatchObject({ ehlo: 'client.test', tls: false, rcptTo: ['r30@rcpt.example'] });
+  });
+
+  it('goes on in plain text when STARTTLS is offered but refused, unless TLS is required', async () => {
+    const sink = await startSink({ starttls: 'refuse' });
+    expect((await relay(sink.port).send(message(31), route)).kind).toBe('delivered');
+    expect(sink.received[0]!.tls).toBe(false);
+    const required = await relay(sink.port, { requireTLS: true }).send(message(32), route);
+    expect(required).toMatchObject({ kind: 'soft', smtpCode: 454 });
+    expect(sink.received).toHaveLength(1);
   });
 });

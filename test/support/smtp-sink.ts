@@ -23,8 +23,13 @@ export interface SinkBehaviour {
   rcptFor?: Record<string, SinkReply>;
   /** Reply after the message data. */
   data?: SinkReply;
-  /** Offer STARTTLS (default true); `'fail'` answers 220 and then breaks the handshake. */
-  starttls?: boolean | 'fail';
+  /** Reply to EHLO instead of the extension list (HELO is still answered). */
+  ehlo?: SinkReply;
+  /**
+   * Offer STARTTLS (default true); `'fail'` answers 220 and then breaks the handshake, `'refuse'`
+   * answers 454.
+   */
+  starttls?: boolean | 'fail' | 'refuse';
 }
 
 /** One message the sink accepted. */
@@ -109,7 +114,9 @@ export async function startSmtpSink(initial: SinkBehaviour = {}, listen: { host?
     const onLine = (line: string): void => {
       const verb = line.slice(0, 4).toUpperCase();
       const arg = line.slice(5).trim();
-      if (verb === 'EHLO' || verb === 'HELO') {
+      if (verb === 'EHLO' && behaviour.ehlo !== undefined) {
+        answer(behaviour.ehlo, []);
+      } else if (verb === 'EHLO' || verb === 'HELO') {
         ehlo = arg;
         const offer = behaviour.starttls ?? true;
         const lines = ['250-sink.test', '250-PIPELINING', '250-8BITMIME', '250-SMTPUTF8', '250-ENHANCEDSTATUSCODES'];
@@ -117,6 +124,10 @@ export async function startSmtpSink(initial: SinkBehaviour = {}, listen: { host?
         lines.push('250 SIZE 52428800');
         socket.write(`${lines.join('\r\n')}\r\n`);
       } else if (line.toUpperCase() === 'STARTTLS') {
+        if (behaviour.starttls === 'refuse') {
+          socket.write('454 4.7.0 TLS not available due to temporary reason\r\n');
+          return;
+        }
         socket.write('220 2.0.0 Ready to start TLS\r\n');
         if (behaviour.starttls === 'fail') {
           socket.write('garbage instead of a TLS handshake\r\n');
