@@ -260,4 +260,21 @@ describe('the SMTP client', () => {
     expect(required).toMatchObject({ kind: 'soft', smtpCode: 454 });
     expect(sink.received).toHaveLength(1);
   });
+
+  it('when no connection to a server opens, the messages waiting for it fail together', async () => {
+    let connections = 0;
+    const server = createServer((socket) => {
+      connections += 1;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
+    const port = (server.address() as { port: number }).port;
+    const pool = new SmtpPool({ host: '127.0.0.1', port, name: 'client.test', maxConnections: 2, connectionTimeoutMs: 2000, greetingTimeoutMs: 2000, socketTimeoutMs: 2000 });
+    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, n) => pool.send(message(40 + n).envelope, message(40 + n).raw)));
+    expect(results.every((r) => r.status === 'rejected' && /closed/i.test(String(r.reason)))).toBe(true);
+    // Two openings were tried (the limit), not one per message.
+    expect(connections).toBe(2);
+    pool.close();
+  });
 });

@@ -25,6 +25,8 @@ export class SmtpPool {
   private readonly queue: Task[] = [];
   /** Connections opening or open. */
   private open = 0;
+  /** Connections that opened and are still open. */
+  private established = 0;
   private closed = false;
 
   constructor(private readonly options: SmtpPoolOptions) {}
@@ -63,9 +65,12 @@ export class SmtpPool {
 
   private async connect(task: Task): Promise<void> {
     const connection = new SmtpConnection(this.options);
+    let opened = false;
     this.open += 1;
     connection.onClose(() => {
       this.open -= 1;
+      if (!opened) return; // a failed opening is handled below, before anything else is started
+      this.established -= 1;
       const at = this.idle.indexOf(connection);
       if (at !== -1) this.idle.splice(at, 1);
       this.pump();
@@ -75,11 +80,15 @@ export class SmtpPool {
     } catch (error) {
       connection.close();
       task.reject(error);
-      // No connection to this server works: what waits would meet the same failure one by one,
-      // each after its own timeout. With others still open, the failure may be a passing limit.
-      if (this.open === 0) for (const waiting of this.queue.splice(0)) waiting.reject(error);
+      // With no working connection to this server, what waits would meet the same failure one by
+      // one, each after its own timeout: it fails now. With one working, the failure may be a
+      // passing limit (too many connections), and the messages wait for the working ones.
+      if (this.established === 0) for (const waiting of this.queue.splice(0)) waiting.reject(error);
+      this.pump();
       return;
     }
+    opened = true;
+    this.established += 1;
     await this.run(connection, task);
   }
 
