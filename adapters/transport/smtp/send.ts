@@ -1,7 +1,7 @@
 /** Sending one signed message through an {@link SmtpPool}, and reading what happened into a DeliveryResult. */
 import { classifySmtpReply, noReply } from '../../../src/bounce/classify.js';
 import type { DeliveryResult, Envelope } from '../../../src/delivery/transport.js';
-import { SmtpError } from './smtp-connection.js';
+import { SmtpError } from './smtp-protocol.js';
 import { SmtpPool, type SmtpPoolOptions } from './smtp-pool.js';
 
 /** A pooled SMTP client to one host. */

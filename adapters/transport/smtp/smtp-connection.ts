@@ -5,60 +5,26 @@
  * `writev`: no per-byte stream transform runs on the event loop, which is what a 100 KB message
  * cost most through nodemailer's client.
  *
- * Faults never throw anything but {@link SmtpError}: a reply the server gave (`reply` set), or what
+ * Faults never throw anything but {@link SmtpError} (smtp-protocol.ts): a reply the server gave (`reply` set), or what
  * went wrong without one (timeout, closed connection, garbage, failed TLS handshake).
  */
-import { connect as netConnect, type Socket } from 'node:net';
-import { StringDecoder } from 'node:string_decoder';
-import { connect as tlsConnect } from 'node:tls';
+import type { Socket } from 'node:net';
 import { dataPayload } from './dot-stuffing.js';
-import { readReplyLine, type SmtpReply } from './smtp-reply.js';
+import { ReplyReader, SmtpError, type SmtpErrorCode, type SmtpReply } from './smtp-protocol.js';
+import { openSocket, upgradeToTls, type SocketOptions } from './smtp-socket.js';
 
-export type { SmtpReply } from './smtp-reply.js';
-
-/** How to reach and greet one server. */
-export interface SmtpConnectionOptions {
-  /** Address (or name) to connect to. */
-  host: string;
-  port: number;
-  /** Implicit TLS from the first byte (port 465). */
-  secure?: boolean;
+/** How to reach, greet and log in to one server. */
+export interface SmtpConnectionOptions extends SocketOptions {
   /** Never upgrade with STARTTLS (a host whose TLS is known to be broken). */
   ignoreTLS?: boolean;
   /** Fail unless the session is encrypted (implicit TLS or a successful STARTTLS). */
   requireTLS?: boolean;
-  /** TLS server name (SNI and certificate check); not an IP address. */
-  servername?: string;
-  /** Verify the server's certificate (default true). */
-  rejectUnauthorized?: boolean;
   /** EHLO name. */
   name: string;
-  /** Source address to bind. */
-  localAddress?: string;
   auth?: { user: string; pass: string };
-  connectionTimeoutMs: number;
   greetingTimeoutMs: number;
   /** Longest silence of the server while a reply is due (and of an idle connection before it is closed). */
   socketTimeoutMs: number;
-}
-
-/** Kinds of {@link SmtpError}; the code leads the recorded text, as nodemailer's did. */
-export type SmtpErrorCode = 'ECONNECTION' | 'ETIMEDOUT' | 'ESOCKET' | 'EPROTOCOL' | 'ETLS' | 'EAUTH' | 'EENVELOPE' | 'EREPLY';
-
-/** A failed connection, session step or transaction. */
-export class SmtpError extends Error {
-  constructor(
-    readonly code: SmtpErrorCode,
-    message: string,
-    /** The server's reply, when the failure is a refusal. */
-    readonly reply?: SmtpReply,
-  ) {
-    super(message);
-    this.name = 'SmtpError';
-  }
-
-  /** Set when the connection failed before the server answered the transaction's first command. */
-  beforeTransaction = false;
 }
 
 /** The SMTP envelope of one transaction. */
@@ -83,10 +49,7 @@ const NON_ASCII = /[^\x00-\x7f]/;
 /** One connection; use through {@link SmtpPool}, one transaction at a time. */
 export class SmtpConnection {
   private socket: Socket | null = null;
-  private decoder = new StringDecoder('utf8');
-  private pending = '';
-  private lines: string[] = [];
-  private readonly waiters: { resolve: (reply: SmtpReply) => void; reject: (error: SmtpError) => void }[] = [];
+  private readonly replies = new ReplyReader((error) => this.fail(error));
   private failure: SmtpError | null = null;
   private readonly extensions = new Map<string, string>();
   private closeListeners: (() => void)[] = [];
@@ -215,41 +178,20 @@ export class SmtpConnection {
     return this.fail(new SmtpError(code, `${step} refused: ${reply.text}`, reply));
   }
 
-  private connectSocket(): Promise<void> {
-    const o = this.options;
-    return new Promise((resolve, reject) => {
-      const target = { host: o.host, port: o.port, ...(o.localAddress && { localAddress: o.localAddress }) };
-      const socket: Socket = o.secure
-        ? tlsConnect({ ...target, rejectUnauthorized: o.rejectUnauthorized ?? true, ...(o.servername && { servername: o.servername }) })
-        : netConnect(target);
-      const ready = o.secure ? 'secureConnect' : 'connect';
-      const timer = setTimeout(() => settle(new SmtpError('ETIMEDOUT', `Connection timeout: ${o.host}:${o.port} did not answer in ${o.connectionTimeoutMs} ms`)), o.connectionTimeoutMs);
-      const settle = (error?: SmtpError) => {
-        clearTimeout(timer);
-        socket.removeListener(ready, onReady);
-        socket.removeListener('error', onError);
-        if (error) {
-          socket.destroy();
-          reject(this.fail(error));
-        } else {
-          this.attach(socket);
-          this.encrypted = Boolean(o.secure);
-          resolve();
-        }
-      };
-      const onReady = () => settle();
-      const onError = (error: Error) => settle(new SmtpError(o.secure ? 'ETLS' : 'ESOCKET', error.message));
-      socket.once(ready, onReady);
-      socket.once('error', onError);
-    });
+  private async connectSocket(): Promise<void> {
+    try {
+      this.attach(await openSocket(this.options));
+    } catch (error) {
+      throw this.fail(error as SmtpError);
+    }
+    this.encrypted = Boolean(this.options.secure);
   }
 
-  private readonly onData = (chunk: Buffer) => this.receive(this.decoder.write(chunk));
+  private readonly onData = (chunk: Buffer) => this.replies.feed(chunk);
   private readonly onError = (error: Error) => this.fail(new SmtpError('ESOCKET', error.message));
   private readonly onEnd = () => this.fail(new SmtpError('ECONNECTION', 'Connection closed unexpectedly'));
   private readonly onTimeout = () => {
-    const waiting = this.waiters.length > 0;
-    this.fail(new SmtpError('ETIMEDOUT', waiting ? `Timeout: no reply in ${this.options.socketTimeoutMs} ms` : 'Idle timeout'));
+    this.fail(new SmtpError('ETIMEDOUT', this.replies.waiting ? `Timeout: no reply in ${this.options.socketTimeoutMs} ms` : 'Idle timeout'));
   };
 
   private attach(socket: Socket): void {
@@ -270,37 +212,18 @@ export class SmtpConnection {
     socket.removeListener('timeout', this.onTimeout);
   }
 
-  /** STARTTLS: the plain socket is handed to TLS; anything failing before the handshake completes is ETLS. */
-  private upgrade(): Promise<void> {
-    const o = this.options;
+  /** STARTTLS: the plain socket is handed to TLS (src: smtp-socket.ts). */
+  private async upgrade(): Promise<void> {
     const plain = this.socket!;
     this.detach(plain);
-    return new Promise((resolve, reject) => {
-      const secure = tlsConnect({ socket: plain, rejectUnauthorized: o.rejectUnauthorized ?? true, ...(o.servername && { servername: o.servername }) });
-      const timer = setTimeout(() => settle(new SmtpError('ETLS', 'TLS handshake timeout')), o.greetingTimeoutMs);
-      const settle = (error?: SmtpError) => {
-        clearTimeout(timer);
-        secure.removeAllListeners('secureConnect');
-        secure.removeListener('error', onError);
-        secure.removeListener('close', onClose);
-        if (error) {
-          secure.on('error', () => {});
-          secure.destroy();
-          plain.destroy();
-          reject(this.fail(error));
-        } else {
-          this.decoder = new StringDecoder('utf8');
-          this.attach(secure);
-          this.encrypted = true;
-          resolve();
-        }
-      };
-      const onError = (error: Error) => settle(new SmtpError('ETLS', `TLS handshake failed: ${error.message}`));
-      const onClose = () => settle(new SmtpError('ETLS', 'TLS handshake failed: the connection closed'));
-      secure.once('secureConnect', () => settle());
-      secure.once('error', onError);
-      secure.once('close', onClose);
-    });
+    try {
+      const secure = await upgradeToTls(plain, { ...this.options, handshakeTimeoutMs: this.options.greetingTimeoutMs });
+      this.replies.restart();
+      this.attach(secure);
+      this.encrypted = true;
+    } catch (error) {
+      throw this.fail(error as SmtpError);
+    }
   }
 
   private async hello(): Promise<void> {
@@ -359,32 +282,7 @@ export class SmtpConnection {
   }
 
   private nextReply(): Promise<SmtpReply> {
-    if (this.failure) return Promise.reject(this.failure);
-    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
-  }
-
-  private receive(text: string): void {
-    this.pending += text;
-    for (let end = this.pending.indexOf('\n'); end !== -1; end = this.pending.indexOf('\n')) {
-      const line = this.pending.slice(0, end).replace(/\r$/, '');
-      this.pending = this.pending.slice(end + 1);
-      const read = readReplyLine(line);
-      if (!read) {
-        this.fail(new SmtpError('EPROTOCOL', `Invalid reply from the server: ${JSON.stringify(line.slice(0, 200))}`));
-        return;
-      }
-      this.lines.push(line);
-      if (read.last) {
-        const reply = { code: read.code, text: this.lines.join('\n') };
-        this.lines = [];
-        const waiter = this.waiters.shift();
-        // A reply nobody asked for is a server giving up on an idle connection ("421 timeout"):
-        // kept, it would be read as the answer to the next command.
-        if (waiter) waiter.resolve(reply);
-        else this.fail(new SmtpError('ECONNECTION', `the server ended the session: ${reply.text}`, reply));
-      }
-    }
-    if (this.pending.length > 65_536) this.fail(new SmtpError('EPROTOCOL', 'Invalid reply from the server: a line longer than 64 KiB'));
+    return this.failure ? Promise.reject(this.failure) : this.replies.next();
   }
 
   private withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
@@ -399,7 +297,7 @@ export class SmtpConnection {
   private fail(error: SmtpError): SmtpError {
     if (this.failure) return this.failure;
     this.failure = error;
-    for (const waiter of this.waiters.splice(0)) waiter.reject(error);
+    this.replies.rejectAll(error);
     const socket = this.socket;
     if (socket) {
       this.detach(socket);

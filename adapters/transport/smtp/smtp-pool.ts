@@ -2,7 +2,8 @@
  * Pooled SMTP connections to one server: up to `maxConnections` open at once, each reused for
  * transaction after transaction; messages wait in order for a free connection.
  */
-import { SmtpConnection, SmtpError, type SmtpConnectionOptions, type SmtpEnvelope, type SmtpTransaction } from './smtp-connection.js';
+import { SmtpConnection, type SmtpConnectionOptions, type SmtpEnvelope, type SmtpTransaction } from './smtp-connection.js';
+import { SmtpError } from './smtp-protocol.js';
 
 /** Options of {@link SmtpPool}. */
 export interface SmtpPoolOptions extends SmtpConnectionOptions {

@@ -1,0 +1,99 @@
+/**
+ * What the SMTP client reads and reports: replies (RFC 5321 4.2: a three-digit code, then `-` on
+ * every line but the last) and its errors.
+ */
+import { StringDecoder } from 'node:string_decoder';
+
+/** A whole reply: its code and every line of it, joined with `\n`. */
+export interface SmtpReply {
+  code: number;
+  text: string;
+}
+
+/**
+ * The code of one reply line and whether it is the reply's last line, or `null` when the line is
+ * not an SMTP reply line at all (the server speaks something else).
+ */
+export function readReplyLine(line: string): { code: number; last: boolean } | null {
+  const match = /^([2-5]\d\d)(?:([ -]).*)?$/.exec(line);
+  if (!match) return null;
+  return { code: Number(match[1]), last: match[2] !== '-' };
+}
+
+/** Kinds of {@link SmtpError}; the code leads the recorded text, as nodemailer's did. */
+export type SmtpErrorCode = 'ECONNECTION' | 'ETIMEDOUT' | 'ESOCKET' | 'EPROTOCOL' | 'ETLS' | 'EAUTH' | 'EENVELOPE' | 'EREPLY';
+
+/** A failed connection, session step or transaction. */
+export class SmtpError extends Error {
+  constructor(
+    readonly code: SmtpErrorCode,
+    message: string,
+    /** The server's reply, when the failure is a refusal. */
+    readonly reply?: SmtpReply,
+  ) {
+    super(message);
+    this.name = 'SmtpError';
+  }
+
+  /** Set when the connection failed before the server answered the transaction's first command. */
+  beforeTransaction = false;
+}
+
+/** Longest line a server may send; beyond it the peer is not speaking SMTP. */
+const MAX_LINE = 65_536;
+
+/**
+ * Reads replies off the bytes a server sends and hands them out in order, one per `next()` (several
+ * may be awaited at once: pipelining). Anything that is not an SMTP reply, or a reply nobody asked
+ * for, is reported to `onProblem` (the connection then ends).
+ */
+export class ReplyReader {
+  private decoder = new StringDecoder('utf8');
+  private pending = '';
+  private lines: string[] = [];
+  private readonly waiters: { resolve: (reply: SmtpReply) => void; reject: (error: SmtpError) => void }[] = [];
+
+  constructor(private readonly onProblem: (error: SmtpError) => void) {}
+
+  /** Whether a reply is awaited. */
+  get waiting(): boolean {
+    return this.waiters.length > 0;
+  }
+
+  /** The next reply. */
+  next(): Promise<SmtpReply> {
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  /** Rejects every awaited reply with `error`. */
+  rejectAll(error: SmtpError): void {
+    for (const waiter of this.waiters.splice(0)) waiter.reject(error);
+  }
+
+  /** Starts a new byte stream (TLS took over the socket). */
+  restart(): void {
+    this.decoder = new StringDecoder('utf8');
+    this.pending = '';
+  }
+
+  /** Takes bytes received. */
+  feed(chunk: Buffer): void {
+    this.pending += this.decoder.write(chunk);
+    for (let end = this.pending.indexOf('\n'); end !== -1; end = this.pending.indexOf('\n')) {
+      const line = this.pending.slice(0, end).replace(/\r$/, '');
+      this.pending = this.pending.slice(end + 1);
+      const read = readReplyLine(line);
+      if (!read) return this.onProblem(new SmtpError('EPROTOCOL', `Invalid reply from the server: ${JSON.stringify(line.slice(0, 200))}`));
+      this.lines.push(line);
+      if (!read.last) continue;
+      const reply = { code: read.code, text: this.lines.join('\n') };
+      this.lines = [];
+      const waiter = this.waiters.shift();
+      // A reply nobody asked for is a server giving up on an idle connection ("421 timeout"):
+      // kept, it would be read as the answer to the next command.
+      if (waiter) waiter.resolve(reply);
+      else return this.onProblem(new SmtpError('ECONNECTION', `the server ended the session: ${reply.text}`, reply));
+    }
+    if (this.pending.length > MAX_LINE) this.onProblem(new SmtpError('EPROTOCOL', 'Invalid reply from the server: a line longer than 64 KiB'));
+  }
+}
