@@ -14,7 +14,7 @@ import type { RenderedMessage } from '../template/renderer.js';
 import type { AttachmentContent, DomainRecord, Mailbox, MessageRecord, SendBatchRecord } from '../store/index.js';
 import { unsubscribeUrl } from '../tracking/links.js';
 import { hasSharedBody, type SharedBody, type SharedBodyCache } from './body-cache.js';
-import { dkimBodyHash, dkimSignatureField } from './dkim.js';
+import { dkimBodyHash, dkimSign, dkimSignatureField } from './dkim.js';
 import { serializeMimeParts } from './mime-wire.js';
 import type { OutboundMessage } from './transport.js';
 
@@ -189,20 +189,25 @@ const signingKey = (input: ComposeInput) => ({
   headerFieldNames: DKIM_SIGNED_HEADERS,
 });
 
-/** The signed message: its `DKIM-Signature` field, then the header block `head` and `body` as composed. */
-async function signed(input: ComposeInput, head: string, body: Buffer, bodyHash: string): Promise<OutboundMessage> {
+/** The message ready for the wire: `raw` (signed) with its envelope. */
+function outbound(input: ComposeInput, raw: Buffer): OutboundMessage {
   const { message, domain } = input;
-  const headBytes = Buffer.from(head);
-  // The header block is signed over its bytes: a latin1 view maps them 1:1.
-  const field = await dkimSignatureField(headBytes.toString('latin1'), bodyHash, signingKey(input));
   return {
     id: message.id,
     envelope: {
       from: verpAddress(message.id, domain.returnPathHost),
       to: [message.to.email, ...message.cc.map((c) => c.email), ...message.bcc.map((c) => c.email)],
     },
-    raw: Buffer.concat([Buffer.from(field, 'latin1'), headBytes, HEADER_END, body]),
+    raw,
   };
+}
+
+/** The signed message: its `DKIM-Signature` field, then the header block `head` and `body` as composed. */
+async function signed(input: ComposeInput, head: string, body: Buffer, bodyHash: string): Promise<OutboundMessage> {
+  const headBytes = Buffer.from(head);
+  // The header block is signed over its bytes: a latin1 view maps them 1:1.
+  const field = await dkimSignatureField(headBytes.toString('latin1'), bodyHash, signingKey(input));
+  return outbound(input, Buffer.concat([Buffer.from(field, 'latin1'), headBytes, HEADER_END, body]));
 }
 
 /**
@@ -264,8 +269,5 @@ export async function composeMessage(ctx: MailplaneContext, input: ComposeInput,
   const root = composer(ctx, input, realBodies(input)).compile();
   const wire = serializeMimeParts(root);
   if (wire) return signed(input, wire.head, wire.body, dkimBodyHash(wire.body));
-  const unsigned = await root.build();
-  const split = unsigned.indexOf(HEADER_END);
-  const body = unsigned.subarray(split + HEADER_END.length);
-  return signed(input, unsigned.subarray(0, split).toString(), body, dkimBodyHash(body));
+  return outbound(input, await dkimSign(await root.build(), signingKey(input)));
 }
