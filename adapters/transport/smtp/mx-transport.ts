@@ -3,7 +3,8 @@ import { hostname } from 'node:os';
 import type { DnsResolver } from '../../../src/dns/resolver.js';
 import { noReply } from '../../../src/bounce/classify.js';
 import type { DeliveryResult, DeliveryRoute, OutboundMessage, Transport } from '../../../src/delivery/transport.js';
-import { createPool, sendRaw, type Pool } from './send.js';
+import { sendRaw } from './send.js';
+import { SmtpPool } from './smtp-pool.js';
 
 /** Options of {@link mxTransport}. */
 export interface MxTransportOptions {
@@ -52,10 +53,10 @@ const MAX_PLAIN_FALLBACKS = 10_000;
  */
 export function mxTransport(options: MxTransportOptions): Transport {
   const port = options.port ?? 25;
-  const pools = new Map<string, Pool>();
+  const pools = new Map<string, SmtpPool>();
   const plainUntil = new Map<string, number>();
 
-  const poolFor = (hop: Hop, route: DeliveryRoute, plain: boolean): Pool => {
+  const poolFor = (hop: Hop, route: DeliveryRoute, plain: boolean): SmtpPool => {
     const name = route.ehloName ?? options.ehloName ?? hostname();
     const key = `${hop.address}|${port}|${route.localAddress ?? ''}|${name}|${plain ? 'plain' : 'tls'}`;
     let pool = pools.get(key);
@@ -70,7 +71,7 @@ export function mxTransport(options: MxTransportOptions): Transport {
         // Messages being sent finish; any still queued in it fail as soft bounces and are retried.
         oldest.close();
       }
-      pool = createPool({
+      pool = new SmtpPool({
         host: hop.address,
         port,
         ignoreTLS: plain,

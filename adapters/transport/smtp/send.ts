@@ -2,15 +2,7 @@
 import { classifySmtpReply, noReply } from '../../../src/bounce/classify.js';
 import type { DeliveryResult, Envelope } from '../../../src/delivery/transport.js';
 import { SmtpError } from './smtp-protocol.js';
-import { SmtpPool, type SmtpPoolOptions } from './smtp-pool.js';
-
-/** A pooled SMTP client to one host. */
-export type Pool = SmtpPool;
-
-/** Opens (lazily: the first message connects) a pool of reused connections to one host. */
-export function createPool(options: SmtpPoolOptions): Pool {
-  return new SmtpPool(options);
-}
+import type { SmtpPool } from './smtp-pool.js';
 
 /** The result of a failure without a decisive reply; `tls` marks a failed TLS handshake. */
 export function resultOfError(error: unknown, host: string): DeliveryResult & { tls?: boolean } {
@@ -28,7 +20,7 @@ export function resultOfError(error: unknown, host: string): DeliveryResult & { 
  * (the message's own; cc and bcc copies ride along in the same transaction): its RCPT reply when
  * refused, else the reply to the data.
  */
-export async function sendRaw(pool: Pool, envelope: Envelope, raw: Buffer, host: string): Promise<DeliveryResult & { tls?: boolean }> {
+export async function sendRaw(pool: SmtpPool, envelope: Envelope, raw: Buffer, host: string): Promise<DeliveryResult & { tls?: boolean }> {
   try {
     const transaction = await pool.send(envelope, raw);
     const primary = transaction.recipients[0];

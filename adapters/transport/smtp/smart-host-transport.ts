@@ -1,7 +1,8 @@
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import type { DeliveryResult, DeliveryRoute, OutboundMessage, Transport } from '../../../src/delivery/transport.js';
-import { createPool, sendRaw, type Pool } from './send.js';
+import { sendRaw } from './send.js';
+import { SmtpPool } from './smtp-pool.js';
 
 /** Options of {@link smartHostTransport}. */
 export interface SmartHostTransportOptions {
@@ -34,12 +35,12 @@ export interface SmartHostTransportOptions {
  * createMailplane({ ..., transport: smartHostTransport({ host: 'smtp.internal', port: 587, auth: { user, pass } }) });
  */
 export function smartHostTransport(options: SmartHostTransportOptions): Transport {
-  const pools = new Map<string, Pool>();
-  const poolFor = (route: DeliveryRoute): Pool => {
+  const pools = new Map<string, SmtpPool>();
+  const poolFor = (route: DeliveryRoute): SmtpPool => {
     const key = `${route.localAddress ?? ''}|${route.ehloName ?? ''}`;
     let pool = pools.get(key);
     if (!pool) {
-      pool = createPool({
+      pool = new SmtpPool({
         host: options.host,
         port: options.port ?? (options.secure ? 465 : 587),
         secure: options.secure ?? false,
