@@ -60,6 +60,7 @@ export { createProviderClassifier, mxHostsFrom, type ProviderClassifier } from '
 export { createGroupCommit, type GroupCommit, type StoreWrite } from './store/group-commit.js';
 export { uuidV7 } from './model/ids.js';
 export type { Transport, DeliveryResult, DeliveryKind, DeliveryRoute, Envelope, OutboundMessage, WarmupSend } from './delivery/transport.js';
+export { outboundMessage } from './delivery/transport.js';
 export { resolveWarmupConfig, type WarmupConfig } from './ip/warmup.js';
 export {
   DEFAULT_WARMUP_PLAN,

@@ -16,7 +16,7 @@ import { unsubscribeUrl } from '../tracking/links.js';
 import { hasSharedBody, type SharedBody, type SharedBodyCache } from './body-cache.js';
 import { dkimBodyHash, dkimSign, dkimSignatureField } from './dkim.js';
 import { serializeMimeParts } from './mime-wire.js';
-import type { OutboundMessage } from './transport.js';
+import { outboundMessage, type OutboundMessage } from './transport.js';
 
 /**
  * Header fields the DKIM signature covers: nodemailer's default list (RFC 6376 5.4.1) plus the
@@ -189,25 +189,26 @@ const signingKey = (input: ComposeInput) => ({
   headerFieldNames: DKIM_SIGNED_HEADERS,
 });
 
-/** The message ready for the wire: `raw` (signed) with its envelope. */
-function outbound(input: ComposeInput, raw: Buffer): OutboundMessage {
+/** The message ready for the wire: its signed bytes as `parts`, with its envelope. */
+function outbound(input: ComposeInput, parts: readonly Buffer[]): OutboundMessage {
   const { message, domain } = input;
-  return {
-    id: message.id,
-    envelope: {
-      from: verpAddress(message.id, domain.returnPathHost),
-      to: [message.to.email, ...message.cc.map((c) => c.email), ...message.bcc.map((c) => c.email)],
-    },
-    raw,
+  const envelope = {
+    from: verpAddress(message.id, domain.returnPathHost),
+    to: [message.to.email, ...message.cc.map((c) => c.email), ...message.bcc.map((c) => c.email)],
   };
+  return outboundMessage(message.id, envelope, parts);
 }
 
-/** The signed message: its `DKIM-Signature` field, then the header block `head` and `body` as composed. */
+/**
+ * The signed message: its `DKIM-Signature` field, then the header block `head` and `body` as
+ * composed. The body stays a part of its own, never copied: a shared body is the same buffer in
+ * every message of its batch (see {@link OutboundMessage.parts}).
+ */
 async function signed(input: ComposeInput, head: string, body: Buffer, bodyHash: string): Promise<OutboundMessage> {
   const headBytes = Buffer.from(head);
   // The header block is signed over its bytes: a latin1 view maps them 1:1.
   const field = await dkimSignatureField(headBytes.toString('latin1'), bodyHash, signingKey(input));
-  return outbound(input, Buffer.concat([Buffer.from(field, 'latin1'), headBytes, HEADER_END, body]));
+  return outbound(input, [Buffer.concat([Buffer.from(field, 'latin1'), headBytes, HEADER_END]), body]);
 }
 
 /**
@@ -269,5 +270,5 @@ export async function composeMessage(ctx: MailplaneContext, input: ComposeInput,
   const root = composer(ctx, input, realBodies(input)).compile();
   const wire = serializeMimeParts(root);
   if (wire) return signed(input, wire.head, wire.body, dkimBodyHash(wire.body));
-  return outbound(input, await dkimSign(await root.build(), signingKey(input)));
+  return outbound(input, [await dkimSign(await root.build(), signingKey(input))]);
 }

@@ -37,13 +37,33 @@ export interface Envelope {
   to: string[];
 }
 
-/** A message ready for the wire: composed, personalised and DKIM-signed. */
+/** A message ready for the wire: composed, personalised and DKIM-signed ({@link outboundMessage}). */
 export interface OutboundMessage {
   /** mailplane's message id (the UUID the API returned). */
   id: string;
   envelope: Envelope;
-  /** The RFC 5322 message, signed. */
-  raw: Buffer;
+  /**
+   * The signed RFC 5322 message as consecutive slices, never modified once handed over. A body that
+   * a bulk batch shares is the same `Buffer` in every message of the batch, so a transport may
+   * remember what it learnt of a slice by its identity (the SMTP transports remember where its
+   * dots need stuffing) instead of scanning 100 KB again per message.
+   */
+  readonly parts: readonly Buffer[];
+  /** The whole message in one buffer: `parts` joined on first use. */
+  readonly raw: Buffer;
+}
+
+/** An {@link OutboundMessage} of `parts`, joined into `raw` only if a transport asks for it. */
+export function outboundMessage(id: string, envelope: Envelope, parts: readonly Buffer[]): OutboundMessage {
+  let joined: Buffer | undefined;
+  return {
+    id,
+    envelope,
+    parts,
+    get raw() {
+      return (joined ??= parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+    },
+  };
 }
 
 /** Where a message leaves from: chosen per message by `chooseRoute`. */

@@ -8,7 +8,7 @@ import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SmtpPool } from '../../adapters/transport/smtp/smtp-pool.js';
 import { smartHostTransport } from '../../adapters/transport/smtp/index.js';
-import type { DeliveryRoute, OutboundMessage, Transport } from '../../src/delivery/transport.js';
+import { outboundMessage, type DeliveryRoute, type OutboundMessage, type Transport } from '../../src/delivery/transport.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 
 interface Received {
@@ -86,10 +86,14 @@ async function startServer(options: Partial<SMTPServerOptions> = {}): Promise<Se
 
 const route: DeliveryRoute = { ipId: null, ipPoolId: null, tpspId: null };
 
-/** A message with the lines SMTP must escape: a dot alone, a line starting with dots. */
+/**
+ * A message with the lines SMTP must escape (a dot alone, lines starting with dots), in two parts
+ * as composed messages come: the header block, and a body that begins with a dot.
+ */
 function message(n: number, to: string[] = [`r${n}@rcpt.example`]): OutboundMessage {
-  const raw = Buffer.from(`From: a@sender.test\r\nTo: ${to[0]}\r\nSubject: ${n}\r\n\r\nhello ${n}\r\n.\r\n..dots\r\n.end\r\n`);
-  return { id: `m${n}`, envelope: { from: `b+m${n}@rp.sender.test`, to }, raw };
+  const head = Buffer.from(`From: a@sender.test\r\nTo: ${to[0]}\r\nSubject: ${n}\r\n\r\n`);
+  const body = Buffer.from(`.hello ${n}\r\n.\r\n..dots\r\n.end\r\n`);
+  return outboundMessage(`m${n}`, { from: `b+m${n}@rp.sender.test`, to }, [head, body]);
 }
 
 function relay(port: number, options: Partial<Parameters<typeof smartHostTransport>[0]> = {}): Transport {

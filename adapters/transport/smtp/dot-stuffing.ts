@@ -71,12 +71,62 @@ function stuffAnyLineBreaks(message: Buffer): Buffer[] {
   return chunks;
 }
 
+/** A message as one buffer, or as consecutive slices (`OutboundMessage.parts`). */
+export type MessageBytes = Buffer | readonly Buffer[];
+
+/** The length in bytes of `message`. */
+export function messageLength(message: MessageBytes): number {
+  if (Buffer.isBuffer(message)) return message.length;
+  let length = 0;
+  for (const part of message) length += part.length;
+  return length;
+}
+
+/**
+ * Slices below this size are scanned each time: remembering them would cost more than the scan,
+ * and they are a message's own header block, never shared.
+ */
+const REMEMBERED_FROM = 8 * 1024;
+
+/**
+ * The stuffed slices of each large part that begins a line, or `null` when the part has a bare CR
+ * or LF, by the part's identity: parts are never modified (the transport contract says so), and a
+ * body a bulk batch shares is the same buffer in each of its messages, so it is scanned once.
+ */
+const stuffedParts = new WeakMap<Buffer, readonly Buffer[] | null>();
+
+function stuffedPart(part: Buffer): readonly Buffer[] | null {
+  const known = stuffedParts.get(part);
+  if (known !== undefined) return known;
+  const stuffed = hasOnlyCrlf(part) ? stuffCanonical(part) : null;
+  if (part.length >= REMEMBERED_FROM) stuffedParts.set(part, stuffed);
+  return stuffed;
+}
+
 /**
  * What to write after the server's 354 for `message`: the dot-stuffed message with CRLF line breaks
  * and the terminating `CRLF.CRLF`, as a list of slices (written with one `writev`, never copied).
+ * A message in parts is stuffed part by part when each part is CRLF-only and begins a line (the part
+ * before it ends in CRLF), which is how mailplane composes; otherwise its parts are joined first, so
+ * that a line break or a dot split across two parts is treated as in one buffer.
  */
-export function dataPayload(message: Buffer): Buffer[] {
-  if (message.length === 0) return [END];
+export function dataPayload(message: MessageBytes): Buffer[] {
+  const parts = Buffer.isBuffer(message) ? [message] : message.filter((part) => part.length > 0);
+  if (parts.length === 0) return [END];
+  const chunks: Buffer[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const beginsLine = i === 0 || parts[i - 1]![parts[i - 1]!.length - 1] === LF;
+    const stuffed = beginsLine ? stuffedPart(parts[i]!) : null;
+    if (!stuffed) return wholePayload(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+    chunks.push(...stuffed);
+  }
+  const last = parts[parts.length - 1]!;
+  chunks.push(terminator(last[last.length - 1]));
+  return chunks;
+}
+
+/** {@link dataPayload} of a message in one buffer that is not known to be CRLF-only. */
+function wholePayload(message: Buffer): Buffer[] {
   const chunks = hasOnlyCrlf(message) ? stuffCanonical(message) : stuffAnyLineBreaks(message);
   chunks.push(terminator(message[message.length - 1]));
   return chunks;

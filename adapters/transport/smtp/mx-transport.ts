@@ -132,12 +132,12 @@ export function mxTransport(options: MxTransportOptions): Transport {
       const until = plainUntil.get(hop.address);
       if (until !== undefined && until <= Date.now()) plainUntil.delete(hop.address);
       const plain = until !== undefined && until > Date.now();
-      let result = await sendRaw(poolFor(hop, route, plain), { from: message.envelope.from, to }, message.raw, hop.host);
+      let result = await sendRaw(poolFor(hop, route, plain), { from: message.envelope.from, to }, message.parts, hop.host);
       if (result.tls && !plain) {
         // Bounded like the pools: a flood of distinct broken MX hosts forgets the oldest first.
         if (plainUntil.size >= MAX_PLAIN_FALLBACKS) plainUntil.delete(plainUntil.keys().next().value!);
         plainUntil.set(hop.address, Date.now() + (options.tlsFallbackMs ?? 3_600_000));
-        result = await sendRaw(poolFor(hop, route, true), { from: message.envelope.from, to }, message.raw, hop.host);
+        result = await sendRaw(poolFor(hop, route, true), { from: message.envelope.from, to }, message.parts, hop.host);
       }
       const { tls: _tls, ...clean } = result;
       last = clean;

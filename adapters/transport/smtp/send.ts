@@ -1,6 +1,7 @@
 /** Sending one signed message through an {@link SmtpPool}, and reading what happened into a DeliveryResult. */
 import { classifySmtpReply, noReply } from '../../../src/bounce/classify.js';
 import type { DeliveryResult, Envelope } from '../../../src/delivery/transport.js';
+import type { MessageBytes } from './dot-stuffing.js';
 import { SmtpError } from './smtp-protocol.js';
 import type { SmtpPool } from './smtp-pool.js';
 
@@ -16,13 +17,13 @@ export function resultOfError(error: unknown, host: string): DeliveryResult & { 
 }
 
 /**
- * Sends `raw` with `envelope` through `pool` and classifies the outcome for the first recipient
+ * Sends `message` (one buffer or its parts) with `envelope` through `pool` and classifies the outcome for the first recipient
  * (the message's own; cc and bcc copies ride along in the same transaction): its RCPT reply when
  * refused, else the reply to the data.
  */
-export async function sendRaw(pool: SmtpPool, envelope: Envelope, raw: Buffer, host: string): Promise<DeliveryResult & { tls?: boolean }> {
+export async function sendRaw(pool: SmtpPool, envelope: Envelope, message: MessageBytes, host: string): Promise<DeliveryResult & { tls?: boolean }> {
   try {
-    const transaction = await pool.send(envelope, raw);
+    const transaction = await pool.send(envelope, message);
     const primary = transaction.recipients[0];
     const decisive = primary && (primary.reply.code < 200 || primary.reply.code >= 300) ? primary.reply : transaction.reply;
     return { ...classifySmtpReply(decisive), host };

@@ -61,7 +61,7 @@ export function smartHostTransport(options: SmartHostTransportOptions): Transpor
   };
   return {
     async send(message: OutboundMessage, route: DeliveryRoute): Promise<DeliveryResult> {
-      const { tls: _tls, ...result } = await sendRaw(poolFor(route), message.envelope, message.raw, options.host);
+      const { tls: _tls, ...result } = await sendRaw(poolFor(route), message.envelope, message.parts, options.host);
       return result;
     },
     async close() {

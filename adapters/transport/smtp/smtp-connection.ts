@@ -9,7 +9,7 @@
  * went wrong without one (timeout, closed connection, garbage, failed TLS handshake).
  */
 import type { Socket } from 'node:net';
-import { dataPayload } from './dot-stuffing.js';
+import { dataPayload, messageLength, type MessageBytes } from './dot-stuffing.js';
 import { ReplyReader, SmtpError, type SmtpErrorCode, type SmtpReply } from './smtp-protocol.js';
 import { openSocket, upgradeToTls, type SocketOptions } from './smtp-socket.js';
 
@@ -106,10 +106,10 @@ export class SmtpConnection {
    * and DATA going out right behind the dot (RFC 2920 allows the message content to lead a group),
    * which saves one round trip per message. Replies are read in order, so each still gets its own.
    */
-  async send(envelope: SmtpEnvelope, message: Buffer, onWritten?: () => void): Promise<SmtpTransaction> {
+  async send(envelope: SmtpEnvelope, message: MessageBytes, onWritten?: () => void): Promise<SmtpTransaction> {
     const addresses = [envelope.from, ...envelope.to];
     if (addresses.some((a) => UNSAFE_ADDRESS.test(a))) throw new SmtpError('EENVELOPE', 'an envelope address holds a line break, a space or an angle bracket');
-    let parameters = this.extensions.has('SIZE') ? ` SIZE=${message.length}` : '';
+    let parameters = this.extensions.has('SIZE') ? ` SIZE=${messageLength(message)}` : '';
     if (addresses.some((a) => NON_ASCII.test(a))) {
       if (!this.extensions.has('SMTPUTF8')) throw new SmtpError('EENVELOPE', 'the server does not accept internationalised addresses (no SMTPUTF8)', { code: 553, text: '553 5.6.7 (mailplane) the server does not offer SMTPUTF8, which this address needs' });
       parameters += ' SMTPUTF8';

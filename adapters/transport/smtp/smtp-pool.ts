@@ -3,6 +3,7 @@
  * transaction after transaction; messages wait in order for a free connection.
  */
 import { SmtpConnection, type SmtpConnectionOptions, type SmtpEnvelope, type SmtpTransaction } from './smtp-connection.js';
+import type { MessageBytes } from './dot-stuffing.js';
 import { SmtpError } from './smtp-protocol.js';
 
 /** Options of {@link SmtpPool}. */
@@ -13,7 +14,7 @@ export interface SmtpPoolOptions extends SmtpConnectionOptions {
 
 interface Task {
   envelope: SmtpEnvelope;
-  message: Buffer;
+  message: MessageBytes;
   resolve: (transaction: SmtpTransaction) => void;
   reject: (error: unknown) => void;
   /** Already sent again once after a reused connection turned out to be dead. */
@@ -36,7 +37,7 @@ export class SmtpPool {
    * Sends `message` in one transaction on a pooled connection. Resolves with what the server
    * replied (refusals included); rejects with an {@link SmtpError} when no reply decided it.
    */
-  send(envelope: SmtpEnvelope, message: Buffer): Promise<SmtpTransaction> {
+  send(envelope: SmtpEnvelope, message: MessageBytes): Promise<SmtpTransaction> {
     if (this.closed) return Promise.reject(new SmtpError('ECONNECTION', 'the connection pool is closed'));
     return new Promise((resolve, reject) => {
       this.queue.push({ envelope, message, resolve, reject });
