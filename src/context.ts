@@ -11,6 +11,7 @@ import type { Clock } from './model/time.js';
 import type { MailplaneStore } from './store/index.js';
 import type { GroupCommit } from './store/group-commit.js';
 import type { WarmupConfig } from './ip/warmup.js';
+import type { WebhookDeliveryConfig } from './webhook/config.js';
 
 /**
  * Where mailplane writes what it wants an operator to know. Fields are structured; mailplane
@@ -44,6 +45,8 @@ export interface MailplaneConfig {
   delivery: DeliveryConfig;
   /** How warming IPs grow. */
   warmup: WarmupConfig;
+  /** How webhook events are posted. */
+  webhooks: WebhookDeliveryConfig;
 }
 
 /** The collaborators every service of one mailplane instance shares; built by `createMailplane`. */

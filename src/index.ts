@@ -76,3 +76,4 @@ export { verpAddress, messageIdOfVerp } from './delivery/compose.js';
 export { resolveDeliveryConfig } from './delivery/config.js';
 export { defaultDnsConfig, type DnsConfig } from './dns/config.js';
 export { defaultDeliveryConfig, type DeliveryConfig } from './delivery/config.js';
+export { defaultWebhookDeliveryConfig, resolveWebhookDeliveryConfig, type WebhookDeliveryConfig } from './webhook/config.js';

@@ -20,6 +20,8 @@ import type { HttpHandler } from './http/types.js';
 import { randomIds, type IdGenerator } from './model/ids.js';
 import { systemClock, type Clock } from './model/time.js';
 import type { MailplaneStore } from './store/index.js';
+import { resolveWebhookDeliveryConfig, type WebhookDeliveryConfig } from './webhook/config.js';
+import { withWebhookOutbox } from './webhook/outbox.js';
 
 /** Options of {@link createMailplane}. */
 export interface MailplaneOptions {
@@ -45,6 +47,8 @@ export interface MailplaneOptions {
   delivery?: Partial<DeliveryConfig>;
   /** The IP warmup plan and when a provider's stage is held (docs/routing.md, "Warmup plan"). */
   warmup?: Partial<WarmupConfig>;
+  /** How webhook events are posted: private targets, timeout, concurrency, retries (docs/webhooks.md). */
+  webhooks?: Partial<WebhookDeliveryConfig>;
   /**
    * Where delivery sends signed messages, or a factory given the context (for transports that use
    * its DNS resolver), e.g. `(ctx) => mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort })`
@@ -108,8 +112,10 @@ export interface Mailplane {
  * http.createServer(toNodeHandler(mailplane.handle, { prefix: '/api/v1' })).listen(3000);
  */
 export function createMailplane(options: MailplaneOptions): Mailplane {
-  const store = options.store;
   const clock = options.clock ?? systemClock;
+  // Every event recorded through this store also queues its webhook deliveries, in the same transaction.
+  let wakeRunner = () => {};
+  const store = withWebhookOutbox(options.store, { clock, onEnqueued: () => wakeRunner() });
   const logger = options.logger ?? consoleLogger;
   const dns = resolveDnsConfig(options.dns);
   const base: Omit<MailplaneContext, 'transport'> = {
@@ -119,6 +125,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       dns,
       delivery: resolveDeliveryConfig(options.delivery),
       warmup: resolveWarmupConfig(options.warmup),
+      webhooks: resolveWebhookDeliveryConfig(options.webhooks),
     },
     store,
     secrets: createSecretBox(options.secret),
@@ -138,6 +145,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   const transport = typeof options.transport === 'function' ? options.transport(base) : options.transport;
   const context: MailplaneContext = transport ? { ...base, transport } : base;
   const runner = createJobRunner(context, { ...options.jobs, queue: context.jobs, handlers: backgroundJobHandlers(context) });
+  wakeRunner = () => context.jobs.notify();
   let started = false;
   return {
     handle: createRouter(context, apiRoutes, options.http),

@@ -19,7 +19,7 @@ export interface ExampleConfig {
   secret?: string;
   /** Run background jobs (delivery, DNS checks) in this process; `MAILPLANE_WORKERS=off` disables them. */
   workers: boolean;
-  /** Options passed to createMailplane from the environment (DNS, delivery, tracking URL). */
+  /** Options passed to createMailplane from the environment (DNS, delivery, webhooks, tracking URL). */
   mailplane: Pick<MailplaneOptions, 'dns' | 'delivery' | 'trackingBaseUrl'>;
 }
 
@@ -36,6 +36,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
     mailplane: {
       ...(env.MAILPLANE_DNS_SERVERS && { dns: { servers: parseDnsServers(env.MAILPLANE_DNS_SERVERS) } }),
       ...(env.MAILPLANE_MX_PORT && { delivery: { mxPort: Number(env.MAILPLANE_MX_PORT) } }),
+      // Webhooks to loopback and private addresses are refused unless this is set (local development).
+      ...(env.MAILPLANE_WEBHOOKS_ALLOW_PRIVATE === '1' && { webhooks: { allowPrivateTargets: true } }),
       trackingBaseUrl: `${env.MAILPLANE_PUBLIC_URL ?? `http://${env.HOST ?? '127.0.0.1'}:${env.PORT ?? 3000}`}/t`,
     },
   };

@@ -7,6 +7,7 @@ import { manualClock, type Logger } from 'mailplane';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { mxTransport } from '../../adapters/transport/smtp/index.js';
 import type { DeliveryConfig } from '../../src/delivery/config.js';
+import type { WebhookDeliveryConfig } from '../../src/webhook/config.js';
 import { createTestApi, type TestApi } from './api.js';
 import type { StoreKind } from './databases.js';
 import { startTestDnsServer, type TestDnsServer } from './dns-server.js';
@@ -53,7 +54,7 @@ export const RCPT_DOMAIN = 'rcpt.test';
 export async function startDeliveryEnv(
   kind: StoreKind,
   delivery: Partial<DeliveryConfig> = {},
-  { logger, ...jobs }: { shutdownGraceMs?: number; logger?: Logger } = {},
+  { logger, webhooks, ...jobs }: { shutdownGraceMs?: number; logger?: Logger; webhooks?: Partial<WebhookDeliveryConfig> } = {},
 ): Promise<DeliveryEnv> {
   const dns = await startTestDnsServer();
   const sink = await startSmtpSink();
@@ -61,6 +62,7 @@ export async function startDeliveryEnv(
   const config: Partial<DeliveryConfig> = { mxPort: sink.port, socketTimeoutMs: 1500, greetingTimeoutMs: 1500, connectionTimeoutMs: 1500, ...delivery };
   const api = await createTestApi(kind, {
     ...(logger && { logger }),
+    ...(webhooks && { webhooks }),
     clock,
     dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 500, retries: 0 },
     delivery: config,

@@ -1,0 +1,111 @@
+/**
+ * The transactional outbox of webhook events. Every event mailplane records goes through
+ * `MessageStore.addEvents` or `insertAccepted`; this store decorator adds, in the same
+ * transaction, one `webhook-events` job carrying the events that some webhook of their account
+ * has switched on. An event is therefore posted if and only if it was committed, whichever code
+ * path recorded it (acceptance, delivery outcomes, unsubscribes), with no second write per event.
+ *
+ * Whether an account has a webhook for an event kind is remembered for a few seconds, so accounts
+ * without webhooks pay nothing per event; webhook writes through this store forget the account at
+ * once, and other processes see a new webhook within {@link WEBHOOK_PRESENCE_TTL_MS}.
+ */
+import type { Clock } from '../model/time.js';
+import type { EventRecord, JsonObject, MailplaneStore, MessageStore, WebhookStore } from '../store/index.js';
+import { toggleForEventType } from './toggles.js';
+
+/** Job kind that posts a group of committed events to the webhooks that want them. */
+export const WEBHOOK_EVENTS_JOB = 'webhook-events';
+
+/** How long the answer to "does this account have a webhook for this event kind" is reused. */
+export const WEBHOOK_PRESENCE_TTL_MS = 5_000;
+
+/** An event as a `webhook-events` job carries it (JSON: `created` as a decimal string). */
+export type OutboxEvent = Omit<EventRecord, 'created' | 'metadata'> & { created: string; metadata: JsonObject };
+
+/** What {@link withWebhookOutbox} needs. */
+export interface WebhookOutboxOptions {
+  clock: Clock;
+  /** Called after a transaction that enqueued events commits (wakes this process's job runner). */
+  onEnqueued?: () => void;
+}
+
+const toOutboxEvent = (event: EventRecord): OutboxEvent => ({ ...event, created: event.created.toString(), metadata: event.metadata as JsonObject });
+
+/** The event back from a job's payload. */
+export function fromOutboxEvent(event: OutboxEvent): EventRecord {
+  return { ...event, created: BigInt(event.created) };
+}
+
+/** `store` with the webhook outbox: see the module comment. */
+export function withWebhookOutbox(store: MailplaneStore, options: WebhookOutboxOptions): MailplaneStore {
+  const presence = new Map<string, { subscribed: boolean; until: number }>();
+  const forget = (accountId: number) => {
+    for (const key of presence.keys()) if (key.startsWith(`${accountId}:`)) presence.delete(key);
+  };
+
+  /** The events of `events` that some webhook wants, read in `tx` when not remembered. */
+  async function wanted(tx: MailplaneStore, events: readonly EventRecord[]): Promise<OutboxEvent[]> {
+    const out: OutboxEvent[] = [];
+    for (const event of events) {
+      const toggle = toggleForEventType(event.type);
+      if (!toggle) continue;
+      const key = `${event.accountId}:${toggle}`;
+      let known = presence.get(key);
+      const now = options.clock.now();
+      if (!known || known.until <= now) {
+        known = { subscribed: (await tx.webhooks.listEnabledForEvent(event.accountId, toggle)).length > 0, until: now + WEBHOOK_PRESENCE_TTL_MS };
+        presence.set(key, known);
+      }
+      if (known.subscribed) out.push(toOutboxEvent(event));
+    }
+    return out;
+  }
+
+  function wrap(inner: MailplaneStore, transaction: { enqueued: boolean } | null): MailplaneStore {
+    /**
+     * Runs `write` and then the outbox in one transaction. Outside a transaction it opens one and
+     * runs `write` against its (wrapped) store, whose method then takes the branch below.
+     */
+    const outboxed = async (events: readonly EventRecord[], write: (s: MailplaneStore) => Promise<void>): Promise<void> => {
+      if (!transaction) return wrapped.transaction((tx) => write(tx));
+      await write(inner);
+      const out = await wanted(inner, events);
+      if (out.length === 0) return;
+      await inner.jobs.enqueue([{ kind: WEBHOOK_EVENTS_JOB, payload: { events: out }, runAt: options.clock.now() }]);
+      transaction.enqueued = true;
+    };
+    const messages: MessageStore = Object.create(inner.messages, {
+      addEvents: { value: (events: readonly EventRecord[]) => outboxed(events, (s) => s.messages.addEvents(events)) },
+      insertAccepted: {
+        value: (...args: Parameters<MessageStore['insertAccepted']>) => outboxed(args[2], (s) => s.messages.insertAccepted(...args)),
+      },
+    });
+    const forgetting = <K extends 'create' | 'update' | 'delete'>(name: K, accountIdOf: (args: Parameters<WebhookStore[K]>) => number) => ({
+      value: async (...args: Parameters<WebhookStore[K]>) => {
+        const result = await (inner.webhooks[name] as (...a: Parameters<WebhookStore[K]>) => ReturnType<WebhookStore[K]>)(...args);
+        forget(accountIdOf(args));
+        return result;
+      },
+    });
+    const webhooks: WebhookStore = Object.create(inner.webhooks, {
+      create: forgetting('create', ([input]) => input.accountId),
+      update: forgetting('update', ([accountId]) => accountId),
+      delete: forgetting('delete', ([accountId]) => accountId),
+    });
+    const wrapped: MailplaneStore = Object.create(inner, {
+      messages: { value: messages },
+      webhooks: { value: webhooks },
+      transaction: {
+        value: async <T>(work: (tx: MailplaneStore) => Promise<T>): Promise<T> => {
+          if (transaction) return inner.transaction((tx) => work(wrap(tx, transaction)));
+          const state = { enqueued: false };
+          const result = await inner.transaction((tx) => work(wrap(tx, state)));
+          if (state.enqueued) options.onEnqueued?.();
+          return result;
+        },
+      },
+    });
+    return wrapped;
+  }
+  return wrap(store, null);
+}

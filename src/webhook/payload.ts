@@ -1,0 +1,26 @@
+import { stringifyJson } from '../http/json.js';
+import { eventToWire } from '../sending/message-wire.js';
+import type { EventRecord, MessageRecord, SendBatchRecord } from '../store/index.js';
+
+/**
+ * The JSON body of a webhook delivery, as the spec's Events section gives it: `event` (the
+ * reference's `Event`: `eventID`, `type`, `messageID`, `eventMetadata` and the message's routing
+ * fields, as the message API shows events) and `emailMessage` (`messageID`, `from`, `to`,
+ * `subject`, the custom `headers` of the send and its `groups`). The subject is the one given to
+ * the send, as the message API answers it (templates unrendered).
+ */
+export function webhookPayload(event: EventRecord, message: MessageRecord, batch: SendBatchRecord): string {
+  const c = batch.content;
+  // stringifyJson: `submittedAt` is nanoseconds, beyond 2^53, written digit for digit.
+  return stringifyJson({
+    event: eventToWire(event, message, batch),
+    emailMessage: {
+      messageID: message.id,
+      from: { email: c.from.email, name: c.from.name },
+      to: [{ email: message.to.email, name: message.to.name }],
+      subject: c.subject,
+      headers: c.headers,
+      groups: c.groups,
+    },
+  });
+}

@@ -1,0 +1,98 @@
+/**
+ * One webhook POST: the target checked at delivery time (the URL's literal host, and every address
+ * its name resolves to, so DNS rebinding cannot point a registered name at 127.0.0.1 later), the
+ * connection pinned to the address that was checked, the body signed when the attempt is made,
+ * bounded in time, redirects not followed.
+ */
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { DnsResolver } from '../dns/resolver.js';
+import { checkWebhookTarget, classifyAddress } from './target.js';
+import { signWebhookPayload, WEBHOOK_SIGNATURE_HEADER } from './signature.js';
+
+/** What one attempt came to. `retry: false`: trying again cannot help (the target is refused). */
+export type WebhookAttempt = { ok: true; status: number } | { ok: false; retry: boolean; error: string; status?: number };
+
+/** What {@link postWebhook} needs besides the target. */
+export interface PostWebhookOptions {
+  resolver: Pick<DnsResolver, 'resolveA' | 'resolveAaaa'>;
+  allowPrivateTargets: boolean;
+  timeoutMs: number;
+  /** Time of the attempt (epoch ms): the signature's `t`. */
+  nowMs: number;
+}
+
+/** Response bytes read before the connection is dropped: the status is all that counts. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+const USER_AGENT = 'mailplane-webhooks/1';
+
+/** The addresses to connect to for `host` (an IP literal stands for itself), or why there are none. */
+async function addressesOf(host: string, resolver: PostWebhookOptions['resolver']): Promise<{ ok: true; addresses: string[] } | { ok: false; error: string }> {
+  if (classifyAddress(host) !== 'invalid') return { ok: true, addresses: [host] };
+  const [v4, v6] = await Promise.all([resolver.resolveA(host), resolver.resolveAaaa(host)]);
+  const addresses = [...(v4.ok ? v4.records : []), ...(v6.ok ? v6.records : [])];
+  if (addresses.length > 0) return { ok: true, addresses };
+  const failure = !v4.ok ? v4 : !v6.ok ? v6 : null;
+  return { ok: false, error: `DNS: ${host} has no address${failure ? ` (${failure.reason}: ${failure.detail})` : ''}` };
+}
+
+/**
+ * POSTs `body` to `url` signed with `secret`. 2xx is success; any other status, a timeout or a
+ * network failure may be retried; a target outside the allowed address ranges is refused without
+ * a connection and is not retried.
+ */
+export async function postWebhook(url: string, body: string, secret: string, options: PostWebhookOptions): Promise<WebhookAttempt> {
+  const check = checkWebhookTarget(url, { allowPrivateTargets: options.allowPrivateTargets });
+  if (!check.allowed) return { ok: false, retry: false, error: `target refused: ${check.category} address` };
+  const resolved = await addressesOf(check.host, options.resolver);
+  if (!resolved.ok) return { ok: false, retry: true, error: resolved.error };
+  if (!options.allowPrivateTargets) {
+    const refused = resolved.addresses.find((address) => classifyAddress(address) !== 'public');
+    if (refused) return { ok: false, retry: false, error: `target refused: ${check.host} resolves to ${classifyAddress(refused)} address ${refused}` };
+  }
+  const address = resolved.addresses[0]!;
+  const family = address.includes(':') ? 6 : 4;
+  // The connection goes to the address checked above, never to a second lookup's answer. TLS
+  // still verifies the certificate against the URL's host name.
+  const lookup: LookupFunction = (_hostname, lookupOptions, callback) =>
+    lookupOptions.all ? callback(null, [{ address, family }]) : callback(null, address, family);
+  const target = new URL(url);
+  const bytes = Buffer.from(body, 'utf8');
+  const requestOptions: RequestOptions = {
+    method: 'POST',
+    lookup,
+    headers: {
+      'content-type': 'application/json',
+      'content-length': bytes.length,
+      'user-agent': USER_AGENT,
+      [WEBHOOK_SIGNATURE_HEADER]: signWebhookPayload(secret, Math.floor(options.nowMs / 1000), bytes),
+    },
+    agent: false,
+  };
+  return new Promise<WebhookAttempt>((resolve) => {
+    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(target, requestOptions, (res: IncomingMessage) => {
+      const status = res.statusCode ?? 0;
+      let read = 0;
+      res.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > MAX_RESPONSE_BYTES) res.destroy();
+      });
+      const settle = () => {
+        clearTimeout(timer);
+        resolve(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, retry: true, status, error: `HTTP ${status}` });
+      };
+      res.once('end', settle);
+      res.once('close', settle);
+      res.once('error', settle);
+    });
+    const timer = setTimeout(() => req.destroy(new Error(`no response within ${options.timeoutMs} ms`)), options.timeoutMs);
+    req.once('error', (error) => {
+      clearTimeout(timer);
+      resolve({ ok: false, retry: true, error: error.message });
+    });
+    req.end(bytes);
+  });
+}
