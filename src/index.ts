@@ -6,6 +6,7 @@
 export { createMailplane, type Mailplane, type MailplaneOptions } from './mailplane.js';
 export * from './errors.js';
 export type { HttpHandler, HttpRequest, HttpResponse, HeaderMap } from './http/types.js';
+export { responseBody } from './http/types.js';
 export { DEFAULT_BODY_LIMIT, type RouterOptions } from './http/router.js';
 export { stringifyJson } from './http/json.js';
 export { consoleLogger, silentLogger, type Logger, type MailplaneConfig, type MailplaneContext } from './context.js';

@@ -22,11 +22,13 @@ type Entry = Promise<SharedBody | null>;
 /**
  * Whether the messages of `batch` share one body: true when no body template has a variable. A
  * template without `{{` renders to itself, so this errs only towards composing per message.
- * Anything that comes to rewrite bodies per recipient (tracked links, an open pixel) must make
- * this false for the batches it applies to.
+ * Open and click tracking rewrite the HTML body per recipient, so a tracked batch with an HTML body
+ * is never shared.
  */
 export function hasSharedBody(batch: SendBatchRecord): boolean {
-  const { htmlBody, textBody, ampBody } = batch.content;
+  const { htmlBody, textBody, ampBody, trackOpens, trackClicks } = batch.content;
+  // Tracked HTML carries each recipient's own pixel and click links.
+  if (htmlBody !== undefined && (trackOpens || trackClicks)) return false;
   return [htmlBody, textBody, ampBody].every((body) => body === undefined || !body.includes('{{'));
 }
 

@@ -84,7 +84,7 @@ export async function deliverOne(
         batch,
         message,
         domain,
-        rendered: renderMessage(ctx, caches.templates.get(batch), message),
+        rendered: renderMessage(ctx, caches.templates.get(batch), message, batch),
         dkimKey: caches.dkimKeys.get(ctx, domain),
         dateMs: ctx.clock.now(),
       }, caches.bodies);

@@ -25,6 +25,16 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /**
+   * How `body` is to be written: `'utf8'` text (the default), or `'base64'` for bytes (the
+   * open-tracking image), which the bridges decode before writing.
+   */
+  bodyEncoding?: 'utf8' | 'base64';
+}
+
+/** The bytes (or text) a bridge writes for `response`. */
+export function responseBody(response: HttpResponse): string | Buffer {
+  return response.bodyEncoding === 'base64' ? Buffer.from(response.body, 'base64') : response.body;
 }
 
 /** The core router: one function from request to response. It never throws. */

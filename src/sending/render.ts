@@ -1,7 +1,8 @@
 import type { MailplaneContext } from '../context.js';
 import type { MessageRecord, SendBatchRecord } from '../store/index.js';
 import { compileTemplates, type CompiledTemplates, type RenderedMessage } from '../template/renderer.js';
-import { unsubscribeUrl } from '../tracking/links.js';
+import { clickUrl, openPixelUrl, unsubscribeUrl } from '../tracking/links.js';
+import { trackHtml } from '../tracking/rewrite.js';
 
 /**
  * Compiled templates of recent batches: a batch's recipients are delivered together, so its
@@ -24,7 +25,18 @@ export class TemplateCache {
   }
 }
 
-/** The subject and bodies of one message, personalised for its recipient. */
-export function renderMessage(ctx: MailplaneContext, templates: CompiledTemplates, message: MessageRecord): RenderedMessage {
-  return templates.render({ customFields: message.customFields, unsubscribeUrl: unsubscribeUrl(ctx, message.id) });
+/**
+ * The subject and bodies of one message, personalised for its recipient, with its open pixel and
+ * click links when the send asked for them (src/tracking/rewrite.ts).
+ */
+export function renderMessage(ctx: MailplaneContext, templates: CompiledTemplates, message: MessageRecord, batch: SendBatchRecord): RenderedMessage {
+  const rendered = templates.render({ customFields: message.customFields, unsubscribeUrl: unsubscribeUrl(ctx, message.id) });
+  const { trackOpens, trackClicks } = batch.content;
+  if (rendered.htmlBody === undefined || (!trackOpens && !trackClicks)) return rendered;
+  const htmlBody = trackHtml(rendered.htmlBody, {
+    ownBaseUrl: ctx.config.trackingBaseUrl,
+    ...(trackOpens && { pixelUrl: openPixelUrl(ctx, message.id) }),
+    ...(trackClicks && { clickUrl: (target: string) => clickUrl(ctx, message.id, target) }),
+  });
+  return { ...rendered, htmlBody };
 }

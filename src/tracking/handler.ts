@@ -1,5 +1,7 @@
 import type { MailplaneContext } from '../context.js';
 import type { HttpHandler, HttpResponse } from '../http/types.js';
+import { recordEngagement } from './engagement.js';
+import { verifyClickToken, verifyLinkToken } from './links.js';
 import { unsubscribeByToken } from './unsubscribe.js';
 
 function page(status: number, title: string, text: string): HttpResponse {
@@ -19,6 +21,23 @@ function page(status: number, title: string, text: string): HttpResponse {
 
 const notFound = () => page(404, 'Link not valid', 'This link is not valid or has expired.');
 
+/** A transparent 1x1 GIF (43 bytes). */
+const PIXEL_GIF_BASE64 = 'R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7';
+
+const pixel = (): HttpResponse => ({
+  status: 200,
+  headers: { 'content-type': 'image/gif', 'cache-control': 'no-store, no-cache, must-revalidate, private', pragma: 'no-cache', 'x-content-type-options': 'nosniff' },
+  body: PIXEL_GIF_BASE64,
+  bodyEncoding: 'base64',
+});
+
+const TOKEN = '([A-Za-z0-9._-]{1,200})';
+const UNSUBSCRIBE_PATH = new RegExp(`^/unsubscribe/${TOKEN}/?$`);
+const OPEN_PATH = new RegExp(`^/open/${TOKEN}$`);
+const CLICK_PATH = new RegExp(`^/click/${TOKEN}$`);
+
+const notAllowed = (allow: string) => ({ ...page(405, 'Method not allowed', 'Use the link in the email.'), headers: { allow } });
+
 /**
  * The public endpoints behind mailplane's links, mounted by the host at the path of
  * `trackingBaseUrl` (e.g. `/t`); they need no API key, the signed token is the authority.
@@ -27,17 +46,48 @@ const notFound = () => page(404, 'Link not valid', 'This link is not valid or ha
  *   spec says, and answers a confirmation page.
  * - `POST /unsubscribe/<token>`: RFC 8058 one-click unsubscribe (`List-Unsubscribe=One-Click`), as
  *   mailbox providers send it from the `List-Unsubscribe` header.
+ * - `GET /open/<token>`: the open-tracking image; records an Opened event and answers a 1x1 GIF.
+ * - `GET /click/<token>?url=<target>`: a tracked link; records a Clicked event and redirects (302)
+ *   to the target, which the token's signature covers.
+ *
+ * `HEAD` on the open and click links answers the same without recording anything (link checkers).
+ * A recording that fails still answers the image or the redirect: the reader is never stranded.
  */
 export function createTrackingHandler(ctx: MailplaneContext): HttpHandler {
-  return async (request) => {
-    const match = /^\/unsubscribe\/([A-Za-z0-9._-]{1,200})\/?$/.exec(request.path);
-    if (!match) return notFound();
-    const method = request.method.toUpperCase();
-    if (method !== 'GET' && method !== 'POST') {
-      return { ...page(405, 'Method not allowed', 'Use the link in the email.'), headers: { allow: 'GET, POST' } };
-    }
+  const record = async (messageId: string, engagement: Parameters<typeof recordEngagement>[2]) => {
     try {
-      const result = await unsubscribeByToken(ctx, match[1]!);
+      return await recordEngagement(ctx, messageId, engagement);
+    } catch (error) {
+      ctx.logger.error('tracking: recording failed', { kind: engagement.kind, error: error instanceof Error ? error.message : String(error) });
+      return true;
+    }
+  };
+
+  return async (request) => {
+    const method = request.method.toUpperCase();
+    const userAgent = String(request.headers['user-agent'] ?? '');
+    const open = OPEN_PATH.exec(request.path);
+    if (open) {
+      if (method !== 'GET' && method !== 'HEAD') return notAllowed('GET, HEAD');
+      const messageId = verifyLinkToken(ctx, 'open', open[1]!);
+      if (messageId === null) return notFound();
+      if (method === 'GET' && !(await record(messageId, { kind: 'open', userAgent }))) return notFound();
+      return pixel();
+    }
+    const click = CLICK_PATH.exec(request.path);
+    if (click) {
+      if (method !== 'GET' && method !== 'HEAD') return notAllowed('GET, HEAD');
+      const target = request.query.get('url') ?? '';
+      const messageId = /^https?:\/\//i.test(target) ? verifyClickToken(ctx, click[1]!, target) : null;
+      if (messageId === null) return notFound();
+      if (method === 'GET' && !(await record(messageId, { kind: 'click', userAgent, url: target }))) return notFound();
+      return { status: 302, headers: { location: target, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, body: '' };
+    }
+    const unsubscribe = UNSUBSCRIBE_PATH.exec(request.path);
+    if (!unsubscribe) return notFound();
+    if (method !== 'GET' && method !== 'POST') return notAllowed('GET, POST');
+    try {
+      const result = await unsubscribeByToken(ctx, unsubscribe[1]!);
       if (!result.ok) return notFound();
       if (method === 'POST') return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'unsubscribed\n' };
       return page(200, 'You are unsubscribed', `${result.email} will no longer receive these emails.`);

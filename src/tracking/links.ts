@@ -27,3 +27,28 @@ export function verifyLinkToken(ctx: MailplaneContext, action: LinkAction, token
 export function unsubscribeUrl(ctx: MailplaneContext, messageId: string): string {
   return `${ctx.config.trackingBaseUrl}/unsubscribe/${signLinkToken(ctx, 'unsubscribe', messageId)}`;
 }
+
+/** The open-tracking image of a message: `<trackingBaseUrl>/open/<token>`. */
+export function openPixelUrl(ctx: MailplaneContext, messageId: string): string {
+  return `${ctx.config.trackingBaseUrl}/open/${signLinkToken(ctx, 'open', messageId)}`;
+}
+
+const clickData = (messageId: string, target: string) => `${ACTION_CODES.click}.${messageId}.${target}`;
+
+/**
+ * The click-tracking link of `target` in a message: `<trackingBaseUrl>/click/<token>?url=<target>`.
+ * The token's signature covers the message and the target, so the link cannot be turned into a
+ * redirect to anywhere else (no open redirect) nor credited to another message.
+ */
+export function clickUrl(ctx: MailplaneContext, messageId: string, target: string): string {
+  const token = `${ACTION_CODES.click}.${messageId}.${ctx.secrets.sign(clickData(messageId, target))}`;
+  return `${ctx.config.trackingBaseUrl}/click/${token}?url=${encodeURIComponent(target)}`;
+}
+
+/** The message id of a click link whose token was signed for `target`; otherwise `null`. */
+export function verifyClickToken(ctx: MailplaneContext, token: string, target: string): string | null {
+  const parts = token.split('.');
+  if (parts.length !== 3 || parts[0] !== ACTION_CODES.click) return null;
+  const [, messageId, signature] = parts as [string, string, string];
+  return ctx.secrets.verify(clickData(messageId, target), signature) ? messageId : null;
+}

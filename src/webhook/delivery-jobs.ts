@@ -12,11 +12,11 @@ import type { MailplaneContext } from '../context.js';
 import { defineJobHandler } from '../jobs/define.js';
 import { PermanentJobError, RetryJobError } from '../jobs/errors.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
-import type { MessageRecord, NewJob, SendBatchRecord, WebhookRecord, WebhookToggle } from '../store/index.js';
+import type { MessageRecord, NewJob, SendBatchRecord, WebhookRecord } from '../store/index.js';
 import { fromOutboxEvent, WEBHOOK_EVENTS_JOB, type OutboxEvent } from './outbox.js';
 import { webhookPayload } from './payload.js';
 import { postWebhook, type WebhookAttempt } from './post.js';
-import { toggleForEventType } from './toggles.js';
+import { togglesForEvent } from './toggles.js';
 import { webhookService } from './webhooks.js';
 
 /** Job kind that retries one failed POST of one event to one webhook. */
@@ -54,14 +54,18 @@ export function webhookJobHandlers(ctx: MailplaneContext): Record<string, JobHan
     const posts: Array<Promise<void>> = [];
     for (const stored of events) {
       const event = fromOutboxEvent(stored);
-      const toggle: WebhookToggle | undefined = toggleForEventType(event.type);
-      if (!toggle) continue;
-      const targets = await memo(hooks, `${event.accountId}:${toggle}`, () => ctx.store.webhooks.listEnabledForEvent(event.accountId, toggle));
-      if (targets.length === 0) continue;
+      // A first open reaches `opened` and `uniqueOpen` webhooks, each once.
+      const targets = new Map<number, WebhookRecord>();
+      for (const toggle of togglesForEvent(event.type, event.metadata)) {
+        for (const webhook of await memo(hooks, `${event.accountId}:${toggle}`, () => ctx.store.webhooks.listEnabledForEvent(event.accountId, toggle))) {
+          targets.set(webhook.id, webhook);
+        }
+      }
+      if (targets.size === 0) continue;
       const found = await memo(messages, event.messageId, () => ctx.store.messages.getForDelivery(event.messageId));
       if (!found || found.message.accountId !== event.accountId) continue;
       const body = webhookPayload(event, found.message, found.batch);
-      for (const webhook of targets) {
+      for (const webhook of targets.values()) {
         posts.push(
           queue.add(async () => {
             const result = await attempt(webhook, body);

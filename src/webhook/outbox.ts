@@ -10,8 +10,8 @@
  * once, and other processes see a new webhook within {@link WEBHOOK_PRESENCE_TTL_MS}.
  */
 import type { Clock } from '../model/time.js';
-import type { EventRecord, JsonObject, MailplaneStore, MessageStore, WebhookStore } from '../store/index.js';
-import { toggleForEventType } from './toggles.js';
+import type { EventRecord, JsonObject, MailplaneStore, MessageStore, WebhookStore, WebhookToggle } from '../store/index.js';
+import { togglesForEvent } from './toggles.js';
 
 /** Job kind that posts a group of committed events to the webhooks that want them. */
 export const WEBHOOK_EVENTS_JOB = 'webhook-events';
@@ -46,17 +46,23 @@ export function withWebhookOutbox(store: MailplaneStore, options: WebhookOutboxO
   /** The events of `events` that some webhook wants, read in `tx` when not remembered. */
   async function wanted(tx: MailplaneStore, events: readonly EventRecord[]): Promise<OutboxEvent[]> {
     const out: OutboxEvent[] = [];
-    for (const event of events) {
-      const toggle = toggleForEventType(event.type);
-      if (!toggle) continue;
-      const key = `${event.accountId}:${toggle}`;
+    const subscribed = async (accountId: number, toggle: WebhookToggle) => {
+      const key = `${accountId}:${toggle}`;
       let known = presence.get(key);
       const now = options.clock.now();
       if (!known || known.until <= now) {
-        known = { subscribed: (await tx.webhooks.listEnabledForEvent(event.accountId, toggle)).length > 0, until: now + WEBHOOK_PRESENCE_TTL_MS };
+        known = { subscribed: (await tx.webhooks.listEnabledForEvent(accountId, toggle)).length > 0, until: now + WEBHOOK_PRESENCE_TTL_MS };
         presence.set(key, known);
       }
-      if (known.subscribed) out.push(toOutboxEvent(event));
+      return known.subscribed;
+    };
+    for (const event of events) {
+      for (const toggle of togglesForEvent(event.type, event.metadata)) {
+        if (await subscribed(event.accountId, toggle)) {
+          out.push(toOutboxEvent(event));
+          break;
+        }
+      }
     }
     return out;
   }

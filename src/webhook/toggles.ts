@@ -47,6 +47,18 @@ export function toggleForEventType(type: number): WebhookToggle | undefined {
   return Number.isInteger(type) ? EVENT_TYPE_TOGGLES[type] : undefined;
 }
 
+/**
+ * Every switch that selects webhooks for an event: its type's switch, plus `uniqueOpen` or
+ * `uniqueClick` for the first open or click of a message (`metadata.unique`, src/tracking/engagement.ts).
+ */
+export function togglesForEvent(type: number, metadata: Record<string, unknown>): WebhookToggle[] {
+  const toggle = toggleForEventType(type);
+  if (!toggle) return [];
+  if (metadata.unique === true && toggle === 'opened') return [toggle, 'uniqueOpen'];
+  if (metadata.unique === true && toggle === 'clicked') return [toggle, 'uniqueClick'];
+  return [toggle];
+}
+
 /** All switches set to `value`; the starting point of a new webhook. */
 export function allToggles(value: boolean): WebhookToggles {
   return Object.fromEntries(WEBHOOK_TOGGLES.map((toggle) => [toggle, value])) as WebhookToggles;

@@ -5,7 +5,7 @@
  */
 import type { Middleware } from 'koa';
 import { DEFAULT_BODY_LIMIT } from '../../../src/http/router.js';
-import type { HttpHandler, HttpRequest } from '../../../src/http/types.js';
+import { responseBody, type HttpHandler, type HttpRequest } from '../../../src/http/types.js';
 import { BodyTooLargeError, readRawBody, toRouterPath, tooLargeResponse, type BridgeOptions } from '../node/index.js';
 
 /**
@@ -39,6 +39,6 @@ export function toKoa(handle: HttpHandler, options: BridgeOptions = {}): Middlew
     const response = await handle(request);
     ctx.status = response.status;
     ctx.set(response.headers);
-    ctx.body = response.body;
+    ctx.body = responseBody(response);
   };
 }

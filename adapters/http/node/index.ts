@@ -6,7 +6,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { DEFAULT_BODY_LIMIT } from '../../../src/http/router.js';
 import { stringifyJson } from '../../../src/http/json.js';
-import type { HttpHandler, HttpRequest, HttpResponse } from '../../../src/http/types.js';
+import { responseBody, type HttpHandler, type HttpRequest, type HttpResponse } from '../../../src/http/types.js';
 
 /** Options shared by the HTTP bridges. */
 export interface BridgeOptions {
@@ -79,7 +79,7 @@ export function toRouterPath(url: string, prefix = ''): { path: string; query: U
 /** Writes a router response to a node:http response. */
 export function writeResponse(res: ServerResponse, response: HttpResponse): void {
   res.writeHead(response.status, response.headers);
-  res.end(response.body);
+  res.end(responseBody(response));
 }
 
 /**

@@ -1,0 +1,45 @@
+/**
+ * Opens and clicks, as the tracking endpoints record them: every open or click appends an event
+ * (Opened, type 5; Clicked, type 6), so webhooks see each one; the `opened` and `clicked`
+ * counters count messages, on the first open or click of each. `eventMetadata` carries the
+ * reference's `userAgent` (parsed), `rawUserAgent`, `clickedURL` for clicks, and `unique: true` on a
+ * message's first open or click (what the `uniqueOpen` / `uniqueClick` webhook switches receive).
+ */
+import type { MailplaneContext } from '../context.js';
+import { recordMessageEvent } from '../sending/events.js';
+import { EventType } from '../store/index.js';
+import { parseUserAgent } from './user-agent.js';
+
+/** What was done with a message, and by what client. */
+export type Engagement = { kind: 'open'; userAgent: string } | { kind: 'click'; userAgent: string; url: string };
+
+/** Longest User-Agent kept with an event: they are client-supplied. */
+const MAX_USER_AGENT = 512;
+
+/**
+ * Records `engagement` on message `messageId`; answers false when there is no such message. The
+ * first-of-its-kind check and the event share one transaction.
+ */
+export async function recordEngagement(ctx: MailplaneContext, messageId: string, engagement: Engagement): Promise<boolean> {
+  const found = await ctx.store.messages.getForDelivery(messageId);
+  if (!found) return false;
+  const { message, batch } = found;
+  const type = engagement.kind === 'open' ? EventType.Opened : EventType.Clicked;
+  const rawUserAgent = engagement.userAgent.slice(0, MAX_USER_AGENT);
+  await ctx.store.transaction(async (store) => {
+    const unique = !(await store.messages.listEvents(message.id)).some((event) => event.type === type);
+    await recordMessageEvent(ctx, store, {
+      message,
+      batch,
+      type,
+      metadata: {
+        userAgent: parseUserAgent(rawUserAgent),
+        rawUserAgent,
+        ...(engagement.kind === 'click' && { clickedURL: engagement.url }),
+        unique,
+      },
+      counters: unique ? { [engagement.kind === 'open' ? 'opened' : 'clicked']: 1 } : {},
+    });
+  });
+  return true;
+}

@@ -1,0 +1,57 @@
+/**
+ * Open and click tracking of a rendered HTML body: each `http(s)` link of an `<a href>` becomes a
+ * signed click link that records the click and redirects to it, and a 1x1 image is added before
+ * `</body>` (or at the end) whose request records an open. Only the HTML body is changed, as
+ * Postmark's default does: plain text links stay readable, and AMP bodies may not load images or
+ * links from other origins. Links to mailplane's own endpoints (the unsubscribe link) stay as
+ * they are, and so do `mailto:`, `tel:`, anchors and template leftovers.
+ */
+
+/** What to add to one message's HTML. */
+export interface HtmlTracking {
+  /** The open pixel's URL; absent: opens are not tracked. */
+  pixelUrl?: string;
+  /** The click link for a target URL; absent: clicks are not tracked. */
+  clickUrl?: (target: string) => string;
+  /** Links starting with this are mailplane's own and are never rewritten. */
+  ownBaseUrl: string;
+}
+
+// An <a> tag's href attribute: the quote, then the value up to the same quote.
+const ANCHOR_HREF = /(<a\b[^>]*?\shref\s*=\s*)(["'])(.*?)\2/gis;
+const BODY_END = /<\/body\s*>/gi;
+
+const NAMED_ENTITIES: Record<string, string> = { amp: '&', quot: '"', apos: "'", lt: '<', gt: '>' };
+
+/** An attribute value as the browser reads it: character references decoded. */
+export function decodeAttribute(value: string): string {
+  return value.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (whole, name: string) => {
+    if (name[0] === '#') {
+      const code = name[1] === 'x' || name[1] === 'X' ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    }
+    return NAMED_ENTITIES[name.toLowerCase()] ?? whole;
+  });
+}
+
+const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** `html` with its links and open pixel for one recipient. */
+export function trackHtml(html: string, tracking: HtmlTracking): string {
+  let out = html;
+  const { clickUrl } = tracking;
+  if (clickUrl) {
+    out = out.replace(ANCHOR_HREF, (whole, start: string, _quote: string, raw: string) => {
+      const target = decodeAttribute(raw).trim();
+      if (!/^https?:\/\/[^\s]/i.test(target) || target.startsWith(tracking.ownBaseUrl)) return whole;
+      return `${start}"${escapeAttribute(clickUrl(target))}"`;
+    });
+  }
+  if (tracking.pixelUrl) {
+    const pixel = `<img src="${escapeAttribute(tracking.pixelUrl)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`;
+    let last = -1;
+    for (const match of out.matchAll(BODY_END)) last = match.index;
+    out = last === -1 ? out + pixel : out.slice(0, last) + pixel + out.slice(last);
+  }
+  return out;
+}
