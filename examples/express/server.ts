@@ -4,10 +4,11 @@
  */
 import express from 'express';
 import { toExpress } from 'mailplane/express';
-import { closeOnSignals, readConfig, startMailplane } from '../shared/bootstrap.js';
+import { closeOnSignals, readConfig, startMailplane, startSmtpRelays } from '../shared/bootstrap.js';
 
 const config = readConfig();
 const mailplane = await startMailplane(config);
+const relays = await startSmtpRelays(mailplane, config);
 
 const app = express();
 app.disable('x-powered-by');
@@ -20,6 +21,7 @@ const server = app.listen(config.port, config.host, () => {
   console.log(`mailplane (express) listening on http://${config.host}:${port}/api/v1`);
 });
 closeOnSignals(async () => {
+  for (const relay of relays) await relay.close();
   await new Promise((resolve) => server.close(resolve));
   await mailplane.close();
 });

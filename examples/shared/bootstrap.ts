@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createMailplane, parseDnsServers, type Mailplane, type MailplaneOptions } from 'mailplane';
+import { createMailplane, createSmtpRelay, parseDnsServers, type Mailplane, type MailplaneOptions, type SmtpRelay } from 'mailplane';
 import { openKyselyStore } from 'mailplane/storage/kysely';
 import { mxTransport, smartHostTransport } from 'mailplane/transport/smtp';
 
@@ -20,7 +20,16 @@ export interface ExampleConfig {
   /** Run background jobs (delivery, DNS checks) in this process; `MAILPLANE_WORKERS=off` disables them. */
   workers: boolean;
   /** Options passed to createMailplane from the environment (DNS, delivery, webhooks, tracking URL). */
-  mailplane: Pick<MailplaneOptions, 'dns' | 'delivery' | 'trackingBaseUrl'>;
+  mailplane: Pick<MailplaneOptions, 'dns' | 'delivery' | 'webhooks' | 'trackingBaseUrl'>;
+  /** The SMTP relay: off unless a port is given. */
+  smtp: {
+    /** Plain port with STARTTLS when a certificate is given (25, 2525 or 587); `MAILPLANE_SMTP_PORT`. */
+    port?: number;
+    /** Implicit-TLS port (465); `MAILPLANE_SMTPS_PORT`, needs the certificate. */
+    tlsPort?: number;
+    /** PEM files `MAILPLANE_SMTP_TLS_KEY` and `MAILPLANE_SMTP_TLS_CERT`. */
+    tls?: { key: string; cert: string };
+  };
 }
 
 /** Reads {@link ExampleConfig} from `process.env`. */
@@ -40,7 +49,38 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
       ...(env.MAILPLANE_WEBHOOKS_ALLOW_PRIVATE === '1' && { webhooks: { allowPrivateTargets: true } }),
       trackingBaseUrl: `${env.MAILPLANE_PUBLIC_URL ?? `http://${env.HOST ?? '127.0.0.1'}:${env.PORT ?? 3000}`}/t`,
     },
+    smtp: {
+      ...(env.MAILPLANE_SMTP_PORT && { port: Number(env.MAILPLANE_SMTP_PORT) }),
+      ...(env.MAILPLANE_SMTPS_PORT && { tlsPort: Number(env.MAILPLANE_SMTPS_PORT) }),
+      ...(env.MAILPLANE_SMTP_TLS_KEY &&
+        env.MAILPLANE_SMTP_TLS_CERT && { tls: { key: readFileSync(env.MAILPLANE_SMTP_TLS_KEY, 'utf8'), cert: readFileSync(env.MAILPLANE_SMTP_TLS_CERT, 'utf8') } }),
+    },
   };
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/**
+ * Starts the SMTP relays the configuration asks for, on the same host as the HTTP server. Without
+ * a certificate, logins over the unencrypted connection are allowed on a loopback host only.
+ */
+export async function startSmtpRelays(mailplane: Mailplane, config: ExampleConfig): Promise<SmtpRelay[]> {
+  const { port, tlsPort, tls } = config.smtp;
+  const relays: SmtpRelay[] = [];
+  const start = async (relay: SmtpRelay, listenPort: number, kind: string) => {
+    relays.push(relay);
+    const bound = await relay.listen(listenPort, config.host);
+    console.log(`mailplane: SMTP relay (${kind}) listening on ${config.host}:${bound.port}`);
+  };
+  if (port !== undefined) {
+    const insecure = !tls && LOOPBACK.has(config.host);
+    await start(createSmtpRelay(mailplane.context, { ...(tls && { tls }), allowInsecureAuth: insecure }), port, tls ? 'STARTTLS' : insecure ? 'plain, loopback only' : 'plain: no login possible without a certificate');
+  }
+  if (tlsPort !== undefined) {
+    if (!tls) throw new Error('MAILPLANE_SMTPS_PORT needs MAILPLANE_SMTP_TLS_KEY and MAILPLANE_SMTP_TLS_CERT');
+    await start(createSmtpRelay(mailplane.context, { tls, secure: true }), tlsPort, 'implicit TLS');
+  }
+  return relays;
 }
 
 /** The instance secret: from the environment, else generated once and kept in `<dataDir>/secret`. */

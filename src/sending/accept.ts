@@ -3,7 +3,7 @@ import { normaliseDomainName } from '../domain/name.js';
 import { ForbiddenError, ValidationError } from '../errors.js';
 import { dayOfMs } from '../model/dates.js';
 import { msToNs, type EpochNs } from '../model/time.js';
-import { ALL_MAIL, EventType, type EventRecord, type MessageRecord, type SendBatchRecord, type SubAccountRecord } from '../store/index.js';
+import { ALL_MAIL, EventType, type DomainRecord, type EventRecord, type MailplaneStore, type MessageRecord, type SendBatchRecord, type SubAccountRecord } from '../store/index.js';
 import type { StoredCounter } from '../stats/counters.js';
 import { emailAddressProblem } from '../model/email-address.js';
 import { compileTemplates } from '../template/renderer.js';
@@ -33,9 +33,25 @@ export interface SendResponseEntry {
   message?: string;
 }
 
-interface Drop {
+/** Why a recipient is dropped before sending. */
+export interface Drop {
   reason: DropReasonName;
   detail: string;
+}
+
+/**
+ * The sending domain of `fromEmail` in the sub-account, and why it cannot send (`drop`: not a
+ * domain of the sub-account, or not verified yet; `null` when it can). The API drops every
+ * recipient of such a send; the SMTP relay refuses the message.
+ */
+export async function senderDomain(store: MailplaneStore, subAccountId: number, fromEmail: string): Promise<{ domain: DomainRecord | null; drop: Drop | null }> {
+  const fromName = normaliseDomainName(fromEmail.slice(fromEmail.lastIndexOf('@') + 1));
+  const domain = fromName.ok ? await store.domains.findByName(subAccountId, fromName.name) : null;
+  if (domain?.verified === true) return { domain, drop: null };
+  const detail = domain
+    ? `the sending domain ${domain.name} is not verified yet (publish its DKIM record)`
+    : `the from address's domain is not a sending domain of this sub-account`;
+  return { domain, drop: { reason: 'SENDER_DOMAIN_NOT_VERIFIED', detail } };
 }
 
 /**
@@ -62,17 +78,7 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
     ipPoolId = pool.id;
   }
 
-  const fromName = normaliseDomainName(request.from.email.slice(request.from.email.lastIndexOf('@') + 1));
-  const domain = fromName.ok ? await store.domains.findByName(subAccount.id, fromName.name) : null;
-  const domainDrop: Drop | null =
-    domain?.verified === true
-      ? null
-      : {
-          reason: 'SENDER_DOMAIN_NOT_VERIFIED',
-          detail: domain
-            ? `the sending domain ${domain.name} is not verified yet (publish its DKIM record)`
-            : `the from address's domain is not a sending domain of this sub-account`,
-        };
+  const { domain, drop: domainDrop } = await senderDomain(store, subAccount.id, request.from.email);
 
   const addressProblems = request.to.map((to) => emailAddressProblem(to.email));
   const suppressed = new Set(

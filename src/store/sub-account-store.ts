@@ -74,7 +74,7 @@ export interface SubAccountPatch {
  *   `duplicate-name` when the account already has a sub-account whose name equals `name`
  *   case-insensitively, also under concurrent creates.
  * - `list` MUST order by id ascending and match `search` case-insensitively as a substring.
- * - `findByApiKeyHash` and `findSmtpAuth` MUST be single indexed lookups.
+ * - `findByApiKeyHash` and `findBySmtpUsername` MUST be indexed lookups.
  * - `delete` MUST remove the SMTP credentials with the sub-account.
  */
 export interface SubAccountStore {
@@ -92,6 +92,6 @@ export interface SubAccountStore {
   findByApiKeyHash(apiKeyHash: string): Promise<SubAccountRecord | null>;
   /** SMTP credentials of the given sub-accounts, ordered by id. */
   listSmtpAuths(subAccountIds: readonly number[]): Promise<SmtpAuthRecord[]>;
-  /** The SMTP credentials with that username, or `null`. */
-  findSmtpAuth(username: string): Promise<SmtpAuthRecord | null>;
+  /** The SMTP credentials with that username and their sub-account (the relay's login), or `null`. */
+  findBySmtpUsername(username: string): Promise<{ subAccount: SubAccountRecord; smtpAuth: SmtpAuthRecord } | null>;
 }

@@ -3,7 +3,7 @@ import type { TestApi } from './api.js';
 
 /** What {@link createSender} sets up. */
 export interface Sender {
-  subAccount: { id: number; accountId: number; apiKey: string; name: string };
+  subAccount: { id: number; accountId: number; apiKey: string; name: string; smtpAuths: Array<{ username: string; password: string }> };
   domain: { id: number; name: string };
 }
 

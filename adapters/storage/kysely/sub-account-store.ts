@@ -188,9 +188,12 @@ export function kyselySubAccountStore(ctx: KyselyStoreContext): SubAccountStore 
       return rows.map(toSmtpAuth);
     },
 
-    async findSmtpAuth(username) {
-      const row = await db.selectFrom('smtp_auths').selectAll().where('username', '=', username).executeTakeFirst();
-      return row ? toSmtpAuth(row) : null;
+    async findBySmtpUsername(username) {
+      const auth = await db.selectFrom('smtp_auths').selectAll().where('username', '=', username).executeTakeFirst();
+      if (!auth) return null;
+      const smtpAuth = toSmtpAuth(auth);
+      const subAccount = await db.selectFrom('sub_accounts').selectAll().where('id', '=', smtpAuth.subAccountId).executeTakeFirst();
+      return subAccount ? { subAccount: toSubAccount(subAccount), smtpAuth } : null;
     },
   };
 }

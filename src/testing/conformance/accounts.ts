@@ -42,7 +42,10 @@ export function accountStoreConformance(store: () => MailplaneStore): void {
       expect(await store().subAccounts.findByApiKeyHash(input.apiKeyHash)).toEqual(created);
       const auths = await store().subAccounts.listSmtpAuths([created.id]);
       expect(auths.map((a) => a.username)).toEqual([input.smtpAuth.username]);
-      expect((await store().subAccounts.findSmtpAuth(input.smtpAuth.username))?.subAccountId).toBe(created.id);
+      const login = await store().subAccounts.findBySmtpUsername(input.smtpAuth.username);
+      expect(login?.subAccount).toEqual(created);
+      expect(login?.smtpAuth).toEqual(auths[0]);
+      expect(await store().subAccounts.findBySmtpUsername(`${input.smtpAuth.username}x`)).toBeNull();
     });
 
     it('refuses a duplicate name within the account, case-insensitively, but not across accounts', async () => {
@@ -115,7 +118,7 @@ export function accountStoreConformance(store: () => MailplaneStore): void {
       if (!outcome.ok) throw new Error('create failed');
       expect(await store().subAccounts.delete(account.id, outcome.value.id)).toBe(true);
       expect(await store().subAccounts.get(account.id, outcome.value.id)).toBeNull();
-      expect(await store().subAccounts.findSmtpAuth(input.smtpAuth.username)).toBeNull();
+      expect(await store().subAccounts.findBySmtpUsername(input.smtpAuth.username)).toBeNull();
       expect(await store().subAccounts.delete(account.id, outcome.value.id)).toBe(false);
     });
 

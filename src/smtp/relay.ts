@@ -1,0 +1,148 @@
+/**
+ * The SMTP relay: clients submit mail over SMTP with a sub-account's SMTP credentials, and it goes
+ * through the same pipeline as `POST /subaccount/email` (src/smtp/ingest.ts). smtp-server speaks
+ * the protocol: STARTTLS (RFC 3207) on plain ports (25, 2525, 587), implicit TLS (port 465), AUTH
+ * PLAIN and LOGIN (RFC 4954), SIZE, PIPELINING, 8BITMIME, SMTPUTF8.
+ *
+ * It is not an open relay: nothing is accepted before a successful AUTH, AUTH is refused on an
+ * unencrypted connection unless `allowInsecureAuth` is set, and the From domain must be a verified
+ * sending domain of the authenticated sub-account. Passwords are compared in constant time and
+ * never logged. Once a message is answered 250 it is committed (batch, messages, delivery job);
+ * any failure before that is answered 4xx, so the client keeps the message and retries.
+ */
+import type { AddressInfo } from 'node:net';
+import { simpleParser } from 'mailparser';
+import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server';
+import type { MailplaneContext } from '../context.js';
+import { MailplaneError } from '../errors.js';
+import { acceptSend, senderDomain } from '../sending/accept.js';
+import { MAX_RECIPIENTS_PER_REQUEST } from '../sending/request.js';
+import type { SubAccountRecord } from '../store/index.js';
+import { sendRequestOf } from './ingest.js';
+
+/** Options of {@link createSmtpRelay}. */
+export interface SmtpRelayOptions {
+  /** Implicit TLS from the first byte (port 465); needs `tls`. Default false: STARTTLS when `tls` is given. */
+  secure?: boolean;
+  /** PEM private key and certificate chain for TLS. Without them only unencrypted sessions are possible. */
+  tls?: { key: string | Buffer; cert: string | Buffer };
+  /** Accept AUTH on an unencrypted connection (loopback and tests only). Default false. */
+  allowInsecureAuth?: boolean;
+  /** Largest message accepted, in bytes, announced with SIZE (default 25 MB, as SendGrid's relay accepts 30 MB). */
+  maxMessageBytes?: number;
+  /** Name in the greeting and EHLO reply (default the host name). */
+  hostname?: string;
+  /** Connections served at once (default 100); more are answered 421. */
+  maxClients?: number;
+  /** Idle time before a connection is closed (default 60 s). */
+  socketTimeoutMs?: number;
+}
+
+/** A relay listening on one port; create one per port. */
+export interface SmtpRelay {
+  /** Starts listening; answers the bound address (port 0 picks a free one). */
+  listen(port: number, host?: string): Promise<AddressInfo>;
+  /** Stops accepting connections and closes the open ones. */
+  close(): Promise<void>;
+}
+
+/** An SMTP error reply: smtp-server answers `responseCode` and the message. */
+const reply = (responseCode: number, text: string) => Object.assign(new Error(text), { responseCode });
+
+const subAccountOf = (session: SMTPServerSession) => session.user as SubAccountRecord;
+
+/**
+ * Creates the SMTP relay of a mailplane instance (`mailplane.context`).
+ *
+ * @example
+ * const relay = createSmtpRelay(mailplane.context, { tls: { key, cert } });
+ * await relay.listen(587);
+ * const implicit = createSmtpRelay(mailplane.context, { tls: { key, cert }, secure: true });
+ * await implicit.listen(465);
+ */
+export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions = {}): SmtpRelay {
+  if (options.secure && !options.tls) throw new Error('createSmtpRelay: implicit TLS (secure) needs tls.key and tls.cert');
+  const maxMessageBytes = options.maxMessageBytes ?? 25 * 1024 * 1024;
+  // A stand-in hash so that an unknown user costs the same comparison as a wrong password.
+  const decoy = ctx.secrets.lookupHash('mailplane-smtp-decoy');
+
+  const server = new SMTPServer({
+    secure: options.secure ?? false,
+    ...(options.tls ? { key: options.tls.key, cert: options.tls.cert } : { hideSTARTTLS: true }),
+    ...(options.hostname !== undefined && { name: options.hostname }),
+    authMethods: ['PLAIN', 'LOGIN'],
+    authOptional: false,
+    allowInsecureAuth: options.allowInsecureAuth ?? false,
+    size: maxMessageBytes,
+    maxClients: options.maxClients ?? 100,
+    socketTimeout: options.socketTimeoutMs ?? 60_000,
+    disableReverseLookup: true,
+    logger: false,
+    onAuth(auth: SMTPServerAuthentication, _session, callback) {
+      const username = auth.username ?? '';
+      const password = auth.password ?? '';
+      ctx.store.subAccounts.findBySmtpUsername(username).then(
+        (login) => {
+          const matches = ctx.secrets.matches(password, login?.smtpAuth.passwordHash ?? decoy);
+          if (!login || !matches) return callback(reply(535, '5.7.8 Authentication credentials invalid'));
+          if (login.subAccount.blocked) return callback(reply(535, '5.7.1 This sub-account is blocked and cannot send'));
+          callback(null, { user: login.subAccount });
+        },
+        (error: unknown) => {
+          ctx.logger.error('smtp relay: login lookup failed', { error: error instanceof Error ? error.message : String(error) });
+          callback(reply(454, '4.7.0 Temporary authentication failure'));
+        },
+      );
+    },
+    onRcptTo(_address, session, callback) {
+      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS_PER_REQUEST) return callback(reply(452, `4.5.3 At most ${MAX_RECIPIENTS_PER_REQUEST} recipients per message`));
+      callback();
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.once('error', (error) => callback(reply(451, `4.3.0 ${error.message}`)));
+      stream.once('end', () => {
+        if (stream.sizeExceeded) return callback(reply(552, `5.3.4 Message exceeds the size limit of ${maxMessageBytes} bytes`));
+        submit(Buffer.concat(chunks), session).then(
+          (text) => callback(null, text),
+          (error: unknown) => callback(error instanceof Error && 'responseCode' in error ? error : reply(451, '4.3.0 Temporary failure, try again later')),
+        );
+      });
+    },
+  });
+
+  // Connection-level failures (a client that resets, a failed TLS handshake) end that session only.
+  server.on('error', (error: Error) => ctx.logger.warn('smtp relay: connection error', { error: error.message }));
+
+  /** Runs one submitted message through the pipeline; answers the 250 text or throws a reply. */
+  async function submit(raw: Buffer, session: SMTPServerSession): Promise<string> {
+    const subAccount = subAccountOf(session);
+    const mail = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true });
+    const built = sendRequestOf(mail, session.envelope.rcptTo.map((r) => r.address));
+    if (!built.ok) throw reply(550, built.reply);
+    const { drop } = await senderDomain(ctx.store, subAccount.id, built.request.from.email);
+    if (drop) throw reply(550, `5.7.1 ${drop.detail}`);
+    try {
+      const entries = await acceptSend(ctx, subAccount, built.request);
+      const first = entries[0]?.messageId ?? '';
+      return `2.0.0 Ok: queued ${entries.length} message${entries.length === 1 ? '' : 's'} as ${first}`;
+    } catch (error) {
+      if (error instanceof MailplaneError && error.status < 500) throw reply(550, `5.7.0 ${error.code}: ${error.message}`);
+      ctx.logger.error('smtp relay: accepting a message failed', { error: error instanceof Error ? error.message : String(error) });
+      throw reply(451, '4.3.0 Temporary failure, try again later');
+    }
+  }
+
+  return {
+    listen: (port, host) =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve(server.server.address() as AddressInfo);
+        });
+      }),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
