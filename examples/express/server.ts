@@ -4,11 +4,11 @@
  */
 import express from 'express';
 import { toExpress } from 'mailplane/express';
-import { closeOnSignals, readConfig, startMailplane, startSmtpRelays } from '../shared/bootstrap.js';
+import { closeOnSignals, readConfig, startMailplane, startSmtpServers } from '../shared/bootstrap.js';
 
 const config = readConfig();
 const mailplane = await startMailplane(config);
-const relays = await startSmtpRelays(mailplane, config);
+const smtpServers = await startSmtpServers(mailplane, config);
 
 const app = express();
 app.disable('x-powered-by');
@@ -21,7 +21,7 @@ const server = app.listen(config.port, config.host, () => {
   console.log(`mailplane (express) listening on http://${config.host}:${port}/api/v1`);
 });
 closeOnSignals(async () => {
-  for (const relay of relays) await relay.close();
+  for (const smtp of smtpServers) await smtp.close();
   await new Promise((resolve) => server.close(resolve));
   await mailplane.close();
 });

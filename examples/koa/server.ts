@@ -4,11 +4,11 @@
  */
 import Koa from 'koa';
 import { toKoa } from 'mailplane/koa';
-import { closeOnSignals, readConfig, startMailplane, startSmtpRelays } from '../shared/bootstrap.js';
+import { closeOnSignals, readConfig, startMailplane, startSmtpServers } from '../shared/bootstrap.js';
 
 const config = readConfig();
 const mailplane = await startMailplane(config);
-const relays = await startSmtpRelays(mailplane, config);
+const smtpServers = await startSmtpServers(mailplane, config);
 
 const app = new Koa();
 app.use(toKoa(mailplane.handle, { prefix: '/api/v1' }));
@@ -20,7 +20,7 @@ const server = app.listen(config.port, config.host, () => {
   console.log(`mailplane (koa) listening on http://${config.host}:${port}/api/v1`);
 });
 closeOnSignals(async () => {
-  for (const relay of relays) await relay.close();
+  for (const smtp of smtpServers) await smtp.close();
   await new Promise((resolve) => server.close(resolve));
   await mailplane.close();
 });

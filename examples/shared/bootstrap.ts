@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createMailplane, createSmtpRelay, parseDnsServers, type Mailplane, type MailplaneOptions, type SmtpRelay } from 'mailplane';
+import { createBounceReceiver, createMailplane, createSmtpRelay, parseDnsServers, type Mailplane, type MailplaneOptions } from 'mailplane';
 import { openKyselyStore } from 'mailplane/storage/kysely';
 import { mxTransport, smartHostTransport } from 'mailplane/transport/smtp';
 
@@ -29,6 +29,10 @@ export interface ExampleConfig {
     tlsPort?: number;
     /** PEM files `MAILPLANE_SMTP_TLS_KEY` and `MAILPLANE_SMTP_TLS_CERT`. */
     tls?: { key: string; cert: string };
+    /** The bounce and complaint receiver's port (25 on the internet); `MAILPLANE_BOUNCE_PORT`. */
+    bouncePort?: number;
+    /** Addresses that receive complaint reports; `MAILPLANE_FEEDBACK_ADDRESSES`, comma-separated. */
+    feedbackAddresses: string[];
   };
 }
 
@@ -54,31 +58,43 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
       ...(env.MAILPLANE_SMTPS_PORT && { tlsPort: Number(env.MAILPLANE_SMTPS_PORT) }),
       ...(env.MAILPLANE_SMTP_TLS_KEY &&
         env.MAILPLANE_SMTP_TLS_CERT && { tls: { key: readFileSync(env.MAILPLANE_SMTP_TLS_KEY, 'utf8'), cert: readFileSync(env.MAILPLANE_SMTP_TLS_CERT, 'utf8') } }),
+      ...(env.MAILPLANE_BOUNCE_PORT && { bouncePort: Number(env.MAILPLANE_BOUNCE_PORT) }),
+      feedbackAddresses: (env.MAILPLANE_FEEDBACK_ADDRESSES ?? '').split(',').map((a) => a.trim()).filter(Boolean),
     },
   };
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
+/** An SMTP server the examples run: a relay or the bounce receiver. */
+interface SmtpListener {
+  listen(port: number, host?: string): Promise<{ port: number }>;
+  close(): Promise<void>;
+}
+
 /**
- * Starts the SMTP relays the configuration asks for, on the same host as the HTTP server. Without
- * a certificate, logins over the unencrypted connection are allowed on a loopback host only.
+ * Starts the SMTP servers the configuration asks for (relays, the bounce receiver), on the same
+ * host as the HTTP server. Without a certificate, relay logins over the unencrypted connection are
+ * allowed on a loopback host only.
  */
-export async function startSmtpRelays(mailplane: Mailplane, config: ExampleConfig): Promise<SmtpRelay[]> {
-  const { port, tlsPort, tls } = config.smtp;
-  const relays: SmtpRelay[] = [];
-  const start = async (relay: SmtpRelay, listenPort: number, kind: string) => {
+export async function startSmtpServers(mailplane: Mailplane, config: ExampleConfig): Promise<SmtpListener[]> {
+  const { port, tlsPort, tls, bouncePort, feedbackAddresses } = config.smtp;
+  const relays: SmtpListener[] = [];
+  const start = async (relay: SmtpListener, listenPort: number, kind: string) => {
     relays.push(relay);
     const bound = await relay.listen(listenPort, config.host);
-    console.log(`mailplane: SMTP relay (${kind}) listening on ${config.host}:${bound.port}`);
+    console.log(`mailplane: SMTP ${kind} listening on ${config.host}:${bound.port}`);
   };
   if (port !== undefined) {
     const insecure = !tls && LOOPBACK.has(config.host);
-    await start(createSmtpRelay(mailplane.context, { ...(tls && { tls }), allowInsecureAuth: insecure }), port, tls ? 'STARTTLS' : insecure ? 'plain, loopback only' : 'plain: no login possible without a certificate');
+    await start(createSmtpRelay(mailplane.context, { ...(tls && { tls }), allowInsecureAuth: insecure }), port, `relay (${tls ? 'STARTTLS' : insecure ? 'plain, loopback only' : 'plain: no login possible without a certificate'})`);
   }
   if (tlsPort !== undefined) {
     if (!tls) throw new Error('MAILPLANE_SMTPS_PORT needs MAILPLANE_SMTP_TLS_KEY and MAILPLANE_SMTP_TLS_CERT');
-    await start(createSmtpRelay(mailplane.context, { tls, secure: true }), tlsPort, 'implicit TLS');
+    await start(createSmtpRelay(mailplane.context, { tls, secure: true }), tlsPort, 'relay (implicit TLS)');
+  }
+  if (bouncePort !== undefined) {
+    await start(createBounceReceiver(mailplane.context, { feedbackAddresses, ...(tls && { tls }) }), bouncePort, 'bounce and complaint receiver');
   }
   return relays;
 }

@@ -1,0 +1,60 @@
+/**
+ * What an inbound report does to the message it is about (src/bounce/reports.ts):
+ *
+ * - a failure notice (asynchronous bounce: the receiving server accepted the message, then could
+ *   not deliver it) ends the message `HardBounced`, records a HardBounced event (type 4) with the
+ *   reported status, counts `hardBounced`, and suppresses the address (type hard bounce, with the
+ *   diagnostic as `smtp_error`), exactly as a 5xx at delivery would;
+ * - a complaint records a Spam event (type 8), counts `spam` and suppresses the address (type spam
+ *   complaint), once per message however many reports arrive.
+ *
+ * Both are idempotent: a second report of the same kind for the same message changes nothing.
+ */
+import type { MailplaneContext } from '../context.js';
+import { msToNs } from '../model/time.js';
+import { recordMessageEvent } from '../sending/events.js';
+import { EventType, SuppressionType } from '../store/index.js';
+import { parseEnhancedCode } from './classify.js';
+import type { InboundReport } from './reports.js';
+
+/** What applying a report did. */
+export type ReportOutcome = 'hard-bounced' | 'complained' | 'already-recorded' | 'unknown-message' | 'ignored';
+
+/** The reported text as one safe line (reports are untrusted bytes). */
+const oneLine = (text: string) => text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, 2000);
+
+/** Applies `report` to message `messageId`. */
+export async function applyReport(ctx: MailplaneContext, messageId: string, report: InboundReport): Promise<ReportOutcome> {
+  if (report.kind === 'other') return 'ignored';
+  const found = await ctx.store.messages.getForDelivery(messageId);
+  if (!found) return 'unknown-message';
+  const { message, batch } = found;
+  const nowMs = ctx.clock.now();
+  const now = msToNs(nowMs);
+
+  if (report.kind === 'failed') {
+    const diagnostic = oneLine(report.diagnostic);
+    const code = /^([245])\d\d\b/.exec(diagnostic)?.[0];
+    const smtpCode = code ? Number(code) : null;
+    const enhancedCode = report.status ?? parseEnhancedCode(diagnostic, smtpCode);
+    let moved = false;
+    await ctx.store.transaction(async (tx) => {
+      // One the receiving server had accepted, or one still being retried (its retry then finds it ended).
+      moved = await tx.messages.recordOutcome(message.id, ['delivered', 'deferred'], { status: 'hard_bounced', smtpCode, smtpDescription: diagnostic, updated: now });
+      if (!moved) return;
+      const metadata = { smtpCode, smtpDescription: diagnostic, ...(enhancedCode && { enhancedCode }), source: 'dsn' };
+      await recordMessageEvent(ctx, tx, { message, batch, type: EventType.HardBounced, metadata, counters: { hardBounced: 1 }, atMs: nowMs });
+      await tx.suppressions.add(message.subAccountId, [{ email: message.to.email, type: SuppressionType.HardBounce, smtpError: diagnostic, created: now }]);
+    });
+    return moved ? 'hard-bounced' : 'already-recorded';
+  }
+
+  let recorded = false;
+  await ctx.store.transaction(async (tx) => {
+    if ((await tx.messages.listEvents(message.id)).some((event) => event.type === EventType.Spam)) return;
+    await recordMessageEvent(ctx, tx, { message, batch, type: EventType.Spam, metadata: { feedbackType: report.feedbackType }, counters: { spam: 1 }, atMs: nowMs });
+    await tx.suppressions.add(message.subAccountId, [{ email: message.to.email, type: SuppressionType.SpamComplaint, smtpError: '', created: now }]);
+    recorded = true;
+  });
+  return recorded ? 'complained' : 'already-recorded';
+}

@@ -1,0 +1,117 @@
+/**
+ * The bounce and complaint receiver: the SMTP server behind the return-path hosts (the MX of
+ * `DomainRecordsConfig.returnPathTarget`, where each sending domain's `mp-bounces` CNAME points).
+ * Asynchronous bounces come to a message's VERP address `b+<message id>@<return-path host>`;
+ * complaints (ARF) come to a feedback address registered with the mailbox providers. Each is read
+ * (src/bounce/reports.ts) and applied to its message (src/bounce/inbound.ts).
+ *
+ * It accepts mail for nothing else (550 at RCPT TO, so it is neither a relay nor a source of
+ * backscatter): a VERP address must name an existing message and the return-path host of that
+ * message's domain. It needs no login: bounces come from any server on the internet.
+ */
+import type { AddressInfo } from 'node:net';
+import { simpleParser } from 'mailparser';
+import { SMTPServer, type SMTPServerSession } from 'smtp-server';
+import type { MailplaneContext } from '../context.js';
+import { messageIdOfVerp } from '../delivery/compose.js';
+import { applyReport } from './inbound.js';
+import { quotedMessageId, readReport } from './reports.js';
+
+/** Options of {@link createBounceReceiver}. */
+export interface BounceReceiverOptions {
+  /** Addresses that receive complaint reports (ARF), e.g. `fbl@bounces.example.net`; compared case-insensitively. */
+  feedbackAddresses?: readonly string[];
+  /** Largest report accepted, in bytes (default 10 MB: reports quote the original message). */
+  maxMessageBytes?: number;
+  /** PEM key and certificate: offers STARTTLS to sending servers. */
+  tls?: { key: string | Buffer; cert: string | Buffer };
+  /** Name in the greeting (default the host name). */
+  hostname?: string;
+  /** Connections at once (default 100). */
+  maxClients?: number;
+}
+
+/** A receiver listening on one port (25 on the internet). */
+export interface BounceReceiver {
+  listen(port: number, host?: string): Promise<AddressInfo>;
+  close(): Promise<void>;
+}
+
+const reply = (responseCode: number, text: string) => Object.assign(new Error(text), { responseCode });
+
+/**
+ * Creates the bounce and complaint receiver of a mailplane instance.
+ *
+ * @example
+ * const receiver = createBounceReceiver(mailplane.context, { feedbackAddresses: ['fbl@bounces.example.net'] });
+ * await receiver.listen(25);
+ */
+export function createBounceReceiver(ctx: MailplaneContext, options: BounceReceiverOptions = {}): BounceReceiver {
+  const feedback = new Set((options.feedbackAddresses ?? []).map((a) => a.toLowerCase()));
+
+  /** Whether `address` is a VERP address of an existing message on its domain's return-path host. */
+  async function isVerpOfMessage(address: string): Promise<boolean> {
+    const messageId = messageIdOfVerp(address);
+    if (!messageId) return false;
+    const found = await ctx.store.messages.getForDelivery(messageId);
+    if (!found || found.batch.domainId === null) return false;
+    const domain = await ctx.store.domains.get(found.batch.subAccountId, found.batch.domainId);
+    return domain !== null && address.slice(address.lastIndexOf('@') + 1).toLowerCase() === domain.returnPathHost.toLowerCase();
+  }
+
+  const server = new SMTPServer({
+    ...(options.tls ? { key: options.tls.key, cert: options.tls.cert } : { hideSTARTTLS: true }),
+    ...(options.hostname !== undefined && { name: options.hostname }),
+    authOptional: true,
+    disabledCommands: ['AUTH'],
+    size: options.maxMessageBytes ?? 10 * 1024 * 1024,
+    maxClients: options.maxClients ?? 100,
+    disableReverseLookup: true,
+    logger: false,
+    onRcptTo(address, _session, callback) {
+      const to = address.address.toLowerCase();
+      if (feedback.has(to)) return callback();
+      isVerpOfMessage(to).then(
+        (ok) => callback(ok ? undefined : reply(550, '5.1.1 No such recipient here')),
+        () => callback(reply(451, '4.3.0 Temporary failure, try again later')),
+      );
+    },
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.once('end', () => {
+        if (stream.sizeExceeded) return callback(reply(552, '5.3.4 Report too large'));
+        receive(Buffer.concat(chunks), session).then(
+          () => callback(null, '2.0.0 Report received'),
+          (error: unknown) => {
+            ctx.logger.error('bounce receiver: applying a report failed', { error: error instanceof Error ? error.message : String(error) });
+            callback(reply(451, '4.3.0 Temporary failure, try again later'));
+          },
+        );
+      });
+    },
+  });
+  server.on('error', (error: Error) => ctx.logger.warn('bounce receiver: connection error', { error: error.message }));
+
+  async function receive(raw: Buffer, session: SMTPServerSession): Promise<void> {
+    const report = readReport(await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true }));
+    for (const { address } of session.envelope.rcptTo) {
+      // A bounce names its message by the VERP address; a complaint by the original it quotes.
+      const messageId = messageIdOfVerp(address) ?? quotedMessageId(raw);
+      const outcome = messageId ? await applyReport(ctx, messageId, report) : 'unknown-message';
+      ctx.logger.info('bounce receiver: report', { kind: report.kind, outcome, ...(messageId && { messageId }) });
+    }
+  }
+
+  return {
+    listen: (port, host) =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve(server.server.address() as AddressInfo);
+        });
+      }),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
