@@ -21,6 +21,7 @@ import { silentLogger } from '../src/context.js';
 import { createMailplane } from '../src/mailplane.js';
 import { startServer } from './lib/process.js';
 import { sinkCeiling } from './lib/smtp-ceiling.js';
+import { benchSender } from './lib/sender.js';
 
 /** One row of the report. */
 export interface DeliveryBenchRow {
@@ -131,12 +132,9 @@ async function mailplaneRun(port: number, sink: Awaited<ReturnType<typeof startS
     transport: () => mxTransport({ resolver: staticMx, port, ehloName: 'bench.local' }),
   });
   try {
-    const { apiKey } = await mailplane.createAccount({ name: 'bench' });
+    const sub = await benchSender(mailplane);
     const call = async (path: string, headers: Record<string, string>, body: unknown) =>
       JSON.parse((await mailplane.handle({ method: 'POST', path, headers: { 'content-type': 'application/json', ...headers }, query: new URLSearchParams(), rawBody: JSON.stringify(body) })).body);
-    const sub = await call('/account/subaccount', { 'x-account-apikey': apiKey }, { name: 'bench' });
-    const domain = await call('/subaccount/domain', { 'x-subaccount-apikey': sub.apiKey }, { name: 'bench.example.com' });
-    await store.domains.updateVerification(sub.id, domain.id, { dkimVerified: true, verified: true, updated: 1n });
     // mailplane signs with the domain's own generated key.
     const body = html(size, shared);
     for (let at = 0; at < messages; at += 1000) {

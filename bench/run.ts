@@ -6,6 +6,7 @@ import { benchSend } from './send.js';
 import { benchStats } from './stats.js';
 import { benchRouting } from './routing.js';
 import { benchDelivery } from './delivery.js';
+import { benchRelay } from './relay.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 
@@ -19,6 +20,9 @@ console.table(await benchStats());
 
 console.log('Routing decisions per second, 50-entity pool (aim: above 1,000,000 for every strategy; ratio = time per decision vs a constant pick):');
 console.table(benchRouting(seconds * 100));
+
+console.log('SMTP relay ingest: messages accepted and committed per second (ratio vs a bare smtp-server that discards, same client):');
+console.table(await benchRelay(seconds * 1000));
 
 console.log('Delivery, accepted to received by a loopback sink, DKIM on (ratio vs raw nodemailer pooled sends with DKIM; aim: at least 0.7):');
 console.table(await benchDelivery());

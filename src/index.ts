@@ -8,6 +8,7 @@ export * from './errors.js';
 export type { HttpHandler, HttpRequest, HttpResponse, HeaderMap } from './http/types.js';
 export { responseBody } from './http/types.js';
 export { createSmtpRelay, type SmtpRelay, type SmtpRelayOptions } from './smtp/relay.js';
+export type { SmtpListener } from './smtp/server.js';
 export { createBounceReceiver, type BounceReceiver, type BounceReceiverOptions } from './bounce/receiver.js';
 export { DEFAULT_BODY_LIMIT, type RouterOptions } from './http/router.js';
 export { stringifyJson } from './http/json.js';

@@ -25,6 +25,7 @@ import { DELIVER_PAGE_JOB } from '../../src/delivery/jobs.js';
 import { DELIVER_MESSAGE_JOB } from '../../src/delivery/outcome.js';
 import { DELIVER_BATCH_JOB } from '../../src/sending/accept.js';
 import { createMailplane } from '../../src/mailplane.js';
+import { benchSender } from '../lib/sender.js';
 
 const collect = (globalThis as { gc?: () => void }).gc;
 if (!collect) throw new Error('run with --expose-gc (NODE_OPTIONS=--expose-gc)');
@@ -47,22 +48,8 @@ const mailplane = createMailplane({
   transport: () => mxTransport({ resolver: staticMx, port: sinkPort, ehloName: 'bench.local' }),
 });
 
-const { apiKey } = await mailplane.createAccount({ name: 'bench' });
-const call = async (path: string, headers: Record<string, string>, body: unknown) => {
-  const response = await mailplane.handle({
-    method: 'POST',
-    path,
-    headers: { 'content-type': 'application/json', ...headers },
-    query: new URLSearchParams(),
-    rawBody: Buffer.from(JSON.stringify(body)),
-  });
-  if (response.status >= 300) throw new Error(`${path}: ${response.status} ${response.body}`);
-  return JSON.parse(response.body) as { id: number; apiKey: string };
-};
-const sub = await call('/account/subaccount', { 'x-account-apikey': apiKey }, { name: 'bench' });
-const domain = await call('/subaccount/domain', { 'x-subaccount-apikey': sub.apiKey }, { name: 'bench.example.com' });
-// Stands in for publishing DNS: the domain is marked verified directly.
-await store.domains.updateVerification(sub.id, domain.id, { dkimVerified: true, verified: true, updated: 1n });
+// An account, a sub-account and its domain, marked verified directly (standing in for publishing DNS).
+const sub = await benchSender(mailplane);
 
 // Only delivery jobs: the domain's DNS re-check is also a pending job, due hours later.
 const DELIVERY_KINDS = [DELIVER_BATCH_JOB, DELIVER_PAGE_JOB, DELIVER_MESSAGE_JOB];

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createBounceReceiver, createMailplane, createSmtpRelay, parseDnsServers, type Mailplane, type MailplaneOptions } from 'mailplane';
+import { createBounceReceiver, createMailplane, createSmtpRelay, parseDnsServers, type Mailplane, type MailplaneOptions, type SmtpListener } from 'mailplane';
 import { openKyselyStore } from 'mailplane/storage/kysely';
 import { mxTransport, smartHostTransport } from 'mailplane/transport/smtp';
 
@@ -65,12 +65,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
-
-/** An SMTP server the examples run: a relay or the bounce receiver. */
-interface SmtpListener {
-  listen(port: number, host?: string): Promise<{ port: number }>;
-  close(): Promise<void>;
-}
 
 /**
  * Starts the SMTP servers the configuration asks for (relays, the bounce receiver), on the same

@@ -9,11 +9,11 @@
  * backscatter): a VERP address must name an existing message and the return-path host of that
  * message's domain. It needs no login: bounces come from any server on the internet.
  */
-import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import type { MailplaneContext } from '../context.js';
 import { messageIdOfVerp } from '../delivery/compose.js';
+import { readMessage, smtpListener, smtpReply as reply, type SmtpListener } from '../smtp/server.js';
 import { applyReport } from './inbound.js';
 import { quotedMessageId, readReport } from './reports.js';
 
@@ -32,12 +32,7 @@ export interface BounceReceiverOptions {
 }
 
 /** A receiver listening on one port (25 on the internet). */
-export interface BounceReceiver {
-  listen(port: number, host?: string): Promise<AddressInfo>;
-  close(): Promise<void>;
-}
-
-const reply = (responseCode: number, text: string) => Object.assign(new Error(text), { responseCode });
+export type BounceReceiver = SmtpListener;
 
 /**
  * Creates the bounce and complaint receiver of a mailplane instance.
@@ -77,21 +72,10 @@ export function createBounceReceiver(ctx: MailplaneContext, options: BounceRecei
       );
     },
     onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.once('end', () => {
-        if (stream.sizeExceeded) return callback(reply(552, '5.3.4 Report too large'));
-        receive(Buffer.concat(chunks), session).then(
-          () => callback(null, '2.0.0 Report received'),
-          (error: unknown) => {
-            ctx.logger.error('bounce receiver: applying a report failed', { error: error instanceof Error ? error.message : String(error) });
-            callback(reply(451, '4.3.0 Temporary failure, try again later'));
-          },
-        );
-      });
+      const failed = (error: unknown) => ctx.logger.error('bounce receiver: applying a report failed', { error: error instanceof Error ? error.message : String(error) });
+      readMessage(stream, callback, async (raw) => (await receive(raw, session), '2.0.0 Report received'), failed);
     },
   });
-  server.on('error', (error: Error) => ctx.logger.warn('bounce receiver: connection error', { error: error.message }));
 
   async function receive(raw: Buffer, session: SMTPServerSession): Promise<void> {
     const report = readReport(await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true }));
@@ -103,15 +87,5 @@ export function createBounceReceiver(ctx: MailplaneContext, options: BounceRecei
     }
   }
 
-  return {
-    listen: (port, host) =>
-      new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          resolve(server.server.address() as AddressInfo);
-        });
-      }),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return smtpListener(server, ctx.logger, 'bounce receiver');
 }

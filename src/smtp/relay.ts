@@ -10,7 +10,6 @@
  * never logged. Once a message is answered 250 it is committed (batch, messages, delivery job);
  * any failure before that is answered 4xx, so the client keeps the message and retries.
  */
-import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server';
 import type { MailplaneContext } from '../context.js';
@@ -19,6 +18,7 @@ import { acceptSend, senderDomain } from '../sending/accept.js';
 import { MAX_RECIPIENTS_PER_REQUEST } from '../sending/request.js';
 import type { SubAccountRecord } from '../store/index.js';
 import { sendRequestOf } from './ingest.js';
+import { readMessage, smtpListener, smtpReply as reply, type SmtpListener } from './server.js';
 
 /** Options of {@link createSmtpRelay}. */
 export interface SmtpRelayOptions {
@@ -39,15 +39,7 @@ export interface SmtpRelayOptions {
 }
 
 /** A relay listening on one port; create one per port. */
-export interface SmtpRelay {
-  /** Starts listening; answers the bound address (port 0 picks a free one). */
-  listen(port: number, host?: string): Promise<AddressInfo>;
-  /** Stops accepting connections and closes the open ones. */
-  close(): Promise<void>;
-}
-
-/** An SMTP error reply: smtp-server answers `responseCode` and the message. */
-const reply = (responseCode: number, text: string) => Object.assign(new Error(text), { responseCode });
+export type SmtpRelay = SmtpListener;
 
 const subAccountOf = (session: SMTPServerSession) => session.user as SubAccountRecord;
 
@@ -99,21 +91,10 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
       callback();
     },
     onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.once('error', (error) => callback(reply(451, `4.3.0 ${error.message}`)));
-      stream.once('end', () => {
-        if (stream.sizeExceeded) return callback(reply(552, `5.3.4 Message exceeds the size limit of ${maxMessageBytes} bytes`));
-        submit(Buffer.concat(chunks), session).then(
-          (text) => callback(null, text),
-          (error: unknown) => callback(error instanceof Error && 'responseCode' in error ? error : reply(451, '4.3.0 Temporary failure, try again later')),
-        );
-      });
+      const failed = (error: unknown) => ctx.logger.error('smtp relay: accepting a message failed', { error: error instanceof Error ? error.message : String(error) });
+      readMessage(stream, callback, (raw) => submit(raw, session), failed);
     },
   });
-
-  // Connection-level failures (a client that resets, a failed TLS handshake) end that session only.
-  server.on('error', (error: Error) => ctx.logger.warn('smtp relay: connection error', { error: error.message }));
 
   /** Runs one submitted message through the pipeline; answers the 250 text or throws a reply. */
   async function submit(raw: Buffer, session: SMTPServerSession): Promise<string> {
@@ -128,21 +109,11 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
       const first = entries[0]?.messageId ?? '';
       return `2.0.0 Ok: queued ${entries.length} message${entries.length === 1 ? '' : 's'} as ${first}`;
     } catch (error) {
+      // What the API answers 4xx is the client's to fix; anything else is ours (451, retried).
       if (error instanceof MailplaneError && error.status < 500) throw reply(550, `5.7.0 ${error.code}: ${error.message}`);
-      ctx.logger.error('smtp relay: accepting a message failed', { error: error instanceof Error ? error.message : String(error) });
-      throw reply(451, '4.3.0 Temporary failure, try again later');
+      throw error;
     }
   }
 
-  return {
-    listen: (port, host) =>
-      new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          resolve(server.server.address() as AddressInfo);
-        });
-      }),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return smtpListener(server, ctx.logger, 'smtp relay');
 }
