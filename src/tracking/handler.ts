@@ -2,6 +2,7 @@ import type { MailplaneContext } from '../context.js';
 import type { HttpHandler, HttpResponse } from '../http/types.js';
 import { recordEngagement } from './engagement.js';
 import { verifyClickToken, verifyLinkToken } from './links.js';
+import { TRACKABLE_URL } from './rewrite.js';
 import { unsubscribeByToken } from './unsubscribe.js';
 
 function page(status: number, title: string, text: string): HttpResponse {
@@ -78,7 +79,7 @@ export function createTrackingHandler(ctx: MailplaneContext): HttpHandler {
     if (click) {
       if (method !== 'GET' && method !== 'HEAD') return notAllowed('GET, HEAD');
       const target = request.query.get('url') ?? '';
-      const messageId = /^https?:\/\//i.test(target) ? verifyClickToken(ctx, click[1]!, target) : null;
+      const messageId = TRACKABLE_URL.test(target) ? verifyClickToken(ctx, click[1]!, target) : null;
       if (messageId === null) return notFound();
       if (method === 'GET' && !(await record(messageId, { kind: 'click', userAgent, url: target }))) return notFound();
       return { status: 302, headers: { location: target, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, body: '' };

@@ -20,6 +20,11 @@ export interface HtmlTracking {
 // An <a> tag's href attribute: the quote, then the value up to the same quote.
 const ANCHOR_HREF = /(<a\b[^>]*?\shref\s*=\s*)(["'])(.*?)\2/gis;
 const BODY_END = /<\/body\s*>/gi;
+/**
+ * An http(s) URL without whitespace or control characters: the only targets tracked. One with a
+ * line break (`&#10;` in the attribute) could never go out in a `Location` header.
+ */
+export const TRACKABLE_URL = /^https?:\/\/[^\s\u0000-\u001f\u007f]+$/i;
 
 const NAMED_ENTITIES: Record<string, string> = { amp: '&', quot: '"', apos: "'", lt: '<', gt: '>' };
 
@@ -43,7 +48,7 @@ export function trackHtml(html: string, tracking: HtmlTracking): string {
   if (clickUrl) {
     out = out.replace(ANCHOR_HREF, (whole, start: string, _quote: string, raw: string) => {
       const target = decodeAttribute(raw).trim();
-      if (!/^https?:\/\/[^\s]/i.test(target) || target.startsWith(tracking.ownBaseUrl)) return whole;
+      if (!TRACKABLE_URL.test(target) || target.startsWith(tracking.ownBaseUrl)) return whole;
       return `${start}"${escapeAttribute(clickUrl(target))}"`;
     });
   }

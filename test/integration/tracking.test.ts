@@ -89,7 +89,8 @@ describe.each(storeKinds)('open and click tracking (%s)', (kind) => {
     changed.searchParams.set('url', 'https://evil.example/');
     const forged = link.replace(/\.[\w-]+\?/, '.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA?');
     const openToken = link.replace('/click/c.', '/click/o.');
-    for (const bad of [changed.toString(), forged, openToken, link.replace(/\?.*/, '')]) expect((await follow(bad)).status).toBe(404);
+    const lineBreak = `${link.replace(/\?.*/, '')}?url=${encodeURIComponent('https://shop.example/\r\nSet-Cookie: x=1')}`;
+    for (const bad of [changed.toString(), forged, openToken, link.replace(/\?.*/, ''), lineBreak]) expect((await follow(bad)).status).toBe(404);
     const clicks = (await view(messageId)).events.filter((e: { type: number }) => e.type === 6);
     expect(clicks).toHaveLength(1);
     expect(clicks[0].eventMetadata).toMatchObject({ clickedURL: 'https://shop.example/p?a=1&b=2', unique: true });

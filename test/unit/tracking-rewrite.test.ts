@@ -18,6 +18,7 @@ describe('tracking an HTML body', () => {
       `<a data-href="https://d.example/">d</a>`,
       `<area href="https://e.example/">`,
       `<a href="javascript:alert(1)">j</a><a href="mailto:x@y.example">m</a><a href="https://mail.example/t/unsubscribe/u.m1.s">u</a>`,
+      `<a href="https://f.example/a&#13;&#10;Set-Cookie: x=1">f</a>`,
     ].join('');
     const out = trackHtml(html, { ...tracking, pixelUrl: undefined } as never);
     expect(hrefs(out)).toEqual([
@@ -29,6 +30,7 @@ describe('tracking an HTML body', () => {
       'javascript:alert(1)',
       'mailto:x@y.example',
       'https://mail.example/t/unsubscribe/u.m1.s',
+      'https://f.example/a&#13;&#10;Set-Cookie: x=1',
     ]);
     expect(out).toContain('<A HREF="https://mail.example/t/click/');
     expect(out).toContain('<a title="t" href="https://mail.example/t/click/');
