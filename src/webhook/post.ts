@@ -4,8 +4,8 @@
  * connection pinned to the address that was checked, the body signed when the attempt is made,
  * bounded in time, redirects not followed.
  */
-import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { DnsResolver } from '../dns/resolver.js';
 import { checkWebhookTarget, classifyAddress } from './target.js';
@@ -27,6 +27,13 @@ export interface PostWebhookOptions {
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 const USER_AGENT = 'mailplane-webhooks/1';
+
+/**
+ * Connections are kept alive between POSTs to the same receiver (a TLS handshake per event would
+ * cost more than the event). A kept connection goes to an address that was checked when it was
+ * opened; a new one is checked again.
+ */
+const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 16 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 16 }) };
 
 /** The addresses to connect to for `host` (an IP literal stands for itself), or why there are none. */
 async function addressesOf(host: string, resolver: PostWebhookOptions['resolver']): Promise<{ ok: true; addresses: string[] } | { ok: false; error: string }> {
@@ -69,7 +76,7 @@ export async function postWebhook(url: string, body: string, secret: string, opt
       'user-agent': USER_AGENT,
       [WEBHOOK_SIGNATURE_HEADER]: signWebhookPayload(secret, Math.floor(options.nowMs / 1000), bytes),
     },
-    agent: false,
+    agent: target.protocol === 'https:' ? agents.https : agents.http,
   };
   return new Promise<WebhookAttempt>((resolve) => {
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
