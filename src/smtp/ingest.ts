@@ -21,6 +21,12 @@ const CONTROL_PREFIX = 'x-mailplane-';
 
 const addresses = (field: AddressObject | AddressObject[] | undefined) => (Array.isArray(field) ? field : field ? [field] : []).flatMap((f) => f.value);
 
+/**
+ * A display name as the API takes it: one line of at most 200 characters. Header names are the
+ * client's free text; a stray control character should not refuse the whole message.
+ */
+const displayName = (name: string | undefined) => (name ?? '').replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, 200);
+
 /** The header's value as written, unfolded. */
 function headerValue(line: string): string {
   return line
@@ -44,9 +50,9 @@ export function sendRequestOf(mail: ParsedMail, recipients: readonly string[]): 
   const list = (name: string) => (controls.get(name) ?? '').split(',').map((v) => v.trim()).filter(Boolean);
   const track = list(`${CONTROL_PREFIX}track`).map((v) => v.toLowerCase());
   const candidate = {
-    from: { email: from.address, name: from.name },
-    ...(replyTo?.address && { replyTo: { email: replyTo.address, name: replyTo.name } }),
-    to: recipients.map((email) => ({ email, name: named.get(email.toLowerCase()) ?? '' })),
+    from: { email: from.address, name: displayName(from.name) },
+    ...(replyTo?.address && { replyTo: { email: replyTo.address, name: displayName(replyTo.name) } }),
+    to: recipients.map((email) => ({ email, name: displayName(named.get(email.toLowerCase())) })),
     subject: mail.subject ?? '',
     ...(typeof mail.html === 'string' && { htmlBody: mail.html }),
     // A message with no text part at all still has a (blank) body.

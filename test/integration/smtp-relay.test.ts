@@ -71,10 +71,12 @@ describe.each(storeKinds)('the SMTP relay (%s)', (kind) => {
     expect(env.sink.received.find((m) => m.rcptTo.includes(`hidden@${RCPT_DOMAIN}`))).toBeDefined();
   });
 
-  it('takes a message over implicit TLS (port 465 style)', async () => {
+  it('takes a message over implicit TLS (port 465 style), a control character in a display name included', async () => {
     const port = await relay({ tls, secure: true });
-    const info = await client(port, { secure: true, requireTLS: false }).sendMail(mail({ bcc: undefined }));
+    const info = await client(port, { secure: true, requireTLS: false }).sendMail(mail({ bcc: undefined, to: { name: 'Ann\u0007Lee', address: `ann@${RCPT_DOMAIN}` } }));
     expect(info.response).toMatch(/^250 /);
+    const view = await env.message(/as (\S+)$/.exec(info.response)![1]!);
+    expect(view.to).toMatchObject({ email: `ann@${RCPT_DOMAIN}`, name: 'Ann Lee' });
   });
 
   it('refuses wrong credentials, another sub-account of nobody, and mail without AUTH', async () => {
