@@ -1,3 +1,4 @@
+import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startExample, type ExampleServer } from '../support/example-server.js';
 import { schemaErrors } from '../support/openapi.js';
@@ -53,6 +54,21 @@ describe('the express example with a configured account key', () => {
       expect(server.output()).not.toContain('shown once');
       const response = await fetch(`${server.baseUrl}/account/subaccount`, { headers: { 'x-account-apikey': key } });
       expect(response.status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe.each(['express', 'koa'] as const)('the %s example with its SMTP servers', (name) => {
+  it('starts the relay and the bounce receiver from the environment, and both answer SMTP', async () => {
+    const server = await startExample(name, { MAILPLANE_SMTP_PORT: '0', MAILPLANE_BOUNCE_PORT: '0' });
+    try {
+      const portOf = (what: string) => Number(new RegExp(`SMTP ${what}[^\\n]* listening on 127\\.0\\.0\\.1:(\\d+)`).exec(server.output())![1]);
+      const relay = nodemailer.createTransport({ host: '127.0.0.1', port: portOf('relay'), ignoreTLS: true, auth: { user: 'smtp_nobody', pass: 'wrong' } });
+      await expect(relay.verify()).rejects.toMatchObject({ responseCode: 535 });
+      const bounces = nodemailer.createTransport({ host: '127.0.0.1', port: portOf('bounce and complaint receiver'), ignoreTLS: true });
+      await expect(bounces.sendMail({ envelope: { from: 'MAILER-DAEMON@mx.example', to: ['someone@example.org'] }, raw: 'Subject: x\r\n\r\nx\r\n' })).rejects.toMatchObject({ responseCode: 550 });
     } finally {
       await server.stop();
     }
