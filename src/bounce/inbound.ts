@@ -11,6 +11,7 @@
  * Both are idempotent: a second report of the same kind for the same message changes nothing.
  */
 import type { MailplaneContext } from '../context.js';
+import { describeReply } from '../delivery/outcome.js';
 import { msToNs } from '../model/time.js';
 import { recordMessageEvent } from '../sending/events.js';
 import { EventType, SuppressionType } from '../store/index.js';
@@ -19,9 +20,6 @@ import type { InboundReport } from './reports.js';
 
 /** What applying a report did. */
 export type ReportOutcome = 'hard-bounced' | 'complained' | 'already-recorded' | 'unknown-message' | 'ignored';
-
-/** The reported text as one safe line (reports are untrusted bytes). */
-const oneLine = (text: string) => text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, 2000);
 
 /** Applies `report` to message `messageId`. */
 export async function applyReport(ctx: MailplaneContext, messageId: string, report: InboundReport): Promise<ReportOutcome> {
@@ -33,9 +31,10 @@ export async function applyReport(ctx: MailplaneContext, messageId: string, repo
   const now = msToNs(nowMs);
 
   if (report.kind === 'failed') {
-    const diagnostic = oneLine(report.diagnostic);
-    const code = /^([245])\d\d\b/.exec(diagnostic)?.[0];
+    const code = /^([245])\d\d\b/.exec(report.diagnostic.trim())?.[0];
     const smtpCode = code ? Number(code) : null;
+    // One safe line, as delivery records a reply (reports are untrusted bytes).
+    const diagnostic = describeReply({ kind: 'hard', smtpCode, text: report.diagnostic });
     const enhancedCode = report.status ?? parseEnhancedCode(diagnostic, smtpCode);
     let moved = false;
     await ctx.store.transaction(async (tx) => {
