@@ -5,7 +5,7 @@
  * the server answers the next request as before.
  */
 import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Koa from 'koa';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { toKoa } from '../../adapters/http/koa/index.js';
 import { toNodeHandler, toRouterPath } from '../../adapters/http/node/index.js';
 import type { Logger } from '../../src/context.js';
 import type { HttpHandler, HttpResponse } from '../../src/http/types.js';
+import { rawGet as get, rawRequest } from '../support/raw-http.js';
 
 const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
@@ -53,49 +54,6 @@ async function serve(listener: Parameters<typeof createServer>[1]): Promise<numb
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return (server.address() as AddressInfo).port;
 }
-
-/** The parsed answer to request bytes written by hand; `closed` when the server ended the connection without one. */
-interface RawAnswer {
-  status: number | 'closed';
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** Writes `request` on a fresh connection and reads until the server closes it (`Connection: close`). */
-function rawRequest(port: number, request: string, halfClose = false): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.write(request);
-      if (halfClose) socket.end();
-    });
-    const chunks: Buffer[] = [];
-    const timer = setTimeout(() => reject(new Error('no answer within 10 s')), 10_000);
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      clearTimeout(timer);
-      const text = Buffer.concat(chunks).toString('latin1');
-      const head = /^HTTP\/1\.1 (\d{3})[^\r]*\r\n([\s\S]*?)\r\n\r\n/.exec(text);
-      if (!head) return resolve({ status: 'closed', headers: {}, body: text });
-      const headers = Object.fromEntries(head[2]!.split('\r\n').map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
-      let body = text.slice(head[0].length);
-      if (headers['transfer-encoding'] === 'chunked') {
-        let out = '';
-        for (let rest = body; ; ) {
-          const size = Number.parseInt(rest, 16);
-          if (!(size > 0)) break;
-          const start = rest.indexOf('\r\n') + 2;
-          out += rest.slice(start, start + size);
-          rest = rest.slice(start + size + 2);
-        }
-        body = out;
-      }
-      resolve({ status: Number(head[1]), headers, body: Buffer.from(body, 'latin1').toString('utf8') });
-    });
-  });
-}
-
-const get = (port: number, target: string) => rawRequest(port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
 
 /** A logger that keeps what the bridge reports, so the tests can read it instead of stderr. */
 function keptLogger(): Pick<Logger, 'error'> & { lines: string[] } {
