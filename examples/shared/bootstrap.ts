@@ -3,10 +3,10 @@
  * store, makes sure the account exists, and prints a generated account key once.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createBounceReceiver, createMailplane, createSmtpRelay, parseDnsServers, type Mailplane, type MailplaneOptions, type SmtpListener } from 'mailplane';
-import { openKyselyStore } from 'mailplane/storage/kysely';
+import { consoleLogger, createBounceReceiver, createMailplane, createSmtpRelay, parseDnsServers, type Mailplane, type MailplaneOptions, type SmtpListener } from 'mailplane';
+import { ensurePrivateDirectory, ensurePrivateFile, openKyselyStore, PRIVATE_FILE_MODE } from 'mailplane/storage/kysely';
 import { mxTransport, smartHostTransport } from 'mailplane/transport/smtp';
 
 /** The example servers' configuration, from the environment (see the README's table). */
@@ -93,14 +93,23 @@ export async function startSmtpServers(mailplane: Mailplane, config: ExampleConf
   return relays;
 }
 
-/** The instance secret: from the environment, else generated once and kept in `<dataDir>/secret`. */
+/**
+ * The instance secret: from the environment, else generated once and kept in `<dataDir>/secret`,
+ * which only the owner can read (0600 in a 0700 directory; a file left looser by an earlier
+ * version is tightened).
+ */
 function loadOrCreateSecret(config: ExampleConfig): string {
   if (config.secret) return config.secret;
   const file = join(config.dataDir, 'secret');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(config.dataDir, { recursive: true });
+  ensurePrivateDirectory(config.dataDir, consoleLogger);
+  if (existsSync(file)) {
+    ensurePrivateFile(file, consoleLogger, false);
+    return readFileSync(file, 'utf8').trim();
+  }
   const secret = randomBytes(32).toString('base64url');
-  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  // created empty at 0600 first, so the secret is never in a file the umask left readable
+  ensurePrivateFile(file, consoleLogger);
+  writeFileSync(file, `${secret}\n`, { mode: PRIVATE_FILE_MODE });
   return secret;
 }
 

@@ -50,13 +50,16 @@ export function canonicalAddresses(addresses: readonly string[], field: string):
 
 /** Operations on the account's sending IPs, as the `/account/ip` endpoints use them. */
 export const ipService = {
-  /** Registers the addresses as the account's IPs, all or none; an address it already has is a 403. */
+  /**
+   * Registers the addresses as the account's IPs, all or none. An address this account or another
+   * one already has is a 403: an address belongs to one account of the installation.
+   */
   async allocate(ctx: MailplaneContext, accountId: number, input: AllocateIpsInput): Promise<IpRecord[]> {
     const addresses = canonicalAddresses(input.ips, 'ips');
     const already = await ctx.store.ips.findByAddresses(accountId, addresses);
-    const taken = () =>
-      new ForbiddenError('IP_ALREADY_ALLOCATED', `already allocated to this account: ${already.map((ip) => ip.publicIp).join(', ') || 'one of the addresses'}`);
-    if (already.length > 0) throw taken();
+    if (already.length > 0) {
+      throw new ForbiddenError('IP_ALREADY_ALLOCATED', `already allocated to this account: ${already.map((ip) => ip.publicIp).join(', ')}`);
+    }
     const now = nowNs(ctx.clock);
     const warm = input.autoWarmupEnabled ?? false;
     const ips: NewIp[] = addresses.map((publicIp) => ({
@@ -75,7 +78,11 @@ export const ipService = {
       if (allocated.ok) await scheduleWarmup(ctx, allocated.value, tx);
       return allocated;
     });
-    if (!outcome.ok) throw taken();
+    if (!outcome.ok) {
+      // Not this account's (checked above, unless a concurrent request of its own won): another
+      // account holds it. Which one is not said; that the address is taken cannot be hidden.
+      throw new ForbiddenError('IP_ALREADY_ALLOCATED', `already allocated: ${outcome.address ?? 'one of the addresses'}`);
+    }
     if (warm) ctx.jobs.notify();
     return outcome.value;
   },

@@ -34,6 +34,12 @@ export interface IpRecord {
 /** What {@link IpStore.allocate} needs for each address. */
 export type NewIp = Omit<IpRecord, 'id' | 'updated'>;
 
+/**
+ * What {@link IpStore.allocate} answers: the new IPs, or `already-allocated` with, when the store
+ * can tell, the first address found taken (by this account or another).
+ */
+export type AllocateOutcome = { ok: true; value: IpRecord[] } | { ok: false; reason: 'already-allocated'; address?: string };
+
 /** The fields {@link IpStore.update} can change. */
 export interface IpPatch {
   reverseDnsHostname?: string;
@@ -47,14 +53,16 @@ export interface IpPatch {
  * Storage of the account's sending IPs. Scoped by `accountId`: another account's IP is
  * indistinguishable from a missing one.
  *
- * - `allocate` MUST be all-or-nothing and MUST answer `already-allocated` (storing none) when the
- *   account already has any of the addresses, also under concurrent allocations.
+ * - `allocate` MUST be all-or-nothing and MUST answer `already-allocated` (storing none) when any of
+ *   the addresses is allocated already, to this account or to any other: an address belongs to one
+ *   account across the whole store. This MUST hold under concurrent allocations, also by different
+ *   accounts. The answer names the address found taken when the store can tell.
  * - `list` MUST order by id and match `search` case-insensitively as a substring of the address.
  * - `delete` MUST refuse (`in-pool`) an IP that belongs to a pool, atomically with respect to
  *   {@link IpPoolStore.create} and {@link IpPoolStore.update} of the same account.
  */
 export interface IpStore {
-  allocate(accountId: number, ips: readonly NewIp[]): Promise<Outcome<IpRecord[], 'already-allocated'>>;
+  allocate(accountId: number, ips: readonly NewIp[]): Promise<AllocateOutcome>;
   get(accountId: number, id: number): Promise<IpRecord | null>;
   list(accountId: number, query: ListQuery): Promise<IpRecord[]>;
   /** The account's IPs among the given canonical addresses, ordered by id. */

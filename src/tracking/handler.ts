@@ -37,7 +37,24 @@ const UNSUBSCRIBE_PATH = new RegExp(`^/unsubscribe/${TOKEN}/?$`);
 const OPEN_PATH = new RegExp(`^/open/${TOKEN}$`);
 const CLICK_PATH = new RegExp(`^/click/${TOKEN}$`);
 
-const notAllowed = (allow: string) => ({ ...page(405, 'Method not allowed', 'Use the link in the email.'), headers: { allow } });
+const notAllowed = (allow: string): HttpResponse => {
+  const response = page(405, 'Method not allowed', 'Use the link in the email.');
+  return { ...response, headers: { ...response.headers, allow } };
+};
+
+/**
+ * The `Location` of a click's redirect: the target as the WHATWG URL serialiser writes it, as a
+ * browser would request it (non-ASCII percent-encoded, an IDN host in punycode). A header value
+ * must be Latin-1 without control characters; the raw `https://example.org/€uro` is not, and
+ * would make node refuse the whole response. `null` when the target is no URL at all.
+ */
+function redirectLocation(target: string): string | null {
+  try {
+    return new URL(target).href;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * The public endpoints behind mailplane's links, mounted by the host at the path of
@@ -80,9 +97,10 @@ export function createTrackingHandler(ctx: MailplaneContext): HttpHandler {
       if (method !== 'GET' && method !== 'HEAD') return notAllowed('GET, HEAD');
       const target = request.query.get('url') ?? '';
       const messageId = TRACKABLE_URL.test(target) ? verifyClickToken(ctx, click[1]!, target) : null;
-      if (messageId === null) return notFound();
+      const location = messageId === null ? null : redirectLocation(target);
+      if (messageId === null || location === null) return notFound();
       if (method === 'GET' && !(await record(messageId, { kind: 'click', userAgent, url: target }))) return notFound();
-      return { status: 302, headers: { location: target, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, body: '' };
+      return { status: 302, headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, body: '' };
     }
     const unsubscribe = UNSUBSCRIBE_PATH.exec(request.path);
     if (!unsubscribe) return notFound();

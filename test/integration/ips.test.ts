@@ -72,12 +72,26 @@ describe.each(storeKinds)('IPs API on %s', (kind) => {
     expect((await list()).map((ip) => ip.publicIp)).toEqual(['127.0.0.3', '2001:db8::a']);
   });
 
-  it('lets two accounts allocate the same address, each seeing only its own', async () => {
+  it('refuses an address another account holds with 403, also when both ask at once, until it is released', async () => {
     const other = await api.mailplane.createAccount({ name: 'other' });
-    expect((await allocate(['127.0.0.2'])).status).toBe(200);
-    const theirs = await api.call('PUT', '/account/ip/allocate', { account: other.apiKey, body: { ips: ['127.0.0.2', '127.0.0.4'] } });
-    expect(theirs.status).toBe(200);
-    expect((await list()).map((ip) => ip.publicIp)).toEqual(['127.0.0.2']);
+    const allocateAs = (apiKey: string, ips: string[]) => api.call('PUT', '/account/ip/allocate', { account: apiKey, body: { ips } });
+    const listOf = async (apiKey: string) =>
+      ((await api.call('GET', '/account/ip', { account: apiKey })).body as Array<{ publicIp: string }>).map((ip) => ip.publicIp);
+    const mine = await allocate(['127.0.0.2']);
+    expect(mine.status).toBe(200);
+    const theirs = await allocateAs(other.apiKey, ['127.0.0.4', '::ffff:127.0.0.2']);
+    expectError(theirs, 403, 'IP_ALREADY_ALLOCATED');
+    expect(theirs.body.message).toBe('already allocated: 127.0.0.2');
+    expect(await listOf(other.apiKey)).toEqual([]);
+    // two accounts racing for one address: one wins, the other gets the same 403
+    const race = await Promise.all([allocateAs(key, ['10.9.8.7']), allocateAs(other.apiKey, ['10.9.8.7'])]);
+    expect(race.map((r) => r.status).sort()).toEqual([200, 403]);
+    expectError(race.find((r) => r.status === 403)!, 403, 'IP_ALREADY_ALLOCATED');
+    expect([...(await listOf(key)), ...(await listOf(other.apiKey))].filter((ip) => ip === '10.9.8.7')).toHaveLength(1);
+    // released by its account, the address can be allocated by the other
+    expect((await api.call('DELETE', `/account/ip/${mine.body.id}`, { account: key })).status).toBe(200);
+    expect((await allocateAs(other.apiKey, ['127.0.0.2'])).status).toBe(200);
+    expect(await list()).not.toContainEqual(expect.objectContaining({ publicIp: '127.0.0.2' }));
   });
 
   it('pauses, resumes and switches warmup with the documented state transitions', async () => {

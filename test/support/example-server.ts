@@ -10,16 +10,30 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 /** A running example server. */
 export interface ExampleServer {
   baseUrl: string;
+  /** Its data directory (a fresh temporary one unless `MAILPLANE_DATA_DIR` was given). */
+  dataDir: string;
   /** The account key it printed on first start. */
   accountKey: string;
   output(): string;
   stop(): Promise<void>;
 }
 
-/** Starts `examples/<name>/server.ts` with a throwaway data directory and extra environment. */
-export async function startExample(name: 'express' | 'koa', env: Record<string, string> = {}): Promise<ExampleServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), `mailplane-${name}-`));
-  const child: ChildProcess = spawn(join(root, 'node_modules/.bin/tsx'), [join(root, `examples/${name}/server.ts`)], {
+/** How {@link startExample} starts the process. */
+export interface StartOptions {
+  /** The process umask, e.g. `'000'` (set by a shell before it runs the server); default: inherited. */
+  umask?: string;
+}
+
+/**
+ * Starts `examples/<name>/server.ts` with a throwaway data directory (removed on stop) and extra
+ * environment; a `MAILPLANE_DATA_DIR` given in `env` is used, and left in place, instead.
+ */
+export async function startExample(name: 'express' | 'koa', env: Record<string, string> = {}, options: StartOptions = {}): Promise<ExampleServer> {
+  const dataDir = env.MAILPLANE_DATA_DIR ?? mkdtempSync(join(tmpdir(), `mailplane-${name}-`));
+  const ownDataDir = env.MAILPLANE_DATA_DIR === undefined;
+  const command = [join(root, 'node_modules/.bin/tsx'), join(root, `examples/${name}/server.ts`)];
+  const [file, args] = options.umask === undefined ? [command[0]!, command.slice(1)] : ['/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, ...command]];
+  const child: ChildProcess = spawn(file, args, {
     cwd: root,
     env: {
       ...process.env,
@@ -51,6 +65,7 @@ export async function startExample(name: 'express' | 'koa', env: Record<string, 
   const accountKey = /account API key \(shown once, keep it\): (\S+)/.exec(output)?.[1] ?? env.MAILPLANE_ACCOUNT_API_KEY ?? '';
   return {
     baseUrl,
+    dataDir,
     accountKey,
     output: () => output,
     stop: async () => {
@@ -59,7 +74,7 @@ export async function startExample(name: 'express' | 'koa', env: Record<string, 
         child.kill('SIGTERM');
         await exited;
       }
-      rmSync(dataDir, { recursive: true, force: true });
+      if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -3,42 +3,80 @@
  *
  * @packageDocumentation
  */
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
+import { consoleLogger, type Logger } from '../../../src/context.js';
 import { DEFAULT_BODY_LIMIT } from '../../../src/http/router.js';
-import { responseBody, type HttpHandler, type HttpRequest } from '../../../src/http/types.js';
-import { BodyTooLargeError, readRawBody, toRouterPath, tooLargeResponse, type BridgeOptions } from '../node/index.js';
+import { responseBody, type HttpHandler, type HttpRequest, type HttpResponse } from '../../../src/http/types.js';
+import {
+  badTargetResponse,
+  describeError,
+  failureResponse,
+  internalErrorResponse,
+  readRawBody,
+  routerRequest,
+  toRouterPath,
+  type BridgeOptions,
+} from '../node/index.js';
+
+/** Sets `response` on the Koa context; Koa writes it once the middleware chain returns. */
+function setResponse(ctx: Context, response: HttpResponse): void {
+  ctx.status = response.status;
+  ctx.set(response.headers);
+  ctx.body = responseBody(response);
+}
+
+/**
+ * Sets `response`, or a 500 JSON error when Koa or node refuses it (an invalid status, a header value
+ * with a line break or a character above U+00FF): headers already set from it are removed first.
+ */
+function applyResponse(ctx: Context, response: HttpResponse, logger: Pick<Logger, 'error'>): void {
+  try {
+    setResponse(ctx, response);
+  } catch (error) {
+    logger.error('http bridge: the response could not be written', { error: describeError(error) });
+    for (const name of Object.keys(response?.headers ?? {})) {
+      try {
+        ctx.remove(name);
+      } catch {
+        // a name node refuses was never set
+      }
+    }
+    setResponse(ctx, internalErrorResponse());
+  }
+}
 
 /**
  * Koa middleware serving the router under `prefix`; other paths fall through to `next`. A body
- * already parsed by a body-parser middleware (`ctx.request.body`) is used as is.
+ * already parsed by a body-parser middleware (`ctx.request.body`) is used as is. Every failure on
+ * the way (unreadable body, a handler that throws, a response node refuses) is answered as JSON
+ * here, never left to Koa's plain-text error page.
  *
  * @example
  * app.use(toKoa(mailplane.handle, { prefix: '/api/v1' }));
  */
 export function toKoa(handle: HttpHandler, options: BridgeOptions = {}): Middleware {
   const limit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+  const logger = options.logger ?? consoleLogger;
   return async (ctx, next) => {
     const target = toRouterPath(ctx.url, options.prefix);
-    if (!target) {
+    if (target.kind === 'outside') {
       await next();
       return;
     }
-    const parsedBody = (ctx.request as { body?: unknown }).body;
-    const request: HttpRequest = { method: ctx.method, headers: ctx.headers, ...target };
-    try {
-      if (parsedBody !== undefined) request.body = parsedBody;
-      else request.rawBody = await readRawBody(ctx.req, limit);
-    } catch (error) {
-      if (!(error instanceof BodyTooLargeError)) throw error;
-      const response = tooLargeResponse(limit);
-      ctx.status = response.status;
-      ctx.set(response.headers);
-      ctx.body = response.body;
+    if (target.kind === 'malformed') {
+      applyResponse(ctx, badTargetResponse(), logger);
       return;
     }
-    const response = await handle(request);
-    ctx.status = response.status;
-    ctx.set(response.headers);
-    ctx.body = responseBody(response);
+    let response: HttpResponse;
+    try {
+      const parsedBody = (ctx.request as { body?: unknown }).body;
+      const request: HttpRequest = routerRequest(ctx.method, ctx.headers, target);
+      if (parsedBody !== undefined) request.body = parsedBody;
+      else request.rawBody = await readRawBody(ctx.req, limit);
+      response = await handle(request);
+    } catch (error) {
+      response = failureResponse(error, limit, logger);
+    }
+    applyResponse(ctx, response, logger);
   };
 }

@@ -1,9 +1,15 @@
 /**
  * `mailplane/node`: serve the mailplane router with plain node:http.
  *
+ * Every bridge answers every request it takes: a failure while reading the request, in the handler,
+ * or while writing the response (an invalid header value, a bad status) becomes a JSON error for
+ * that request alone, or, once bytes are on the wire, the end of that one connection. Nothing is
+ * thrown out of a bridge, so no request can stop the process.
+ *
  * @packageDocumentation
  */
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { consoleLogger, type Logger } from '../../../src/context.js';
 import { DEFAULT_BODY_LIMIT } from '../../../src/http/router.js';
 import { stringifyJson } from '../../../src/http/json.js';
 import { responseBody, type HttpHandler, type HttpRequest, type HttpResponse } from '../../../src/http/types.js';
@@ -14,12 +20,21 @@ export interface BridgeOptions {
   prefix?: string;
   /** Largest body read from the socket, in bytes; larger bodies get 413 without being buffered. */
   bodyLimitBytes?: number;
+  /** Where failures inside the bridge are reported (default: one JSON line on stderr). */
+  logger?: Pick<Logger, 'error'>;
 }
 
 /** Thrown by {@link readRawBody} when the body exceeds the limit. */
 export class BodyTooLargeError extends Error {
   constructor(readonly limit: number) {
     super(`request body exceeds ${limit} bytes`);
+  }
+}
+
+/** Thrown by {@link readRawBody} when the request stream fails (the client aborted, a bad chunk). */
+export class BodyReadError extends Error {
+  constructor(cause: unknown) {
+    super('the request body could not be read', { cause });
   }
 }
 
@@ -50,36 +65,136 @@ export function readRawBody(request: IncomingMessage, limit: number): Promise<Bu
       if (!refused) resolve(Buffer.concat(chunks));
     });
     request.once('error', (error) => {
-      if (!refused) reject(error);
+      if (!refused) reject(new BodyReadError(error));
     });
   });
 }
 
-/** The 413 response the bridges answer without reading the rest of an oversized body. */
-export function tooLargeResponse(limit: number): HttpResponse {
-  return {
-    status: 413,
-    headers: { 'content-type': 'application/json; charset=utf-8' },
-    body: stringifyJson({ code: 'PAYLOAD_TOO_LARGE', message: `request body exceeds the limit of ${limit} bytes` }),
-  };
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+/** A JSON error response with mailplane's error body. */
+function jsonError(status: number, code: string, message: string): HttpResponse {
+  return { status, headers: { ...JSON_HEADERS }, body: stringifyJson({ code, message }) };
 }
 
-/** Splits a request URL into the router's path (relative to `prefix`) and query; `null` when outside it. */
-export function toRouterPath(url: string, prefix = ''): { path: string; query: URLSearchParams } | null {
-  const parsed = new URL(url, 'http://localhost');
+/** The 413 response the bridges answer without reading the rest of an oversized body. */
+export function tooLargeResponse(limit: number): HttpResponse {
+  return jsonError(413, 'PAYLOAD_TOO_LARGE', `request body exceeds the limit of ${limit} bytes`);
+}
+
+/** The 404 of a request outside the bridge's prefix (node:http has nothing to fall through to). */
+export const notFoundResponse = (): HttpResponse => jsonError(404, 'ROUTE_NOT_FOUND', 'not found');
+
+/** The 400 of a request line whose target is no URL (e.g. `GET http://[/api/v1 HTTP/1.1`). */
+export const badTargetResponse = (): HttpResponse => jsonError(400, 'BAD_REQUEST_TARGET', 'the request target is not a valid URL or path');
+
+/** The 500 of a failure inside mailplane or the bridge; the failure itself is logged, never sent. */
+export const internalErrorResponse = (): HttpResponse =>
+  jsonError(500, 'INTERNAL_ERROR', 'the request failed inside mailplane; it has been logged');
+
+/** One line for the log: the error's name, node's code (`ERR_INVALID_CHAR`) when it has one, and its message. */
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  return `${error.name}${typeof code === 'string' ? ` [${code}]` : ''}: ${error.message}`;
+}
+
+/**
+ * The response for a failure while a bridge served a request: 413 or 400 when the request body was
+ * at fault, otherwise a 500 whose cause is logged (without request data).
+ */
+export function failureResponse(error: unknown, limit: number, logger: Pick<Logger, 'error'>): HttpResponse {
+  if (error instanceof BodyTooLargeError) return tooLargeResponse(limit);
+  if (error instanceof BodyReadError) return jsonError(400, 'BAD_REQUEST_BODY', error.message);
+  logger.error('http bridge: the request failed', { error: describeError(error) });
+  return internalErrorResponse();
+}
+
+/** Where a request lands relative to a bridge's prefix. */
+export type RouterTarget =
+  /** Under the prefix: the router's path (relative to the prefix) and the query. */
+  | { kind: 'route'; path: string; query: URLSearchParams }
+  /** Outside the prefix (or `*`): not this bridge's request. */
+  | { kind: 'outside' }
+  /** Not a URL at all: answered 400 `BAD_REQUEST_TARGET`. */
+  | { kind: 'malformed' };
+
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:/i;
+
+/** Parses a request target (RFC 9112 §3.2) without throwing; `null` when it is no http(s) URL. */
+function parseTarget(url: string): URL | null {
+  try {
+    // origin-form is appended to a fixed origin rather than resolved against it, so `//x/y` stays a
+    // path instead of naming the host `x`.
+    if (url.startsWith('/')) return new URL(`http://localhost${url}`);
+    // absolute-form (what proxies send): served by its path; the host in it is not ours to judge.
+    if (!ABSOLUTE_FORM.test(url)) return null;
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Splits a request target (origin-form `/a?b` or absolute-form `http://host/a?b`) into the router's
+ * path, relative to `prefix`, and query. It never throws: a target that is no URL is `malformed`.
+ */
+export function toRouterPath(url: string, prefix = ''): RouterTarget {
+  if (url === '*') return { kind: 'outside' };
+  const parsed = parseTarget(url);
+  if (!parsed) return { kind: 'malformed' };
   let path = parsed.pathname;
   if (prefix !== '') {
     const base = prefix.replace(/\/$/, '');
-    if (path !== base && !path.startsWith(`${base}/`)) return null;
+    if (path !== base && !path.startsWith(`${base}/`)) return { kind: 'outside' };
     path = path.slice(base.length) || '/';
   }
-  return { path, query: parsed.searchParams };
+  return { kind: 'route', path, query: parsed.searchParams };
 }
 
-/** Writes a router response to a node:http response. */
-export function writeResponse(res: ServerResponse, response: HttpResponse): void {
-  res.writeHead(response.status, response.headers);
-  res.end(responseBody(response));
+/**
+ * Ends a response that failed: a 500 JSON error when no byte was sent yet (headers set so far are
+ * dropped, so a bad one cannot fail again), else the end of this one connection.
+ */
+function answerFailure(res: ServerResponse, error: unknown, logger: Pick<Logger, 'error'>): void {
+  logger.error('http bridge: the response could not be written', { error: describeError(error) });
+  if (!res.headersSent) {
+    try {
+      for (const name of res.getHeaderNames()) res.removeHeader(name);
+      const fallback = internalErrorResponse();
+      // the reason phrase is explicit: the failed writeHead may have left its own (`Found`) behind
+      res.writeHead(fallback.status, STATUS_CODES[fallback.status]!, fallback.headers);
+      res.end(fallback.body);
+      return;
+    } catch {
+      // fall through: the socket is all that is left to close
+    }
+  }
+  res.destroy();
+}
+
+/**
+ * Writes a router response to a node:http response. It never throws: a response node refuses (a
+ * header value with a line break or a character above U+00FF, an invalid status) is logged and
+ * replaced by a 500 JSON error, or closes the connection if the headers were already sent.
+ */
+export function writeResponse(res: ServerResponse, response: HttpResponse, logger: Pick<Logger, 'error'> = consoleLogger): void {
+  try {
+    res.writeHead(response.status, response.headers);
+    res.end(responseBody(response));
+  } catch (error) {
+    answerFailure(res, error, logger);
+  }
+}
+
+/** The request the router sees: method, headers, path and query, and the body read by the bridge. */
+export function routerRequest(
+  method: string,
+  headers: HttpRequest['headers'],
+  target: { path: string; query: URLSearchParams },
+): HttpRequest {
+  return { method, headers, path: target.path, query: target.query };
 }
 
 /**
@@ -90,27 +205,18 @@ export function writeResponse(res: ServerResponse, response: HttpResponse): void
  */
 export function toNodeHandler(handle: HttpHandler, options: BridgeOptions = {}): RequestListener {
   const limit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+  const logger = options.logger ?? consoleLogger;
   return (req, res) => {
     const target = toRouterPath(req.url ?? '/', options.prefix);
-    if (!target) {
-      writeResponse(res, {
-        status: 404,
-        headers: { 'content-type': 'application/json; charset=utf-8' },
-        body: stringifyJson({ code: 'ROUTE_NOT_FOUND', message: 'not found' }),
-      });
+    if (target.kind !== 'route') {
+      writeResponse(res, target.kind === 'outside' ? notFoundResponse() : badTargetResponse(), logger);
       return;
     }
     readRawBody(req, limit)
-      .then((rawBody) => {
-        const request: HttpRequest = { method: req.method ?? 'GET', headers: req.headers, rawBody, ...target };
-        return handle(request);
-      })
+      .then((rawBody) => handle({ ...routerRequest(req.method ?? 'GET', req.headers, target), rawBody }))
       .then(
-        (response) => writeResponse(res, response),
-        (error: unknown) => {
-          if (error instanceof BodyTooLargeError) writeResponse(res, tooLargeResponse(limit));
-          else res.destroy(error instanceof Error ? error : undefined);
-        },
+        (response) => writeResponse(res, response, logger),
+        (error: unknown) => writeResponse(res, failureResponse(error, limit, logger), logger),
       );
   };
 }

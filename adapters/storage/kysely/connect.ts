@@ -1,9 +1,10 @@
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { consoleLogger, type Logger } from '../../../src/context.js';
 import type { MailplaneStore } from '../../../src/store/index.js';
 import type { DialectName } from './dialect.js';
 import { mailplaneMigrations } from './migrations/index.js';
+import { prepareSqliteFile, tightenSqliteSidecars } from './private-files.js';
 import { cachingStatements } from './sqlite-statements.js';
 import type { Database } from './schema.js';
 import { kyselyStore } from './store.js';
@@ -19,6 +20,8 @@ export interface OpenKyselyStoreOptions {
   maxConnections?: number;
   /** Run pending migrations before returning (default true). */
   migrate?: boolean;
+  /** Where warnings go (an SQLite data directory others can read); default: JSON lines on stderr. */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 /** Parses a database URL into its dialect and the driver's target. */
@@ -32,10 +35,11 @@ export function parseDatabaseUrl(url: string): { dialect: DialectName; target: s
   throw new Error('the database URL must start with sqlite: or postgres://');
 }
 
-async function createKysely(dialect: DialectName, target: string, maxConnections: number): Promise<Kysely<Database>> {
+async function createKysely(dialect: DialectName, target: string, maxConnections: number, logger: Pick<Logger, 'warn'>): Promise<Kysely<Database>> {
   if (dialect === 'sqlite') {
     const { default: SQLite } = await import('better-sqlite3');
-    if (target !== ':memory:') mkdirSync(dirname(target), { recursive: true });
+    // The database holds keys (sealed), credentials and every recipient address: owner only, whatever the umask.
+    if (target !== ':memory:') prepareSqliteFile(target, logger);
     const database = new SQLite(target);
     database.pragma('journal_mode = WAL');
     database.pragma('synchronous = NORMAL');
@@ -74,9 +78,12 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: DialectName
  */
 export async function openKyselyStore(options: OpenKyselyStoreOptions): Promise<MailplaneStore> {
   const { dialect, target } = parseDatabaseUrl(options.url);
-  const db = await createKysely(dialect, target, options.maxConnections ?? 10);
+  const logger = options.logger ?? consoleLogger;
+  const db = await createKysely(dialect, target, options.maxConnections ?? 10, logger);
   try {
     if (options.migrate !== false) await migrateToLatest(db, dialect);
+    // The WAL and shared-memory files exist by now; SQLite gives them the database's mode, this makes sure.
+    if (dialect === 'sqlite' && target !== ':memory:') tightenSqliteSidecars(target, logger);
   } catch (error) {
     await db.destroy();
     throw error;

@@ -7,7 +7,11 @@ import { fromBool } from './rows.js';
 import type { IpsTable } from './tables/ip-pools.js';
 
 /** Thrown inside the allocation transaction to roll it back; never escapes {@link kyselyIpStore}. */
-class AlreadyAllocated extends Error {}
+class AlreadyAllocated extends Error {
+  constructor(readonly address: string) {
+    super(`already allocated: ${address}`);
+  }
+}
 
 /** {@link IpStore} on Kysely. */
 export function kyselyIpStore(ctx: KyselyStoreContext): IpStore {
@@ -31,6 +35,8 @@ export function kyselyIpStore(ctx: KyselyStoreContext): IpStore {
                 created: ip.created,
                 updated: ip.created,
               })
+              // Both unique indexes (the address store-wide, and per account) end here: the conflict
+              // waits for a concurrent allocation's transaction and then inserts nothing.
               .onConflict((oc) => oc.doNothing())
               .returningAll()
               .executeTakeFirst();
@@ -40,14 +46,14 @@ export function kyselyIpStore(ctx: KyselyStoreContext): IpStore {
               if (ctx.inTransaction && created.length > 0) {
                 await trx.deleteFrom('ips').where('id', 'in', created.map((c) => c.id)).execute();
               }
-              throw new AlreadyAllocated();
+              throw new AlreadyAllocated(ip.publicIp);
             }
             created.push(toIp(row));
           }
           return success(created);
         });
       } catch (error) {
-        if (error instanceof AlreadyAllocated) return failure('already-allocated');
+        if (error instanceof AlreadyAllocated) return { ok: false, reason: 'already-allocated', address: error.address };
         throw error;
       }
     },

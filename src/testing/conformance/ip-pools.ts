@@ -67,15 +67,37 @@ export function ipPoolStoreConformance(store: () => MailplaneStore): void {
       expect(ip).toMatchObject({ accountId: a.id, publicIp: '127.0.0.2', created: T, updated: T, state: 0 });
       expect(await store().ips.get(a.id, ip!.id)).toEqual(ip);
       expect(await store().ips.get(b.id, ip!.id)).toBeNull();
-      expect(await store().ips.allocate(a.id, [sampleIp(a.id, '127.0.0.9'), sampleIp(a.id, '2001:db8::1')])).toEqual({
+      expect(await store().ips.allocate(a.id, [sampleIp(a.id, '127.0.0.9'), sampleIp(a.id, '2001:db8::1')])).toMatchObject({
         ok: false,
         reason: 'already-allocated',
       });
       expect((await store().ips.list(a.id, { limit: 10, offset: 0 })).map((i) => i.publicIp)).toEqual(['127.0.0.2', '2001:db8::1']);
-      // another account may hold the same address
-      expect((await store().ips.allocate(b.id, [sampleIp(b.id, '127.0.0.2')])).ok).toBe(true);
+      expect(await store().ips.list(b.id, { limit: 10, offset: 0 })).toEqual([]);
       expect((await store().ips.findByAddresses(a.id, ['2001:db8::1', '10.0.0.1'])).map((i) => i.publicIp)).toEqual(['2001:db8::1']);
       expect(await store().ips.list(a.id, { limit: 10, offset: 0, search: 'db8' })).toHaveLength(1);
+    });
+
+    it('lets an address belong to one account only, until that account deletes it', async () => {
+      const a = await newAccount(store(), 'a');
+      const b = await newAccount(store(), 'b');
+      const [ip] = await allocate(a.id, '127.0.0.2');
+      // all or nothing across accounts too: 127.0.0.9 is not stored either
+      expect(await store().ips.allocate(b.id, [sampleIp(b.id, '127.0.0.9'), sampleIp(b.id, '127.0.0.2')])).toMatchObject({
+        ok: false,
+        reason: 'already-allocated',
+      });
+      expect(await store().ips.list(b.id, { limit: 10, offset: 0 })).toEqual([]);
+      expect(await store().ips.findByAddresses(b.id, ['127.0.0.2'])).toEqual([]);
+      expect((await store().ips.delete(a.id, ip!.id)).ok).toBe(true);
+      expect((await allocate(b.id, '127.0.0.2', '127.0.0.9')).map((i) => i.accountId)).toEqual([b.id, b.id]);
+    });
+
+    it('lets exactly one of 10 accounts allocating one address at once succeed', async () => {
+      const accounts = await Promise.all(Array.from({ length: 10 }, (_, i) => newAccount(store(), `racer${i}`)));
+      const outcomes = await Promise.all(accounts.map((account) => store().ips.allocate(account.id, [sampleIp(account.id, '127.0.0.4')])));
+      expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
+      const held = await Promise.all(accounts.map(async (account) => (await store().ips.list(account.id, { limit: 10, offset: 0 })).length));
+      expect(held.reduce((sum, n) => sum + n, 0)).toBe(1);
     });
 
     it('lets exactly one of 10 concurrent allocations of an address succeed', async () => {
@@ -154,7 +176,7 @@ export function ipPoolStoreConformance(store: () => MailplaneStore): void {
     it('refuses bad references and duplicate names, writing nothing', async () => {
       const a = await newAccount(store(), 'a');
       const b = await newAccount(store(), 'b');
-      const [foreignIp] = await allocate(b.id, '127.0.0.2');
+      const [foreignIp] = await allocate(b.id, '127.0.0.20');
       const foreignTpsp = await newTpsp(b.id, 'theirs');
       const foreignPool = await newPool(b.id, poolInput('Theirs'));
       const [mine] = await allocate(a.id, '127.0.0.2');
