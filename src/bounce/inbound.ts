@@ -9,6 +9,12 @@
  *   complaint), once per message however many reports arrive.
  *
  * Both are idempotent: a second report of the same kind for the same message changes nothing.
+ * A cc or bcc copy is a message of its own (its own VERP address), so a report about a copy acts
+ * on the copy's address and message, never on the recipient it was a copy of.
+ *
+ * A report about a message that no longer exists, or whose sub-account was deleted, changes
+ * nothing and is still accepted (250): the condition is permanent, and the reporting server must
+ * not keep retrying it.
  */
 import type { MailplaneContext } from '../context.js';
 import { describeReply } from '../delivery/outcome.js';
@@ -18,8 +24,11 @@ import { EventType, SuppressionType } from '../store/index.js';
 import { parseEnhancedCode } from './classify.js';
 import type { InboundReport } from './reports.js';
 
-/** What applying a report did. */
-export type ReportOutcome = 'hard-bounced' | 'complained' | 'already-recorded' | 'unknown-message' | 'ignored';
+/**
+ * What applying a report did. `sub-account-gone`: the message's sub-account was deleted (with
+ * its suppression list); the report is accepted and discarded, as one about an unknown message.
+ */
+export type ReportOutcome = 'hard-bounced' | 'complained' | 'already-recorded' | 'unknown-message' | 'sub-account-gone' | 'ignored';
 
 /** Applies `report` to message `messageId`. */
 export async function applyReport(ctx: MailplaneContext, messageId: string, report: InboundReport): Promise<ReportOutcome> {
@@ -27,6 +36,8 @@ export async function applyReport(ctx: MailplaneContext, messageId: string, repo
   const found = await ctx.store.messages.getForDelivery(messageId);
   if (!found) return 'unknown-message';
   const { message, batch } = found;
+  // Permanent, so answered as accepted: a 4xx here would have the reporting server retry for days.
+  if (!(await ctx.store.subAccounts.get(message.accountId, message.subAccountId))) return 'sub-account-gone';
   const nowMs = ctx.clock.now();
   const now = msToNs(nowMs);
 

@@ -133,6 +133,21 @@ describe.each(storeKinds)('the bounce and complaint receiver (%s)', (kind) => {
     expect((await stats()).spam).toBe(1);
   });
 
+  it('answers reports about a deleted sub-account\'s message permanently: a complaint 250 and discarded, a DSN 550 at RCPT', async () => {
+    const id = await delivered(`late@${RCPT_DOMAIN}`);
+    const verp = `b+${id}@${await returnPathHost()}`;
+    const deleted = await env.api.call('DELETE', `/account/subaccount/${env.sender.subAccount.id}`, { account: env.api.accountKey });
+    expect(deleted.status).toBe(200);
+    // Before: a foreign-key failure on the suppression, answered 451 4.3.0 for ever.
+    for (let i = 0; i < 2; i++) {
+      expect((await submit('fbl@bounces.mailplane.test', arf('fbl@bounces.mailplane.test', `<${id}@sender.test>`))).response).toMatch(/^250 /);
+    }
+    await expect(submit(verp, dsn(verp, `late@${RCPT_DOMAIN}`, 'failed', '5.1.1', '550 5.1.1 User unknown'))).rejects.toMatchObject({ responseCode: 550 });
+    const view = await env.api.call('GET', `/account/message/${id}`, { account: env.api.accountKey });
+    expect(view.body.status).toBe('delivered');
+    expect(view.body.events.map((e: { type: number }) => e.type)).toEqual([0, 2]);
+  });
+
   it('refuses mail for anything but an existing message on its own return-path host, or a feedback address', async () => {
     const id = await delivered(`ok@${RCPT_DOMAIN}`);
     for (const to of [`b+00000000-0000-4000-8000-000000000000@${await returnPathHost()}`, `b+${id}@elsewhere.test`, `postmaster@${await returnPathHost()}`, `someone@${RCPT_DOMAIN}`]) {
