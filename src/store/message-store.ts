@@ -26,6 +26,19 @@ export interface CopyRecipient extends Mailbox {
   customFields: Record<string, string>;
 }
 
+/**
+ * What a cc or bcc copy is a copy of. A copy is a message of its own (its own id, VERP address,
+ * unsubscribe link, events and outcome) whose `to` is the copy's address; its headers show the
+ * recipient it is a copy of in `To` and the sent cc copies in `Cc`, as every copy of the email does.
+ */
+export interface CopyOf {
+  /** The recipient's own message. */
+  messageId: string;
+  kind: 'cc' | 'bcc';
+  /** The recipient, for the `To` header. */
+  to: Mailbox;
+}
+
 /** An attachment as accepted: base64 content. */
 export interface AttachmentContent {
   filename: string;
@@ -73,10 +86,19 @@ export interface MessageRecord {
   batchId: string;
   accountId: number;
   subAccountId: number;
+  /** The envelope recipient: the `to` entry, or for a copy the copy's address. */
   to: Mailbox;
+  /**
+   * The cc copies shown in the `Cc` header. Only with `separateCopies: false` (messages accepted
+   * before copies were messages of their own) are they, and `bcc`, in this message's envelope too.
+   */
   cc: CopyRecipient[];
   bcc: CopyRecipient[];
   customFields: Record<string, string>;
+  /** Set on a cc or bcc copy (see {@link CopyOf}); `null` on a recipient's own message. */
+  copyOf: CopyOf | null;
+  /** Whether this message's cc and bcc copies are messages of their own, each sent in its own transaction. */
+  separateCopies: boolean;
   status: MessageStatus;
   /** Delivery attempts made so far. */
   attempts: number;
