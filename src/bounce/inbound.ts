@@ -20,7 +20,7 @@ import type { MailplaneContext } from '../context.js';
 import { describeReply } from '../delivery/outcome.js';
 import { msToNs } from '../model/time.js';
 import { recordMessageEvent } from '../sending/events.js';
-import { EventType, SuppressionType } from '../store/index.js';
+import { EventType, SuppressionType, type MessageRecord } from '../store/index.js';
 import { parseEnhancedCode } from './classify.js';
 import type { InboundReport } from './reports.js';
 
@@ -30,12 +30,23 @@ import type { InboundReport } from './reports.js';
  */
 export type ReportOutcome = 'hard-bounced' | 'complained' | 'already-recorded' | 'unknown-message' | 'sub-account-gone' | 'ignored';
 
-/** Applies `report` to message `messageId`. */
+/**
+ * The copy a complaint is about when the report names the message by its `Message-ID` alone
+ * (which the copies of one email share) and its `Original-Rcpt-To` is one of the copies.
+ */
+async function copyComplainedAbout(ctx: MailplaneContext, message: MessageRecord, report: InboundReport): Promise<MessageRecord | null> {
+  if (report.kind !== 'complaint' || !report.recipient || !message.separateCopies || message.copyOf !== null) return null;
+  if (report.recipient.toLowerCase() === message.to.email.toLowerCase()) return null;
+  return ctx.store.messages.findCopy(message.batchId, message.id, report.recipient);
+}
+
+/** Applies `report` to message `messageId` (or, for a complaint, to the copy it names). */
 export async function applyReport(ctx: MailplaneContext, messageId: string, report: InboundReport): Promise<ReportOutcome> {
   if (report.kind === 'other') return 'ignored';
   const found = await ctx.store.messages.getForDelivery(messageId);
   if (!found) return 'unknown-message';
-  const { message, batch } = found;
+  const { batch } = found;
+  const message = (await copyComplainedAbout(ctx, found.message, report)) ?? found.message;
   // Permanent, so answered as accepted: a 4xx here would have the reporting server retry for days.
   if (!(await ctx.store.subAccounts.get(message.accountId, message.subAccountId))) return 'sub-account-gone';
   const nowMs = ctx.clock.now();

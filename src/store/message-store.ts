@@ -153,6 +153,11 @@ export interface MessageStore {
   listQueued(batchId: string, limit: number, afterId?: string): Promise<MessageRecord[]>;
   /** The message and its batch by id alone (delivery workers), or `null`. */
   getForDelivery(messageId: string): Promise<{ message: MessageRecord; batch: SendBatchRecord } | null>;
+  /**
+   * The cc or bcc copy of message `messageId` (of batch `batchId`) whose address is `email`,
+   * compared case-insensitively, or `null`.
+   */
+  findCopy(batchId: string, messageId: string, email: string): Promise<MessageRecord | null>;
   /** Events of a message, oldest first. */
   listEvents(messageId: string): Promise<EventRecord[]>;
   addEvents(events: readonly EventRecord[]): Promise<void>;

@@ -181,12 +181,25 @@ describe.each(storeKinds)('cc and bcc copies (%s)', (kind) => {
     const { ann, carl, bo } = await sendWithCopies();
     const verp = `b+${bo}@${await returnPathHost()}`;
     // The copies share the email's Message-ID; the Return-Path the provider quotes names the copy.
-    const info = await report('fbl@bounces.mailplane.test', arf('fbl@bounces.mailplane.test', `<${ann}@sender.test>`, verp));
+    const info = await report('fbl@bounces.mailplane.test', arf('fbl@bounces.mailplane.test', `<${ann}@sender.test>`, { returnPath: verp }));
     expect(info.response).toMatch(/^250 /);
     await vi.waitFor(async () => expect(await types(bo)).toContain(8), { timeout: 15_000, interval: 20 });
     expect(await types(ann)).not.toContain(8);
     expect(await types(carl)).not.toContain(8);
     expect(await suppressions()).toMatchObject([{ email: at('bo'), reason: 3 }]);
     expect(await suppressions()).toHaveLength(1);
+  });
+
+  it('a complaint that quotes only the shared Message-ID goes to the copy its Original-Rcpt-To names', async () => {
+    const { ann, carl } = await sendWithCopies();
+    const complaint = arf('fbl@bounces.mailplane.test', `<${ann}@sender.test>`, { originalRcptTo: at('CARL') });
+    expect((await report('fbl@bounces.mailplane.test', complaint)).response).toMatch(/^250 /);
+    await vi.waitFor(async () => expect(await types(carl)).toContain(8), { timeout: 15_000, interval: 20 });
+    expect(await types(ann)).not.toContain(8);
+    expect(await suppressions()).toMatchObject([{ email: at('carl'), reason: 3 }]);
+    // Naming the recipient itself, or no one, it is the recipient's.
+    expect((await report('fbl@bounces.mailplane.test', arf('fbl@bounces.mailplane.test', `<${ann}@sender.test>`, { originalRcptTo: at('ann') }))).response).toMatch(/^250 /);
+    await vi.waitFor(async () => expect(await types(ann)).toContain(8), { timeout: 15_000, interval: 20 });
+    expect((await suppressions()).map((s) => s.email).sort()).toEqual([at('ann'), at('carl')]);
   });
 });

@@ -30,9 +30,10 @@ export const dsn = (to: string, recipient: string, action: string, status: strin
 
 /**
  * A complaint (ARF, RFC 5965) to `to` that quotes the original's headers: its `Message-ID`, and its
- * `Return-Path` when given (as the provider saw it on delivery).
+ * `Return-Path` when given (as the provider saw it on delivery), and names the complaining
+ * recipient in `Original-Rcpt-To` when given.
  */
-export const arf = (to: string, originalMessageId: string, returnPath?: string) =>
+export const arf = (to: string, originalMessageId: string, { returnPath, originalRcptTo }: { returnPath?: string; originalRcptTo?: string } = {}) =>
   [
     'From: Feedback Loop <feedback@provider.test>',
     `To: ${to}`,
@@ -51,6 +52,7 @@ export const arf = (to: string, originalMessageId: string, returnPath?: string) 
     'Feedback-Type: abuse',
     'User-Agent: ProviderFBL/1.0',
     'Version: 1',
+    ...(originalRcptTo ? [`Original-Rcpt-To: ${originalRcptTo}`] : []),
     '',
     '--ARF',
     'Content-Type: text/rfc822-headers',

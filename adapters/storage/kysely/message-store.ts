@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type {
   CopyOf,
   EventRecord,
@@ -121,6 +121,18 @@ export function kyselyMessageStore(ctx: KyselyStoreContext): MessageStore {
       let query = db.selectFrom('messages').selectAll().where('batch_id', '=', batchId).where('status', '=', 'queued');
       if (afterId !== undefined) query = query.where('id', '>', afterId);
       return (await query.orderBy('id').limit(limit).execute()).map(toMessage);
+    },
+
+    async findCopy(batchId, messageId, email) {
+      // The batch index narrows it to one send's messages; the copy's own fields are checked here.
+      const rows = await db
+        .selectFrom('messages')
+        .selectAll()
+        .where('batch_id', '=', batchId)
+        .where('copy_of', 'is not', null)
+        .where(sql<boolean>`lower(to_email) = ${email.toLowerCase()}`)
+        .execute();
+      return rows.map(toMessage).find((m) => m.copyOf?.messageId === messageId) ?? null;
     },
 
     async listEvents(messageId) {
