@@ -159,7 +159,7 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
     events.push(event(EventType.Dropped, { reason: drop.reason, description: drop.detail }));
     return { messageId: id, errorCode: DropReason[drop.reason], message: `${drop.reason}: ${drop.detail}` };
   };
-  const asCopy = (c: EnvelopeRecipient): CopyRecipient => ({ email: c.email, name: c.name, customFields: c.customFields });
+  const asCopy = (c: EnvelopeRecipient): CopyRecipient => ({ email: c.email, name: c.name, customFields: c.givenFields });
   const entries = planned.map(({ to, copies }): SendResponseEntry => {
     // Only the copies that are sent are named in the headers (Cc) and on the recipient's message.
     const cc = copies.filter((c) => c.kind === 'cc' && c.drop === null).map(asCopy);
@@ -169,9 +169,9 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
     if (copies.length > 0) {
       const copyOf = { messageId: id, to: { email: to.email, name: to.name } };
       entry.copies = copies.map((c) => ({
-        kind: c.kind as 'cc' | 'bcc',
+        kind: c.kind,
         email: c.email,
-        ...accept(c, { cc, bcc: [], copyOf: { ...copyOf, kind: c.kind as 'cc' | 'bcc' }, separateCopies: true }),
+        ...accept(c, { cc, bcc: [], copyOf: { ...copyOf, kind: c.kind }, separateCopies: true }),
       }));
     }
     return entry;

@@ -23,16 +23,23 @@ export interface EnvelopeRecipient {
   kind: 'to' | 'cc' | 'bcc';
   email: string;
   name: string;
-  /** The copy's own custom fields over its recipient's; a `to` entry's own. */
+  /** What it is rendered with: a copy's own custom fields over its recipient's; a `to` entry's own. */
   customFields: Record<string, string>;
+  /** The custom fields given on this entry of the request. */
+  givenFields: Record<string, string>;
   /** Why it is dropped, or `null` while it is sent. */
   drop: Drop | null;
+}
+
+/** A cc or bcc copy as an envelope recipient. */
+export interface CopyEnvelopeRecipient extends EnvelopeRecipient {
+  kind: 'cc' | 'bcc';
 }
 
 /** A `to` entry with its copies, cc first, each in request order. */
 export interface PlannedRecipient {
   to: EnvelopeRecipient;
-  copies: EnvelopeRecipient[];
+  copies: CopyEnvelopeRecipient[];
 }
 
 type Copy = NonNullable<SendRequest['to'][number]['cc']>[number];
@@ -46,11 +53,11 @@ export function planRecipients(request: SendRequest): PlannedRecipient[] {
     const problem = emailAddressProblem(to.email);
     const customFields = to.customFields ?? {};
     const planned: PlannedRecipient = {
-      to: { kind: 'to', email: to.email, name: to.name ?? '', customFields, drop: problem === null ? null : { reason: 'INVALID_ADDRESS', detail: `the recipient address ${problem}` } },
+      to: { kind: 'to', email: to.email, name: to.name ?? '', customFields, givenFields: customFields, drop: problem === null ? null : { reason: 'INVALID_ADDRESS', detail: `the recipient address ${problem}` } },
       copies: [],
     };
     const seen = new Set([to.email.toLowerCase()]);
-    const copy = (kind: 'cc' | 'bcc', c: Copy): EnvelopeRecipient => {
+    const copy = (kind: 'cc' | 'bcc', c: Copy): CopyEnvelopeRecipient => {
       const own = emailAddressProblem(c.email);
       const key = c.email.toLowerCase();
       const drop: Drop | null =
@@ -62,7 +69,8 @@ export function planRecipients(request: SendRequest): PlannedRecipient[] {
               ? { reason: 'DUPLICATE_RECIPIENT', detail: `the ${kind} address is already a recipient of this message` }
               : null;
       seen.add(key);
-      return { kind, email: c.email, name: c.name ?? '', customFields: { ...customFields, ...c.customFields }, drop };
+      const givenFields = c.customFields ?? {};
+      return { kind, email: c.email, name: c.name ?? '', customFields: { ...customFields, ...givenFields }, givenFields, drop };
     };
     planned.copies.push(...(to.cc ?? []).map((c) => copy('cc', c)), ...(to.bcc ?? []).map((c) => copy('bcc', c)));
     return planned;

@@ -86,6 +86,9 @@ describe.each(storeKinds)('cc and bcc copies (%s)', (kind) => {
       // A copy's custom fields over its recipient's.
       expect(mail.subject).toBe(address === at('carl') ? 'Hello Carl' : 'Hello Ann');
     }
+    // The recipient's message lists its copies as given.
+    const own = await env.message(entry!.messageId);
+    expect(own.to).toMatchObject({ cc: [{ email: at('carl'), name: 'Carl', customFields: { first: 'Carl' } }], bcc: [{ email: at('bo'), name: '', customFields: {} }] });
     const copy = await env.message(ids[at('carl')]!);
     expect(copy).toMatchObject({ status: 'delivered', to: { email: at('carl') }, copyOf: { messageID: entry!.messageId, kind: 'cc', to: { email: at('ann') } } });
     expect(await stats()).toMatchObject({ processed: 3, delivered: 3, dropped: 0 });
