@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type {
   CopyOf,
   EventRecord,
@@ -124,15 +124,11 @@ export function kyselyMessageStore(ctx: KyselyStoreContext): MessageStore {
     },
 
     async findCopy(batchId, messageId, email) {
-      // The batch index narrows it to one send's messages; the copy's own fields are checked here.
-      const rows = await db
-        .selectFrom('messages')
-        .selectAll()
-        .where('batch_id', '=', batchId)
-        .where('copy_of', 'is not', null)
-        .where(sql<boolean>`lower(to_email) = ${email.toLowerCase()}`)
-        .execute();
-      return rows.map(toMessage).find((m) => m.copyOf?.messageId === messageId) ?? null;
+      // The batch index narrows it to one send's copies (at most 1,000); the address is compared
+      // here, as SQLite's lower() folds ASCII only.
+      const rows = await db.selectFrom('messages').selectAll().where('batch_id', '=', batchId).where('copy_of', 'is not', null).execute();
+      const key = email.toLowerCase();
+      return rows.map(toMessage).find((m) => m.copyOf?.messageId === messageId && m.to.email.toLowerCase() === key) ?? null;
     },
 
     async listEvents(messageId) {
