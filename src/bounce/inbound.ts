@@ -9,24 +9,46 @@
  *   complaint), once per message however many reports arrive.
  *
  * Both are idempotent: a second report of the same kind for the same message changes nothing.
+ * A cc or bcc copy is a message of its own (its own VERP address), so a report about a copy acts
+ * on the copy's address and message, never on the recipient it was a copy of.
+ *
+ * A report about a message that no longer exists, or whose sub-account was deleted, changes
+ * nothing and is still accepted (250): the condition is permanent, and the reporting server must
+ * not keep retrying it.
  */
 import type { MailplaneContext } from '../context.js';
 import { describeReply } from '../delivery/outcome.js';
 import { msToNs } from '../model/time.js';
 import { recordMessageEvent } from '../sending/events.js';
-import { EventType, SuppressionType } from '../store/index.js';
+import { EventType, SuppressionType, type MessageRecord } from '../store/index.js';
 import { parseEnhancedCode } from './classify.js';
 import type { InboundReport } from './reports.js';
 
-/** What applying a report did. */
-export type ReportOutcome = 'hard-bounced' | 'complained' | 'already-recorded' | 'unknown-message' | 'ignored';
+/**
+ * What applying a report did. `sub-account-gone`: the message's sub-account was deleted (with
+ * its suppression list); the report is accepted and discarded, as one about an unknown message.
+ */
+export type ReportOutcome = 'hard-bounced' | 'complained' | 'already-recorded' | 'unknown-message' | 'sub-account-gone' | 'ignored';
 
-/** Applies `report` to message `messageId`. */
+/**
+ * The copy a complaint is about when the report names the message by its `Message-ID` alone
+ * (which the copies of one email share) and its `Original-Rcpt-To` is one of the copies.
+ */
+async function copyComplainedAbout(ctx: MailplaneContext, message: MessageRecord, report: InboundReport): Promise<MessageRecord | null> {
+  if (report.kind !== 'complaint' || !report.recipient || !message.separateCopies || message.copyOf !== null) return null;
+  if (report.recipient.toLowerCase() === message.to.email.toLowerCase()) return null;
+  return ctx.store.messages.findCopy(message.batchId, message.id, report.recipient);
+}
+
+/** Applies `report` to message `messageId` (or, for a complaint, to the copy it names). */
 export async function applyReport(ctx: MailplaneContext, messageId: string, report: InboundReport): Promise<ReportOutcome> {
   if (report.kind === 'other') return 'ignored';
   const found = await ctx.store.messages.getForDelivery(messageId);
   if (!found) return 'unknown-message';
-  const { message, batch } = found;
+  const { batch } = found;
+  const message = (await copyComplainedAbout(ctx, found.message, report)) ?? found.message;
+  // Permanent, so answered as accepted: a 4xx here would have the reporting server retry for days.
+  if (!(await ctx.store.subAccounts.get(message.accountId, message.subAccountId))) return 'sub-account-gone';
   const nowMs = ctx.clock.now();
   const now = msToNs(nowMs);
 

@@ -6,13 +6,17 @@
  * that are not RFC 3464 but carry the same fields.
  */
 import type { ParsedMail } from 'mailparser';
+import { isEmailAddress } from '../model/email-address.js';
 
 /** One report, as far as mailplane acts on it. */
 export type InboundReport =
   /** A final failure (`Action: failed`): the recipient's server refused the message after accepting it. */
   | { kind: 'failed'; status?: string; diagnostic: string; recipient?: string }
-  /** A complaint (`Feedback-Type: abuse` or `fraud`): the recipient marked the message as spam. */
-  | { kind: 'complaint'; feedbackType: string }
+  /**
+   * A complaint (`Feedback-Type: abuse` or `fraud`): the recipient marked the message as spam.
+   * `recipient`: the report's `Original-Rcpt-To`, when the provider gives it.
+   */
+  | { kind: 'complaint'; feedbackType: string; recipient?: string }
   /** Anything else: a delay notice, a success notice, an auto-reply. Nothing to do. */
   | { kind: 'other'; why: string };
 
@@ -30,7 +34,9 @@ export function readReport(mail: ParsedMail): InboundReport {
   const text = [typeof mail.text === 'string' ? mail.text : '', ...parts].join('\n');
   const feedbackType = field(text, 'Feedback-Type')?.toLowerCase();
   if (feedbackType) {
-    return feedbackType === 'abuse' || feedbackType === 'fraud' ? { kind: 'complaint', feedbackType } : { kind: 'other', why: `feedback type ${feedbackType}` };
+    if (feedbackType !== 'abuse' && feedbackType !== 'fraud') return { kind: 'other', why: `feedback type ${feedbackType}` };
+    const recipient = field(text, 'Original-Rcpt-To')?.replace(/^<|>$/g, '');
+    return { kind: 'complaint', feedbackType, ...(recipient && isEmailAddress(recipient) && { recipient }) };
   }
   const action = field(text, 'Action')?.toLowerCase();
   if (!action) return { kind: 'other', why: 'not a delivery status notification' };

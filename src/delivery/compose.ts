@@ -160,7 +160,8 @@ function composer(ctx: MailplaneContext, input: ComposeInput, bodies: Bodies, ba
   const content = batch.content;
   return new MailComposer({
     from: address(content.from),
-    to: [address(message.to)],
+    // A copy shows what every copy of the email shows: the recipient in To, the sent cc copies in Cc.
+    to: [address(message.copyOf?.to ?? message.to)],
     ...(message.cc.length > 0 && { cc: message.cc.map(address) }),
     ...(content.replyTo && { replyTo: address(content.replyTo) }),
     subject: rendered.subject,
@@ -172,7 +173,8 @@ function composer(ctx: MailplaneContext, input: ComposeInput, bodies: Bodies, ba
     // large HTML, and robust against long lines; receivers decode both.
     textEncoding: 'base64',
     ...(baseBoundary !== undefined && { baseBoundary }),
-    messageId: messageIdHeader(message.id, domain.name),
+    // One email, one Message-ID: replies from any copy thread with the others.
+    messageId: messageIdHeader(message.copyOf?.messageId ?? message.id, domain.name),
     date: new Date(input.dateMs),
     headers: {
       ...content.headers,
@@ -189,12 +191,22 @@ const signingKey = (input: ComposeInput) => ({
   headerFieldNames: DKIM_SIGNED_HEADERS,
 });
 
+/**
+ * Who one SMTP transaction delivers to: the message's own recipient. A cc or bcc copy is a message
+ * of its own with its own VERP sender; only a message accepted before that was so
+ * (`separateCopies: false`) still carries its copies in its envelope.
+ */
+export function envelopeRecipients(message: MessageRecord): string[] {
+  if (message.separateCopies || message.copyOf !== null) return [message.to.email];
+  return [message.to.email, ...message.cc.map((c) => c.email), ...message.bcc.map((c) => c.email)];
+}
+
 /** The message ready for the wire: its signed bytes as `parts`, with its envelope. */
 function outbound(input: ComposeInput, parts: readonly Buffer[]): OutboundMessage {
   const { message, domain } = input;
   const envelope = {
     from: verpAddress(message.id, domain.returnPathHost),
-    to: [message.to.email, ...message.cc.map((c) => c.email), ...message.bcc.map((c) => c.email)],
+    to: envelopeRecipients(message),
   };
   return outboundMessage(message.id, envelope, parts);
 }
@@ -251,8 +263,9 @@ function composeSharedBody(ctx: MailplaneContext, input: ComposeInput): SharedBo
 }
 
 /**
- * Composes and signs one recipient's message. The envelope holds the recipient and its cc and
- * bcc copies (bcc only in the envelope), from the VERP address on the domain's return-path host.
+ * Composes and signs one message: a recipient's, or one of its cc or bcc copies (bcc named in no
+ * header). The envelope holds that one address ({@link envelopeRecipients}), from the message's
+ * VERP address on the domain's return-path host.
  * nodemailer builds the MIME tree; src/delivery/mime-wire.ts writes it out synchronously (the
  * same bytes as nodemailer's own streaming build, which remains the fallback).
  * With `bodies`, a batch whose bodies do not vary per recipient ({@link hasSharedBody}) has its

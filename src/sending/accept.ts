@@ -3,10 +3,10 @@ import { normaliseDomainName } from '../domain/name.js';
 import { ForbiddenError, ValidationError } from '../errors.js';
 import { dayOfMs } from '../model/dates.js';
 import { msToNs, type EpochNs } from '../model/time.js';
-import { ALL_MAIL, EventType, type DomainRecord, type EventRecord, type MailplaneStore, type MessageRecord, type SendBatchRecord, type SubAccountRecord } from '../store/index.js';
+import { ALL_MAIL, EventType, type CopyRecipient, type DomainRecord, type EventRecord, type MailplaneStore, type MessageRecord, type SendBatchRecord, type SubAccountRecord } from '../store/index.js';
 import type { StoredCounter } from '../stats/counters.js';
-import { emailAddressProblem } from '../model/email-address.js';
 import { compileTemplates } from '../template/renderer.js';
+import { applyListDrops, envelopeRecipients, planRecipients, type Drop, type DropReasonName, type EnvelopeRecipient } from './recipients.js';
 import type { SendRequest } from './request.js';
 
 /** Job kind that delivers the accepted messages of one send request. */
@@ -16,27 +16,34 @@ export const DELIVER_BATCH_JOB = 'deliver-batch';
  * Why a recipient was dropped before sending: the `errorCode` (an integer, as the reference's
  * `EmailResponse` has it) and a stable name that starts the entry's `message`.
  */
-export const DropReason = {
+export const DropReason: Record<DropReasonName, number> = {
   INVALID_ADDRESS: 1,
   SUPPRESSED: 2,
   SENDER_DOMAIN_NOT_VERIFIED: 3,
-} as const;
-/** A key of {@link DropReason}. */
-export type DropReasonName = keyof typeof DropReason;
+  DUPLICATE_RECIPIENT: 4,
+};
+export type { Drop, DropReasonName };
 
-/** One entry of the send response, per recipient, as the reference's `EmailResponse`. */
+/** A cc or bcc copy in a {@link SendResponseEntry}: its own message, or why it was dropped. */
+export interface CopyResponseEntry {
+  kind: 'cc' | 'bcc';
+  email: string;
+  messageId: string;
+  errorCode?: number;
+  message?: string;
+}
+
+/**
+ * One entry of the send response, per `to` recipient, as the reference's `EmailResponse`, plus
+ * `copies` when the recipient had cc or bcc copies (each a message of its own).
+ */
 export interface SendResponseEntry {
   to: string;
   submittedAt: EpochNs;
   messageId: string;
   errorCode?: number;
   message?: string;
-}
-
-/** Why a recipient is dropped before sending. */
-export interface Drop {
-  reason: DropReasonName;
-  detail: string;
+  copies?: CopyResponseEntry[];
 }
 
 /**
@@ -57,10 +64,13 @@ export async function senderDomain(store: MailplaneStore, subAccountId: number, 
 /**
  * Accepts a send request for a sub-account. Checks run in an order a caller can reason about:
  * the request shape (already validated), templates compile (422), the sub-account is not blocked
- * (403, refused as a whole), the IP pool exists (422); then per recipient an invalid address, a
- * suppressed address, or a from-domain that is not a verified domain of the sub-account drops
- * that recipient. Everything the response acknowledges (batch, messages, events, counters and the
- * delivery job) is committed in one transaction before it returns.
+ * (403, refused as a whole), the IP pool exists (422); then per envelope recipient (each `to`
+ * and each of its cc and bcc copies, src/sending/recipients.ts) an invalid address, a suppressed
+ * address, or a from-domain that is not a verified domain of the sub-account drops that
+ * recipient. Each copy becomes a message of its own, sent in its own SMTP transaction, so that a
+ * bounce, complaint or unsubscribe of a copy acts on the copy's address. Everything the response
+ * acknowledges (batch, messages, events, counters and the delivery job) is committed in one
+ * transaction before it returns.
  */
 export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRecord, request: SendRequest): Promise<SendResponseEntry[]> {
   compileTemplates(request);
@@ -80,13 +90,9 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
 
   const { domain, drop: domainDrop } = await senderDomain(store, subAccount.id, request.from.email);
 
-  const addressProblems = request.to.map((to) => emailAddressProblem(to.email));
-  const suppressed = new Set(
-    await store.suppressions.suppressedAmong(
-      subAccount.id,
-      request.to.filter((_, i) => addressProblems[i] === null).map((to) => to.email),
-    ),
-  );
+  const planned = planRecipients(request);
+  const candidates = envelopeRecipients(planned).filter((r) => r.drop === null).map((r) => r.email);
+  applyListDrops(planned, new Set(await store.suppressions.suppressedAmong(subAccount.id, candidates)), domainDrop);
 
   const nowMs = ctx.clock.now();
   const now = msToNs(nowMs);
@@ -116,26 +122,18 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
 
   const messages: MessageRecord[] = [];
   const events: EventRecord[] = [];
-  const entries: SendResponseEntry[] = [];
   let dropped = 0;
-  request.to.forEach((to, index) => {
-    const problem = addressProblems[index];
-    const drop: Drop | null =
-      problem !== null
-        ? { reason: 'INVALID_ADDRESS', detail: `the recipient address ${problem}` }
-        : suppressed.has(to.email)
-          ? { reason: 'SUPPRESSED', detail: 'the recipient is on the suppression list of this sub-account' }
-          : domainDrop;
-    const id = ctx.ids.uuid();
+  /** The message of one envelope recipient, its events, and its response fields. */
+  const accept = (recipient: EnvelopeRecipient, fields: Pick<MessageRecord, 'cc' | 'bcc' | 'copyOf' | 'separateCopies'>, id = ctx.ids.uuid()) => {
+    const { drop } = recipient;
     messages.push({
       id,
       batchId: batch.id,
       accountId: subAccount.accountId,
       subAccountId: subAccount.id,
-      to: { email: to.email, name: to.name ?? '' },
-      cc: (to.cc ?? []).map((c) => ({ email: c.email, name: c.name ?? '', customFields: c.customFields ?? {} })),
-      bcc: (to.bcc ?? []).map((c) => ({ email: c.email, name: c.name ?? '', customFields: c.customFields ?? {} })),
-      customFields: to.customFields ?? {},
+      to: { email: recipient.email, name: recipient.name },
+      ...fields,
+      customFields: recipient.customFields,
       status: drop ? 'dropped' : 'queued',
       attempts: 0,
       submittedAt: now,
@@ -156,14 +154,27 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
       metadata,
     });
     events.push(event(EventType.Processed, {}));
-    const entry: SendResponseEntry = { to: to.email, submittedAt: now, messageId: id };
-    if (drop) {
-      dropped += 1;
-      events.push(event(EventType.Dropped, { reason: drop.reason, description: drop.detail }));
-      entry.errorCode = DropReason[drop.reason];
-      entry.message = `${drop.reason}: ${drop.detail}`;
+    if (!drop) return { messageId: id };
+    dropped += 1;
+    events.push(event(EventType.Dropped, { reason: drop.reason, description: drop.detail }));
+    return { messageId: id, errorCode: DropReason[drop.reason], message: `${drop.reason}: ${drop.detail}` };
+  };
+  const asCopy = (c: EnvelopeRecipient): CopyRecipient => ({ email: c.email, name: c.name, customFields: c.givenFields });
+  const entries = planned.map(({ to, copies }): SendResponseEntry => {
+    // Only the copies that are sent are named in the headers (Cc) and on the recipient's message.
+    const cc = copies.filter((c) => c.kind === 'cc' && c.drop === null).map(asCopy);
+    const bcc = copies.filter((c) => c.kind === 'bcc' && c.drop === null).map(asCopy);
+    const id = ctx.ids.uuid();
+    const entry: SendResponseEntry = { to: to.email, submittedAt: now, ...accept(to, { cc, bcc, copyOf: null, separateCopies: true }, id) };
+    if (copies.length > 0) {
+      const copyOf = { messageId: id, to: { email: to.email, name: to.name } };
+      entry.copies = copies.map((c) => ({
+        kind: c.kind,
+        email: c.email,
+        ...accept(c, { cc, bcc: [], copyOf: { ...copyOf, kind: c.kind }, separateCopies: true }),
+      }));
     }
-    entries.push(entry);
+    return entry;
   });
 
   const counters: Partial<Record<StoredCounter, number>> = { processed: messages.length, dropped };

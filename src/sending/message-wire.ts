@@ -44,6 +44,8 @@ export function messageToWire(message: MessageRecord, batch: SendBatchRecord, ev
     from: c.from,
     ...(c.replyTo && { replyTo: c.replyTo }),
     to: { email: message.to.email, name: message.to.name, cc: message.cc, bcc: message.bcc, customFields: message.customFields },
+    // A cc or bcc copy (a message of its own): the recipient's message it is a copy of.
+    ...(message.copyOf && { copyOf: { messageID: message.copyOf.messageId, kind: message.copyOf.kind, to: message.copyOf.to } }),
     attachments: c.attachments.map((a) => ({ filename: a.filename })),
     groups: c.groups,
     ...(c.ippool !== undefined && { ipPool: c.ippool }),

@@ -6,8 +6,14 @@ import { customHeaderProblem } from './headers.js';
 
 /** Most recipients (`to` entries) one request may carry; each becomes one message. */
 export const MAX_RECIPIENTS_PER_REQUEST = 1000;
-/** Most cc plus bcc copies of one recipient's message. */
+/** Most cc copies, and most bcc copies, of one recipient. */
 export const MAX_COPIES_PER_RECIPIENT = 50;
+/**
+ * Most cc and bcc copies of one request, all recipients together. Each copy is a message of its own
+ * (src/sending/recipients.ts), so this bounds one request at 2,000 messages written in one
+ * transaction, where 1,000 recipients with 100 copies each would be 101,000.
+ */
+export const MAX_COPIES_PER_REQUEST = 1000;
 /** Most custom fields of one recipient, and the longest name and value. */
 export const MAX_CUSTOM_FIELDS = 100;
 const MAX_FIELD_NAME = 100;
@@ -105,6 +111,10 @@ export const sendRequestSchema = z
   .refine((r) => r.htmlBody !== undefined || r.textBody !== undefined || r.ampBody !== undefined, {
     message: 'give htmlBody, textBody or ampBody',
     path: ['htmlBody'],
+  })
+  .refine((r) => r.to.reduce((sum, to) => sum + (to.cc?.length ?? 0) + (to.bcc?.length ?? 0), 0) <= MAX_COPIES_PER_REQUEST, {
+    message: `at most ${MAX_COPIES_PER_REQUEST} cc and bcc copies per request, all recipients together`,
+    path: ['to'],
   });
 
 /** A validated send request. */

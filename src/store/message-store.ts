@@ -26,6 +26,19 @@ export interface CopyRecipient extends Mailbox {
   customFields: Record<string, string>;
 }
 
+/**
+ * What a cc or bcc copy is a copy of. A copy is a message of its own (its own id, VERP address,
+ * unsubscribe link, events and outcome) whose `to` is the copy's address; its headers show the
+ * recipient it is a copy of in `To` and the sent cc copies in `Cc`, as every copy of the email does.
+ */
+export interface CopyOf {
+  /** The recipient's own message. */
+  messageId: string;
+  kind: 'cc' | 'bcc';
+  /** The recipient, for the `To` header. */
+  to: Mailbox;
+}
+
 /** An attachment as accepted: base64 content. */
 export interface AttachmentContent {
   filename: string;
@@ -73,10 +86,19 @@ export interface MessageRecord {
   batchId: string;
   accountId: number;
   subAccountId: number;
+  /** The envelope recipient: the `to` entry, or for a copy the copy's address. */
   to: Mailbox;
+  /**
+   * The cc copies shown in the `Cc` header. Only with `separateCopies: false` (messages accepted
+   * before copies were messages of their own) are they, and `bcc`, in this message's envelope too.
+   */
   cc: CopyRecipient[];
   bcc: CopyRecipient[];
   customFields: Record<string, string>;
+  /** Set on a cc or bcc copy (see {@link CopyOf}); `null` on a recipient's own message. */
+  copyOf: CopyOf | null;
+  /** Whether this message's cc and bcc copies are messages of their own, each sent in its own transaction. */
+  separateCopies: boolean;
   status: MessageStatus;
   /** Delivery attempts made so far. */
   attempts: number;
@@ -131,6 +153,11 @@ export interface MessageStore {
   listQueued(batchId: string, limit: number, afterId?: string): Promise<MessageRecord[]>;
   /** The message and its batch by id alone (delivery workers), or `null`. */
   getForDelivery(messageId: string): Promise<{ message: MessageRecord; batch: SendBatchRecord } | null>;
+  /**
+   * The cc or bcc copy of message `messageId` (of batch `batchId`) whose address is `email`,
+   * compared case-insensitively, or `null`.
+   */
+  findCopy(batchId: string, messageId: string, email: string): Promise<MessageRecord | null>;
   /** Events of a message, oldest first. */
   listEvents(messageId: string): Promise<EventRecord[]>;
   addEvents(events: readonly EventRecord[]): Promise<void>;

@@ -52,6 +52,9 @@ export interface SuppressionFilter {
  *   exactly one record and changes nothing in it (the first type, `created` and `smtpError` stay).
  *   Within one call the first entry of an address wins. It answers the stored record of every
  *   distinct address given, in the order of first appearance, whether it was new or not.
+ *   Adding to a sub-account that does not exist (deleted since the message an unsubscribe or a
+ *   bounce is about was sent) MUST add nothing, answer `[]` and not throw, also when the
+ *   sub-account is deleted concurrently: a constraint of the store never reaches the caller.
  * - `remove` deletes the given addresses whatever their type and answers how many records went.
  * - `list` MUST order by id ascending.
  * - `isSuppressed` MUST be a single indexed lookup, and `suppressedAmong` a single query for up to

@@ -51,7 +51,8 @@ export interface ProviderTraffic {
  * reached from delivery and from the warmup job, never with ids from a request.
  *
  * - `addTraffic` MUST add to the stored counts (concurrent increments from several workers or
- *   processes all count) and MUST NOT fail when the rows do not exist yet.
+ *   processes all count) and MUST NOT fail when the rows do not exist yet, nor when an IP no
+ *   longer exists (deleted while a message it sent was out): that IP's increments are skipped.
  * - `saveProgress` MUST be compare-and-set: it stores `record` only when the stored progress of
  *   the same warmup has `evaluated === expectedEvaluated` (no row counts as 0) and answers whether
  *   it did, so two workers evaluating the same boundary store it once.

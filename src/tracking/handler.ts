@@ -107,6 +107,10 @@ export function createTrackingHandler(ctx: MailplaneContext): HttpHandler {
     if (method !== 'GET' && method !== 'POST') return notAllowed('GET, POST');
     try {
       const result = await unsubscribeByToken(ctx, unsubscribe[1]!);
+      if (!result.ok && result.reason === 'gone') {
+        // Permanent: the sender's sub-account was deleted with its list; a retry would change nothing.
+        return page(410, 'This list no longer exists', 'The sender of this email has closed this list: nothing more will be sent to you from it.');
+      }
       if (!result.ok) return notFound();
       if (method === 'POST') return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'unsubscribed\n' };
       return page(200, 'You are unsubscribed', `${result.email} will no longer receive these emails.`);

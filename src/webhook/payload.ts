@@ -7,7 +7,8 @@ import type { EventRecord, MessageRecord, SendBatchRecord } from '../store/index
  * reference's `Event`: `eventID`, `type`, `messageID`, `eventMetadata` and the message's routing
  * fields, as the message API shows events) and `emailMessage` (`messageID`, `from`, `to`,
  * `subject`, the custom `headers` of the send and its `groups`). The subject is the one given to
- * the send, as the message API answers it (templates unrendered).
+ * the send, as the message API answers it (templates unrendered). A cc or bcc copy's events also
+ * carry `emailMessage.copyOf`, the recipient's message it is a copy of.
  */
 export function webhookPayload(event: EventRecord, message: MessageRecord, batch: SendBatchRecord): string {
   const c = batch.content;
@@ -21,6 +22,8 @@ export function webhookPayload(event: EventRecord, message: MessageRecord, batch
       subject: c.subject,
       headers: c.headers,
       groups: c.groups,
+      // A cc or bcc copy's events are its own message's: this names the recipient's message.
+      ...(message.copyOf && { copyOf: { messageID: message.copyOf.messageId, kind: message.copyOf.kind } }),
     },
   });
 }

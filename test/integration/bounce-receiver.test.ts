@@ -8,65 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBounceReceiver, type BounceReceiver } from 'mailplane';
 import { storeKinds } from '../support/databases.js';
 import { RCPT_DOMAIN, startDeliveryEnv, type DeliveryEnv } from '../support/delivery-env.js';
-
-const dsn = (to: string, recipient: string, action: string, status: string, diagnostic: string) =>
-  [
-    'From: Mail Delivery System <MAILER-DAEMON@mx.rcpt.test>',
-    `To: ${to}`,
-    'Subject: Undelivered Mail Returned to Sender',
-    'Message-ID: <0f8fad5b-d9cb-469f-a165-70867728950e@mx.rcpt.test>',
-    'MIME-Version: 1.0',
-    'Content-Type: multipart/report; report-type=delivery-status; boundary="BOUNDARY"',
-    '',
-    '--BOUNDARY',
-    'Content-Type: text/plain',
-    '',
-    'I am sorry to have to inform you that your message could not be delivered.',
-    '',
-    '--BOUNDARY',
-    'Content-Type: message/delivery-status',
-    '',
-    'Reporting-MTA: dns; mx.rcpt.test',
-    '',
-    `Final-Recipient: rfc822; ${recipient}`,
-    `Action: ${action}`,
-    `Status: ${status}`,
-    `Diagnostic-Code: smtp; ${diagnostic}`,
-    '',
-    '--BOUNDARY--',
-    '',
-  ].join('\r\n');
-
-const arf = (to: string, originalMessageId: string) =>
-  [
-    'From: Feedback Loop <feedback@provider.test>',
-    `To: ${to}`,
-    'Subject: Abuse report',
-    'MIME-Version: 1.0',
-    'Content-Type: multipart/report; report-type=feedback-report; boundary="ARF"',
-    '',
-    '--ARF',
-    'Content-Type: text/plain',
-    '',
-    'This is an email abuse report.',
-    '',
-    '--ARF',
-    'Content-Type: message/feedback-report',
-    '',
-    'Feedback-Type: abuse',
-    'User-Agent: ProviderFBL/1.0',
-    'Version: 1',
-    '',
-    '--ARF',
-    'Content-Type: text/rfc822-headers',
-    '',
-    'From: News <news@sender.test>',
-    `Message-ID: ${originalMessageId}`,
-    'Subject: Hello',
-    '',
-    '--ARF--',
-    '',
-  ].join('\r\n');
+import { arf, dsn } from '../support/reports.js';
 
 describe.each(storeKinds)('the bounce and complaint receiver (%s)', (kind) => {
   let env: DeliveryEnv;
@@ -131,6 +73,21 @@ describe.each(storeKinds)('the bounce and complaint receiver (%s)', (kind) => {
     expect(view.events.filter((e: { type: number }) => e.type === 8)).toMatchObject([{ eventMetadata: { feedbackType: 'abuse' } }]);
     expect(await suppressions()).toMatchObject([{ email: `angry@${RCPT_DOMAIN}`, reason: 3 }]);
     expect((await stats()).spam).toBe(1);
+  });
+
+  it('answers reports about a deleted sub-account\'s message permanently: a complaint 250 and discarded, a DSN 550 at RCPT', async () => {
+    const id = await delivered(`late@${RCPT_DOMAIN}`);
+    const verp = `b+${id}@${await returnPathHost()}`;
+    const deleted = await env.api.call('DELETE', `/account/subaccount/${env.sender.subAccount.id}`, { account: env.api.accountKey });
+    expect(deleted.status).toBe(200);
+    // Before: a foreign-key failure on the suppression, answered 451 4.3.0 for ever.
+    for (let i = 0; i < 2; i++) {
+      expect((await submit('fbl@bounces.mailplane.test', arf('fbl@bounces.mailplane.test', `<${id}@sender.test>`))).response).toMatch(/^250 /);
+    }
+    await expect(submit(verp, dsn(verp, `late@${RCPT_DOMAIN}`, 'failed', '5.1.1', '550 5.1.1 User unknown'))).rejects.toMatchObject({ responseCode: 550 });
+    const view = await env.api.call('GET', `/account/message/${id}`, { account: env.api.accountKey });
+    expect(view.body.status).toBe('delivered');
+    expect(view.body.events.map((e: { type: number }) => e.type)).toEqual([0, 2]);
   });
 
   it('refuses mail for anything but an existing message on its own return-path host, or a feedback address', async () => {

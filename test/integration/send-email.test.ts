@@ -111,6 +111,18 @@ describe.each(storeKinds)('sending email through the API on %s', (kind) => {
     expect(await stats()).toMatchObject({ processed: 1000, sent: 1000 });
   });
 
+  it('accepts 1,000 cc and bcc copies in one request, each a message, and refuses 1,001', async () => {
+    const copies = (from: number) => Array.from({ length: 50 }, (_, i) => ({ email: `c${from + i}@example.org` }));
+    const to = Array.from({ length: 10 }, (_, i) => ({ email: `r${i}@example.org`, cc: copies(i * 100), bcc: copies(i * 100 + 50) }));
+    const result = await send({ ...sendBody('news@shop.example.com', []), to });
+    expect(result.status, result.text).toBe(200);
+    expect(result.body.flatMap((e: { copies: unknown[] }) => e.copies)).toHaveLength(1000);
+    expect(await stats()).toMatchObject({ processed: 1010, sent: 1010 });
+    const refused = await send({ ...sendBody('news@shop.example.com', []), to: [...to, { email: 'r10@example.org', cc: [{ email: 'one@more.org' }] }] });
+    expectError(refused, 422);
+    expect(refused.body.message).toContain('1000 cc and bcc copies per request');
+  });
+
   it('refuses a blocked sub-account as a whole and an unknown IP pool, writing nothing', async () => {
     expectError(await send(sendBody('news@shop.example.com', ['a@example.org'], { ippool: 'nope' })), 422, 'UNKNOWN_IP_POOL');
     await api.call('PUT', `/account/subaccount/${sender.subAccount.id}`, { account: api.accountKey, body: { blocked: true, block_reason: 'billing' } });

@@ -87,4 +87,18 @@ describe.each(storeKinds)('unsubscribe links on %s', (kind) => {
     expect((await follow('GET', foreignUrl)).status).toBe(404);
     expect(await api.mailplane.context.store.suppressions.isSuppressed(sender.subAccount.id, 'keep@example.org')).toBe(false);
   });
+
+  it('answers 410 Gone, not a 5xx, for a link of a deleted sub-account, and records nothing', async () => {
+    const [entry] = await sendTo(['late@example.org']);
+    const url = unsubscribeUrl(api.mailplane.context, entry.messageId);
+    expect((await api.call('DELETE', `/account/subaccount/${sender.subAccount.id}`, { account: api.accountKey })).status).toBe(200);
+    // Before: 503 'Please try again' (the suppression's foreign key failed), for ever.
+    for (const method of ['GET', 'POST', 'GET'] as const) {
+      const response = await follow(method, url);
+      expect(response.status, method).toBe(410);
+      expect(response.body).toContain('no longer exists');
+    }
+    const message = await api.call('GET', `/account/message/${entry.messageId}`, { account: api.accountKey });
+    expect(message.body.events.map((e: { type: number }) => e.type)).not.toContain(7);
+  });
 });

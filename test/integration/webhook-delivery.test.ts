@@ -99,6 +99,23 @@ describe.each(storeKinds)('webhook event delivery (%s)', (kind) => {
     expect(receiver.received[1]!.json.event.messageID).toBe(read!.messageId);
   });
 
+  it('posts a cc copy\'s HardBounced as the copy\'s own event, naming the recipient\'s message it is a copy of', async () => {
+    await start();
+    await register({ hardBounced: true, delivered: true });
+    env.sink.behave({ rcptFor: { [`carl@${RCPT_DOMAIN}`]: ['550 5.1.1 no such user'] } });
+    const [entry] = (await env.send([`ada@${RCPT_DOMAIN}`], { to: [{ email: `ada@${RCPT_DOMAIN}`, cc: [{ email: `carl@${RCPT_DOMAIN}` }] }] })) as unknown as Array<{ messageId: string; copies: Array<{ messageId: string }> }>;
+    const copyId = entry!.copies[0]!.messageId;
+    await env.waitForStatus(copyId, 'hard_bounced');
+    await env.waitForStatus(entry!.messageId, 'delivered');
+    await waitForDeliveries(2);
+    const bounce = receiver.received.find((d) => d.json.event.type === 4)!.json;
+    expect(bounce.event).toMatchObject({ messageID: copyId, to: `carl@${RCPT_DOMAIN}` });
+    expect(bounce.emailMessage).toMatchObject({ messageID: copyId, to: [{ email: `carl@${RCPT_DOMAIN}` }], copyOf: { messageID: entry!.messageId, kind: 'cc' } });
+    const delivered = receiver.received.find((d) => d.json.event.type === 2)!.json;
+    expect(delivered.event.messageID).toBe(entry!.messageId);
+    expect(delivered.emailMessage.copyOf).toBeUndefined();
+  });
+
   it('sends only the switched-on events, nothing to a paused webhook, and nothing to another account', async () => {
     await start();
     const other = await env.api.mailplane.createAccount({ name: 'other tenant' });

@@ -45,6 +45,9 @@ describe('reading reports', () => {
 
   it('reads an abuse report and names what is not one', async () => {
     expect(readReport(await simpleParser(report('feedback-report', 'Feedback-Type: abuse\r\nVersion: 1\r\n')))).toEqual({ kind: 'complaint', feedbackType: 'abuse' });
+    // Original-Rcpt-To names the complaining recipient (a cc or bcc copy shares the Message-ID); kept only when it is an address.
+    expect(readReport(await simpleParser(report('feedback-report', 'Feedback-Type: abuse\r\nOriginal-Rcpt-To: <Carl@rcpt.test>\r\n')))).toEqual({ kind: 'complaint', feedbackType: 'abuse', recipient: 'Carl@rcpt.test' });
+    expect(readReport(await simpleParser(report('feedback-report', 'Feedback-Type: abuse\r\nOriginal-Rcpt-To: lit@[127.0.0.1]\r\n')))).toEqual({ kind: 'complaint', feedbackType: 'abuse' });
     expect(readReport(await simpleParser(report('feedback-report', 'Feedback-Type: not-spam\r\n')))).toEqual({ kind: 'other', why: 'feedback type not-spam' });
     expect(readReport(await simpleParser(Buffer.from('Subject: out of office\r\n\r\nI am away.\r\n')))).toEqual({ kind: 'other', why: 'not a delivery status notification' });
   });

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type {
+  CopyOf,
   EventRecord,
   EventType,
   MessageRecord,
@@ -33,6 +34,8 @@ function toMessage(row: Selectable<MessagesTable>): MessageRecord {
     cc: JSON.parse(row.cc) as MessageRecord['cc'],
     bcc: JSON.parse(row.bcc) as MessageRecord['bcc'],
     customFields: JSON.parse(row.custom_fields) as MessageRecord['customFields'],
+    copyOf: row.copy_of === null ? null : (JSON.parse(row.copy_of) as CopyOf),
+    separateCopies: toNumber(row.separate_copies) === 1,
     status: row.status as MessageStatus,
     attempts: toNumber(row.attempts),
     submittedAt: toBigint(row.submitted_at),
@@ -60,12 +63,13 @@ function toEvent(row: Selectable<EventsTable>): EventRecord {
 const MESSAGE_COLUMNS = [
   'id', 'batch_id', 'account_id', 'sub_account_id', 'to_email', 'to_name', 'cc', 'bcc', 'custom_fields', 'status',
   'attempts', 'submitted_at', 'updated', 'ip_id', 'ip_pool_id', 'tpsp_id', 'smtp_code', 'smtp_description',
+  'copy_of', 'separate_copies',
 ] as const;
 
 const messageValues = (m: MessageRecord) => [
   m.id, m.batchId, m.accountId, m.subAccountId, m.to.email, m.to.name, JSON.stringify(m.cc), JSON.stringify(m.bcc),
   JSON.stringify(m.customFields), m.status, m.attempts, m.submittedAt, m.updated, m.ipId, m.ipPoolId, m.tpspId,
-  m.smtpCode, m.smtpDescription,
+  m.smtpCode, m.smtpDescription, m.copyOf === null ? null : JSON.stringify(m.copyOf), m.separateCopies ? 1 : 0,
 ];
 
 const EVENT_COLUMNS = ['id', 'message_id', 'account_id', 'sub_account_id', 'type', 'created', 'metadata'] as const;
@@ -117,6 +121,14 @@ export function kyselyMessageStore(ctx: KyselyStoreContext): MessageStore {
       let query = db.selectFrom('messages').selectAll().where('batch_id', '=', batchId).where('status', '=', 'queued');
       if (afterId !== undefined) query = query.where('id', '>', afterId);
       return (await query.orderBy('id').limit(limit).execute()).map(toMessage);
+    },
+
+    async findCopy(batchId, messageId, email) {
+      // The batch index narrows it to one send's copies (at most 1,000); the address is compared
+      // here, as SQLite's lower() folds ASCII only.
+      const rows = await db.selectFrom('messages').selectAll().where('batch_id', '=', batchId).where('copy_of', 'is not', null).execute();
+      const key = email.toLowerCase();
+      return rows.map(toMessage).find((m) => m.copyOf?.messageId === messageId && m.to.email.toLowerCase() === key) ?? null;
     },
 
     async listEvents(messageId) {

@@ -54,6 +54,14 @@ export function kyselySuppressionStore(ctx: KyselyStoreContext): SuppressionStor
       const keys = [...byKey.keys()].sort();
       const stored = await atomically(ctx, async (trx) => {
         const found = new Map<string, SuppressionRecord>();
+        // The sub-account may have been deleted (an unsubscribe link or a bounce of one of its
+        // messages arrives later): then there is nothing to add, and the insert would only fail
+        // its foreign key. On PostgreSQL the row is locked FOR KEY SHARE (what the foreign key
+        // check itself takes), so a concurrent delete waits for this transaction and then removes
+        // what it added, instead of failing it halfway.
+        let parent = trx.selectFrom('sub_accounts').select('id').where('id', '=', subAccountId);
+        if (ctx.dialect === 'postgres') parent = parent.forKeyShare();
+        if (!(await parent.executeTakeFirst())) return found;
         for (const chunk of chunks(keys, INSERT_CHUNK)) {
           // ON CONFLICT DO NOTHING is the idempotent, race-free upsert: a concurrent insert of the
           // same address waits on the unique index and then does nothing.

@@ -34,7 +34,15 @@ function parseHeld(text: string): number[] {
 export function kyselyWarmupStore(ctx: KyselyStoreContext): WarmupStore {
   const { db } = ctx;
   return {
-    async addTraffic(entries) {
+    async addTraffic(all) {
+      if (all.length === 0) return;
+      // An IP deleted while its message was out has no counts to keep, and the insert would fail
+      // its foreign key (failing the delivery outcome it is recorded with). On PostgreSQL the rows
+      // are locked FOR KEY SHARE, as the foreign key check would, so a concurrent delete waits.
+      let existing = db.selectFrom('ips').select('id').where('id', 'in', [...new Set(all.map((e) => e.ipId))]);
+      if (ctx.dialect === 'postgres') existing = existing.forKeyShare();
+      const live = new Set((await existing.execute()).map((row) => toNumber(row.id)));
+      const entries = all.filter((e) => live.has(e.ipId));
       const days = merge(entries, (e) => `${e.ipId}\u0000${e.day}\u0000${e.provider}`).filter((e) => e.sent > 0);
       if (days.length > 0) {
         await db

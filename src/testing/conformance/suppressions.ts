@@ -149,5 +149,18 @@ export function suppressionStoreConformance(store: () => MailplaneStore): void {
       ).rejects.toThrow('abort');
       expect(await store().suppressions.isSuppressed(sub.id, 'rolled@example.com')).toBe(false);
     });
+
+    it('adds nothing, and does not throw, for a sub-account that was deleted, also inside a transaction', async () => {
+      const [sub, other] = await twoSubAccounts();
+      expect(await store().subAccounts.delete(sub.accountId, sub.id)).toBe(true);
+      expect(await store().suppressions.add(sub.id, [entry('late@example.com', 1)])).toEqual([]);
+      // In a transaction the rest of its work still commits (a failed statement would abort it on PostgreSQL).
+      await store().transaction(async (tx) => {
+        expect(await tx.suppressions.add(sub.id, [entry('late@example.com', 2)])).toEqual([]);
+        await tx.suppressions.add(other.id, [entry('kept@example.com')]);
+      });
+      expect(await store().suppressions.isSuppressed(other.id, 'kept@example.com')).toBe(true);
+      expect(await store().suppressions.list(sub.id, page)).toEqual([]);
+    });
   });
 }

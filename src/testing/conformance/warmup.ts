@@ -82,6 +82,10 @@ export function warmupStoreConformance(store: () => MailplaneStore): void {
       expect(deleted.ok).toBe(true);
       expect(await store().warmup.progressOf([ip.id])).toEqual([]);
       expect(await store().warmup.sentOn([ip.id], '2026-11-22')).toEqual([]);
+      // An outcome recorded after the delete (the message was out) skips the IP, without failing its transaction.
+      const other = await warmingIp(store(), '192.0.2.11');
+      await store().transaction(async (tx) => tx.warmup.addTraffic([send(ip.id), send(other.id)]));
+      expect(await store().warmup.sentOn([ip.id, other.id], '2026-11-22')).toEqual([{ ipId: other.id, provider: 0, sent: 1 }]);
     });
   });
 }

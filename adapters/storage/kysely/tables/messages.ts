@@ -30,6 +30,10 @@ export interface MessagesTable {
   tpsp_id: DbIntNull;
   smtp_code: DbIntNull;
   smtp_description: string;
+  /** JSON of the copy's CopyOf, or NULL on a recipient's own message. */
+  copy_of: string | null;
+  /** 1 when the message's cc and bcc copies are messages of their own (0 on rows older than 0012). */
+  separate_copies: DbInt;
 }
 
 /** One event of one message. */
