@@ -9,6 +9,7 @@ import { jobsMigration } from './0006-jobs.js';
 import { statsMigration } from './0007-stats.js';
 import { messagesMigration } from './0008-messages.js';
 import { ipWarmupMigration } from './0009-ip-warmup.js';
+import { rateLimitsMigration } from './0011-rate-limits.js';
 
 /*
  * Versioned migrations, applied in name order on start. Never edit a migration that has shipped:
@@ -24,6 +25,7 @@ const migrationFactories: Record<string, (dialect: DialectName) => Migration> = 
   '0007-stats': statsMigration,
   '0008-messages': messagesMigration,
   '0009-ip-warmup': ipWarmupMigration,
+  '0011-rate-limits': rateLimitsMigration,
 };
 
 /** The Kysely migration provider of the mailplane schema for one dialect. */
