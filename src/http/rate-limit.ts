@@ -1,11 +1,13 @@
 /**
  * API rate limits: a fixed one-minute window per key and allowance, counted in the store so that
- * every node on one database shares it. Each limited request costs one atomic statement
- * (`RateLimitStore.hit`); stale counters are pruned once per window by whichever node notices the
- * window change first.
+ * every node on one database shares it. Each limited request costs one small atomic statement
+ * (`RateLimitStore.hit`), and the hits of requests that arrive while one is being counted are
+ * counted together in one store call (on SQLite: one turn of its single connection and one
+ * commit). Stale counters are pruned once per window by whichever node notices the change first.
  */
 import type { MailplaneContext } from '../context.js';
 import { RateLimitedError } from '../errors.js';
+import type { RateLimitHit, RateLimitUsage } from '../store/index.js';
 import type { Principal } from './auth.js';
 
 /** How much one API key may do per minute. */
@@ -31,6 +33,9 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 /** Most stale counters deleted per statement when a new window starts. */
 const PRUNE_BATCH = 1_000;
+
+/** Most hits counted in one store call. */
+const MAX_HIT_BATCH = 256;
 
 /** `MailplaneOptions.rateLimits` with defaults filled in; `false` turns rate limiting off. */
 export function resolveRateLimitConfig(options: Partial<RateLimitConfig> | false | undefined): RateLimitConfig | false {
@@ -74,6 +79,30 @@ function refusalMessage(allowance: RateLimitAllowance, limit: number, remaining:
 /** A {@link RateLimiter} on `ctx.store.rateLimits` and `ctx.clock`. */
 export function createRateLimiter(ctx: MailplaneContext, config: RateLimitConfig): RateLimiter {
   let prunedBefore = 0;
+  const waiting: Array<{ hit: RateLimitHit; resolve: (usage: RateLimitUsage) => void; reject: (error: unknown) => void }> = [];
+  let counting = false;
+  // A lone hit is counted at once; hits that arrive meanwhile wait for it and go together next.
+  const drain = async () => {
+    counting = true;
+    try {
+      while (waiting.length > 0) {
+        const batch = waiting.splice(0, MAX_HIT_BATCH);
+        try {
+          const usages = await ctx.store.rateLimits.hit(batch.map((entry) => entry.hit));
+          batch.forEach((entry, i) => entry.resolve(usages[i]!));
+        } catch (error) {
+          for (const entry of batch) entry.reject(error);
+        }
+      }
+    } finally {
+      counting = false;
+    }
+  };
+  const count = (hit: RateLimitHit) =>
+    new Promise<RateLimitUsage>((resolve, reject) => {
+      waiting.push({ hit, resolve, reject });
+      if (!counting) void drain();
+    });
   const prune = async (before: number) => {
     // Bounded statements: a window's stale buckets go in batches, never in one unbounded delete.
     while ((await ctx.store.rateLimits.prune(before, PRUNE_BATCH)) === PRUNE_BATCH);
@@ -92,7 +121,7 @@ export function createRateLimiter(ctx: MailplaneContext, config: RateLimitConfig
         });
       }
       const limit = allowance === 'recipients' ? config.recipientsPerMinute : config.requestsPerMinute;
-      const usage = await ctx.store.rateLimits.hit({ bucket: bucketOf(principal, allowance), windowStart, cost, limit });
+      const usage = await count({ bucket: bucketOf(principal, allowance), windowStart, cost, limit });
       const resetMs = usage.windowStart + RATE_LIMIT_WINDOW_MS;
       const remaining = Math.max(0, limit - usage.used);
       const headers = {

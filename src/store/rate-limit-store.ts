@@ -26,9 +26,12 @@ export interface RateLimitUsage {
 /**
  * Fixed-window rate-limit counters, shared by every node on the same database.
  *
- * - `hit` MUST be one atomic step per bucket: 50 concurrent hits of cost 1 under a large limit add
- *   exactly 50, whether they come through one store instance or several on the same database, and
- *   the units admitted in one window MUST NOT exceed `limit` under any interleaving.
+ * - `hit` applies its hits in the order given and answers one {@link RateLimitUsage} per hit, in
+ *   the same order; a later hit of the same bucket sees the earlier ones. (A batch lets a caller
+ *   pay one round of connection hand-over for many requests; it need not be one transaction.)
+ * - Each hit MUST be one atomic step on its bucket: 50 concurrent hits of cost 1 under a large
+ *   limit add exactly 50, whether they come through one store instance or several on the same
+ *   database, and the units admitted in one window MUST NOT exceed `limit` under any interleaving.
  * - A hit MUST be added only when it fits; a refused hit changes nothing but is answered with the
  *   window's current use.
  * - A hit for a window later than the stored one MUST start the bucket afresh at that window; a hit
@@ -38,6 +41,6 @@ export interface RateLimitUsage {
  *   and no other, and return how many it deleted.
  */
 export interface RateLimitStore {
-  hit(hit: RateLimitHit): Promise<RateLimitUsage>;
+  hit(hits: readonly RateLimitHit[]): Promise<RateLimitUsage[]>;
   prune(before: number, max: number): Promise<number>;
 }

@@ -147,8 +147,8 @@ describe.each(storeKinds)('API rate limits on %s', (kind) => {
       expect(ok.headers['x-ratelimit-limit']).toBeUndefined();
     }
     expect((await send(a, 1000)).status).toBe(200);
-    const usage = await api.mailplane.context.store.rateLimits.hit({ bucket: `subaccount:${a.subAccount.id}:requests`, windowStart: START + MINUTE, cost: 0, limit: 1 });
-    expect(usage.used).toBe(0);
+    const [usage] = await api.mailplane.context.store.rateLimits.hit([{ bucket: `subaccount:${a.subAccount.id}:requests`, windowStart: START + MINUTE, cost: 0, limit: 1 }]);
+    expect(usage!.used).toBe(0);
   });
 
   it('keeps the defaults out of the way of ordinary use', async () => {
