@@ -54,6 +54,9 @@ export async function benchSend(durationMs: number): Promise<SendBenchRow[]> {
     MAILPLANE_DATA_DIR: dataDir,
     MAILPLANE_DATABASE_URL: databaseUrl,
     MAILPLANE_WORKERS: 'off',
+    // 100-recipient requests reach some 28,000 recipients a second, past the default 600,000 a
+    // minute per key: the limiter still runs (its cost is in the figure) but never refuses.
+    MAILPLANE_RATE_LIMIT_RECIPIENTS_PER_MINUTE: '1000000000',
   });
   const rows: SendBenchRow[] = [];
   try {

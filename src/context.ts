@@ -12,6 +12,7 @@ import type { MailplaneStore } from './store/index.js';
 import type { GroupCommit } from './store/group-commit.js';
 import type { WarmupConfig } from './ip/warmup.js';
 import type { WebhookDeliveryConfig } from './webhook/config.js';
+import type { RateLimitConfig } from './http/rate-limit.js';
 
 /**
  * Where mailplane writes what it wants an operator to know. Fields are structured; mailplane
@@ -47,6 +48,8 @@ export interface MailplaneConfig {
   warmup: WarmupConfig;
   /** How webhook events are posted. */
   webhooks: WebhookDeliveryConfig;
+  /** API rate limits per key, or `false` when they are off. */
+  rateLimits: RateLimitConfig | false;
 }
 
 /** The collaborators every service of one mailplane instance shares; built by `createMailplane`. */

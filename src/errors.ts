@@ -66,6 +66,19 @@ export class PayloadTooLargeError extends MailplaneError {
   }
 }
 
+/**
+ * 429: the key has used its allowance of the current window (`createMailplane({ rateLimits })`);
+ * the router answers with `Retry-After: retryAfterSeconds`.
+ */
+export class RateLimitedError extends MailplaneError {
+  /** Whole seconds until the window ends and the request may succeed (at least 1). */
+  readonly retryAfterSeconds: number;
+  constructor(message: string, retryAfterSeconds: number) {
+    super(429, 'RATE_LIMITED', message);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
 /** 503: a dependency (usually the database) is unavailable; the caller may retry later. */
 export class UnavailableError extends MailplaneError {
   constructor(message: string, cause?: unknown) {

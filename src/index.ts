@@ -11,6 +11,7 @@ export { createSmtpRelay, type SmtpRelay, type SmtpRelayOptions } from './smtp/r
 export type { SmtpListener } from './smtp/server.js';
 export { createBounceReceiver, type BounceReceiver, type BounceReceiverOptions } from './bounce/receiver.js';
 export { DEFAULT_BODY_LIMIT, type RouterOptions } from './http/router.js';
+export { defaultRateLimitConfig, resolveRateLimitConfig, RATE_LIMIT_WINDOW_MS, type RateLimitConfig } from './http/rate-limit.js';
 export { stringifyJson } from './http/json.js';
 export { consoleLogger, silentLogger, type Logger, type MailplaneConfig, type MailplaneContext } from './context.js';
 export { defaultDomainRecordsConfig, resolveDomainRecordsConfig, type DomainRecordsConfig } from './domain/config.js';

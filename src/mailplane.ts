@@ -3,6 +3,7 @@ import { consoleLogger, type Logger, type MailplaneContext } from './context.js'
 import { createSecretBox } from './crypto/secrets.js';
 import { resolveDomainRecordsConfig, type DomainRecordsConfig } from './domain/config.js';
 import { createRouter, type RouterOptions } from './http/router.js';
+import { resolveRateLimitConfig, type RateLimitConfig } from './http/rate-limit.js';
 import { createJobQueue } from './jobs/queue.js';
 import { createJobRunner } from './jobs/runner.js';
 import type { JobRunnerOptions } from './jobs/types.js';
@@ -34,6 +35,17 @@ export interface MailplaneOptions {
   secret: string;
   /** HTTP router settings. */
   http?: RouterOptions;
+  /**
+   * API rate limits per key, shared by every node on one database: `requestsPerMinute` on every
+   * route but the send endpoint, `recipientsPerMinute` (to + cc + bcc) on `POST /subaccount/email`.
+   * Over the limit a request gets `429 RATE_LIMITED` with `Retry-After`; limited responses carry
+   * `X-RateLimit-Limit`, `-Remaining` and `-Reset`. Defaults: 6,000 requests and 600,000
+   * recipients a minute (docs/api-conventions.md, "Rate limits"). `false` turns them off.
+   *
+   * @example
+   * createMailplane({ store, secret, rateLimits: { requestsPerMinute: 1_200, recipientsPerMinute: 100_000 } });
+   */
+  rateLimits?: Partial<RateLimitConfig> | false;
   /** Where the DNS records of sending domains point (bounce and tracking hosts, DKIM selector). */
   domains?: Partial<DomainRecordsConfig>;
   /**
@@ -126,6 +138,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       delivery: resolveDeliveryConfig(options.delivery),
       warmup: resolveWarmupConfig(options.warmup),
       webhooks: resolveWebhookDeliveryConfig(options.webhooks),
+      rateLimits: resolveRateLimitConfig(options.rateLimits),
     },
     store,
     secrets: createSecretBox(options.secret),

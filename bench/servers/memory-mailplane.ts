@@ -45,6 +45,9 @@ const mailplane = createMailplane({
   store,
   secret: 'bench-secret-bench-secret-bench-secret-0123',
   logger: silentLogger,
+  // The bench posts a million recipients in about a minute, past the default 600,000 a minute per
+  // key: the limiter still runs (its cost is part of the figure) but never refuses.
+  rateLimits: { recipientsPerMinute: 1_000_000_000 },
   transport: () => mxTransport({ resolver: staticMx, port: sinkPort, ehloName: 'bench.local' }),
 });
 

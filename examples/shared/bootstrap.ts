@@ -19,8 +19,8 @@ export interface ExampleConfig {
   secret?: string;
   /** Run background jobs (delivery, DNS checks) in this process; `MAILPLANE_WORKERS=off` disables them. */
   workers: boolean;
-  /** Options passed to createMailplane from the environment (DNS, delivery, webhooks, tracking URL). */
-  mailplane: Pick<MailplaneOptions, 'dns' | 'delivery' | 'webhooks' | 'trackingBaseUrl'>;
+  /** Options passed to createMailplane from the environment (DNS, delivery, webhooks, tracking URL, rate limits). */
+  mailplane: Pick<MailplaneOptions, 'dns' | 'delivery' | 'webhooks' | 'trackingBaseUrl' | 'rateLimits'>;
   /** The SMTP relay: off unless a port is given. */
   smtp: {
     /** Plain port with STARTTLS when a certificate is given (25, 2525 or 587); `MAILPLANE_SMTP_PORT`. */
@@ -33,6 +33,15 @@ export interface ExampleConfig {
     bouncePort?: number;
     /** Addresses that receive complaint reports; `MAILPLANE_FEEDBACK_ADDRESSES`, comma-separated. */
     feedbackAddresses: string[];
+  };
+}
+
+/** The API rate limits from `MAILPLANE_RATE_LIMITS=off` or the two per-minute figures; unset ones keep the defaults. */
+function rateLimitsFrom(env: NodeJS.ProcessEnv): MailplaneOptions['rateLimits'] {
+  if (env.MAILPLANE_RATE_LIMITS === 'off') return false;
+  return {
+    ...(env.MAILPLANE_RATE_LIMIT_REQUESTS_PER_MINUTE && { requestsPerMinute: Number(env.MAILPLANE_RATE_LIMIT_REQUESTS_PER_MINUTE) }),
+    ...(env.MAILPLANE_RATE_LIMIT_RECIPIENTS_PER_MINUTE && { recipientsPerMinute: Number(env.MAILPLANE_RATE_LIMIT_RECIPIENTS_PER_MINUTE) }),
   };
 }
 
@@ -51,6 +60,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
       ...(env.MAILPLANE_MX_PORT && { delivery: { mxPort: Number(env.MAILPLANE_MX_PORT) } }),
       // Webhooks to loopback and private addresses are refused unless this is set (local development).
       ...(env.MAILPLANE_WEBHOOKS_ALLOW_PRIVATE === '1' && { webhooks: { allowPrivateTargets: true } }),
+      rateLimits: rateLimitsFrom(env),
       trackingBaseUrl: `${env.MAILPLANE_PUBLIC_URL ?? `http://${env.HOST ?? '127.0.0.1'}:${env.PORT ?? 3000}`}/t`,
     },
     smtp: {

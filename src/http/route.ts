@@ -30,6 +30,12 @@ export interface RouteDefinition<A extends AuthKind, Q, B> {
   query?: z.ZodType<Q>;
   /** Schema of the JSON body; omitted means the route takes no body. */
   body?: z.ZodType<B>;
+  /**
+   * How a request counts against its key's rate limit. Omitted: one unit of the `requests`
+   * allowance. `recipients`: `cost(body)` units of the `recipients` allowance (a body that fails
+   * validation costs 1).
+   */
+  rateLimit?: { allowance: 'recipients'; cost(body: B): number };
   handle(input: RouteInput<A, Q, B>): Promise<RouteResult>;
 }
 

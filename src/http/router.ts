@@ -1,7 +1,8 @@
 import type { MailplaneContext } from '../context.js';
-import { MailplaneError, PayloadTooLargeError, ValidationError } from '../errors.js';
+import { MailplaneError, PayloadTooLargeError, RateLimitedError, ValidationError } from '../errors.js';
 import { authenticate } from './auth.js';
 import { stringifyJson } from './json.js';
+import { createRateLimiter } from './rate-limit.js';
 import type { AnyRoute } from './route.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from './types.js';
 import { parseOrThrow } from './validation.js';
@@ -26,10 +27,11 @@ function respond(status: number, body: unknown, extraHeaders: Record<string, str
   return { status, headers: { ...JSON_HEADERS, ...extraHeaders }, body: stringifyJson(body) };
 }
 
-function errorResponse(error: MailplaneError): HttpResponse {
+function errorResponse(error: MailplaneError, extraHeaders: Record<string, string> = {}): HttpResponse {
   const body: Record<string, unknown> = { code: error.code, message: error.message };
   if (error.details !== undefined) body.details = error.details;
-  return respond(error.status, body);
+  const headers = error instanceof RateLimitedError ? { ...extraHeaders, 'retry-after': String(error.retryAfterSeconds) } : extraHeaders;
+  return respond(error.status, body, headers);
 }
 
 /** Splits a path into segments, accepting it with or without the trailing slash. */
@@ -80,6 +82,7 @@ function readBody(request: HttpRequest, limit: number): unknown {
 export function createRouter(ctx: MailplaneContext, routes: readonly AnyRoute[], options: RouterOptions = {}): HttpHandler {
   const compiled: CompiledRoute[] = routes.map((route) => ({ route, segments: splitPath(route.path) }));
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+  const limiter = ctx.config.rateLimits === false ? null : createRateLimiter(ctx, ctx.config.rateLimits);
 
   return async (request) => {
     const segments = splitPath(request.path);
@@ -101,20 +104,37 @@ export function createRouter(ctx: MailplaneContext, routes: readonly AnyRoute[],
         : respond(404, { code: 'ROUTE_NOT_FOUND', message: `no endpoint ${method} ${request.path}` });
     }
     const { route, params } = found;
+    // Rate-limit headers go on every answer to an authenticated request, errors included.
+    let limitHeaders: Record<string, string> = {};
     try {
       const principal = await authenticate(ctx, route.auth, request.headers);
-      const query = route.query ? parseOrThrow(route.query, firstValues(request.query), 'query') : undefined;
-      const body = route.body ? parseOrThrow(route.body, readBody(request, bodyLimit), 'body') : undefined;
+      let query: unknown;
+      let body: unknown;
+      let invalid: unknown;
+      try {
+        query = route.query ? parseOrThrow(route.query, firstValues(request.query), 'query') : undefined;
+        body = route.body ? parseOrThrow(route.body, readBody(request, bodyLimit), 'body') : undefined;
+      } catch (error) {
+        invalid = error;
+      }
+      if (limiter) {
+        // A request that fails validation still costs one unit, so bad requests are limited too.
+        const cost = route.rateLimit && invalid === undefined ? route.rateLimit.cost(body) : 1;
+        const decision = await limiter.hit(principal, route.rateLimit?.allowance ?? 'requests', cost);
+        limitHeaders = decision.headers;
+        if (decision.refusal) throw decision.refusal;
+      }
+      if (invalid !== undefined) throw invalid;
       const result = await route.handle({ params, query, body, principal, ctx, request });
-      return respond(result.status ?? 200, result.body);
+      return respond(result.status ?? 200, result.body, limitHeaders);
     } catch (error) {
-      if (error instanceof MailplaneError && error.status < 500) return errorResponse(error);
+      if (error instanceof MailplaneError && error.status < 500) return errorResponse(error, limitHeaders);
       ctx.logger.error('request failed', {
         method,
         route: route.path,
         error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
       });
-      if (error instanceof MailplaneError && error.status === 503) return errorResponse(error);
+      if (error instanceof MailplaneError && error.status === 503) return errorResponse(error, limitHeaders);
       return respond(500, { code: 'INTERNAL_ERROR', message: 'the request failed inside mailplane; it has been logged' });
     }
   };

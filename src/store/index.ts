@@ -12,6 +12,7 @@ import type { JobStore } from './job-store.js';
 import type { StatsStore } from './stats-store.js';
 import type { MessageStore } from './message-store.js';
 import type { WarmupStore } from './warmup-store.js';
+import type { RateLimitStore } from './rate-limit-store.js';
 
 export type * from './account-store.js';
 export type * from './sub-account-store.js';
@@ -24,6 +25,7 @@ export type * from './stats-store.js';
 export { ALL_MAIL } from './stats-store.js';
 export type * from './message-store.js';
 export type * from './warmup-store.js';
+export type * from './rate-limit-store.js';
 export { EventType } from './message-store.js';
 export type { Outcome } from './outcome.js';
 export { SubAccountType } from './sub-account-store.js';
@@ -49,6 +51,8 @@ export interface MailplaneStore {
   readonly stats: StatsStore;
   readonly messages: MessageStore;
   readonly warmup: WarmupStore;
+  /** API rate-limit counters (`createMailplane({ rateLimits })`). */
+  readonly rateLimits: RateLimitStore;
   transaction<T>(work: (store: MailplaneStore) => Promise<T>): Promise<T>;
   /** Releases connections; the store is unusable afterwards. */
   close(): Promise<void>;

@@ -5,6 +5,7 @@ import { domainStoreConformance } from './conformance/domains.js';
 import { newAccount, sampleSubAccount } from './conformance/fixtures.js';
 import { ipPoolStoreConformance } from './conformance/ip-pools.js';
 import { jobStoreConformance } from './conformance/jobs.js';
+import { rateLimitStoreConformance } from './conformance/rate-limits.js';
 import { statsStoreConformance } from './conformance/stats.js';
 import { suppressionStoreConformance } from './conformance/suppressions.js';
 import { webhookStoreConformance } from './conformance/webhooks.js';
@@ -18,6 +19,11 @@ export interface StoreConformanceOptions {
   create(): Promise<MailplaneStore>;
   /** Releases what `create` made (close connections, drop the database); defaults to `store.close()`. */
   destroy?(store: MailplaneStore): Promise<void>;
+  /**
+   * Opens a second store on the same database as `store`, as another node would; the suite closes
+   * it. When given, state that nodes share (rate-limit counters) is checked across the two.
+   */
+  another?(store: MailplaneStore): Promise<MailplaneStore>;
 }
 
 /**
@@ -46,6 +52,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     jobStoreConformance(store);
     statsStoreConformance(store);
     warmupStoreConformance(store);
+    rateLimitStoreConformance(store, options.another);
 
     describe('transactions', () => {
       it('commits when the work resolves and rolls back when it rejects', async () => {

@@ -24,6 +24,8 @@ export interface CallResult {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON shapes
   body: any;
   text: string;
+  /** Response headers, lower-case names. */
+  headers: Record<string, string>;
 }
 
 /** A test instance with its account key and a call helper. */
@@ -53,7 +55,7 @@ export async function createTestApi(kind: StoreKind, options: Partial<Parameters
       rawBody: o.raw ?? (o.body === undefined ? '' : JSON.stringify(o.body)),
     };
     const response = await mailplane.handle(request);
-    return { status: response.status, body: JSON.parse(response.body), text: response.body };
+    return { status: response.status, body: JSON.parse(response.body), text: response.body, headers: response.headers };
   };
   return { mailplane, accountKey: apiKey, url, call, close };
 }

@@ -7,6 +7,7 @@ import type { MessageTables } from './tables/messages.js';
 import type { SuppressionTables } from './tables/suppressions.js';
 import type { WebhookTables } from './tables/webhooks.js';
 import type { WarmupTables } from './tables/warmup.js';
+import type { RateLimitTables } from './tables/rate-limits.js';
 
 /*
  * Column types as the drivers deliver them. SQLite runs with safe integers (every INTEGER comes
@@ -63,7 +64,7 @@ export interface SmtpAuthsTable {
 }
 
 /** Every table of the mailplane schema; each area declares its tables in `tables/`. */
-export interface Database extends DomainTables, SuppressionTables, IpPoolTables, WebhookTables, JobTables, StatsTables, MessageTables, WarmupTables {
+export interface Database extends DomainTables, SuppressionTables, IpPoolTables, WebhookTables, JobTables, StatsTables, MessageTables, WarmupTables, RateLimitTables {
   accounts: AccountsTable;
   sub_accounts: SubAccountsTable;
   smtp_auths: SmtpAuthsTable;

@@ -13,6 +13,7 @@ import { kyselyJobStore } from './job-store.js';
 import { kyselyStatsStore } from './stats-store.js';
 import { kyselyMessageStore } from './message-store.js';
 import { kyselyWarmupStore } from './warmup-store.js';
+import { kyselyRateLimitStore } from './rate-limit-store.js';
 
 /** Options of {@link kyselyStore}. */
 export interface KyselyStoreOptions {
@@ -36,6 +37,7 @@ function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): Mailpl
     stats: kyselyStatsStore(ctx),
     messages: kyselyMessageStore(ctx),
     warmup: kyselyWarmupStore(ctx),
+    rateLimits: kyselyRateLimitStore(ctx),
     transaction(work) {
       if (ctx.inTransaction) return work(buildStore(ctx, close));
       return ctx.db

@@ -1,11 +1,18 @@
 import { NotFoundError } from '../../errors.js';
 import { acceptSend } from '../../sending/accept.js';
 import { messageToWire } from '../../sending/message-wire.js';
-import { sendRequestSchema } from '../../sending/request.js';
+import { sendRequestSchema, type SendRequest } from '../../sending/request.js';
 import { route } from '../route.js';
 
 /** A message id is a UUID; anything else is an unknown id. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Every envelope recipient of a send: each `to` entry and its cc and bcc copies. */
+function recipientCount(request: SendRequest): number {
+  let count = 0;
+  for (const recipient of request.to) count += 1 + (recipient.cc?.length ?? 0) + (recipient.bcc?.length ?? 0);
+  return count;
+}
 
 /** Sending email, and reading what was sent. */
 export const emailRoutes = [
@@ -14,6 +21,8 @@ export const emailRoutes = [
     path: '/subaccount/email',
     auth: 'subaccount',
     body: sendRequestSchema,
+    // The send endpoint's rate limit counts recipients, so one large request weighs as much as many small ones.
+    rateLimit: { allowance: 'recipients', cost: recipientCount },
     handle: async ({ ctx, principal, body }) => ({ body: await acceptSend(ctx, principal.subAccount, body) }),
   }),
   route({

@@ -10,6 +10,7 @@ import { statsMigration } from './0007-stats.js';
 import { messagesMigration } from './0008-messages.js';
 import { ipWarmupMigration } from './0009-ip-warmup.js';
 import { ipOwnerMigration } from './0010-ip-owner.js';
+import { rateLimitsMigration } from './0011-rate-limits.js';
 import { messageCopiesMigration } from './0012-message-copies.js';
 
 /*
@@ -27,6 +28,7 @@ const migrationFactories: Record<string, (dialect: DialectName) => Migration> = 
   '0008-messages': messagesMigration,
   '0009-ip-warmup': ipWarmupMigration,
   '0010-ip-owner': ipOwnerMigration,
+  '0011-rate-limits': rateLimitsMigration,
   '0012-message-copies': messageCopiesMigration,
 };
 

@@ -1,0 +1,137 @@
+/**
+ * API rate limits: a fixed one-minute window per key and allowance, counted in the store so that
+ * every node on one database shares it. Each limited request costs one small atomic statement
+ * (`RateLimitStore.hit`), and the hits of requests that arrive while one is being counted are
+ * counted together in one store call (on SQLite: one turn of its single connection and one
+ * commit). Stale counters are pruned once per window by whichever node notices the change first.
+ */
+import type { MailplaneContext } from '../context.js';
+import { RateLimitedError } from '../errors.js';
+import type { RateLimitHit, RateLimitUsage } from '../store/index.js';
+import type { Principal } from './auth.js';
+
+/** How much one API key may do per minute. */
+export interface RateLimitConfig {
+  /**
+   * Requests a minute per key on every route except the send endpoint (default 6,000, i.e. 100 a
+   * second; SendGrid allows 600 a minute on its management endpoints, Brevo 150 a second).
+   */
+  requestsPerMinute: number;
+  /**
+   * Recipients (each `to` entry plus its `cc` and `bcc` copies) a minute per sub-account key through
+   * `POST /subaccount/email`, which counts recipients instead of requests (default 600,000, i.e.
+   * 10,000 a second: 36 million an hour, beyond what one node accepts for personalised mail).
+   */
+  recipientsPerMinute: number;
+}
+
+/** The defaults: generous enough that a real sender does not meet them in normal use. */
+export const defaultRateLimitConfig: RateLimitConfig = { requestsPerMinute: 6_000, recipientsPerMinute: 600_000 };
+
+/** Length of a rate-limit window. */
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+
+/** Most stale counters deleted per statement when a new window starts. */
+const PRUNE_BATCH = 1_000;
+
+/** Most hits counted in one store call. */
+const MAX_HIT_BATCH = 256;
+
+/** `MailplaneOptions.rateLimits` with defaults filled in; `false` turns rate limiting off. */
+export function resolveRateLimitConfig(options: Partial<RateLimitConfig> | false | undefined): RateLimitConfig | false {
+  if (options === false) return false;
+  const config = { ...defaultRateLimitConfig, ...options };
+  for (const [name, value] of Object.entries(config)) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`rateLimits.${name} must be a positive integer, not ${String(value)}`);
+  }
+  return config;
+}
+
+/** Which allowance a route draws from: one unit per request, or one per recipient (the send endpoint). */
+export type RateLimitAllowance = 'requests' | 'recipients';
+
+/** The outcome of one limited request: the headers to answer with, and the error when refused. */
+export interface RateLimitDecision {
+  /** `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` (epoch seconds of the window's end). */
+  headers: Record<string, string>;
+  /** Set when the request is refused. */
+  refusal?: RateLimitedError;
+}
+
+/** Counts requests against their key's allowance; built once per router. */
+export interface RateLimiter {
+  hit(principal: Principal, allowance: RateLimitAllowance, cost: number): Promise<RateLimitDecision>;
+}
+
+/** The counter of a key: named by the key's owner and kind (never by the key), and the allowance. */
+function bucketOf(principal: Principal, allowance: RateLimitAllowance): string {
+  return principal.kind === 'account' ? `account:${principal.account.id}:${allowance}` : `subaccount:${principal.subAccount.id}:${allowance}`;
+}
+
+function refusalMessage(allowance: RateLimitAllowance, limit: number, remaining: number, cost: number, retryAfter: number): string {
+  if (allowance === 'requests') return `too many requests: this key may make ${limit} requests a minute; retry in ${retryAfter} s`;
+  if (cost > limit) {
+    return `this request names ${cost} recipients, more than this key may send to in a minute (${limit}); split it into smaller requests`;
+  }
+  return `too many recipients: this key may send to ${limit} recipients a minute and ${remaining} remain in this minute, fewer than the ${cost} of this request; retry in ${retryAfter} s`;
+}
+
+/** A {@link RateLimiter} on `ctx.store.rateLimits` and `ctx.clock`. */
+export function createRateLimiter(ctx: MailplaneContext, config: RateLimitConfig): RateLimiter {
+  let prunedBefore = 0;
+  const waiting: Array<{ hit: RateLimitHit; resolve: (usage: RateLimitUsage) => void; reject: (error: unknown) => void }> = [];
+  let counting = false;
+  // A lone hit is counted at once; hits that arrive meanwhile wait for it and go together next.
+  const drain = async () => {
+    counting = true;
+    try {
+      while (waiting.length > 0) {
+        const batch = waiting.splice(0, MAX_HIT_BATCH);
+        try {
+          const usages = await ctx.store.rateLimits.hit(batch.map((entry) => entry.hit));
+          batch.forEach((entry, i) => entry.resolve(usages[i]!));
+        } catch (error) {
+          for (const entry of batch) entry.reject(error);
+        }
+      }
+    } finally {
+      counting = false;
+    }
+  };
+  const count = (hit: RateLimitHit) =>
+    new Promise<RateLimitUsage>((resolve, reject) => {
+      waiting.push({ hit, resolve, reject });
+      if (!counting) void drain();
+    });
+  const prune = async (before: number) => {
+    // Bounded statements: a window's stale buckets go in batches, never in one unbounded delete.
+    while ((await ctx.store.rateLimits.prune(before, PRUNE_BATCH)) === PRUNE_BATCH);
+  };
+
+  return {
+    async hit(principal, allowance, cost) {
+      const now = ctx.clock.now();
+      const windowStart = Math.floor(now / RATE_LIMIT_WINDOW_MS) * RATE_LIMIT_WINDOW_MS;
+      // Counters of the previous window stay: a node whose clock lags a little still counts there.
+      const before = windowStart - RATE_LIMIT_WINDOW_MS;
+      if (before > prunedBefore) {
+        prunedBefore = before;
+        prune(before).catch((error: unknown) => {
+          ctx.logger.warn('pruning rate-limit counters failed', { error: error instanceof Error ? error.message : String(error) });
+        });
+      }
+      const limit = allowance === 'recipients' ? config.recipientsPerMinute : config.requestsPerMinute;
+      const usage = await count({ bucket: bucketOf(principal, allowance), windowStart, cost, limit });
+      const resetMs = usage.windowStart + RATE_LIMIT_WINDOW_MS;
+      const remaining = Math.max(0, limit - usage.used);
+      const headers = {
+        'x-ratelimit-limit': String(limit),
+        'x-ratelimit-remaining': String(remaining),
+        'x-ratelimit-reset': String(Math.ceil(resetMs / 1000)),
+      };
+      if (usage.admitted) return { headers };
+      const retryAfter = Math.max(1, Math.ceil((resetMs - now) / 1000));
+      return { headers, refusal: new RateLimitedError(refusalMessage(allowance, limit, remaining, cost, retryAfter), retryAfter) };
+    },
+  };
+}
