@@ -21,7 +21,9 @@ export function smtpReply(responseCode: number, text: string): Error & { respons
 
 /**
  * Reads the DATA of one message whole, then answers with what `handle` resolves to (the text of
- * a 250) or the reply it throws. A message over the server's size limit is `552`; any other
+ * a 250) or the reply it throws. A message over the server's size limit is `552 5.3.4`: once the
+ * limit is passed the rest is read and thrown away as it arrives (a client may only be answered
+ * after its final dot), so an oversized message costs no more memory than the limit. Any other
  * failure is `451`, so the sender keeps the message and tries again.
  */
 export function readMessage(
@@ -30,8 +32,12 @@ export function readMessage(
   handle: (raw: Buffer) => Promise<string>,
   onFailure: (error: unknown) => void,
 ): void {
-  const chunks: Buffer[] = [];
-  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  let chunks: Buffer[] = [];
+  stream.on('data', (chunk: Buffer) => {
+    // smtp-server updates sizeExceeded as the bytes arrive.
+    if (stream.sizeExceeded) chunks = [];
+    else chunks.push(chunk);
+  });
   stream.once('error', (error) => callback(smtpReply(451, `4.3.0 ${error.message}`)));
   stream.once('end', () => {
     if (stream.sizeExceeded) return callback(smtpReply(552, '5.3.4 Message exceeds the size limit'));
