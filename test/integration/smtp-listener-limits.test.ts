@@ -1,0 +1,268 @@
+/**
+ * What the SMTP listeners (the relay, the bounce receiver) refuse an attacker, over real sockets:
+ * cleartext AUTH off loopback, oversized messages (declared and streamed, with the memory they
+ * cost the process), failed-login throttling and lockout, and connections per client address.
+ * Listener limits do not depend on the store, so SQLite only.
+ */
+import { networkInterfaces } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import nodemailer from 'nodemailer';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createBounceReceiver, createSmtpRelay, type SmtpListener, type SmtpRelayOptions } from 'mailplane';
+import { RCPT_DOMAIN, startDeliveryEnv, type DeliveryEnv } from '../support/delivery-env.js';
+import { authPlain, rawSmtp, type RawSmtp } from '../support/raw-smtp.js';
+import { selfSignedCertificate } from '../support/tls-cert.js';
+
+const tls = selfSignedCertificate();
+const MB = 1024 * 1024;
+
+/** An IPv4 address of this host that is not loopback, if it has one. */
+const external = Object.values(networkInterfaces())
+  .flat()
+  .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+
+// A full collection before each reading, so that what is measured is what the process keeps,
+// not garbage it has yet to free. Enabling gc at run time is test-only.
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+/** The process's memory after a full garbage collection. */
+function retained(): { rss: number; arrayBuffers: number } {
+  gc();
+  const { rss, arrayBuffers } = process.memoryUsage();
+  return { rss, arrayBuffers };
+}
+
+/**
+ * Streams `megabytes` MB of 998-character lines as DATA and answers the reply to the final dot,
+ * with the largest growth of retained memory read every 5 MB along the way.
+ */
+async function streamData(client: RawSmtp, megabytes: number): Promise<{ reply: string; rss: number; arrayBuffers: number }> {
+  expect(await client.command('DATA')).toMatch(/^354 /);
+  const line = `${'x'.repeat(998)}\r\n`;
+  const chunk = Buffer.from(line.repeat(Math.floor(MB / line.length)));
+  const before = retained();
+  const growth = { rss: 0, arrayBuffers: 0 };
+  const read = () => {
+    const now = retained();
+    growth.rss = Math.max(growth.rss, now.rss - before.rss);
+    growth.arrayBuffers = Math.max(growth.arrayBuffers, now.arrayBuffers - before.arrayBuffers);
+  };
+  await client.send('Subject: big\r\n\r\n');
+  for (let i = 1; i <= megabytes; i++) {
+    await client.send(chunk);
+    if (i % 5 === 0) read();
+  }
+  // The server has read all but what the sockets buffer: the last reading sees the most it kept.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  read();
+  return { reply: await client.command('.'), ...growth };
+}
+
+describe('the SMTP listeners under attack', () => {
+  let env: DeliveryEnv;
+  let listeners: SmtpListener[];
+  let user: string;
+  let pass: string;
+
+  beforeEach(async () => {
+    env = await startDeliveryEnv('sqlite');
+    listeners = [];
+    ({ username: user, password: pass } = env.sender.subAccount.smtpAuths[0]!);
+  });
+  afterEach(async () => {
+    for (const listener of listeners) await listener.close();
+    await env.close();
+  });
+
+  async function relay(options: SmtpRelayOptions = {}, host = '127.0.0.1'): Promise<number> {
+    const created = createSmtpRelay(env.api.mailplane.context, options);
+    listeners.push(created);
+    return (await created.listen(0, host)).port;
+  }
+  async function receiver(options: Parameters<typeof createBounceReceiver>[1] = {}): Promise<number> {
+    const created = createBounceReceiver(env.api.mailplane.context, { feedbackAddresses: ['fbl@bounces.mailplane.test'], ...options });
+    listeners.push(created);
+    return (await created.listen(0, '127.0.0.1')).port;
+  }
+  const loggedIn = async (port: number, from?: string) => {
+    const client = await rawSmtp(port, '127.0.0.1', from);
+    await client.command('EHLO client.test');
+    expect(await client.command(authPlain(user, pass))).toMatch(/^235 /);
+    return client;
+  };
+
+  describe('cleartext AUTH', () => {
+    /** EHLO's reply and what AUTH PLAIN (with the right password), AUTH LOGIN and MAIL FROM get. */
+    async function attempt(port: number, host = '127.0.0.1') {
+      const client = await rawSmtp(port, host);
+      const ehlo = await client.command('EHLO client.test');
+      const result = { ehlo, plain: await client.command(authPlain(user, pass)), login: await client.command('AUTH LOGIN'), mail: await client.command('MAIL FROM:<news@sender.test>') };
+      client.close();
+      return result;
+    }
+    const refused = {
+      ehlo: expect.not.stringMatching(/AUTH/),
+      plain: '538 5.7.11 Encryption required for requested authentication mechanism',
+      login: '538 5.7.11 Encryption required for requested authentication mechanism',
+      mail: expect.stringMatching(/^530 /),
+    };
+
+    it.skipIf(!external)('is refused, without checking the password, on a listener bound to a non-loopback address', async () => {
+      const port = await relay({}, external);
+      expect(await attempt(port, external)).toEqual(refused);
+    });
+
+    it('is refused wherever the decision says the client is not local, and offered to loopback clients by default', async () => {
+      expect(await attempt(await relay({ allowInsecureAuth: () => false }))).toEqual(refused);
+      expect(await attempt(await relay({ allowInsecureAuth: false }))).toEqual(refused);
+      const local = await rawSmtp(await relay());
+      expect(await local.command('EHLO client.test')).toMatch(/AUTH PLAIN LOGIN/);
+      expect(await local.command(authPlain(user, pass))).toMatch(/^235 /);
+      local.close();
+    });
+
+    it('needs STARTTLS first when the relay has a certificate, even from loopback', async () => {
+      const port = await relay({ tls });
+      const client = await rawSmtp(port);
+      const ehlo = await client.command('EHLO client.test');
+      expect(ehlo).toMatch(/STARTTLS/);
+      expect(ehlo).not.toMatch(/AUTH/);
+      expect(await client.command(authPlain(user, pass))).toBe('538 5.7.11 Encryption required for requested authentication mechanism');
+      expect(await client.command('STARTTLS')).toMatch(/^220 /);
+      await client.startTls();
+      expect(await client.command('EHLO client.test')).toMatch(/AUTH PLAIN LOGIN/);
+      expect(await client.command(authPlain(user, pass))).toMatch(/^235 /);
+      client.close();
+    });
+  });
+
+  describe.each(['relay', 'bounce receiver'] as const)('message size on the %s', (kind) => {
+    const limit = 1 * MB;
+    const open = async () => {
+      if (kind === 'relay') return loggedIn(await relay({ maxMessageBytes: limit }));
+      const client = await rawSmtp(await receiver({ maxMessageBytes: limit }));
+      await client.command('EHLO client.test');
+      return client;
+    };
+    const envelope = async (client: RawSmtp) => {
+      expect(await client.command(`MAIL FROM:<news@${env.sender.domain.name}>`)).toMatch(/^250 /);
+      expect(await client.command(kind === 'relay' ? `RCPT TO:<ann@${RCPT_DOMAIN}>` : 'RCPT TO:<fbl@bounces.mailplane.test>')).toMatch(/^250 /);
+    };
+
+    it('advertises SIZE and refuses a larger declared SIZE with 552 5.3.4', async () => {
+      const client = await open();
+      expect(await client.command('EHLO client.test')).toContain(`250 SIZE ${limit}`);
+      expect(await client.command(`MAIL FROM:<news@${env.sender.domain.name}> SIZE=${limit + 1}`)).toBe(
+        `552 5.3.4 Message size exceeds fixed maximum message size (${limit} bytes)`,
+      );
+      expect(await client.command(`MAIL FROM:<news@${env.sender.domain.name}> SIZE=${limit}`)).toMatch(/^250 /);
+      client.close();
+    });
+
+    it('discards a 50 MB message past the 1 MB limit as it arrives, answers 552 5.3.4, and goes on serving', async () => {
+      const client = await open();
+      await envelope(client);
+      const streamed = await streamData(client, 50);
+      expect(streamed.reply).toBe('552 5.3.4 Message exceeds the size limit');
+      // Kept whole, the message adds 52 MB of buffers; discarded as it comes, what is left is the
+      // data in flight at the moment of a reading (measured: 0.06 MB, at most 8 MB).
+      expect(streamed.arrayBuffers).toBeLessThan(16 * MB);
+      expect(streamed.rss).toBeLessThan(32 * MB);
+      // The same connection still works, and so does the next client.
+      expect(await client.command('RSET')).toMatch(/^250 /);
+      expect(await client.command('NOOP')).toMatch(/^250 /);
+      client.close();
+      const next = await open();
+      await envelope(next);
+      next.close();
+      expect(env.sink.received).toEqual([]);
+    }, 120_000);
+  });
+
+  describe('failed logins', () => {
+    const throttle = { freeFailures: 2, baseDelayMs: 400, maxDelayMs: 800, lockoutFailures: 5 };
+    /** The reply to one AUTH PLAIN on a fresh connection from `from`, and how long it took. */
+    async function login(port: number, from: string, username: string, password: string) {
+      const client = await rawSmtp(port, '127.0.0.1', from);
+      if (!client.greeting.startsWith('220')) return { reply: client.greeting, ms: 0 };
+      await client.command('EHLO client.test');
+      const started = performance.now();
+      const reply = await client.command(authPlain(username, password));
+      const ms = performance.now() - started;
+      client.close();
+      return { reply, ms };
+    }
+
+    it('are slowed after the free ones, lock the address out, and leave other addresses alone', async () => {
+      const port = await relay({ loginThrottle: throttle });
+      const tries = [];
+      // Unknown usernames and wrong passwords alternate: they must cost the same.
+      for (let i = 0; i < 5; i++) tries.push(await login(port, '127.0.0.10', i % 2 === 0 ? user : `smtp_nobody_${i}`, 'wrong'));
+      expect(tries.map((t) => t.reply)).toEqual([
+        '535 5.7.8 Authentication credentials invalid',
+        '535 5.7.8 Authentication credentials invalid',
+        '535 5.7.8 Authentication credentials invalid',
+        '535 5.7.8 Authentication credentials invalid',
+        '421 4.7.0 Too many failed logins from your address, try again later',
+      ]);
+      expect(tries[0]!.ms).toBeLessThan(400);
+      expect(tries[2]!.ms).toBeGreaterThanOrEqual(390);
+      expect(tries[3]!.ms).toBeGreaterThanOrEqual(790);
+      expect(tries[4]!.ms).toBeGreaterThanOrEqual(790);
+      // Locked out: refused at connect, even with the right password, until the lockout ends.
+      const locked = await rawSmtp(port, '127.0.0.1', '127.0.0.10');
+      expect(locked.greeting).toBe('421 4.7.0 Too many failed logins from your address, try again later');
+      await locked.closed;
+      // Another address logs in with the right password at once.
+      const other = await login(port, '127.0.0.11', user, pass);
+      expect(other.reply).toMatch(/^235 /);
+      expect(other.ms).toBeLessThan(400);
+      // The lockout ends (15 minutes by default, on the instance's clock).
+      env.clock.advance(15 * 60_000 + 1);
+      expect((await login(port, '127.0.0.10', user, pass)).reply).toMatch(/^235 /);
+    }, 30_000);
+
+    it('are slowed per username across addresses, and an unknown username is slowed the same', async () => {
+      const port = await relay({ loginThrottle: throttle });
+      for (const name of [user, 'smtp_nobody']) {
+        const tries = [];
+        for (const from of ['127.0.0.20', '127.0.0.21', '127.0.0.22']) tries.push(await login(port, from, name, 'wrong'));
+        expect(tries.map((t) => t.reply)).toEqual(Array(3).fill('535 5.7.8 Authentication credentials invalid'));
+        expect(tries[2]!.ms).toBeGreaterThanOrEqual(390);
+      }
+      // The right password is never slowed, and clears its username's failures.
+      expect((await login(port, '127.0.0.23', user, pass)).ms).toBeLessThan(400);
+      expect((await login(port, '127.0.0.24', user, 'wrong')).ms).toBeLessThan(400);
+    }, 30_000);
+
+    it('answer nodemailer with 535 and then 421', async () => {
+      const port = await relay({ loginThrottle: { ...throttle, baseDelayMs: 10, maxDelayMs: 10 } });
+      const client = () => nodemailer.createTransport({ host: '127.0.0.1', port, auth: { user, pass: 'wrong' } });
+      for (let i = 0; i < 4; i++) await expect(client().verify()).rejects.toMatchObject({ responseCode: 535 });
+      await expect(client().verify()).rejects.toMatchObject({ responseCode: 421 });
+    });
+  });
+
+  describe.each(['relay', 'bounce receiver'] as const)('connections per address on the %s', (kind) => {
+    it('refuses a connection over the limit with 421 4.7.0 and takes it again once one closes', async () => {
+      const port = kind === 'relay' ? await relay({ maxConnectionsPerAddress: 3 }) : await receiver({ maxConnectionsPerAddress: 3 });
+      const held = await Promise.all([1, 2, 3].map(() => rawSmtp(port)));
+      expect(held.map((c) => c.greeting.slice(0, 4))).toEqual(['220 ', '220 ', '220 ']);
+      const over = await rawSmtp(port);
+      expect(over.greeting).toBe('421 4.7.0 Too many connections from your address, try again later');
+      await over.closed;
+      // Another address is not counted with them.
+      const other = await rawSmtp(port, '127.0.0.1', '127.0.0.2');
+      expect(other.greeting).toMatch(/^220 /);
+      other.close();
+      held[0]!.close();
+      await held[0]!.closed;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const again = await rawSmtp(port);
+      expect(again.greeting).toMatch(/^220 /);
+      for (const c of [again, ...held]) c.close();
+    });
+  });
+});
