@@ -109,6 +109,9 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
       };
       ctx.store.subAccounts.findBySmtpUsername(username).then(
         (login) => {
+          // Checked again: logins sent at once on parallel connections were all looked up before
+          // one of them reached the lockout, and none of those may still be compared.
+          if (throttle.lockedFor(address) > 0) return callback(lockedOut());
           const matches = ctx.secrets.matches(password, login?.smtpAuth.passwordHash ?? decoy);
           if (!login || !matches) return failed();
           throttle.success(username);

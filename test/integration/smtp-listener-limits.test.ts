@@ -2,7 +2,8 @@
  * What the SMTP listeners (the relay, the bounce receiver) refuse an attacker, over real sockets:
  * cleartext AUTH off loopback, oversized messages (declared and streamed, with the memory they
  * cost the process), failed-login throttling and lockout, and connections per client address.
- * Listener limits do not depend on the store, so SQLite only.
+ * Listener limits do not depend on the store, so SQLite only, but for a burst of logins whose
+ * lookups PostgreSQL runs truly at once.
  */
 import { networkInterfaces } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
@@ -10,6 +11,7 @@ import { runInNewContext } from 'node:vm';
 import nodemailer from 'nodemailer';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBounceReceiver, createSmtpRelay, type SmtpListener, type SmtpRelayOptions } from 'mailplane';
+import { storeKinds } from '../support/databases.js';
 import { RCPT_DOMAIN, startDeliveryEnv, type DeliveryEnv } from '../support/delivery-env.js';
 import { authPlain, rawSmtp, type RawSmtp } from '../support/raw-smtp.js';
 import { selfSignedCertificate } from '../support/tls-cert.js';
@@ -264,5 +266,32 @@ describe('the SMTP listeners under attack', () => {
       expect(again.greeting).toMatch(/^220 /);
       for (const c of [again, ...held]) c.close();
     });
+  });
+});
+
+// On PostgreSQL the username lookups of logins sent at once are in flight together.
+describe.each(storeKinds)('the relay under a burst of logins (%s)', (kind) => {
+  let env: DeliveryEnv;
+  let listener: SmtpListener;
+  beforeEach(async () => {
+    env = await startDeliveryEnv(kind);
+  });
+  afterEach(async () => {
+    await listener.close();
+    await env.close();
+  });
+
+  it('locks the address out within a burst of logins sent at once on parallel connections', async () => {
+    const { username: user } = env.sender.subAccount.smtpAuths[0]!;
+    listener = createSmtpRelay(env.api.mailplane.context, { loginThrottle: { freeFailures: 2, baseDelayMs: 10, maxDelayMs: 10, lockoutFailures: 5 } });
+    const { port } = await listener.listen(0, '127.0.0.1');
+    const clients = await Promise.all(Array.from({ length: 10 }, () => rawSmtp(port, '127.0.0.1', '127.0.0.40')));
+    for (const client of clients) await client.command('EHLO client.test');
+    const replies = await Promise.all(clients.map((client) => client.command(authPlain(user, 'wrong'))));
+    expect(replies.sort()).toEqual([
+      ...Array(6).fill('421 4.7.0 Too many failed logins from your address, try again later'),
+      ...Array(4).fill('535 5.7.8 Authentication credentials invalid'),
+    ]);
+    for (const client of clients) client.close();
   });
 });
