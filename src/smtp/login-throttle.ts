@@ -5,7 +5,7 @@
 import { isIPv6 } from 'node:net';
 import type { Clock } from '../model/time.js';
 
-/** Options of {@link LoginThrottle}; every field has a default (see docs/smtp-relay.md). */
+/** Options of the SMTP relay's failed-login throttle (`loginThrottle`); every field has a default (see docs/smtp-relay.md). */
 export interface LoginThrottleOptions {
   /** Length of the window failures are counted in, from the first failure (default 15 minutes). */
   windowMs?: number;
