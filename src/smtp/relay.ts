@@ -8,8 +8,9 @@
  * unencrypted connection except from a loopback client or as `allowInsecureAuth` says, and the
  * From domain must be a verified sending domain of the authenticated sub-account. Passwords are
  * compared in constant time and never logged; failed logins are slowed per client address and
- * per username, and an address that keeps failing is locked out (src/smtp/login-throttle.ts). Once a message is answered 250 it is committed (batch, messages, delivery job);
- * any failure before that is answered 4xx, so the client keeps the message and retries.
+ * per username, and an address that keeps failing is locked out (src/smtp/login-throttle.ts).
+ * Once a message is answered 250 it is committed (batch, messages, delivery job); any failure
+ * before that is answered 4xx, so the client keeps the message and retries.
  */
 import { simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server';
