@@ -32,6 +32,11 @@ export interface BounceReceiverOptions {
   maxClients?: number;
   /** Connections at once from one client address, an IPv6 client by its /64 (default 20); more are answered `421 4.7.0`. */
   maxConnectionsPerAddress?: number;
+  /**
+   * Bytes of reports being received held at once, all connections together (default 128 MB, and
+   * never below `maxMessageBytes`); a report that does not fit is read, discarded and answered `452 4.3.1`.
+   */
+  maxBufferedBytes?: number;
 }
 
 /** A receiver listening on one port (25 on the internet). */
@@ -47,6 +52,7 @@ export type BounceReceiver = SmtpListener;
 export function createBounceReceiver(ctx: MailplaneContext, options: BounceReceiverOptions = {}): BounceReceiver {
   const feedback = new Set((options.feedbackAddresses ?? []).map((a) => a.toLowerCase()));
   const maxMessageBytes = options.maxMessageBytes ?? 10 * 1024 * 1024;
+  const budget = { used: 0, max: Math.max(options.maxBufferedBytes ?? 128 * 1024 * 1024, maxMessageBytes) };
   const guard = connectionGuard({ maxMessageBytes, maxConnectionsPerAddress: options.maxConnectionsPerAddress ?? 20 });
 
   /** Whether `address` is a VERP address of an existing message on its domain's return-path host. */
@@ -80,7 +86,7 @@ export function createBounceReceiver(ctx: MailplaneContext, options: BounceRecei
     },
     onData(stream, session, callback) {
       const failed = (error: unknown) => ctx.logger.error('bounce receiver: applying a report failed', { error: error instanceof Error ? error.message : String(error) });
-      readMessage(stream, callback, async (raw) => (await receive(raw, session), '2.0.0 Report received'), failed);
+      readMessage(stream, callback, async (raw) => (await receive(raw, session), '2.0.0 Report received'), failed, budget);
     },
   });
 

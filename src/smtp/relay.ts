@@ -45,6 +45,11 @@ export interface SmtpRelayOptions {
   maxClients?: number;
   /** Connections at once from one client address, an IPv6 client by its /64 (default 20); more are answered `421 4.7.0`. */
   maxConnectionsPerAddress?: number;
+  /**
+   * Bytes of messages being received held at once, all connections together (default 256 MB, and
+   * never below `maxMessageBytes`); a message that does not fit is read, discarded and answered `452 4.3.1`.
+   */
+  maxBufferedBytes?: number;
   /** Slowing and lockout of failed logins (defaults in {@link LoginThrottleOptions} and docs/smtp-relay.md). */
   loginThrottle?: LoginThrottleOptions;
   /** Idle time before a connection is closed (default 60 s). */
@@ -78,6 +83,7 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
     throttle,
     cleartextAuth: typeof insecure === 'function' ? insecure : insecure !== undefined ? () => insecure : options.tls ? () => false : isLoopbackAddress,
   });
+  const budget = { used: 0, max: Math.max(options.maxBufferedBytes ?? 256 * 1024 * 1024, maxMessageBytes) };
   const lockedOut = () => reply(421, '4.7.0 Too many failed logins from your address, try again later');
 
   const server = new SMTPServer({
@@ -131,7 +137,7 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
     },
     onData(stream, session, callback) {
       const failed = (error: unknown) => ctx.logger.error('smtp relay: accepting a message failed', { error: error instanceof Error ? error.message : String(error) });
-      readMessage(stream, callback, (raw) => submit(raw, session), failed);
+      readMessage(stream, callback, (raw) => submit(raw, session), failed, budget);
     },
   });
 
