@@ -9,6 +9,7 @@ export type { HttpHandler, HttpRequest, HttpResponse, HeaderMap } from './http/t
 export { responseBody } from './http/types.js';
 export { createSmtpRelay, type SmtpRelay, type SmtpRelayOptions } from './smtp/relay.js';
 export type { SmtpListener } from './smtp/server.js';
+export type { LoginThrottleOptions } from './smtp/login-throttle.js';
 export { createBounceReceiver, type BounceReceiver, type BounceReceiverOptions } from './bounce/receiver.js';
 export { DEFAULT_BODY_LIMIT, type RouterOptions } from './http/router.js';
 export { defaultRateLimitConfig, resolveRateLimitConfig, RATE_LIMIT_WINDOW_MS, type RateLimitConfig } from './http/rate-limit.js';

@@ -33,6 +33,10 @@ export interface ExampleConfig {
     bouncePort?: number;
     /** Addresses that receive complaint reports; `MAILPLANE_FEEDBACK_ADDRESSES`, comma-separated. */
     feedbackAddresses: string[];
+    /** Connections at once per SMTP listener; `MAILPLANE_SMTP_MAX_CLIENTS` (default 100). */
+    maxClients?: number;
+    /** Connections at once from one client address per SMTP listener; `MAILPLANE_SMTP_MAX_CONNECTIONS_PER_ADDRESS` (default 20). */
+    maxConnectionsPerAddress?: number;
   };
 }
 
@@ -70,19 +74,20 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
         env.MAILPLANE_SMTP_TLS_CERT && { tls: { key: readFileSync(env.MAILPLANE_SMTP_TLS_KEY, 'utf8'), cert: readFileSync(env.MAILPLANE_SMTP_TLS_CERT, 'utf8') } }),
       ...(env.MAILPLANE_BOUNCE_PORT && { bouncePort: Number(env.MAILPLANE_BOUNCE_PORT) }),
       feedbackAddresses: (env.MAILPLANE_FEEDBACK_ADDRESSES ?? '').split(',').map((a) => a.trim()).filter(Boolean),
+      ...(env.MAILPLANE_SMTP_MAX_CLIENTS && { maxClients: Number(env.MAILPLANE_SMTP_MAX_CLIENTS) }),
+      ...(env.MAILPLANE_SMTP_MAX_CONNECTIONS_PER_ADDRESS && { maxConnectionsPerAddress: Number(env.MAILPLANE_SMTP_MAX_CONNECTIONS_PER_ADDRESS) }),
     },
   };
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
-
 /**
  * Starts the SMTP servers the configuration asks for (relays, the bounce receiver), on the same
  * host as the HTTP server. Without a certificate, relay logins over the unencrypted connection are
- * allowed on a loopback host only.
+ * allowed from loopback clients only (the relay's default, decided per connection).
  */
 export async function startSmtpServers(mailplane: Mailplane, config: ExampleConfig): Promise<SmtpListener[]> {
-  const { port, tlsPort, tls, bouncePort, feedbackAddresses } = config.smtp;
+  const { port, tlsPort, tls, bouncePort, feedbackAddresses, maxClients, maxConnectionsPerAddress } = config.smtp;
+  const limits = { ...(maxClients !== undefined && { maxClients }), ...(maxConnectionsPerAddress !== undefined && { maxConnectionsPerAddress }) };
   const relays: SmtpListener[] = [];
   const start = async (relay: SmtpListener, listenPort: number, kind: string) => {
     relays.push(relay);
@@ -90,15 +95,14 @@ export async function startSmtpServers(mailplane: Mailplane, config: ExampleConf
     console.log(`mailplane: SMTP ${kind} listening on ${config.host}:${bound.port}`);
   };
   if (port !== undefined) {
-    const insecure = !tls && LOOPBACK.has(config.host);
-    await start(createSmtpRelay(mailplane.context, { ...(tls && { tls }), allowInsecureAuth: insecure }), port, `relay (${tls ? 'STARTTLS' : insecure ? 'plain, loopback only' : 'plain: no login possible without a certificate'})`);
+    await start(createSmtpRelay(mailplane.context, { ...(tls && { tls }), ...limits }), port, `relay (${tls ? 'STARTTLS' : 'plain: logins from loopback clients only'})`);
   }
   if (tlsPort !== undefined) {
     if (!tls) throw new Error('MAILPLANE_SMTPS_PORT needs MAILPLANE_SMTP_TLS_KEY and MAILPLANE_SMTP_TLS_CERT');
-    await start(createSmtpRelay(mailplane.context, { tls, secure: true }), tlsPort, 'relay (implicit TLS)');
+    await start(createSmtpRelay(mailplane.context, { tls, secure: true, ...limits }), tlsPort, 'relay (implicit TLS)');
   }
   if (bouncePort !== undefined) {
-    await start(createBounceReceiver(mailplane.context, { feedbackAddresses, ...(tls && { tls }) }), bouncePort, 'bounce and complaint receiver');
+    await start(createBounceReceiver(mailplane.context, { feedbackAddresses, ...(tls && { tls }), ...limits }), bouncePort, 'bounce and complaint receiver');
   }
   return relays;
 }

@@ -13,6 +13,7 @@ import { simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import type { MailplaneContext } from '../context.js';
 import { messageIdOfVerp } from '../delivery/compose.js';
+import { connectionGuard } from '../smtp/connection-guard.js';
 import { readMessage, smtpListener, smtpReply as reply, type SmtpListener } from '../smtp/server.js';
 import { applyReport } from './inbound.js';
 import { quotedMessageId, readReport } from './reports.js';
@@ -27,8 +28,15 @@ export interface BounceReceiverOptions {
   tls?: { key: string | Buffer; cert: string | Buffer };
   /** Name in the greeting (default the host name). */
   hostname?: string;
-  /** Connections at once (default 100). */
+  /** Connections at once (default 100); more are answered 421. */
   maxClients?: number;
+  /** Connections at once from one client address, an IPv6 client by its /64 (default 20); more are answered `421 4.7.0`. */
+  maxConnectionsPerAddress?: number;
+  /**
+   * Bytes of reports being received held at once, all connections together (default 128 MB, and
+   * never below `maxMessageBytes`); a report that does not fit is read, discarded and answered `452 4.3.1`.
+   */
+  maxBufferedBytes?: number;
 }
 
 /** A receiver listening on one port (25 on the internet). */
@@ -43,6 +51,9 @@ export type BounceReceiver = SmtpListener;
  */
 export function createBounceReceiver(ctx: MailplaneContext, options: BounceReceiverOptions = {}): BounceReceiver {
   const feedback = new Set((options.feedbackAddresses ?? []).map((a) => a.toLowerCase()));
+  const maxMessageBytes = options.maxMessageBytes ?? 10 * 1024 * 1024;
+  const budget = { used: 0, max: Math.max(options.maxBufferedBytes ?? 128 * 1024 * 1024, maxMessageBytes) };
+  const guard = connectionGuard({ maxMessageBytes, maxConnectionsPerAddress: options.maxConnectionsPerAddress ?? 20 });
 
   /** Whether `address` is a VERP address of an existing message on its domain's return-path host. */
   async function isVerpOfMessage(address: string): Promise<boolean> {
@@ -59,10 +70,12 @@ export function createBounceReceiver(ctx: MailplaneContext, options: BounceRecei
     ...(options.hostname !== undefined && { name: options.hostname }),
     authOptional: true,
     disabledCommands: ['AUTH'],
-    size: options.maxMessageBytes ?? 10 * 1024 * 1024,
+    size: maxMessageBytes,
     maxClients: options.maxClients ?? 100,
     disableReverseLookup: true,
     logger: false,
+    onConnect: (session, callback) => guard.onConnect(session, callback),
+    onClose: (session) => guard.onClose(session),
     onRcptTo(address, _session, callback) {
       const to = address.address.toLowerCase();
       if (feedback.has(to)) return callback();
@@ -73,7 +86,7 @@ export function createBounceReceiver(ctx: MailplaneContext, options: BounceRecei
     },
     onData(stream, session, callback) {
       const failed = (error: unknown) => ctx.logger.error('bounce receiver: applying a report failed', { error: error instanceof Error ? error.message : String(error) });
-      readMessage(stream, callback, async (raw) => (await receive(raw, session), '2.0.0 Report received'), failed);
+      readMessage(stream, callback, async (raw) => (await receive(raw, session), '2.0.0 Report received'), failed, budget);
     },
   });
 
@@ -87,5 +100,6 @@ export function createBounceReceiver(ctx: MailplaneContext, options: BounceRecei
     }
   }
 
+  guard.attach(server);
   return smtpListener(server, ctx.logger, 'bounce receiver');
 }

@@ -5,10 +5,12 @@
  * PLAIN and LOGIN (RFC 4954), SIZE, PIPELINING, 8BITMIME, SMTPUTF8.
  *
  * It is not an open relay: nothing is accepted before a successful AUTH, AUTH is refused on an
- * unencrypted connection unless `allowInsecureAuth` is set, and the From domain must be a verified
- * sending domain of the authenticated sub-account. Passwords are compared in constant time and
- * never logged. Once a message is answered 250 it is committed (batch, messages, delivery job);
- * any failure before that is answered 4xx, so the client keeps the message and retries.
+ * unencrypted connection except from a loopback client or as `allowInsecureAuth` says, and the
+ * From domain must be a verified sending domain of the authenticated sub-account. Passwords are
+ * compared in constant time and never logged; failed logins are slowed per client address and
+ * per username, and an address that keeps failing is locked out (src/smtp/login-throttle.ts).
+ * Once a message is answered 250 it is committed (batch, messages, delivery job); any failure
+ * before that is answered 4xx, so the client keeps the message and retries.
  */
 import { simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server';
@@ -17,7 +19,9 @@ import { MailplaneError } from '../errors.js';
 import { acceptSend, senderDomain } from '../sending/accept.js';
 import { MAX_RECIPIENTS_PER_REQUEST } from '../sending/request.js';
 import type { SubAccountRecord } from '../store/index.js';
+import { connectionGuard, isLoopbackAddress } from './connection-guard.js';
 import { sendRequestOf } from './ingest.js';
+import { clientKey, LoginThrottle, type LoginThrottleOptions } from './login-throttle.js';
 import { readMessage, smtpListener, smtpReply as reply, type SmtpListener } from './server.js';
 
 /** Options of {@link createSmtpRelay}. */
@@ -26,14 +30,28 @@ export interface SmtpRelayOptions {
   secure?: boolean;
   /** PEM private key and certificate chain for TLS. Without them only unencrypted sessions are possible. */
   tls?: { key: string | Buffer; cert: string | Buffer };
-  /** Accept AUTH on an unencrypted connection (loopback and tests only). Default false. */
-  allowInsecureAuth?: boolean;
+  /**
+   * Who may log in on a connection that is not under TLS: `true` anyone, `false` no one, or a
+   * function of the client's address (an IPv4-mapped address comes as plain IPv4). Default:
+   * loopback clients (127.0.0.0/8, ::1) when the relay has no `tls`, no one when it has (STARTTLS
+   * is on offer). Where it says no, EHLO does not offer AUTH and AUTH is `538 5.7.11`.
+   */
+  allowInsecureAuth?: boolean | ((remoteAddress: string) => boolean);
   /** Largest message accepted, in bytes, announced with SIZE (default 25 MB, as SendGrid's relay accepts 30 MB). */
   maxMessageBytes?: number;
   /** Name in the greeting and EHLO reply (default the host name). */
   hostname?: string;
   /** Connections served at once (default 100); more are answered 421. */
   maxClients?: number;
+  /** Connections at once from one client address, an IPv6 client by its /64 (default 20); more are answered `421 4.7.0`. */
+  maxConnectionsPerAddress?: number;
+  /**
+   * Bytes of messages being received held at once, all connections together (default 256 MB, and
+   * never below `maxMessageBytes`); a message that does not fit is read, discarded and answered `452 4.3.1`.
+   */
+  maxBufferedBytes?: number;
+  /** Slowing and lockout of failed logins (defaults in {@link LoginThrottleOptions} and docs/smtp-relay.md). */
+  loginThrottle?: LoginThrottleOptions;
   /** Idle time before a connection is closed (default 60 s). */
   socketTimeoutMs?: number;
 }
@@ -57,6 +75,16 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
   const maxMessageBytes = options.maxMessageBytes ?? 25 * 1024 * 1024;
   // A stand-in hash so that an unknown user costs the same comparison as a wrong password.
   const decoy = ctx.secrets.lookupHash('mailplane-smtp-decoy');
+  const throttle = new LoginThrottle(options.loginThrottle ?? {}, ctx.clock);
+  const insecure = options.allowInsecureAuth;
+  const guard = connectionGuard({
+    maxMessageBytes,
+    maxConnectionsPerAddress: options.maxConnectionsPerAddress ?? 20,
+    throttle,
+    cleartextAuth: typeof insecure === 'function' ? insecure : insecure !== undefined ? () => insecure : options.tls ? () => false : isLoopbackAddress,
+  });
+  const budget = { used: 0, max: Math.max(options.maxBufferedBytes ?? 256 * 1024 * 1024, maxMessageBytes) };
+  const lockedOut = () => reply(421, '4.7.0 Too many failed logins from your address, try again later');
 
   const server = new SMTPServer({
     secure: options.secure ?? false,
@@ -64,19 +92,36 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
     ...(options.hostname !== undefined && { name: options.hostname }),
     authMethods: ['PLAIN', 'LOGIN'],
     authOptional: false,
-    allowInsecureAuth: options.allowInsecureAuth ?? false,
+    // The guard decides who may log in without TLS (smtp-server would only refuse with STARTTLS on offer).
+    allowInsecureAuth: true,
     size: maxMessageBytes,
     maxClients: options.maxClients ?? 100,
     socketTimeout: options.socketTimeoutMs ?? 60_000,
     disableReverseLookup: true,
     logger: false,
-    onAuth(auth: SMTPServerAuthentication, _session, callback) {
+    onConnect: (session, callback) => guard.onConnect(session, callback),
+    onClose: (session) => guard.onClose(session),
+    onAuth(auth: SMTPServerAuthentication, session, callback) {
+      const address = clientKey(session.remoteAddress);
+      // A locked-out address gets no answer about any credential.
+      if (throttle.lockedFor(address) > 0) return callback(lockedOut());
       const username = auth.username ?? '';
       const password = auth.password ?? '';
+      /** The same path, delay and reply whether the username exists or not. */
+      const failed = () => {
+        const { delayMs, lockedOut: locked } = throttle.failure(address, username);
+        const answer = locked ? lockedOut() : reply(535, '5.7.8 Authentication credentials invalid');
+        if (delayMs === 0) return callback(answer);
+        setTimeout(() => callback(answer), delayMs).unref();
+      };
       ctx.store.subAccounts.findBySmtpUsername(username).then(
         (login) => {
+          // Checked again: logins sent at once on parallel connections were all looked up before
+          // one of them reached the lockout, and none of those may still be compared.
+          if (throttle.lockedFor(address) > 0) return callback(lockedOut());
           const matches = ctx.secrets.matches(password, login?.smtpAuth.passwordHash ?? decoy);
-          if (!login || !matches) return callback(reply(535, '5.7.8 Authentication credentials invalid'));
+          if (!login || !matches) return failed();
+          throttle.success(username);
           if (login.subAccount.blocked) return callback(reply(535, '5.7.1 This sub-account is blocked and cannot send'));
           callback(null, { user: login.subAccount });
         },
@@ -92,7 +137,7 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
     },
     onData(stream, session, callback) {
       const failed = (error: unknown) => ctx.logger.error('smtp relay: accepting a message failed', { error: error instanceof Error ? error.message : String(error) });
-      readMessage(stream, callback, (raw) => submit(raw, session), failed);
+      readMessage(stream, callback, (raw) => submit(raw, session), failed, budget);
     },
   });
 
@@ -115,5 +160,6 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
     }
   }
 
+  guard.attach(server);
   return smtpListener(server, ctx.logger, 'smtp relay');
 }

@@ -20,22 +20,59 @@ export function smtpReply(responseCode: number, text: string): Error & { respons
 }
 
 /**
+ * The bytes of messages being received that one listener holds at once, across its connections:
+ * each message is bounded by the size limit, and this bounds their sum (`maxClients` messages just
+ * under the limit would otherwise all be held).
+ */
+export interface DataBudget {
+  /** Bytes held now. */
+  used: number;
+  /** Most bytes held at once. */
+  readonly max: number;
+}
+
+/**
  * Reads the DATA of one message whole, then answers with what `handle` resolves to (the text of
- * a 250) or the reply it throws. A message over the server's size limit is `552`; any other
- * failure is `451`, so the sender keeps the message and tries again.
+ * a 250) or the reply it throws. A client may only be answered after its final dot, so a message
+ * that cannot be kept is read to its end and thrown away as it arrives, at no cost in memory:
+ * over the server's size limit it is `552 5.3.4`; when the listener's `budget` is spent by the
+ * messages being received at once, `452 4.3.1` (the sender tries again later). Any other failure
+ * is `451`, so the sender keeps the message and tries again.
  */
 export function readMessage(
   stream: SMTPServerDataStream,
   callback: (error?: Error | null, message?: string) => void,
   handle: (raw: Buffer) => Promise<string>,
   onFailure: (error: unknown) => void,
+  budget: DataBudget,
 ): void {
-  const chunks: Buffer[] = [];
-  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-  stream.once('error', (error) => callback(smtpReply(451, `4.3.0 ${error.message}`)));
+  let chunks: Buffer[] = [];
+  let kept = 0;
+  let overBudget = false;
+  const release = () => {
+    budget.used -= kept;
+    kept = 0;
+    chunks = [];
+  };
+  stream.on('data', (chunk: Buffer) => {
+    // smtp-server updates sizeExceeded as the bytes arrive.
+    if (stream.sizeExceeded || overBudget || budget.used + chunk.length > budget.max) {
+      overBudget ||= !stream.sizeExceeded;
+      return release();
+    }
+    chunks.push(chunk);
+    kept += chunk.length;
+    budget.used += chunk.length;
+  });
+  // A client gone mid-message: what it sent is let go.
+  stream.once('close', release);
+  stream.once('error', (error) => (release(), callback(smtpReply(451, `4.3.0 ${error.message}`))));
   stream.once('end', () => {
+    const raw = Buffer.concat(chunks);
+    release();
     if (stream.sizeExceeded) return callback(smtpReply(552, '5.3.4 Message exceeds the size limit'));
-    handle(Buffer.concat(chunks)).then(
+    if (overBudget) return callback(smtpReply(452, '4.3.1 Insufficient system storage, try again later'));
+    handle(raw).then(
       (text) => callback(null, text),
       (error: unknown) => {
         if (error instanceof Error && 'responseCode' in error) return callback(error);

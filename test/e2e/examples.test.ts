@@ -2,6 +2,7 @@ import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startExample, type ExampleServer } from '../support/example-server.js';
 import { schemaErrors } from '../support/openapi.js';
+import { rawSmtp } from '../support/raw-smtp.js';
 
 describe.each(['express', 'koa'] as const)('the %s example server', (name) => {
   let server: ExampleServer;
@@ -62,13 +63,19 @@ describe('the express example with a configured account key', () => {
 
 describe.each(['express', 'koa'] as const)('the %s example with its SMTP servers', (name) => {
   it('starts the relay and the bounce receiver from the environment, and both answer SMTP', async () => {
-    const server = await startExample(name, { MAILPLANE_SMTP_PORT: '0', MAILPLANE_BOUNCE_PORT: '0' });
+    const server = await startExample(name, { MAILPLANE_SMTP_PORT: '0', MAILPLANE_BOUNCE_PORT: '0', MAILPLANE_SMTP_MAX_CONNECTIONS_PER_ADDRESS: '2' });
     try {
       const portOf = (what: string) => Number(new RegExp(`SMTP ${what}[^\\n]* listening on 127\\.0\\.0\\.1:(\\d+)`).exec(server.output())![1]);
       const relay = nodemailer.createTransport({ host: '127.0.0.1', port: portOf('relay'), ignoreTLS: true, auth: { user: 'smtp_nobody', pass: 'wrong' } });
       await expect(relay.verify()).rejects.toMatchObject({ responseCode: 535 });
       const bounces = nodemailer.createTransport({ host: '127.0.0.1', port: portOf('bounce and complaint receiver'), ignoreTLS: true });
       await expect(bounces.sendMail({ envelope: { from: 'MAILER-DAEMON@mx.example', to: ['someone@example.org'] }, raw: 'Subject: x\r\n\r\nx\r\n' })).rejects.toMatchObject({ responseCode: 550 });
+      // MAILPLANE_SMTP_MAX_CONNECTIONS_PER_ADDRESS reaches both listeners.
+      for (const port of [portOf('relay'), portOf('bounce and complaint receiver')]) {
+        const held = [await rawSmtp(port), await rawSmtp(port)];
+        expect((await rawSmtp(port)).greeting).toBe('421 4.7.0 Too many connections from your address, try again later');
+        for (const client of held) client.close();
+      }
     } finally {
       await server.stop();
     }

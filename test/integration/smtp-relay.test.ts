@@ -87,9 +87,10 @@ describe.each(storeKinds)('the SMTP relay (%s)', (kind) => {
     expect(env.sink.received).toEqual([]);
   });
 
-  it('refuses AUTH before STARTTLS unless insecure AUTH is allowed', async () => {
+  it('offers no AUTH before STARTTLS unless insecure AUTH is allowed', async () => {
     const port = await relay();
-    await expect(client(port, { ignoreTLS: true, requireTLS: false }).sendMail(mail())).rejects.toMatchObject({ responseCode: 538 });
+    // AUTH is not offered on the unencrypted connection, so nodemailer cannot log in.
+    await expect(client(port, { ignoreTLS: true, requireTLS: false }).sendMail(mail())).rejects.toMatchObject({ responseCode: 530 });
     const plain = await relay({ allowInsecureAuth: true });
     expect((await client(plain, { requireTLS: false }).sendMail(mail())).response).toMatch(/^250 /);
   });
