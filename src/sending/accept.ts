@@ -63,7 +63,7 @@ export async function senderDomain(store: MailplaneStore, subAccountId: number, 
  * delivery job) is committed in one transaction before it returns.
  */
 export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRecord, request: SendRequest): Promise<SendResponseEntry[]> {
-  compileTemplates(request);
+  await compileTemplates(request);
   if (subAccount.blocked) {
     const reason = subAccount.blockReason ? `: ${subAccount.blockReason}` : '';
     throw new ForbiddenError('SUBACCOUNT_BLOCKED', `this sub-account is blocked and cannot send${reason}`);
