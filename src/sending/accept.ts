@@ -6,7 +6,8 @@ import { msToNs, type EpochNs } from '../model/time.js';
 import { ALL_MAIL, EventType, type DomainRecord, type EventRecord, type MailplaneStore, type MessageRecord, type SendBatchRecord, type SubAccountRecord } from '../store/index.js';
 import type { StoredCounter } from '../stats/counters.js';
 import { emailAddressProblem } from '../model/email-address.js';
-import { compileTemplates } from '../template/renderer.js';
+import { compileTemplates, type CompiledTemplates } from '../template/renderer.js';
+import { unsubscribeUrl } from '../tracking/links.js';
 import type { SendRequest } from './request.js';
 
 /** Job kind that delivers the accepted messages of one send request. */
@@ -54,6 +55,17 @@ export async function senderDomain(store: MailplaneStore, subAccountId: number, 
   return { domain, drop: { reason: 'SENDER_DOMAIN_NOT_VERIFIED', detail } };
 }
 
+/** Each recipient's rendering stays within the limit, copies' own custom fields included (422 otherwise). */
+function checkRenderedLengths(ctx: MailplaneContext, templates: CompiledTemplates, request: SendRequest): void {
+  const unsubscribeLength = unsubscribeUrl(ctx, '00000000-0000-0000-0000-000000000000').length;
+  request.to.forEach((to, i) => {
+    templates.checkRenderedLength(to.customFields ?? {}, unsubscribeLength, `to.${i}.customFields`);
+    for (const kind of ['cc', 'bcc'] as const) {
+      to[kind]?.forEach((copy, j) => templates.checkRenderedLength(copy.customFields ?? {}, unsubscribeLength, `to.${i}.${kind}.${j}.customFields`));
+    }
+  });
+}
+
 /**
  * Accepts a send request for a sub-account. Checks run in an order a caller can reason about:
  * the request shape (already validated), templates compile (422), the sub-account is not blocked
@@ -63,7 +75,7 @@ export async function senderDomain(store: MailplaneStore, subAccountId: number, 
  * delivery job) is committed in one transaction before it returns.
  */
 export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRecord, request: SendRequest): Promise<SendResponseEntry[]> {
-  await compileTemplates(request);
+  checkRenderedLengths(ctx, await compileTemplates(request), request);
   if (subAccount.blocked) {
     const reason = subAccount.blockReason ? `: ${subAccount.blockReason}` : '';
     throw new ForbiddenError('SUBACCOUNT_BLOCKED', `this sub-account is blocked and cannot send${reason}`);

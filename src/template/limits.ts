@@ -27,6 +27,12 @@ export const TEMPLATE_LIMITS = {
    * field it can iterate over (the custom fields and `unsubscribe`).
    */
   maxRenderedText: 2_097_152,
+  /**
+   * Characters one part may render to for one recipient, substitutions included: checked at
+   * accept against each recipient's fields (5,000 substitutions of a 10,000-character field would
+   * be 50 MB to render, track, encode and sign for every recipient).
+   */
+  maxRenderedLength: 4_194_304,
 } as const;
 
 /**
@@ -50,6 +56,8 @@ export interface TemplateMeasure {
   renderedText: number;
   /** Expressions of each top-level statement, in order (0 for text and comments). */
   statements: number[];
+  /** The longest string literal: a substitution can render one (`{{"…"}}`, `{{#with "…"}}{{this}}`). */
+  longestLiteral: number;
 }
 
 const tooComplex = (part: string, message: string) => new ValidationError(`the ${part} template is too complex: ${message}`, [{ path: part, message }], 'TEMPLATE_TOO_COMPLEX');
@@ -85,10 +93,11 @@ export function checkTemplateSource(part: string, source: string): void {
  */
 export function measureTemplate(part: string, ast: Program): TemplateMeasure {
   const { maxExpressions, maxBlockExpressions, maxDepth, maxRenderedText } = TEMPLATE_LIMITS;
-  const measure: TemplateMeasure = { expressions: 0, substitutions: 0, renderedText: 0, statements: [] };
+  const measure: TemplateMeasure = { expressions: 0, substitutions: 0, renderedText: 0, statements: [], longestLiteral: 0 };
   // A dotted path (`a.b.c`) compiles to one lookup a segment: each segment counts.
   const count = (depth: number, node?: Expression) => {
     const segments = node?.type === 'PathExpression' ? (node as hbs.AST.PathExpression).parts.length : 1;
+    if (node?.type === 'StringLiteral') measure.longestLiteral = Math.max(measure.longestLiteral, (node as hbs.AST.StringLiteral).value.length);
     measure.expressions += Math.max(segments, 1);
     if (measure.expressions > maxExpressions) throw tooComplex(part, `it has more than ${maxExpressions} expressions, the most a template may have`);
     if (depth > maxDepth) throw tooComplex(part, `blocks and subexpressions are nested more than ${maxDepth} deep`);

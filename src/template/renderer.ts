@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { setImmediate as yieldTurn } from 'node:timers/promises';
 import Handlebars from 'handlebars';
 import { ValidationError } from '../errors.js';
-import { checkTemplateSource, measureTemplate } from './limits.js';
+import { checkTemplateSource, measureTemplate, TEMPLATE_LIMITS, type TemplateMeasure } from './limits.js';
 import { controlWhitespace } from './whitespace-control.js';
 
 /** The personalisable parts of a message. */
@@ -31,6 +31,12 @@ export interface RenderedMessage {
 /** Templates compiled once; render them per recipient. */
 export interface CompiledTemplates {
   render(recipient: RecipientData): RenderedMessage;
+  /**
+   * Refuses (422 `TEMPLATE_TOO_LARGE`, at `path`) a recipient for whom a part could render to more
+   * than `TEMPLATE_LIMITS.maxRenderedLength` characters: the part's text plus each substitution
+   * at the length of the recipient's longest value. An upper bound, computed without rendering.
+   */
+  checkRenderedLength(customFields: Readonly<Record<string, string>>, unsubscribeUrlLength: number, path: string): void;
 }
 
 /** The custom field name the spec reserves for the unsubscribe link. */
@@ -52,8 +58,8 @@ type Part = keyof MessageTemplates;
 
 const RUNTIME_OPTIONS: RuntimeOptions = { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false };
 
-/** A compiled part: its top-level statements in pieces, each rendered in turn. */
-type Pieces = HandlebarsTemplateDelegate[];
+/** A compiled part: its top-level statements in pieces, each rendered in turn, and its measure. */
+type Pieces = HandlebarsTemplateDelegate[] & { measure?: TemplateMeasure };
 type Compiled = Pieces | { error: ValidationError };
 
 /**
@@ -112,9 +118,10 @@ async function compilePieces(part: Part, source: string, escapeHtml: boolean): P
   } catch (error) {
     throw templateError(part, error);
   }
-  const { statements } = measureTemplate(part, ast);
+  const measure = measureTemplate(part, ast);
+  const { statements } = measure;
   controlWhitespace(ast);
-  const pieces: Pieces = [];
+  const pieces: Pieces = Object.assign([], { measure });
   for (let start = 0; start < ast.body.length || pieces.length === 0; ) {
     let end = start;
     let expressions = 0;
@@ -178,7 +185,23 @@ export async function compileTemplates(templates: MessageTemplates): Promise<Com
   const text = templates.textBody === undefined ? undefined : await compilePart('textBody', templates.textBody, false);
   const amp = templates.ampBody === undefined ? undefined : await compilePart('ampBody', templates.ampBody, true);
 
+  const parts = { subject, htmlBody: html, textBody: text, ampBody: amp };
   return {
+    checkRenderedLength(customFields, unsubscribeUrlLength, path) {
+      // A key (`{{@key}}`) is at most 100 characters, `{{this}}` on the fields "[object Object]".
+      let longest = Math.max(unsubscribeUrlLength, 100);
+      for (const value of Object.values(customFields)) longest = Math.max(longest, value.length);
+      for (const [part, pieces] of Object.entries(parts)) {
+        if (!pieces?.measure) continue;
+        const { renderedText, substitutions, longestLiteral } = pieces.measure;
+        const length = renderedText + substitutions * Math.max(longest, longestLiteral);
+        const limit = TEMPLATE_LIMITS.maxRenderedLength;
+        if (length > limit) {
+          const message = `with these custom fields the ${part} could render to ${length} characters, and a part may render to at most ${limit}`;
+          throw new ValidationError(`the ${part} template is too large for ${path}: ${message}`, [{ path, message }], 'TEMPLATE_TOO_LARGE');
+        }
+      }
+    },
     render(recipient) {
       // A null-prototype object: custom field names such as "constructor" are plain data here.
       const data: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, recipient.customFields);

@@ -71,6 +71,24 @@ describe('template limits', () => {
     expect(EACH_ITERATIONS).toBe(MAX_CUSTOM_FIELDS + 1);
   });
 
+  it('refuses a recipient whose fields would make a part render too large, before rendering it', async () => {
+    const templates = await compileTemplates({ subject: 's', htmlBody: `<p>${'{{a}}'.repeat(1000)}</p>` });
+    templates.checkRenderedLength({ a: 'x'.repeat(1000) }, 150, 'to.0.customFields');
+    try {
+      templates.checkRenderedLength({ a: 'x'.repeat(5000), b: 'short' }, 150, 'to.1.customFields');
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).code).toBe('TEMPLATE_TOO_LARGE');
+      expect((error as ValidationError).message).toBe(
+        `the htmlBody template is too large for to.1.customFields: with these custom fields the htmlBody could render to 5000007 characters, and a part may render to at most ${TEMPLATE_LIMITS.maxRenderedLength}`,
+      );
+    }
+    // A string literal can be substituted too, 101 times inside an {{#each}}.
+    const literal = await compileTemplates({ subject: 's', htmlBody: `{{#each this}}{{#with "${'y'.repeat(50_000)}"}}{{this}}{{/with}}{{/each}}` });
+    expect(() => literal.checkRenderedLength({}, 150, 'to.0.customFields')).toThrow(/could render to 5050000 characters/);
+  });
+
   it('accepts a large newsletter with thousands of substitutions and renders it whole', async () => {
     const row = (i: number) => `<tr><td style="padding:8px;font-family:Arial,sans-serif">Hello {{name}}, item ${i}: {{#if offer}}<b>{{offer}}</b>{{else}}none{{/if}}</td></tr>\n`;
     let html = '<html><body><table>\n';
