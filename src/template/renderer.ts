@@ -74,8 +74,8 @@ const CACHE_CHARACTERS = 64 * 1024 * 1024;
 let cachedCharacters = 0;
 
 /** What one piece compiled between two yields may hold: compiling costs ~25 µs an expression. */
-const PIECE_EXPRESSIONS = 250;
-const PIECE_CHARACTERS = 128 * 1024;
+const PIECE_EXPRESSIONS = 100;
+const PIECE_CHARACTERS = 64 * 1024;
 
 function remember(key: string, template: Promise<Compiled>, size: number): void {
   compiled.set(key, { template, size });
