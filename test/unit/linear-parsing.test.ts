@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { classifySmtpReply } from '../../src/bounce/classify.js';
 import { quotedMessageId, readReport } from '../../src/bounce/reports.js';
 import { sendRequestSchema } from '../../src/sending/request.js';
+import { sendRequestOf } from '../../src/smtp/ingest.js';
+import { parseUserAgent } from '../../src/tracking/user-agent.js';
 
 /**
  * Every parser of tenant or internet input is linear in its size: the time at 10 n over the time
@@ -54,6 +56,30 @@ describe('reading reports from the internet', () => {
 
   it('classifies a long reply in linear time', () => {
     expect(growth((n) => classifySmtpReply({ code: 450, text: `450 ${'rate '.repeat(n)}` }), 10_000)).toBeLessThan(30);
+  });
+});
+
+describe('reading a relayed message', () => {
+  it('turns headers and display names into a request in linear time', () => {
+    const relayed = (n: number) =>
+      ({
+        from: { value: [{ address: 'a@b.example', name: `${'\u0001 '.repeat(n)}News` }] },
+        to: { value: Array.from({ length: n / 10 }, (_, i) => ({ address: `r${i}@d.example`, name: `R\u0000${i}` })) },
+        subject: 's',
+        text: 't',
+        attachments: [],
+        headerLines: Array.from({ length: n / 10 }, (_, i) => ({ key: `x-h${i}`, line: `X-H${i}: ${'v'.repeat(20)}\r\n  folded` })),
+      }) as unknown as ParsedMail;
+    const small = relayed(100);
+    expect(sendRequestOf(small, ['r1@d.example'])).toMatchObject({ ok: true, request: { to: [{ email: 'r1@d.example', name: 'R 1' }] } });
+    expect(growth((n) => sendRequestOf(relayed(n), ['r1@d.example']), 10_000)).toBeLessThan(30);
+  });
+});
+
+describe('reading a User-Agent', () => {
+  it('reads a crafted header in time linear in its length', () => {
+    expect(growth((n) => parseUserAgent(`x${'Version/1.1 '.repeat(n)}`), 1_000)).toBeLessThan(30);
+    expect(parseUserAgent(`Mozilla/5.0 (Macintosh) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Safari/605.1.15 ${'x'.repeat(1000)}`).Family).toBe('Safari');
   });
 });
 
