@@ -88,6 +88,8 @@ function remember(key: string, template: Promise<Compiled>, size: number): void 
 }
 
 function compileSource(part: Part, source: string, escapeHtml: boolean): Promise<Compiled> {
+  // Refused at once, without hashing it or taking room in the cache.
+  if (source.length > TEMPLATE_LIMITS.maxLength) return compilePieces(part, source, escapeHtml).catch((error: unknown) => ({ error: error as ValidationError }));
   const key = createHash('sha256').update(escapeHtml ? 'h' : 't').update(source).digest('base64');
   const hit = compiled.get(key);
   if (hit) {
@@ -97,6 +99,11 @@ function compileSource(part: Part, source: string, escapeHtml: boolean): Promise
   }
   const template = compilePieces(part, source, escapeHtml).catch((error: unknown) => {
     if (error instanceof ValidationError) return { error };
+    // Not the template's fault (a bug): not kept, so the next request tries again.
+    if (compiled.get(key)?.template === template) {
+      compiled.delete(key);
+      cachedCharacters -= source.length;
+    }
     throw error;
   });
   remember(key, template, source.length);
