@@ -40,6 +40,13 @@ export function decodeAttribute(value: string): string {
 const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /**
+ * Links tracked in one message; later ones stay as written. Real newsletters have a few hundred at
+ * most, and each costs a signature: a body of nothing but links would otherwise take ~100 ms of
+ * signing per recipient.
+ */
+export const MAX_TRACKED_LINKS = 2000;
+
+/**
  * `html` with its links and open pixel for one recipient: one pass of an HTML tokenizer finds the
  * `<a href>` values and the last `</body>`, and only those places change (src/model/html.ts).
  */
@@ -50,6 +57,7 @@ export function trackHtml(html: string, tracking: HtmlTracking): string {
   const edits: HtmlEdit[] = [];
   if (clickUrl) {
     for (const link of landmarks.links) {
+      if (edits.length === MAX_TRACKED_LINKS) break;
       const target = decodeAttribute(link.value).trim();
       if (!TRACKABLE_URL.test(target) || target.startsWith(tracking.ownBaseUrl)) continue;
       edits.push({ start: link.start, end: link.end, text: `"${escapeAttribute(clickUrl(target))}"` });

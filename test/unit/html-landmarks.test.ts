@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { htmlLandmarks, spliceHtml } from '../../src/model/html.js';
-import { decodeAttribute, trackHtml } from '../../src/tracking/rewrite.js';
+import { decodeAttribute, MAX_TRACKED_LINKS, trackHtml } from '../../src/tracking/rewrite.js';
 
 const tracking = {
   ownBaseUrl: 'https://mail.example/t',
@@ -46,6 +46,13 @@ describe('HTML landmarks', () => {
     const b = `"${tracking.clickUrl('https://b.example/').replace(/&/g, '&amp;')}"`;
     const pixel = out.slice(out.indexOf('<img src="https://mail.example/t/open/'), out.lastIndexOf('</body>'));
     expect(out).toBe(html.replace('"https://a.example/?q=1&amp;r=2"', a).replace('https://b.example/', b).replace('</body>', `${pixel}</body>`));
+  });
+
+  it(`tracks the first ${MAX_TRACKED_LINKS} links of a message and leaves the others as written`, () => {
+    const html = Array.from({ length: MAX_TRACKED_LINKS + 10 }, (_, i) => `<a href="https://x.example/${i}">${i}</a>`).join('');
+    const out = trackHtml(html, { ...tracking, pixelUrl: undefined } as never);
+    expect(out.split('https://mail.example/t/click/').length - 1).toBe(MAX_TRACKED_LINKS);
+    expect(out.endsWith(html.slice(html.indexOf(`<a href="https://x.example/${MAX_TRACKED_LINKS}">`)))).toBe(true);
   });
 
   // The patterns this replaced backtracked: <body x 40,000 took 5.6 s, <a x 100,000 took 8.3 s.
