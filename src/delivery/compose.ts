@@ -10,6 +10,7 @@ import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { detectMimeType, hasLongerLines, isPlainText } from 'nodemailer/lib/mime-funcs';
 import type { MailplaneContext } from '../context.js';
+import { htmlLandmarks, spliceHtml } from '../model/html.js';
 import type { RenderedMessage } from '../template/renderer.js';
 import type { AttachmentContent, DomainRecord, Mailbox, MessageRecord, SendBatchRecord } from '../store/index.js';
 import { unsubscribeUrl } from '../tracking/links.js';
@@ -67,8 +68,9 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
 function withPreheader(html: string, preText: string | undefined): string {
   if (!preText) return html;
   const div = `<div style="display:none;max-height:0;overflow:hidden;mso-hide:all">${escapeHtml(preText)}</div>`;
-  const body = /<body[^>]*>/i.exec(html);
-  return body ? html.slice(0, body.index + body[0].length) + div + html.slice(body.index + body[0].length) : div + html;
+  // After the <body> start tag, found by an HTML tokenizer in one linear pass (src/model/html.ts).
+  const at = Math.max(htmlLandmarks(html).bodyStart, 0);
+  return spliceHtml(html, [{ start: at, end: at, text: div }]);
 }
 
 const address = (m: Mailbox) => ({ name: m.name, address: m.email });

@@ -84,7 +84,7 @@ export async function deliverOne(
         batch,
         message,
         domain,
-        rendered: renderMessage(ctx, caches.templates.get(batch), message, batch),
+        rendered: renderMessage(ctx, await caches.templates.get(batch), message, batch),
         dkimKey: caches.dkimKeys.get(ctx, domain),
         dateMs: ctx.clock.now(),
       }, caches.bodies);

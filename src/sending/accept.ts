@@ -5,7 +5,8 @@ import { dayOfMs } from '../model/dates.js';
 import { msToNs, type EpochNs } from '../model/time.js';
 import { ALL_MAIL, EventType, type CopyRecipient, type DomainRecord, type EventRecord, type MailplaneStore, type MessageRecord, type SendBatchRecord, type SubAccountRecord } from '../store/index.js';
 import type { StoredCounter } from '../stats/counters.js';
-import { compileTemplates } from '../template/renderer.js';
+import { compileTemplates, type CompiledTemplates } from '../template/renderer.js';
+import { unsubscribeUrl } from '../tracking/links.js';
 import { applyListDrops, envelopeRecipients, planRecipients, type Drop, type DropReasonName, type EnvelopeRecipient } from './recipients.js';
 import type { SendRequest } from './request.js';
 
@@ -62,6 +63,20 @@ export async function senderDomain(store: MailplaneStore, subAccountId: number, 
 }
 
 /**
+ * Each recipient's rendering stays within the limit (422 otherwise). A copy renders with its own
+ * custom fields over its recipient's (src/sending/recipients.ts), so it is checked with both.
+ */
+function checkRenderedLengths(ctx: MailplaneContext, templates: CompiledTemplates, request: SendRequest): void {
+  const unsubscribeLength = unsubscribeUrl(ctx, '00000000-0000-0000-0000-000000000000').length;
+  request.to.forEach((to, i) => {
+    templates.checkRenderedLength(to.customFields ?? {}, unsubscribeLength, `to.${i}.customFields`);
+    for (const kind of ['cc', 'bcc'] as const) {
+      to[kind]?.forEach((copy, j) => templates.checkRenderedLength({ ...to.customFields, ...copy.customFields }, unsubscribeLength, `to.${i}.${kind}.${j}.customFields`));
+    }
+  });
+}
+
+/**
  * Accepts a send request for a sub-account. Checks run in an order a caller can reason about:
  * the request shape (already validated), templates compile (422), the sub-account is not blocked
  * (403, refused as a whole), the IP pool exists (422); then per envelope recipient (each `to`
@@ -73,7 +88,7 @@ export async function senderDomain(store: MailplaneStore, subAccountId: number, 
  * transaction before it returns.
  */
 export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRecord, request: SendRequest): Promise<SendResponseEntry[]> {
-  compileTemplates(request);
+  checkRenderedLengths(ctx, await compileTemplates(request), request);
   if (subAccount.blocked) {
     const reason = subAccount.blockReason ? `: ${subAccount.blockReason}` : '';
     throw new ForbiddenError('SUBACCOUNT_BLOCKED', `this sub-account is blocked and cannot send${reason}`);

@@ -9,15 +9,17 @@ import { trackHtml } from '../tracking/rewrite.js';
  * templates are compiled once per batch, not once per recipient. Bounded, oldest evicted first.
  */
 export class TemplateCache {
-  private readonly entries = new Map<string, CompiledTemplates>();
+  private readonly entries = new Map<string, Promise<CompiledTemplates>>();
 
   constructor(private readonly capacity = 500) {}
 
   /** The compiled templates of `batch`, compiling them on first use. */
-  get(batch: SendBatchRecord): CompiledTemplates {
+  get(batch: SendBatchRecord): Promise<CompiledTemplates> {
     let compiled = this.entries.get(batch.id);
     if (!compiled) {
       compiled = compileTemplates(batch.content);
+      // A failure is not kept: the batch's next message tries again (and fails the same way).
+      compiled.catch(() => this.entries.delete(batch.id));
       if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
       this.entries.set(batch.id, compiled);
     }

@@ -1,5 +1,9 @@
+import { createHash } from 'node:crypto';
+import { setImmediate as yieldTurn } from 'node:timers/promises';
 import Handlebars from 'handlebars';
 import { ValidationError } from '../errors.js';
+import { checkTemplateSource, measureTemplate, TEMPLATE_LIMITS, type TemplateMeasure } from './limits.js';
+import { controlWhitespace } from './whitespace-control.js';
 
 /** The personalisable parts of a message. */
 export interface MessageTemplates {
@@ -27,6 +31,12 @@ export interface RenderedMessage {
 /** Templates compiled once; render them per recipient. */
 export interface CompiledTemplates {
   render(recipient: RecipientData): RenderedMessage;
+  /**
+   * Refuses (422 `TEMPLATE_TOO_LARGE`, at `path`) a recipient for whom a part could render to more
+   * than `TEMPLATE_LIMITS.maxRenderedLength` characters: the part's text plus each substitution
+   * at the length of the recipient's longest value. An upper bound, computed without rendering.
+   */
+  checkRenderedLength(customFields: Readonly<Record<string, string>>, unsubscribeUrlLength: number, path: string): void;
 }
 
 /** The custom field name the spec reserves for the unsubscribe link. */
@@ -35,77 +45,179 @@ export const RESERVED_FIELD = 'unsubscribe';
 // One isolated instance for all of mailplane: the global Handlebars is never used or patched, so
 // a host application's helpers and partials cannot change what mailplane renders, and vice versa.
 const handlebars = Handlebars.create();
+// compile() parses with the instance's parse(); ours receives trees already parsed, measured and
+// whitespace-controlled in linear time (Handlebars' own whitespace pass backtracks quadratically).
+handlebars.parse = (input: string | hbs.AST.Program) => {
+  if (typeof input === 'string') throw new TypeError('mailplane compiles parsed templates only');
+  return input;
+};
+// The built-in {{log}} would write every recipient's rendering to the host's console.
+handlebars.registerHelper('log', () => '');
 
 type Part = keyof MessageTemplates;
 
 const RUNTIME_OPTIONS: RuntimeOptions = { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false };
 
-/** Compiled templates by source, so a template sent again (the common case) is not compiled again. */
-const compiled = new Map<string, HandlebarsTemplateDelegate | { error: string }>();
-const CACHE_ENTRIES = 1000;
-/** Larger templates are compiled each time rather than held in memory. */
-const CACHEABLE_LENGTH = 64 * 1024;
+/** A compiled part: its top-level statements in pieces, each rendered in turn, and its measure. */
+type Pieces = HandlebarsTemplateDelegate[] & { measure?: TemplateMeasure };
+type Compiled = Pieces | { error: ValidationError };
 
-function compileSource(source: string, escapeHtml: boolean): HandlebarsTemplateDelegate | { error: string } {
-  const key = `${escapeHtml ? 'h' : 't'}${source}`;
+/**
+ * Compiled templates by a hash of their source, so a template sent again (the common case, and
+ * every batch of a bulk send) is not parsed and compiled again; concurrent requests with the same
+ * template share one compilation. Bounded by entries and by the characters of source they stand
+ * for (a compiled template takes memory in proportion).
+ */
+const compiled = new Map<string, { template: Promise<Compiled>; size: number }>();
+const CACHE_ENTRIES = 1000;
+const CACHE_CHARACTERS = 64 * 1024 * 1024;
+let cachedCharacters = 0;
+
+/** What one piece compiled between two yields may hold: compiling costs ~25 µs an expression. */
+const PIECE_EXPRESSIONS = 100;
+const PIECE_CHARACTERS = 64 * 1024;
+
+function remember(key: string, template: Promise<Compiled>, size: number): void {
+  compiled.set(key, { template, size });
+  cachedCharacters += size;
+  while (compiled.size > CACHE_ENTRIES || cachedCharacters > CACHE_CHARACTERS) {
+    const [oldest, entry] = compiled.entries().next().value!;
+    compiled.delete(oldest);
+    cachedCharacters -= entry.size;
+  }
+}
+
+function compileSource(part: Part, source: string, escapeHtml: boolean): Promise<Compiled> {
+  // Refused at once, without hashing it or taking room in the cache.
+  if (source.length > TEMPLATE_LIMITS.maxLength) return compilePieces(part, source, escapeHtml).catch((error: unknown) => ({ error: error as ValidationError }));
+  const key = createHash('sha256').update(escapeHtml ? 'h' : 't').update(source).digest('base64');
   const hit = compiled.get(key);
   if (hit) {
     compiled.delete(key);
     compiled.set(key, hit);
-    return hit;
+    return hit.template;
   }
+  const template = compilePieces(part, source, escapeHtml).catch((error: unknown) => {
+    if (error instanceof ValidationError) return { error };
+    // Not the template's fault (a bug): not kept, so the next request tries again.
+    if (compiled.get(key)?.template === template) {
+      compiled.delete(key);
+      cachedCharacters -= source.length;
+    }
+    throw error;
+  });
+  remember(key, template, source.length);
+  return template;
+}
+
+/**
+ * Parses, measures and compiles one part. Parsing and measuring are linear and run at once;
+ * Handlebars' compiler costs far more an expression, so the top-level statements are compiled in
+ * pieces of at most {@link PIECE_EXPRESSIONS}, with a turn of the event loop between two pieces.
+ * Rendering the pieces one after the other gives what the whole template renders: a top-level
+ * statement sees nothing of the others but the data, and whitespace control ran on the whole.
+ */
+async function compilePieces(part: Part, source: string, escapeHtml: boolean): Promise<Pieces> {
+  checkTemplateSource(part, source);
+  let ast: hbs.AST.Program;
+  try {
+    ast = handlebars.parseWithoutProcessing(source);
+  } catch (error) {
+    throw templateError(part, error);
+  }
+  const measure = measureTemplate(part, ast);
+  const { statements } = measure;
+  controlWhitespace(ast);
+  const pieces: Pieces = Object.assign([], { measure });
+  for (let start = 0; start < ast.body.length || pieces.length === 0; ) {
+    let end = start;
+    let expressions = 0;
+    let characters = 0;
+    while (end < ast.body.length && (end === start || (expressions + statements[end]! <= PIECE_EXPRESSIONS && characters <= PIECE_CHARACTERS))) {
+      expressions += statements[end]!;
+      characters += ast.body[end]!.type === 'ContentStatement' ? (ast.body[end] as hbs.AST.ContentStatement).value.length : 0;
+      end++;
+    }
+    // Parsing ran in this turn, and each piece gets one of its own.
+    await yieldTurn();
+    pieces.push(compileProgram(part, { ...ast, body: ast.body.slice(start, end) }, escapeHtml));
+    start = end;
+  }
+  return pieces;
+}
+
+function compileProgram(part: Part, program: hbs.AST.Program, escapeHtml: boolean): HandlebarsTemplateDelegate {
   // knownHelpersOnly turns an unknown helper ({{shout name}}) into a compile error here, at accept
   // time, instead of a render error at delivery; only the built-in block helpers remain.
-  const options: CompileOptions = { knownHelpersOnly: true, noEscape: !escapeHtml, strict: false };
-  let result: HandlebarsTemplateDelegate | { error: string };
+  const template = handlebars.compile(program, { knownHelpersOnly: true, noEscape: !escapeHtml, strict: false });
   try {
-    const template = handlebars.compile(source, options);
     // compile() is lazy: one render with no data compiles now, so syntax errors surface at accept time.
     template({}, RUNTIME_OPTIONS);
-    result = template;
   } catch (error) {
-    result = { error: (error instanceof Error ? error.message.split('\n')[0] : String(error)) ?? 'syntax error' };
+    throw templateError(part, error);
   }
-  if (source.length <= CACHEABLE_LENGTH) {
-    compiled.set(key, result);
-    if (compiled.size > CACHE_ENTRIES) compiled.delete(compiled.keys().next().value!);
-  }
+  return template;
+}
+
+function templateError(part: Part, error: unknown): ValidationError {
+  const message = (error instanceof Error ? error.message.split('\n')[0] : String(error)) || 'syntax error';
+  return new ValidationError(`the ${part} template does not compile: ${message}`, [{ path: part, message }], 'TEMPLATE_ERROR');
+}
+
+async function compilePart(part: Part, source: string, escapeHtml: boolean): Promise<Pieces> {
+  const result = await compileSource(part, source, escapeHtml);
+  if ('error' in result) throw result.error;
   return result;
 }
 
-function compilePart(part: Part, source: string, escapeHtml: boolean): HandlebarsTemplateDelegate {
-  const result = compileSource(source, escapeHtml);
-  if ('error' in result) {
-    throw new ValidationError(`the ${part} template does not compile: ${result.error}`, [{ path: part, message: result.error }], 'TEMPLATE_ERROR');
-  }
-  return result;
-}
+const renderPieces = (pieces: Pieces, data: Record<string, string>) => {
+  let out = '';
+  for (const piece of pieces) out += piece(data, RUNTIME_OPTIONS);
+  return out;
+};
 
 /**
  * Compiles the templates of one send request (once, whatever the number of recipients). HTML and
  * AMP bodies escape substituted values; subject and text do not. A missing variable renders empty.
- * Throws a 422 `TEMPLATE_ERROR` naming the part that does not compile.
+ * Throws a 422 naming the part: `TEMPLATE_ERROR` when it does not compile, `TEMPLATE_TOO_LARGE`
+ * or `TEMPLATE_TOO_COMPLEX` when it is over the limits of src/template/limits.ts.
  *
  * @example
- * const templates = compileTemplates({ subject: 'Hi {{name}}', htmlBody: '<a href="{{unsubscribe}}">x</a>' });
+ * const templates = await compileTemplates({ subject: 'Hi {{name}}', htmlBody: '<a href="{{unsubscribe}}">x</a>' });
  * templates.render({ customFields: { name: 'Ada' }, unsubscribeUrl: 'https://…' });
  */
-export function compileTemplates(templates: MessageTemplates): CompiledTemplates {
-  const subject = compilePart('subject', templates.subject, false);
-  const html = templates.htmlBody === undefined ? undefined : compilePart('htmlBody', templates.htmlBody, true);
-  const text = templates.textBody === undefined ? undefined : compilePart('textBody', templates.textBody, false);
-  const amp = templates.ampBody === undefined ? undefined : compilePart('ampBody', templates.ampBody, true);
+export async function compileTemplates(templates: MessageTemplates): Promise<CompiledTemplates> {
+  const subject = await compilePart('subject', templates.subject, false);
+  const html = templates.htmlBody === undefined ? undefined : await compilePart('htmlBody', templates.htmlBody, true);
+  const text = templates.textBody === undefined ? undefined : await compilePart('textBody', templates.textBody, false);
+  const amp = templates.ampBody === undefined ? undefined : await compilePart('ampBody', templates.ampBody, true);
 
+  const parts = { subject, htmlBody: html, textBody: text, ampBody: amp };
   return {
+    checkRenderedLength(customFields, unsubscribeUrlLength, path) {
+      // A key (`{{@key}}`) is at most 100 characters, `{{this}}` on the fields "[object Object]".
+      let longest = Math.max(unsubscribeUrlLength, 100);
+      for (const value of Object.values(customFields)) longest = Math.max(longest, value.length);
+      for (const [part, pieces] of Object.entries(parts)) {
+        if (!pieces?.measure) continue;
+        const { renderedText, substitutions, longestLiteral } = pieces.measure;
+        const length = renderedText + substitutions * Math.max(longest, longestLiteral);
+        const limit = TEMPLATE_LIMITS.maxRenderedLength;
+        if (length > limit) {
+          const message = `with these custom fields the ${part} could render to ${length} characters, and a part may render to at most ${limit}`;
+          throw new ValidationError(`the ${part} template is too large for ${path}: ${message}`, [{ path, message }], 'TEMPLATE_TOO_LARGE');
+        }
+      }
+    },
     render(recipient) {
       // A null-prototype object: custom field names such as "constructor" are plain data here.
       const data: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, recipient.customFields);
       data[RESERVED_FIELD] = recipient.unsubscribeUrl;
       return {
-        subject: subject(data, RUNTIME_OPTIONS),
-        ...(html && { htmlBody: html(data, RUNTIME_OPTIONS) }),
-        ...(text && { textBody: text(data, RUNTIME_OPTIONS) }),
-        ...(amp && { ampBody: amp(data, RUNTIME_OPTIONS) }),
+        subject: renderPieces(subject, data),
+        ...(html && { htmlBody: renderPieces(html, data) }),
+        ...(text && { textBody: renderPieces(text, data) }),
+        ...(amp && { ampBody: renderPieces(amp, data) }),
       };
     },
   };

@@ -6,6 +6,7 @@
  * links from other origins. Links to mailplane's own endpoints (the unsubscribe link) stay as
  * they are, and so do `mailto:`, `tel:`, anchors and template leftovers.
  */
+import { htmlLandmarks, spliceHtml, type HtmlEdit } from '../model/html.js';
 
 /** What to add to one message's HTML. */
 export interface HtmlTracking {
@@ -17,9 +18,6 @@ export interface HtmlTracking {
   ownBaseUrl: string;
 }
 
-// An <a> tag's href attribute: the quote, then the value up to the same quote.
-const ANCHOR_HREF = /(<a\b[^>]*?\shref\s*=\s*)(["'])(.*?)\2/gis;
-const BODY_END = /<\/body\s*>/gi;
 /**
  * An http(s) URL without whitespace or control characters: the only targets tracked. One with a
  * line break (`&#10;` in the attribute) could never go out in a `Location` header.
@@ -41,22 +39,36 @@ export function decodeAttribute(value: string): string {
 
 const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** `html` with its links and open pixel for one recipient. */
+/**
+ * Links tracked in one message; later ones stay as written. Real newsletters have a few hundred at
+ * most, and each costs a signature: a body of nothing but links would otherwise take ~100 ms of
+ * signing per recipient.
+ */
+export const MAX_TRACKED_LINKS = 2000;
+
+/**
+ * `html` with its links and open pixel for one recipient: one pass of an HTML tokenizer finds the
+ * `<a href>` values and the last `</body>`, and only those places change (src/model/html.ts).
+ */
 export function trackHtml(html: string, tracking: HtmlTracking): string {
-  let out = html;
-  const { clickUrl } = tracking;
+  const { clickUrl, pixelUrl } = tracking;
+  if (!clickUrl && !pixelUrl) return html;
+  const landmarks = htmlLandmarks(html, { links: clickUrl !== undefined });
+  const edits: HtmlEdit[] = [];
   if (clickUrl) {
-    out = out.replace(ANCHOR_HREF, (whole, start: string, _quote: string, raw: string) => {
-      const target = decodeAttribute(raw).trim();
-      if (!TRACKABLE_URL.test(target) || target.startsWith(tracking.ownBaseUrl)) return whole;
-      return `${start}"${escapeAttribute(clickUrl(target))}"`;
-    });
+    for (const link of landmarks.links) {
+      if (edits.length === MAX_TRACKED_LINKS) break;
+      const target = decodeAttribute(link.value).trim();
+      if (!TRACKABLE_URL.test(target) || target.startsWith(tracking.ownBaseUrl)) continue;
+      edits.push({ start: link.start, end: link.end, text: `"${escapeAttribute(clickUrl(target))}"` });
+    }
   }
-  if (tracking.pixelUrl) {
-    const pixel = `<img src="${escapeAttribute(tracking.pixelUrl)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`;
-    let last = -1;
-    for (const match of out.matchAll(BODY_END)) last = match.index;
-    out = last === -1 ? out + pixel : out.slice(0, last) + pixel + out.slice(last);
+  if (pixelUrl) {
+    const pixel = `<img src="${escapeAttribute(pixelUrl)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`;
+    const at = landmarks.bodyEnd === -1 ? html.length : landmarks.bodyEnd;
+    edits.push({ start: at, end: at, text: pixel });
+    // A link after the last </body> (it happens) comes after the pixel.
+    edits.sort((a, b) => a.start - b.start);
   }
-  return out;
+  return spliceHtml(html, edits);
 }

@@ -28,8 +28,16 @@ const FAMILIES: ReadonlyArray<readonly [family: string, pattern: RegExp]> = [
   ['Apple Mail', /AppleWebKit\/(\d+)\.(\d+)(?:\.(\d+))?(?!.*Safari)/],
 ];
 
+/**
+ * Characters of a User-Agent read: real ones are a few hundred. The Safari and Apple Mail patterns
+ * read to the end of the value from each `Version/` or `AppleWebKit/`, so on a crafted header
+ * their time grows with the square of its length (120 KB: 0.5 s).
+ */
+const USER_AGENT_READ = 512;
+
 /** Parses `raw` (a User-Agent header value) into its family and version. */
-export function parseUserAgent(raw: string): ParsedUserAgent {
+export function parseUserAgent(header: string): ParsedUserAgent {
+  const raw = header.slice(0, USER_AGENT_READ);
   for (const [family, pattern] of FAMILIES) {
     const match = pattern.exec(raw);
     if (match) return { Family: family, Major: match[1] ?? '', Minor: match[2] ?? '', Patch: match[3] ?? '' };

@@ -91,7 +91,7 @@ describe.each(storeKinds)('sending email through the API on %s', (kind) => {
     const rendered = [];
     for (const entry of result.body) {
       const found = await store.messages.getForDelivery(entry.messageId);
-      rendered.push(renderMessage(api.mailplane.context, compileTemplates(found!.batch.content), found!.message, found!.batch));
+      rendered.push(renderMessage(api.mailplane.context, await compileTemplates(found!.batch.content), found!.message, found!.batch));
     }
     expect(rendered.map((r) => r.subject)).toEqual(['Hi <Ada>', 'Hi Bob']);
     expect(rendered[0]!.htmlBody).toContain('<p>&lt;Ada&gt;</p>');

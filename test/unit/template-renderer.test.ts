@@ -5,8 +5,8 @@ import { ValidationError } from 'mailplane';
 const unsubscribeUrl = 'https://t.example/u/abc?x=1&y=2';
 
 describe('compileTemplates', () => {
-  it('personalises subject, html and text per recipient, escaping only HTML', () => {
-    const t = compileTemplates({
+  it('personalises subject, html and text per recipient, escaping only HTML', async () => {
+    const t = await compileTemplates({
       subject: 'Hi {{name}} & co',
       htmlBody: '<p>Hello {{name}}</p><a href="{{unsubscribe}}">unsubscribe</a>',
       textBody: 'Hello {{name}}, unsubscribe: {{unsubscribe}}',
@@ -18,26 +18,26 @@ describe('compileTemplates', () => {
     expect(t.render({ customFields: { name: 'Bob' }, unsubscribeUrl }).subject).toBe('Hi Bob & co');
   });
 
-  it('renders a missing variable and #each over missing data as empty', () => {
-    const t = compileTemplates({ subject: '[{{missing}}]', textBody: 'a{{#each items}}-{{this}}{{/each}}b' });
+  it('renders a missing variable and #each over missing data as empty', async () => {
+    const t = await compileTemplates({ subject: '[{{missing}}]', textBody: 'a{{#each items}}-{{this}}{{/each}}b' });
     expect(t.render({ customFields: {}, unsubscribeUrl })).toEqual({ subject: '[]', textBody: 'ab' });
   });
 
-  it('treats prototype-looking field names as plain data', () => {
+  it('treats prototype-looking field names as plain data', async () => {
     const fields = JSON.parse('{"__proto__":"p","constructor":"c"}') as Record<string, string>;
-    const t = compileTemplates({ subject: '{{constructor}}|{{__proto__}}|{{toString}}' });
+    const t = await compileTemplates({ subject: '{{constructor}}|{{__proto__}}|{{toString}}' });
     expect(t.render({ customFields: fields, unsubscribeUrl }).subject).toBe('c|p|');
     expect(({} as Record<string, unknown>).p).toBeUndefined();
   });
 
-  it('refuses templates that do not compile, naming the part, with a 422', () => {
+  it('refuses templates that do not compile, naming the part, with a 422', async () => {
     for (const [templates, part] of [
       [{ subject: 'Hi {{name' }, 'subject'],
       [{ subject: 'ok', htmlBody: '{{#if x}}open' }, 'htmlBody'],
       [{ subject: 'ok', textBody: '{{shout name}}' }, 'textBody'],
     ] as const) {
       try {
-        compileTemplates(templates);
+        await compileTemplates(templates);
         expect.unreachable();
       } catch (error) {
         expect(error).toBeInstanceOf(ValidationError);
