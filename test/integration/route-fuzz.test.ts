@@ -14,7 +14,7 @@ import { apiRoutes } from '../../src/http/routes/index.js';
 import { storeKinds } from '../support/databases.js';
 import { linkRequests } from '../support/fuzz-links.js';
 import { routeRequests, type FuzzRequest, type FuzzWorld } from '../support/fuzz-requests.js';
-import { startHttpHarness, type HttpHarness, type RawResponse } from '../support/http-harness.js';
+import { REQUEST_BOUND_MS, startHttpHarness, type HttpHarness, type RawResponse } from '../support/http-harness.js';
 import { routeKey } from '../support/route-examples.js';
 import { callJson, createTenant, uniqueTag } from '../support/tenants.js';
 
@@ -114,10 +114,15 @@ describe.each(storeKinds)('fuzzing every route through node:http (%s)', (kind) =
 
   it.each(apiRoutes.map((route) => [routeKey(route), route] as const))('%s', async (_key, route) => run(routeRequests(world, route), ROUTE_RUNS, apiProblem), TIMEOUT_MS);
 
+  // The fuzzer also sends the foreign tenant's own key, so its resources may have changed: only
+  // that the server answers, quickly and correctly, is checked.
   it('still answers every tenant afterwards', async () => {
-    const health = await callJson(harness, 'GET', '/account/subaccount', { account: world.foreign.accountKey });
-    expect(health.status).toBe(200);
-    expect(health.body.map((s: { name: string }) => s.name)).toEqual(expect.arrayContaining(world.foreign.subs.map((s) => s.name)));
+    for (const key of [world.own.accountKey, world.foreign.accountKey]) {
+      const health = await callJson(harness, 'GET', '/account/subaccount', { account: key });
+      expect(health.status).toBe(200);
+      expect(Array.isArray(health.body)).toBe(true);
+      expect(health.ms).toBeLessThan(REQUEST_BOUND_MS);
+    }
     expect((await callJson(harness, 'GET', '/subaccount/domain', { sub: world.own.subs[0]!.apiKey })).status).toBe(200);
   });
 });
