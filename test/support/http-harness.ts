@@ -26,7 +26,8 @@ export function harnessOptions(store: MailplaneStore, dns: TestDnsServer): Mailp
     logger: silentLogger,
     trackingBaseUrl: 'http://127.0.0.1:3000/t',
     // Domain verification asks the test zone, which knows none of the fuzzed names: quick NXDOMAIN.
-    dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 500, retries: 0 },
+    // No RDAP: tests do not reach the internet (where the lookup would wait out its 5 s timeout).
+    dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 500, retries: 0, rdapBaseUrl: null },
   };
 }
 
