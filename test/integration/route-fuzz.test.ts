@@ -70,6 +70,8 @@ describe.each(storeKinds)('fuzzing every route through node:http (%s)', (kind) =
   let sent = 0;
   let skipped = 0;
   let startedAt = 0;
+  /** Answers by route and status class, to show how far past validation the requests got. */
+  const answered = new Map<string, { ok: number; total: number }>();
 
   beforeAll(async () => {
     harness = await startHttpHarness(kind);
@@ -79,14 +81,20 @@ describe.each(storeKinds)('fuzzing every route through node:http (%s)', (kind) =
   afterAll(async () => {
     const seconds = (performance.now() - startedAt) / 1000;
     console.log(`route fuzz (${kind}): ${sent} requests in ${seconds.toFixed(1)} s (${Math.round(sent / seconds)}/s), ${skipped} known defects skipped`);
+    const shares = [...answered].map(([key, { ok, total }]) => `${key} ${Math.round((100 * ok) / total)}%`);
+    console.log(`route fuzz (${kind}): share of 2xx answers: ${shares.join(', ')}`);
     await harness?.close();
   });
 
-  const run = async (requests: fc.Arbitrary<FuzzRequest>, numRuns: number, check: (request: FuzzRequest, response: RawResponse) => string | null) => {
+  const run = async (label: string, requests: fc.Arbitrary<FuzzRequest>, numRuns: number, check: (request: FuzzRequest, response: RawResponse) => string | null) => {
+    const counts = answered.get(label) ?? { ok: 0, total: 0 };
+    answered.set(label, counts);
     await fc.assert(
       fc.asyncProperty(requests, async (request) => {
         sent++;
         const response = await harness.send(request);
+        counts.total++;
+        if (response.status < 300) counts.ok++;
         const problem = check(request, response);
         if (problem === null) return;
         if (knownDefect(request, response) !== undefined) {
@@ -105,14 +113,14 @@ describe.each(storeKinds)('fuzzing every route through node:http (%s)', (kind) =
     async () => {
       const messages = world.own.subs.flatMap((s) => s.messageIds);
       const foreign = world.foreign.subs.flatMap((s) => s.messageIds);
-      await run(linkRequests(harness.mailplane.context, messages, foreign), LINK_RUNS, (_request, response) =>
+      await run('links', linkRequests(harness.mailplane.context, messages, foreign), LINK_RUNS, (_request, response) =>
         response.status >= 500 ? `answered ${response.status}: ${response.text.slice(0, 300)}` : null,
       );
     },
     TIMEOUT_MS,
   );
 
-  it.each(apiRoutes.map((route) => [routeKey(route), route] as const))('%s', async (_key, route) => run(routeRequests(world, route), ROUTE_RUNS, apiProblem), TIMEOUT_MS);
+  it.each(apiRoutes.map((route) => [routeKey(route), route] as const))('%s', async (key, route) => run(key, routeRequests(world, route), ROUTE_RUNS, apiProblem), TIMEOUT_MS);
 
   // The fuzzer also sends the foreign tenant's own key, so its resources may have changed: only
   // that the server answers, quickly and correctly, is checked.
