@@ -170,7 +170,9 @@ export function applyMutations(value: unknown, mutations: readonly Mutation[]): 
       else Object.defineProperty(current, m.key, { value: m.value, enumerable: true, writable: true, configurable: true });
     } else if (m.op === 'wrap') parent[slot.key] = [current];
     else if (m.op === 'repeat' && Array.isArray(current) && current.length > 0) {
-      parent[slot.key] = Array.from({ length: m.times }, () => current[0]);
+      // Bounded to a few megabytes: a wide value repeated 10,001 times would not fit in a string.
+      const times = toJsonText(current[0]).length * m.times > 4_000_000 ? 2 : m.times;
+      parent[slot.key] = Array.from({ length: times }, () => current[0]);
     }
   }
   return root.v;
