@@ -25,7 +25,7 @@ describe.each(storeKinds)('NUL and control characters in text (%s)', (kind) => {
   const keyFor = (auth: string) => (auth === 'account' ? { account: api.accountKey } : { sub: sender.subAccount.apiKey });
 
   it.each(listRoutes.map((route) => [routeKey(route), route] as const))('%s refuses a NUL in its text parameters with 422', async (_key, route) => {
-    const refs = { salt: 'nul', ips: [], tpspIds: [], poolName: 'p', domainName: 'nul.test', emails: [], group: 'g', webhookUrl: 'https://example.com/' };
+    const refs = { salt: 'nul', ips: [], poolIps: [], tpspIds: [], poolName: 'p', domainName: 'nul.test', emails: [], group: 'g', webhookUrl: 'https://example.com/' };
     const base = routeExample(route, refs).query ?? {};
     for (const name of ['search', 'group']) {
       if (name === 'group' && !('group' in base)) continue;

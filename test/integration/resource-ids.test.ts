@@ -23,7 +23,7 @@ describe.each(storeKinds)('ids beyond storage (%s)', (kind) => {
   afterAll(() => api?.close());
 
   it.each(routes.map((route) => [routeKey(route), route] as const))('%s answers 406 for 2147483648 and 9007199254740991', async (_key, route) => {
-    const refs = { salt: 'ids', ips: ['10.1.2.3'], tpspIds: [], poolName: 'none', domainName: 'ids.test', emails: ['a@example.org'], group: 'g', webhookUrl: 'https://example.com/h' };
+    const refs = { salt: 'ids', ips: ['10.1.2.3'], poolIps: [], tpspIds: [], poolName: 'none', domainName: 'ids.test', emails: ['a@example.org'], group: 'g', webhookUrl: 'https://example.com/h' };
     const { query, body } = routeExample(route, refs);
     const key = route.auth === 'account' ? { account: api.accountKey } : { sub: subKey };
     for (const id of ['2147483648', '9007199254740991']) {

@@ -55,6 +55,7 @@ describe.each(storeKinds)('tenant isolation over every route (%s)', (kind) => {
     return {
       salt: uniqueTag('x'),
       ips: victim.tenant.ips.map((ip) => ip.publicIp),
+      poolIps: victim.tenant.ips.map((ip) => ip.publicIp),
       tpspIds: victim.tenant.tpsps.map((t) => t.id),
       poolName: victim.tenant.pools[0]!.name,
       domainName: sub.domain.name,

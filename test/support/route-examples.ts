@@ -10,7 +10,10 @@ import type { AnyRoute } from '../../src/http/route.js';
 export interface ExampleRefs {
   /** Makes names unique (sub-accounts, pools and TPSPs refuse duplicates). */
   salt: string;
+  /** Addresses to allocate. */
   ips: string[];
+  /** Allocated addresses to put in a pool. */
+  poolIps: string[];
   tpspIds: number[];
   poolName: string;
   /** A verified sending domain of the calling sub-account (or of the victim). */
@@ -32,7 +35,7 @@ export const routeKey = (route: Pick<AnyRoute, 'method' | 'path'>): string => `$
 const today = () => new Date().toISOString().slice(0, 10);
 const range = () => ({ from: today(), to: today() });
 
-const pool = (r: ExampleRefs) => ({ name: `pool-${r.salt}`, ips: r.ips.map((publicIP) => ({ publicIP })), tpsps: r.tpspIds, routingStrategy: 0, shouldOverflow: false, warmupInterval: 24 });
+const pool = (r: ExampleRefs) => ({ name: `pool-${r.salt}`, ips: r.poolIps.map((publicIP) => ({ publicIP })), tpsps: r.tpspIds, routingStrategy: 0, shouldOverflow: false, warmupInterval: 24 });
 const tpsp = (r: ExampleRefs) => ({ name: `tpsp-${r.salt}`, type: 0, host: 'smtp.example.com', port: 587, security: 'starttls', username: 'u', password: 'p' });
 
 const EXAMPLES: Record<string, (r: ExampleRefs) => RouteExample> = {
