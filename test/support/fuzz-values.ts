@@ -131,6 +131,7 @@ export interface Mutation {
   times: number;
 }
 
+/** Edits for {@link applyMutations}: mostly replacing a value with a hostile one. */
 export const mutation: fc.Arbitrary<Mutation> = fc.record({
   op: fc.constantFrom('set', 'set', 'set', 'delete', 'add', 'wrap', 'repeat'),
   pick: fc.nat(),
