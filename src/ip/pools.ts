@@ -1,5 +1,6 @@
 import type { MailplaneContext } from '../context.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
+import { isResourceId } from '../model/ids.js';
 import type { ListQuery } from '../model/paging.js';
 import { nowNs } from '../model/time.js';
 import { parseRoutingMetaData } from '../routing/metadata.js';
@@ -47,7 +48,8 @@ async function resolveIps(ctx: MailplaneContext, accountId: number, addresses: r
 async function checkTpsps(ctx: MailplaneContext, accountId: number, ids: readonly number[]): Promise<number[]> {
   if (new Set(ids).size !== ids.length) throw invalid('DUPLICATE_TPSP', 'tpsps', 'a TPSP id is listed twice');
   const missing: number[] = [];
-  for (const id of ids) if (!(await ctx.store.tpsps.get(accountId, id))) missing.push(id);
+  // An id beyond what storage holds is unknown: asking PostgreSQL for it would be an error, not a miss.
+  for (const id of ids) if (!isResourceId(id) || !(await ctx.store.tpsps.get(accountId, id))) missing.push(id);
   if (missing.length > 0) throw invalid('TPSP_NOT_FOUND', 'tpsps', `not TPSPs of this account: ${missing.slice(0, 10).join(', ')}`);
   return [...ids];
 }

@@ -38,12 +38,23 @@ export function uuidV7(nowMs: number = Date.now()): string {
 export const randomIds: IdGenerator = { uuid: () => uuidV7() };
 
 /**
- * Parses a numeric resource id from a path segment. Anything that is not a positive safe integer
- * written in plain decimal is "no such id" (`null`), so "abc", "1.5", "-3" and "1e3" all resolve
- * to the same 406 as an id that does not exist.
+ * The largest numeric resource id: ids are 32-bit in storage (PostgreSQL's `serial`), and a larger
+ * number in a query is a database error there, not a miss, so it must never reach the store.
+ */
+export const MAX_RESOURCE_ID = 2_147_483_647;
+
+/** Whether `id` can name a stored resource: a whole number from 1 to {@link MAX_RESOURCE_ID}. */
+export function isResourceId(id: number): boolean {
+  return Number.isInteger(id) && id >= 1 && id <= MAX_RESOURCE_ID;
+}
+
+/**
+ * Parses a numeric resource id from a path segment. Anything that is not a whole number from 1 to
+ * {@link MAX_RESOURCE_ID} written in plain decimal is "no such id" (`null`), so "abc", "1.5", "-3",
+ * "1e3" and "2147483648" all resolve to the same 406 as an id that does not exist.
  */
 export function parseResourceId(raw: string | undefined): number | null {
-  if (raw === undefined || !/^[1-9][0-9]{0,15}$/.test(raw)) return null;
+  if (raw === undefined || !/^[1-9][0-9]{0,9}$/.test(raw)) return null;
   const id = Number(raw);
-  return Number.isSafeInteger(id) ? id : null;
+  return isResourceId(id) ? id : null;
 }

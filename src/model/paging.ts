@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainTextSchema } from './text.js';
 
 /** `limit`/`offset`/`search` of every list endpoint, after validation. */
 export interface ListQuery {
@@ -29,9 +30,7 @@ export const listQuerySchema = z.object({
   offset: queryInt(0)
     .optional()
     .transform((v) => v ?? 0),
-  search: z
-    .string()
-    .max(200)
+  search: plainTextSchema(200)
     .optional()
     .transform((v) => (v === undefined || v === '' ? undefined : v)),
 });

@@ -1,7 +1,17 @@
 import { z } from 'zod';
 
-/** Control characters (C0, DEL, C1) have no place in names and would break logs and headers. */
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+/**
+ * Control characters (C0, DEL, C1) have no place in names and would break logs and headers; U+0000
+ * cannot even be stored or compared as PostgreSQL text (a query holding it fails).
+ */
+export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** A string of at most `max` characters without control characters: search texts, group names. */
+export const plainTextSchema = (max: number) =>
+  z
+    .string()
+    .max(max, `must be at most ${max} characters`)
+    .refine((value) => !CONTROL_CHARACTERS.test(value), 'must not contain control characters');
 
 /**
  * A display name: trimmed, 1 to `max` characters, no control characters.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { freeTextSchema } from '../model/text.js';
+import { freeTextSchema, plainTextSchema } from '../model/text.js';
 import { emailAddressSchema } from '../model/email-address.js';
 import { RESERVED_FIELD } from '../template/renderer.js';
 import { customHeaderProblem } from './headers.js';
@@ -57,8 +57,14 @@ const customFieldsSchema = guardKeys(
 const nameText = freeTextSchema(200).refine((v) => !/[\r\n]/.test(v), 'must not contain line breaks');
 const mailbox = z.strictObject({ email: emailAddressSchema, name: nameText.optional() });
 
-/** A recipient's address is checked per recipient (an invalid one is dropped, not a 422), but bounded. */
-const recipientAddress = z.string().max(1000);
+/**
+ * A recipient's address is checked per recipient (an invalid one is dropped, not a 422), but bounded,
+ * and free of U+0000: the dropped message is still stored, and PostgreSQL text cannot hold it.
+ */
+const recipientAddress = z
+  .string()
+  .max(1000)
+  .refine((value) => !value.includes('\u0000'), 'must not contain a NUL character');
 const copy = z.strictObject({ email: recipientAddress, name: nameText.optional(), customFields: customFieldsSchema });
 const recipient = z.strictObject({
   email: recipientAddress,
@@ -100,11 +106,11 @@ export const sendRequestSchema = z
     htmlBody: z.string().optional(),
     textBody: z.string().optional(),
     ampBody: z.string().optional(),
-    ippool: z.string().min(1).max(100).optional(),
+    ippool: plainTextSchema(100).pipe(z.string().min(1)).optional(),
     headers: headersSchema,
     trackOpens: z.boolean().optional(),
     trackClicks: z.boolean().optional(),
-    groups: z.array(z.string().min(1).max(100)).max(MAX_GROUPS).optional(),
+    groups: z.array(plainTextSchema(100).pipe(z.string().min(1))).max(MAX_GROUPS).optional(),
     attachments: z.array(attachment).max(MAX_ATTACHMENTS).optional(),
     webhookEndpoint: z.url({ protocol: /^https?$/ }).max(2048).optional(),
   })

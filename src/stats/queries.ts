@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 import { dayNumber, daySchema, eachDay, type Day } from '../model/dates.js';
+import { plainTextSchema } from '../model/text.js';
 import type { StatsScope, StatsStore } from '../store/stats-store.js';
 import { withSent, zeroCounters, type StatCounters } from './counters.js';
 
@@ -16,7 +17,7 @@ export const MAX_AGGREGATE_DAYS = 366;
 /** `from` and `to` of every statistics endpoint. */
 export const rangeQuerySchema = z.strictObject({ from: daySchema, to: daySchema });
 /** `from`, `to` and `group` of the per-group endpoints. */
-export const groupRangeQuerySchema = rangeQuerySchema.extend({ group: z.string().min(1).max(100) });
+export const groupRangeQuerySchema = rangeQuerySchema.extend({ group: plainTextSchema(100).pipe(z.string().min(1)) });
 
 /**
  * Checks a validated range: `from` not after `to` (a one-day range is allowed) and at most

@@ -6,11 +6,20 @@ import type { SuppressionFilter } from '../store/suppression-store.js';
 import { suppressionTypeOf, type SuppressionTypeName } from './suppressions.js';
 
 const NS_PER_DAY = 86_400_000_000_000n;
+/** Timestamps are signed 64-bit in storage: 1677-09-21 to 2262-04-11 in nanoseconds. */
+const MIN_NS = -(2n ** 63n);
+const MAX_NS = 2n ** 63n - 1n;
 
-/** Nanoseconds of 00:00 UTC of a `YYYY-MM-DD` day, or `null` when it is no real calendar day. */
+/**
+ * Nanoseconds of 00:00 UTC of a `YYYY-MM-DD` day, or `null` when it is no real calendar day. Days
+ * outside what a 64-bit timestamp holds (`to=9999-12-31`) are clamped to its ends, which select
+ * the same rows and, bound as query parameters, are no database error.
+ */
 function dayStartNs(date: string): EpochNs | null {
   const day = dayNumber(date);
-  return day === null ? null : BigInt(day) * NS_PER_DAY;
+  if (day === null) return null;
+  const ns = BigInt(day) * NS_PER_DAY;
+  return ns < MIN_NS ? MIN_NS : ns > MAX_NS ? MAX_NS : ns;
 }
 
 const dateSchema = z
@@ -50,6 +59,6 @@ export const suppressionListQuerySchema = listQuerySchema
       type: query.type === undefined ? undefined : suppressionTypeOf(query.type),
       createdFrom: query.from,
       // `to` is inclusive: everything before the start of the next day.
-      createdBefore: query.to === undefined ? undefined : query.to + NS_PER_DAY,
+      createdBefore: query.to === undefined ? undefined : query.to > MAX_NS - NS_PER_DAY ? MAX_NS : query.to + NS_PER_DAY,
     }),
   );
