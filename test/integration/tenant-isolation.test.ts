@@ -133,10 +133,7 @@ describe.each(storeKinds)('tenant isolation over every route (%s)', (kind) => {
   });
 
   // Before the battery, in which each account tries to allocate the other's addresses.
-  // Skipped: known defect, issue 13 item 6 ("An IP allocated to one account can be allocated by
-  // another account too"); the store contract still says another account may hold the same address
-  // (src/testing/conformance/ip-pools.ts). Remove the skip with that fix.
-  it.skip('refuses to allocate an IP that another account holds', async () => {
+  it('refuses to allocate an IP that another account holds', async () => {
     const [a, b] = tenants as [Tenant, Tenant];
     const result = await callJson(harness, 'PUT', '/account/ip/allocate', { account: b.accountKey, body: { ips: [a.ips[1]!.publicIp] } });
     expect(result.status, result.text).toBe(403);
