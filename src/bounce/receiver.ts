@@ -9,12 +9,11 @@
  * backscatter): a VERP address must name an existing message and the return-path host of that
  * message's domain. It needs no login: bounces come from any server on the internet.
  */
-import { simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import type { MailplaneContext } from '../context.js';
 import { messageIdOfVerp } from '../delivery/compose.js';
 import { connectionGuard } from '../smtp/connection-guard.js';
-import { readMessage, smtpListener, smtpReply as reply, type SmtpListener } from '../smtp/server.js';
+import { parseReceivedMime, readMessage, smtpListener, smtpReply as reply, type SmtpListener } from '../smtp/server.js';
 import { applyReport } from './inbound.js';
 import { quotedMessageId, readReport } from './reports.js';
 
@@ -91,7 +90,7 @@ export function createBounceReceiver(ctx: MailplaneContext, options: BounceRecei
   });
 
   async function receive(raw: Buffer, session: SMTPServerSession): Promise<void> {
-    const report = readReport(await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true }));
+    const report = readReport(await parseReceivedMime(raw));
     for (const { address } of session.envelope.rcptTo) {
       // A bounce names its message by the VERP address; a complaint by the original it quotes.
       const messageId = messageIdOfVerp(address) ?? quotedMessageId(raw);

@@ -12,7 +12,6 @@
  * Once a message is answered 250 it is committed (batch, messages, delivery job); any failure
  * before that is answered 4xx, so the client keeps the message and retries.
  */
-import { simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server';
 import type { MailplaneContext } from '../context.js';
 import { MailplaneError } from '../errors.js';
@@ -22,7 +21,7 @@ import type { SubAccountRecord } from '../store/index.js';
 import { connectionGuard, isLoopbackAddress } from './connection-guard.js';
 import { sendRequestOf } from './ingest.js';
 import { clientKey, LoginThrottle, type LoginThrottleOptions } from './login-throttle.js';
-import { readMessage, smtpListener, smtpReply as reply, type SmtpListener } from './server.js';
+import { parseReceivedMime, readMessage, smtpListener, smtpReply as reply, type SmtpListener } from './server.js';
 
 /** Options of {@link createSmtpRelay}. */
 export interface SmtpRelayOptions {
@@ -144,7 +143,7 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
   /** Runs one submitted message through the pipeline; answers the 250 text or throws a reply. */
   async function submit(raw: Buffer, session: SMTPServerSession): Promise<string> {
     const subAccount = subAccountOf(session);
-    const mail = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true });
+    const mail = await parseReceivedMime(raw);
     const built = sendRequestOf(mail, session.envelope.rcptTo.map((r) => r.address));
     if (!built.ok) throw reply(550, built.reply);
     const { drop } = await senderDomain(ctx.store, subAccount.id, built.request.from.email);

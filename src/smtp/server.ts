@@ -3,6 +3,7 @@
  * replies with a code, reading a message whole, and listening on a port.
  */
 import type { AddressInfo } from 'node:net';
+import { simpleParser, type ParsedMail } from 'mailparser';
 import type { SMTPServer, SMTPServerDataStream } from 'smtp-server';
 import type { Logger } from '../context.js';
 
@@ -81,6 +82,20 @@ export function readMessage(
       },
     );
   });
+}
+
+/**
+ * Reads a received message's MIME. A message mailparser cannot read (too many nested parts, which
+ * it refuses with `EMAXLEN`, or any other malformed structure) is refused permanently, `550 5.6.0`:
+ * the same bytes would fail again, so a temporary answer would have the sender retry for days.
+ */
+export async function parseReceivedMime(raw: Buffer): Promise<ParsedMail> {
+  try {
+    return await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0]!.slice(0, 200) : 'malformed';
+    throw smtpReply(550, `5.6.0 The message's MIME structure cannot be read (${reason.replace(/[^\x20-\x7e]/g, '?')})`);
+  }
 }
 
 /** `server` as a {@link SmtpListener}; connection-level errors are logged as `<name>: connection error`. */

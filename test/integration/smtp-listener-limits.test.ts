@@ -157,6 +157,33 @@ describe('the SMTP listeners under attack', () => {
     });
   });
 
+  describe.each(['relay', 'bounce receiver'] as const)('unreadable MIME on the %s', (kind) => {
+    /** A message whose parts nest `depth` deep: mailparser refuses 1,000 levels (EMAXLEN). */
+    const nested = (depth: number) => {
+      let open = '';
+      let close = '';
+      for (let i = 0; i < depth; i++) {
+        open += `Content-Type: multipart/mixed; boundary="b${i}"\r\n\r\n--b${i}\r\n`;
+        close = `\r\n--b${i}--\r\n${close}`;
+      }
+      return `From: news@sender.test\r\nTo: ann@example.test\r\nSubject: deep\r\n${open}Content-Type: text/plain\r\n\r\nhello${close}\r\n.\r\n`;
+    };
+
+    it('is refused for good (550 5.6.0), not deferred, and the connection goes on', async () => {
+      const port = kind === 'relay' ? await relay({ allowInsecureAuth: true }) : await receiver();
+      const client = await rawSmtp(port);
+      await client.command('EHLO client.test');
+      if (kind === 'relay') expect(await client.command(authPlain(user, pass))).toMatch(/^235 /);
+      expect(await client.command('MAIL FROM:<news@sender.test>')).toMatch(/^250 /);
+      expect(await client.command(`RCPT TO:<${kind === 'relay' ? 'ann@example.test' : 'fbl@bounces.mailplane.test'}>`)).toMatch(/^250 /);
+      expect(await client.command('DATA')).toMatch(/^354 /);
+      await client.send(nested(1000));
+      expect(await client.reply()).toMatch(/^550 5\.6\.0 The message's MIME structure cannot be read/);
+      expect(await client.command('NOOP')).toMatch(/^250 /);
+      client.close();
+    });
+  });
+
   describe.each(['relay', 'bounce receiver'] as const)('connections per address on the %s', (kind) => {
     it('refuses a connection over the limit with 421 4.7.0 and takes it again once one closes', async () => {
       const port = kind === 'relay' ? await relay({ maxConnectionsPerAddress: 3 }) : await receiver({ maxConnectionsPerAddress: 3 });
