@@ -1,0 +1,3 @@
+import { createMemoryStore, runStoreConformance } from 'mailplane/testing';
+
+runStoreConformance({ name: 'in-memory store', create: async () => createMemoryStore() });
