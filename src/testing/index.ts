@@ -8,3 +8,10 @@ export { runStoreConformance, type StoreConformanceOptions } from './store-confo
 export { newAccount, newSubAccount, sampleSubAccount, unique } from './conformance/fixtures.js';
 export { sampleDomain } from './conformance/domains.js';
 export { createMemoryStore } from './memory-store/store.js';
+export {
+  captureTransport,
+  type CaptureAnswer,
+  type CaptureTransport,
+  type CaptureTransportOptions,
+  type CapturedMessage,
+} from './capture-transport.js';
