@@ -20,15 +20,14 @@ export function memorySuppressionStore(ctx: MemoryContext): SuppressionStore {
           const key = keyOf(subAccountId, entry.email);
           if (!firstOf.has(key)) firstOf.set(key, entry);
         }
-        return [...firstOf].map(([key, entry]) => {
-          let row = tables.suppressions.get(key);
-          if (!row) {
-            const id = ctx.nextId('suppressions');
-            row = { key, id, subAccountId, email: entry.email, type: entry.type, smtpError: entry.smtpError ?? '', created: entry.created };
-            tables.suppressions.set(key, row);
-          }
-          return asSuppression(row);
-        });
+        // New records take their ids in address order, as the Kysely store inserts them (its
+        // lock order), so `list` shows one call's addresses alphabetically on every store.
+        for (const [key, entry] of [...firstOf].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+          if (tables.suppressions.has(key)) continue;
+          const id = ctx.nextId('suppressions');
+          tables.suppressions.set(key, { key, id, subAccountId, email: entry.email, type: entry.type, smtpError: entry.smtpError ?? '', created: entry.created });
+        }
+        return [...firstOf.keys()].map((key) => asSuppression(tables.suppressions.get(key)!));
       }),
 
     remove: (subAccountId, emails) =>
