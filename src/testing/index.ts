@@ -7,6 +7,7 @@
 export { runStoreConformance, type StoreConformanceOptions } from './store-conformance.js';
 export { newAccount, newSubAccount, sampleSubAccount, unique } from './conformance/fixtures.js';
 export { sampleDomain } from './conformance/domains.js';
+export { orderedId, sampleBatch, sampleEvent, sampleMessage } from './conformance/messages.js';
 export { createMemoryStore } from './memory-store/store.js';
 export {
   captureTransport,
