@@ -1,13 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe } from 'vitest';
 import type { MailplaneStore } from '../store/index.js';
 import { accountStoreConformance } from './conformance/accounts.js';
 import { domainStoreConformance } from './conformance/domains.js';
-import { newAccount, sampleSubAccount } from './conformance/fixtures.js';
 import { ipPoolStoreConformance } from './conformance/ip-pools.js';
 import { jobStoreConformance } from './conformance/jobs.js';
+import { messageStoreConformance } from './conformance/messages.js';
 import { rateLimitStoreConformance } from './conformance/rate-limits.js';
 import { statsStoreConformance } from './conformance/stats.js';
 import { suppressionStoreConformance } from './conformance/suppressions.js';
+import { transactionConformance } from './conformance/transactions.js';
 import { webhookStoreConformance } from './conformance/webhooks.js';
 import { warmupStoreConformance } from './conformance/warmup.js';
 
@@ -53,22 +54,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     statsStoreConformance(store);
     warmupStoreConformance(store);
     rateLimitStoreConformance(store, options.another);
-
-    describe('transactions', () => {
-      it('commits when the work resolves and rolls back when it rejects', async () => {
-        const account = await newAccount(store());
-        await store().transaction(async (tx) => {
-          await tx.subAccounts.create(sampleSubAccount(account.id, 'Kept'));
-        });
-        await expect(
-          store().transaction(async (tx) => {
-            await tx.subAccounts.create(sampleSubAccount(account.id, 'Lost'));
-            throw new Error('abort');
-          }),
-        ).rejects.toThrow('abort');
-        const names = (await store().subAccounts.list(account.id, { limit: 10, offset: 0 })).map((s) => s.name);
-        expect(names).toEqual(['Kept']);
-      });
-    });
+    messageStoreConformance(store);
+    transactionConformance(store);
   });
 }

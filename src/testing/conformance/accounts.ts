@@ -109,6 +109,11 @@ export function accountStoreConformance(store: () => MailplaneStore): void {
         updated: 7n,
       });
       expect(blocked.ok && blocked.value).toMatchObject({ name: 'Two', blocked: true, blockedAt: 7n, blockReason: 'billing' });
+      // Read back through other paths: by id, in the list, by key hash; the refused rename changed nothing.
+      const stored = await store().subAccounts.list(account.id, { limit: 10, offset: 0 });
+      expect(stored).toEqual([renamed.ok && renamed.value, blocked.ok && blocked.value]);
+      expect(await store().subAccounts.get(account.id, second.value.id)).toEqual(blocked.ok && blocked.value);
+      expect(await store().subAccounts.findByApiKeyHash(first.value.apiKeyHash)).toEqual(renamed.ok && renamed.value);
     });
 
     it('deletes a sub-account with its SMTP credentials', async () => {
@@ -119,6 +124,10 @@ export function accountStoreConformance(store: () => MailplaneStore): void {
       expect(await store().subAccounts.delete(account.id, outcome.value.id)).toBe(true);
       expect(await store().subAccounts.get(account.id, outcome.value.id)).toBeNull();
       expect(await store().subAccounts.findBySmtpUsername(input.smtpAuth.username)).toBeNull();
+      // Gone from every other reader too.
+      expect(await store().subAccounts.findByApiKeyHash(input.apiKeyHash)).toBeNull();
+      expect(await store().subAccounts.listSmtpAuths([outcome.value.id])).toEqual([]);
+      expect(await store().subAccounts.list(account.id, { limit: 10, offset: 0, search: 'Gone' })).toEqual([]);
       expect(await store().subAccounts.delete(account.id, outcome.value.id)).toBe(false);
     });
 

@@ -133,6 +133,8 @@ export function domainStoreConformance(store: () => MailplaneStore): void {
       const second = await store().domains.updateVerification(sub.id, id, { trackVerified: true, trackFailureReason: '', updated: 2n });
       expect(second).toMatchObject({ dkimVerified: true, trackVerified: true, trackFailureReason: '', dnsProvider: 'Cloudflare' });
       expect(await store().domains.get(sub.id, id)).toEqual(second);
+      expect(await store().domains.findByName(sub.id, 'check.com')).toEqual(second);
+      expect(await store().domains.list(sub.id, { limit: 10, offset: 0 })).toEqual([second]);
       expect(await store().domains.updateVerification(sub.id, 999_999, { verified: true, updated: 3n })).toBeNull();
     });
 
@@ -143,6 +145,7 @@ export function domainStoreConformance(store: () => MailplaneStore): void {
       expect(await store().domains.delete(sub.id, outcome.value.id)).toBe(true);
       expect(await store().domains.get(sub.id, outcome.value.id)).toBeNull();
       expect(await store().domains.findByName(sub.id, 'gone.com')).toBeNull();
+      expect(await store().domains.list(sub.id, { limit: 10, offset: 0 })).toEqual([]);
       expect(await store().domains.delete(sub.id, outcome.value.id)).toBe(false);
       const again = await store().domains.create(sampleDomain(sub.id, 'gone.com'));
       expect(again.ok && again.value.id).not.toBe(outcome.value.id);

@@ -103,6 +103,7 @@ export function jobStoreConformance(store: () => MailplaneStore): void {
       expect(await store().jobs.get(id)).toMatchObject({ state: 'running', lockedBy: 'B', attempts: 2 });
       expect(await store().jobs.complete(id, 'B')).toBe(true);
       expect(await store().jobs.get(id)).toBeNull();
+      expect(await store().jobs.countByState('stale')).toEqual({ pending: 0, running: 0, dead: 0 });
       expect(await store().jobs.complete(id, 'B')).toBe(false);
     });
 

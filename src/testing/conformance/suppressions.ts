@@ -48,6 +48,17 @@ export function suppressionStoreConformance(store: () => MailplaneStore): void {
       expect(all[0]).toEqual(first);
     });
 
+    // The contract says `list` orders by id; which ids one `add` gives its new addresses it does not
+    // say. The Kysely store inserts them in address order (one lock order for concurrent adds), and
+    // the API's list shows that order, so every store MUST do the same.
+    it('gives the new addresses of one add ids in address order, answering in input order', async () => {
+      const [sub] = await twoSubAccounts();
+      await store().suppressions.add(sub.id, [entry('m@example.com')]);
+      const added = await store().suppressions.add(sub.id, [entry('zed@example.com'), entry('M@example.com'), entry('Bob@example.com')]);
+      expect(added.map((r) => r.email)).toEqual(['zed@example.com', 'm@example.com', 'Bob@example.com']);
+      expect((await store().suppressions.list(sub.id, page)).map((r) => r.email)).toEqual(['m@example.com', 'Bob@example.com', 'zed@example.com']);
+    });
+
     it('keeps the first entry of an address listed twice in one add', async () => {
       const [sub] = await twoSubAccounts();
       const added = await store().suppressions.add(sub.id, [entry('twice@example.com', 2), entry('TWICE@example.com', 0)]);

@@ -111,6 +111,11 @@ export function webhookStoreConformance(store: () => MailplaneStore): void {
         reason: 'duplicate-url',
       });
       expect(await store().webhooks.get(account.id, second.id)).toEqual(second);
+      // The update read back through the other paths: by id, in the list, and by event switch.
+      const stored = updated.ok ? updated.value : null;
+      expect(await store().webhooks.get(account.id, first.id)).toEqual(stored);
+      expect(await store().webhooks.list(account.id, { limit: 10, offset: 0 })).toEqual([stored, second]);
+      expect(await store().webhooks.listEnabledForEvent(account.id, 'opened')).toEqual([]);
     });
 
     it('scopes every read and write by account', async () => {
@@ -130,6 +135,7 @@ export function webhookStoreConformance(store: () => MailplaneStore): void {
       const hook = await create(sampleWebhook(account.id, 'https://gone.example/'));
       expect(await store().webhooks.delete(account.id, hook.id)).toEqual(hook);
       expect(await store().webhooks.get(account.id, hook.id)).toBeNull();
+      expect(await store().webhooks.list(account.id, { limit: 10, offset: 0 })).toEqual([]);
       expect(await store().webhooks.delete(account.id, hook.id)).toBeNull();
       // the URL is free again
       expect((await store().webhooks.create(sampleWebhook(account.id, 'https://gone.example/'))).ok).toBe(true);

@@ -1,0 +1,111 @@
+/**
+ * Row shapes of the in-memory store: the contract's records plus the primary key (`key`) and the
+ * few columns the Kysely schema keeps beside them (a job's lease time, an event's insertion order).
+ */
+import type { Day } from '../../model/dates.js';
+import type { EpochNs } from '../../model/time.js';
+import type { StoredCounters } from '../../stats/counters.js';
+import type {
+  AccountRecord,
+  DomainRecord,
+  EventRecord,
+  IpPoolRecord,
+  IpRecord,
+  JobState,
+  MessageRecord,
+  SendBatchRecord,
+  SmtpAuthRecord,
+  SubAccountRecord,
+  SuppressionRecord,
+  TpspRecord,
+  WarmupProgressRecord,
+  WebhookRecord,
+} from '../../store/index.js';
+import type { Keyed } from './tables.js';
+
+/** A stored account. */
+export type AccountRow = AccountRecord & Keyed<number>;
+/** A stored sub-account. */
+export type SubAccountRow = SubAccountRecord & Keyed<number>;
+/** Stored SMTP credentials. */
+export type SmtpAuthRow = SmtpAuthRecord & Keyed<number>;
+/** A stored domain. */
+export type DomainRow = DomainRecord & Keyed<number>;
+/** A stored suppression, keyed by `suppressionKey`. */
+export type SuppressionRow = SuppressionRecord & Keyed<string>;
+/** A stored IP. */
+export type IpRow = IpRecord & Keyed<number>;
+/** A stored TPSP. */
+export type TpspRow = TpspRecord & Keyed<number>;
+/** A stored pool (members are in `poolIps` and `poolTpsps`). */
+export type IpPoolRow = IpPoolRecord & Keyed<number>;
+/** An IP's membership of a pool, keyed by the IP id. */
+export interface PoolIpRow extends Keyed<number> {
+  poolId: number;
+  ipId: number;
+}
+/** A TPSP's membership of a pool. */
+export interface PoolTpspRow extends Keyed<string> {
+  poolId: number;
+  tpspId: number;
+}
+/** A stored webhook. */
+export type WebhookRow = WebhookRecord & Keyed<number>;
+
+/** A stored job, as the Kysely schema keeps it: `availableAt` is `runAt` when pending, the lease end when running. */
+export interface JobRow extends Keyed<number> {
+  id: number;
+  kind: string;
+  /** JSON text: a payload comes back as `JSON.parse(JSON.stringify(payload))`, as from a database. */
+  payload: string;
+  state: JobState;
+  runAt: number;
+  availableAt: number | null;
+  lockedBy: string | null;
+  attempts: number;
+  dedupeKey: string | null;
+  /** The dedupe key while the job is pending or running; `null` once dead (the key is free again). */
+  activeDedupeKey: string | null;
+  lastError: string | null;
+}
+
+/** Counters of one sub-account, day and group. */
+export interface StatsRow extends Keyed<string> {
+  accountId: number;
+  subAccountId: number;
+  day: Day;
+  group: string;
+  counters: StoredCounters;
+}
+
+/** A stored send batch. */
+export type BatchRow = SendBatchRecord & Keyed<string>;
+/** A stored message. */
+export type MessageRow = MessageRecord & Keyed<string>;
+/** A stored event; `seq` keeps insertion order among events of the same instant and type. */
+export type EventRow = EventRecord & Keyed<string> & { seq: number };
+
+/** Stored warmup progress, keyed by IP id. */
+export type WarmupProgressRow = WarmupProgressRecord & Keyed<number>;
+/** Sends of one IP to one provider on one day. */
+export interface DailySendsRow extends Keyed<string> {
+  ipId: number;
+  day: Day;
+  provider: number;
+  sent: number;
+}
+/** Traffic of one warmup to one provider in one interval window. */
+export interface WarmupTrafficRow extends Keyed<string> {
+  ipId: number;
+  startedAt: EpochNs;
+  window: number;
+  provider: number;
+  sent: number;
+  bounced: number;
+  deferred: number;
+}
+/** One rate-limit bucket, keyed by its name. */
+export interface RateLimitRow extends Keyed<string> {
+  windowStart: number;
+  used: number;
+}

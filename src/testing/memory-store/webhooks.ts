@@ -1,0 +1,73 @@
+import { failure, success } from '../../store/outcome.js';
+import type { WebhookRecord, WebhookStore } from '../../store/index.js';
+import { byId, contains, page, requireParent, toRecord, type MemoryContext } from './common.js';
+import type { WebhookRow } from './rows.js';
+import type { TableRows } from './tables.js';
+
+const owned = (tables: TableRows, accountId: number, id: number): WebhookRow | undefined => {
+  const row = tables.webhooks.get(id);
+  return row?.accountId === accountId ? row : undefined;
+};
+
+/** Another webhook of the account with exactly that URL, if any. */
+const urlTaken = (tables: TableRows, accountId: number, url: string, exceptId?: number) =>
+  [...tables.webhooks.values()].some((w) => w.accountId === accountId && w.id !== exceptId && w.url === url);
+
+const asWebhook = (row: WebhookRow): WebhookRecord => toRecord(row);
+
+/** The switches a webhook has (a toggle name from outside the contract selects nothing). */
+const TOGGLES = new Set([
+  'processed', 'delivered', 'dropped', 'softBounced', 'hardBounced', 'opened', 'clicked', 'unsubscribed', 'spam', 'sent',
+  'smtpDropped', 'uniqueOpen', 'uniqueClick',
+]);
+
+/** {@link WebhookStore} of the in-memory store. */
+export function memoryWebhookStore(ctx: MemoryContext): WebhookStore {
+  return {
+    create: (input) =>
+      ctx.write((tables) => {
+        requireParent(tables.accounts.has(input.accountId), `account ${input.accountId}`);
+        if (urlTaken(tables, input.accountId, input.url)) return failure('duplicate-url');
+        const id = ctx.nextId('webhooks');
+        const row: WebhookRow = { key: id, id, ...structuredClone(input), updated: input.created };
+        tables.webhooks.set(id, row);
+        return success(asWebhook(row));
+      }),
+
+    get: (accountId, id) =>
+      ctx.read((tables) => {
+        const row = owned(tables, accountId, id);
+        return row ? asWebhook(row) : null;
+      }),
+
+    list: (accountId, query) =>
+      ctx.read((tables) =>
+        page([...tables.webhooks.values()].filter((w) => w.accountId === accountId && contains(w.url, query.search)), query).map(asWebhook),
+      ),
+
+    update: (accountId, id, patch) =>
+      ctx.write((tables) => {
+        const row = owned(tables, accountId, id);
+        if (!row) return failure('not-found');
+        if (patch.url !== undefined && urlTaken(tables, accountId, patch.url, id)) return failure('duplicate-url');
+        const changes = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+        const next: WebhookRow = { ...row, ...changes };
+        tables.webhooks.set(id, next);
+        return success(asWebhook(next));
+      }),
+
+    delete: (accountId, id) =>
+      ctx.write((tables) => {
+        const row = owned(tables, accountId, id);
+        if (!row) return null;
+        tables.webhooks.delete(id);
+        return asWebhook(row);
+      }),
+
+    listEnabledForEvent: (accountId, toggle) =>
+      ctx.read((tables) => {
+        if (!TOGGLES.has(toggle)) return [];
+        return byId([...tables.webhooks.values()].filter((w) => w.accountId === accountId && w.enabled && w[toggle])).map(asWebhook);
+      }),
+  };
+}
