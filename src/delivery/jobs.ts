@@ -14,6 +14,7 @@ import { RetryJobError } from '../jobs/errors.js';
 import { DELIVER_BATCH_JOB, DELIVER_MESSAGE_JOB, DELIVER_PAGE_JOB, jobHandler, type MailplaneJobs } from '../jobs/kinds.js';
 import type { EnqueueJob } from '../jobs/queue.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
+import { canAttempt } from '../lifecycle/table.js';
 import type { MessageRecord, SendBatchRecord } from '../store/index.js';
 import { createDeliveryCaches, deliverOne, sendingDomain } from './deliver.js';
 import { refreshRouting, subAccountDefaultPool } from './routing-tables.js';
@@ -96,8 +97,7 @@ export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHa
     const found = await ctx.store.messages.getForDelivery(job.payload.messageId);
     // Already moved on (delivered meanwhile, or this retry already ran): nothing to do. A message
     // deferred by routing may still be `queued` (src/delivery/routing-wait.ts).
-    const status = found?.message.status;
-    if (!found || (status !== 'deferred' && status !== 'queued') || found.message.attempts !== job.payload.attempt) return;
+    if (!found || !canAttempt(found.message.status) || found.message.attempts !== job.payload.attempt) return;
     const domain = await sendingDomain(ctx, found.batch);
     await refreshRouting(ctx, found.batch.accountId);
     await subAccountDefaultPool(ctx, found.batch.accountId, found.batch.subAccountId, true);

@@ -206,6 +206,11 @@ export function lifecycleRow(outcome: LifecycleOutcome): LifecycleStep & { from:
   return TABLE[outcome];
 }
 
+/** Whether a message in `status` can take a delivery attempt (the statuses every attempt's outcome applies to). */
+export function canAttempt(status: LifecycleStatus): boolean {
+  return lifecycleStep(status, 'delivered') !== null;
+}
+
 /** What a delivery attempt ended in, as the transport classified it (src/bounce/classify.ts). */
 export interface AttemptResult {
   kind: 'delivered' | 'soft' | 'hard' | 'dropped';

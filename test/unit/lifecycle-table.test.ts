@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EventType, SuppressionType } from 'mailplane';
 import {
   attemptOutcome,
+  canAttempt,
   LIFECYCLE_OUTCOMES,
   LIFECYCLE_STATUSES,
   lifecycleStep,
@@ -87,6 +88,10 @@ describe('the lifecycle table', () => {
     expect(lifecycleStep('delivered', 'unsubscribed')).toMatchObject({ repeat: 'suppress-only', suppressionRequired: true });
     expect(lifecycleStep('delivered', 'opened')?.repeat).toBeNull();
     expect(lifecycleStep('delivered', 'clicked')?.repeat).toBeNull();
+  });
+
+  it('lets only queued and deferred messages take a delivery attempt', () => {
+    expect(LIFECYCLE_STATUSES.filter(canAttempt)).toEqual(['queued', 'deferred']);
   });
 
   it('names the outcome of each delivery attempt from its classification and whether retries are left', () => {
