@@ -1,5 +1,6 @@
 import type { SecretBox } from './crypto/secrets.js';
 import type { DomainRecordsConfig } from './domain/config.js';
+import type { MailplaneJobs } from './jobs/kinds.js';
 import type { JobQueue } from './jobs/queue.js';
 import type { DnsConfig } from './dns/config.js';
 import type { DnsResolver } from './dns/resolver.js';
@@ -61,7 +62,7 @@ export interface MailplaneContext {
   readonly ids: IdGenerator;
   readonly logger: Logger;
   /** Enqueues durable jobs and wakes this process's runner (call `notify()` after a commit). */
-  readonly jobs: JobQueue;
+  readonly jobs: JobQueue<MailplaneJobs>;
   /** The DNS resolver of this instance (verification, MX lookups), with its cache. */
   readonly resolver: DnsResolver;
   /** Commits writes that must be durable before a response, several per transaction under load. */

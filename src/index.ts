@@ -52,7 +52,7 @@ export {
   type RegistrationDateLookup,
 } from './dns/index.js';
 export { verifyDomainNow, type VerifyDomainOptions } from './domain/verification.js';
-export { DOMAIN_CHECK_JOB, nextDomainCheckAt } from './domain/verification-schedule.js';
+export { nextDomainCheckAt } from './domain/verification-schedule.js';
 export {
   createRoutingTable,
   routeMessage,

@@ -8,6 +8,7 @@
  * - a complaint records a Spam event (type 8), counts `spam` and suppresses the address (type spam
  *   complaint), once per message however many reports arrive.
  *
+ * Both are rows of the lifecycle table (src/lifecycle/table.ts: `bounce-reported`, `complained`).
  * Both are idempotent: a second report of the same kind for the same message changes nothing.
  * A cc or bcc copy is a message of its own (its own VERP address), so a report about a copy acts
  * on the copy's address and message, never on the recipient it was a copy of.
@@ -18,9 +19,8 @@
  */
 import type { MailplaneContext } from '../context.js';
 import { describeReply } from '../delivery/outcome.js';
-import { msToNs } from '../model/time.js';
-import { recordMessageEvent } from '../sending/events.js';
-import { EventType, SuppressionType, type MessageRecord } from '../store/index.js';
+import { applyLifecycle } from '../lifecycle/apply.js';
+import type { MessageRecord } from '../store/index.js';
 import { parseEnhancedCode } from './classify.js';
 import type { InboundReport } from './reports.js';
 
@@ -49,8 +49,7 @@ export async function applyReport(ctx: MailplaneContext, messageId: string, repo
   const message = (await copyComplainedAbout(ctx, found.message, report)) ?? found.message;
   // Permanent, so answered as accepted: a 4xx here would have the reporting server retry for days.
   if (!(await ctx.store.subAccounts.get(message.accountId, message.subAccountId))) return 'sub-account-gone';
-  const nowMs = ctx.clock.now();
-  const now = msToNs(nowMs);
+  const atMs = ctx.clock.now();
 
   if (report.kind === 'failed') {
     const code = /^([245])\d\d\b/.exec(report.diagnostic.trim())?.[0];
@@ -58,24 +57,15 @@ export async function applyReport(ctx: MailplaneContext, messageId: string, repo
     // One safe line, as delivery records a reply (reports are untrusted bytes).
     const diagnostic = describeReply({ kind: 'hard', smtpCode, text: report.diagnostic });
     const enhancedCode = report.status ?? parseEnhancedCode(diagnostic, smtpCode);
-    let moved = false;
-    await ctx.store.transaction(async (tx) => {
-      // One the receiving server had accepted, or one still being retried (its retry then finds it ended).
-      moved = await tx.messages.recordOutcome(message.id, ['delivered', 'deferred'], { status: 'hard_bounced', smtpCode, smtpDescription: diagnostic, updated: now });
-      if (!moved) return;
-      const metadata = { smtpCode, smtpDescription: diagnostic, ...(enhancedCode && { enhancedCode }), source: 'dsn' };
-      await recordMessageEvent(ctx, tx, { message, batch, type: EventType.HardBounced, metadata, counters: { hardBounced: 1 }, atMs: nowMs });
-      await tx.suppressions.add(message.subAccountId, [{ email: message.to.email, type: SuppressionType.HardBounce, smtpError: diagnostic, created: now }]);
-    });
-    return moved ? 'hard-bounced' : 'already-recorded';
+    const metadata = { smtpCode, smtpDescription: diagnostic, ...(enhancedCode && { enhancedCode }), source: 'dsn' };
+    const applied = await ctx.store.transaction((tx) =>
+      applyLifecycle(ctx, tx, { message, batch, outcome: 'bounce-reported', atMs, fields: { smtpCode, smtpDescription: diagnostic }, metadata, smtpError: diagnostic }),
+    );
+    return applied.kind === 'applied' ? 'hard-bounced' : 'already-recorded';
   }
 
-  let recorded = false;
-  await ctx.store.transaction(async (tx) => {
-    if ((await tx.messages.listEvents(message.id)).some((event) => event.type === EventType.Spam)) return;
-    await recordMessageEvent(ctx, tx, { message, batch, type: EventType.Spam, metadata: { feedbackType: report.feedbackType }, counters: { spam: 1 }, atMs: nowMs });
-    await tx.suppressions.add(message.subAccountId, [{ email: message.to.email, type: SuppressionType.SpamComplaint, smtpError: '', created: now }]);
-    recorded = true;
-  });
-  return recorded ? 'complained' : 'already-recorded';
+  const applied = await ctx.store.transaction((tx) =>
+    applyLifecycle(ctx, tx, { message, batch, outcome: 'complained', atMs, metadata: { feedbackType: report.feedbackType } }),
+  );
+  return applied.kind === 'applied' ? 'complained' : 'already-recorded';
 }

@@ -10,23 +10,17 @@
  */
 import PQueue from 'p-queue';
 import type { MailplaneContext } from '../context.js';
-import { defineJobHandler } from '../jobs/define.js';
 import { RetryJobError } from '../jobs/errors.js';
+import { DELIVER_BATCH_JOB, DELIVER_MESSAGE_JOB, DELIVER_PAGE_JOB, jobHandler, type MailplaneJobs } from '../jobs/kinds.js';
+import type { EnqueueJob } from '../jobs/queue.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
-import { DELIVER_BATCH_JOB } from '../sending/accept.js';
-import type { MessageRecord, NewJob, SendBatchRecord } from '../store/index.js';
+import { canAttempt } from '../lifecycle/table.js';
+import type { MessageRecord, SendBatchRecord } from '../store/index.js';
 import { createDeliveryCaches, deliverOne, sendingDomain } from './deliver.js';
-import { DELIVER_MESSAGE_JOB, type RetryPayload } from './outcome.js';
 import { refreshRouting, subAccountDefaultPool } from './routing-tables.js';
-
-/** Job kind that delivers one page of a batch. */
-export const DELIVER_PAGE_JOB = 'deliver-page';
 
 /** How long delivery jobs wait when the instance has no transport configured. */
 const NO_TRANSPORT_WAIT_MS = 60_000;
-
-type BatchPayload = { batchId: string; afterId?: string };
-type PagePayload = { batchId: string; afterId: string; ids: string[] };
 
 /** The delivery job handlers (deliver-batch, deliver-page, deliver-message). */
 export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHandler | JobKindOptions> {
@@ -41,14 +35,14 @@ export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHa
     throw new RetryJobError('no transport configured', { runAt: ctx.clock.now() + NO_TRANSPORT_WAIT_MS, countAttempt: false });
   };
 
-  const splitBatch = defineJobHandler<BatchPayload>(async (job) => {
+  const splitBatch = jobHandler(DELIVER_BATCH_JOB, async (job) => {
     const { batchId, afterId } = job.payload;
     const pageSize = ctx.config.delivery.pageSize;
     const page = await ctx.store.messages.listQueued(batchId, pageSize, afterId || undefined);
     if (page.length === 0) return;
     const lastId = page[page.length - 1]!.id;
     await ctx.store.transaction(async (tx) => {
-      const jobs: NewJob[] = [
+      const jobs: EnqueueJob<MailplaneJobs>[] = [
         {
           kind: DELIVER_PAGE_JOB,
           payload: { batchId, afterId: afterId ?? '', ids: page.map((m) => m.id) },
@@ -59,12 +53,12 @@ export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHa
       if (page.length === pageSize) {
         jobs.push({ kind: DELIVER_BATCH_JOB, payload: { batchId, afterId: lastId }, runAt: ctx.clock.now(), dedupeKey: `${DELIVER_BATCH_JOB}:${batchId}:${lastId}` });
       }
-      await tx.jobs.enqueue(jobs);
+      await ctx.jobs.enqueue(jobs, { store: tx });
     });
     ctx.jobs.notify();
   });
 
-  const deliverPage = defineJobHandler<PagePayload>(async (job, helpers) => {
+  const deliverPage = jobHandler(DELIVER_PAGE_JOB, async (job, helpers) => {
     transportOrWait();
     const { batchId, afterId, ids } = job.payload;
     const wanted = new Set(ids);
@@ -98,13 +92,12 @@ export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHa
     if (failure) throw failure.reason;
   }
 
-  const retryMessage = defineJobHandler<RetryPayload>(async (job, helpers) => {
+  const retryMessage = jobHandler(DELIVER_MESSAGE_JOB, async (job, helpers) => {
     const transport = transportOrWait();
     const found = await ctx.store.messages.getForDelivery(job.payload.messageId);
     // Already moved on (delivered meanwhile, or this retry already ran): nothing to do. A message
     // deferred by routing may still be `queued` (src/delivery/routing-wait.ts).
-    const status = found?.message.status;
-    if (!found || (status !== 'deferred' && status !== 'queued') || found.message.attempts !== job.payload.attempt) return;
+    if (!found || !canAttempt(found.message.status) || found.message.attempts !== job.payload.attempt) return;
     const domain = await sendingDomain(ctx, found.batch);
     await refreshRouting(ctx, found.batch.accountId);
     await subAccountDefaultPool(ctx, found.batch.accountId, found.batch.subAccountId, true);

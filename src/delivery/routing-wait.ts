@@ -7,11 +7,12 @@
  */
 import type { MailplaneContext } from '../context.js';
 import type { MessageRecord } from '../store/index.js';
-import { DELIVER_MESSAGE_JOB, type RecordedOutcome, type RetryPayload } from './outcome.js';
+import { DELIVER_MESSAGE_JOB } from '../jobs/kinds.js';
+import type { RecordedOutcome } from './outcome.js';
 
 /** Schedules the next routing of a message that has to wait; answers its unchanged state. */
 export async function deferByRouting(ctx: MailplaneContext, message: MessageRecord, reason: string, retryAt: number): Promise<RecordedOutcome> {
-  const payload: RetryPayload = { messageId: message.id, attempt: message.attempts };
+  const payload = { messageId: message.id, attempt: message.attempts };
   // The key names the wait's time: the job running now (which may be a wait's own) does not dedupe it away.
   await ctx.jobs.enqueue([{ kind: DELIVER_MESSAGE_JOB, payload, runAt: retryAt, dedupeKey: `${message.id}:${message.attempts}:route:${retryAt}` }]);
   ctx.logger.info('delivery: deferred by routing', { messageId: message.id, reason, retryAt });

@@ -1,10 +1,10 @@
 import type { MailplaneContext } from '../context.js';
 import { NotFoundError } from '../errors.js';
-import { defineJobHandler } from '../jobs/define.js';
 import { RetryJobError } from '../jobs/errors.js';
+import { DOMAIN_CHECK_JOB, jobHandler } from '../jobs/kinds.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
 import { verifyDomainNow } from './verification.js';
-import { DOMAIN_CHECK_JOB, nextDomainCheckAt, type DomainCheckPayload } from './verification-schedule.js';
+import { nextDomainCheckAt } from './verification-schedule.js';
 
 /**
  * The scheduled domain re-check: one durable job per domain, which checks the domain and then
@@ -13,9 +13,8 @@ import { DOMAIN_CHECK_JOB, nextDomainCheckAt, type DomainCheckPayload } from './
  * meantime ends its job quietly. See docs/dns-verification.md, "When checks run".
  */
 export function domainVerificationJobHandlers(ctx: MailplaneContext): Record<string, JobHandler | JobKindOptions> {
-  const handler = defineJobHandler<DomainCheckPayload>(async (job) => {
+  const handler = jobHandler(DOMAIN_CHECK_JOB, async (job) => {
     const { domainId, subAccountId } = job.payload;
-    if (!Number.isSafeInteger(domainId) || !Number.isSafeInteger(subAccountId)) return;
     const before = await ctx.store.domains.get(subAccountId, domainId);
     if (!before) return;
     let after;

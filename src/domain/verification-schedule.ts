@@ -1,16 +1,7 @@
 import type { MailplaneContext } from '../context.js';
+import { DOMAIN_CHECK_JOB, type MailplaneJobs } from '../jobs/kinds.js';
 import type { EnqueueJob } from '../jobs/queue.js';
 import type { DomainRecord, MailplaneStore } from '../store/index.js';
-
-/** Job kind of the scheduled DNS check of one domain. */
-export const DOMAIN_CHECK_JOB = 'domain-check';
-
-/** Payload of a {@link DOMAIN_CHECK_JOB} job. */
-export interface DomainCheckPayload {
-  [key: string]: number;
-  domainId: number;
-  subAccountId: number;
-}
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -51,8 +42,8 @@ export function nextDomainCheckAt(domain: DomainRecord, nowMs: number, lostVerif
 }
 
 /** The durable job of `domain`'s next check; one per domain (its dedupe key). */
-export function domainCheckJob(domain: DomainRecord, runAt: number): EnqueueJob {
-  const payload: DomainCheckPayload = { domainId: domain.id, subAccountId: domain.subAccountId };
+export function domainCheckJob(domain: DomainRecord, runAt: number): EnqueueJob<MailplaneJobs> {
+  const payload = { domainId: domain.id, subAccountId: domain.subAccountId };
   return { kind: DOMAIN_CHECK_JOB, payload, runAt, dedupeKey: `domain-${domain.id}` };
 }
 

@@ -1,8 +1,8 @@
 import type { MailplaneContext } from '../context.js';
-import { defineJobHandler } from '../jobs/define.js';
 import { RetryJobError } from '../jobs/errors.js';
+import { IP_WARMUP_JOB, jobHandler } from '../jobs/kinds.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
-import { evaluateWarmup, IP_WARMUP_JOB, type WarmupJobPayload } from './warmup.js';
+import { evaluateWarmup } from './warmup.js';
 
 /**
  * The warmup evaluation: one durable job per warmup, which evaluates the boundaries passed and
@@ -10,9 +10,8 @@ import { evaluateWarmup, IP_WARMUP_JOB, type WarmupJobPayload } from './warmup.j
  * row carries the whole warmup). A warmup that ended, restarted or lost its IP ends its job.
  */
 export function warmupJobHandlers(ctx: MailplaneContext): Record<string, JobHandler | JobKindOptions> {
-  const handler = defineJobHandler<WarmupJobPayload>(async (job) => {
+  const handler = jobHandler(IP_WARMUP_JOB, async (job) => {
     const { accountId, ipId, startedAt } = job.payload;
-    if (!Number.isSafeInteger(accountId) || !Number.isSafeInteger(ipId) || !/^\d{1,20}$/.test(String(startedAt))) return;
     const outcome = await evaluateWarmup(ctx, accountId, ipId, BigInt(startedAt));
     if (outcome.kind !== 'running') return;
     throw new RetryJobError('next warmup boundary', { runAt: outcome.nextAtMs, countAttempt: false });

@@ -5,6 +5,8 @@
  * See docs/routing.md, "Warmup plan".
  */
 import type { MailplaneContext } from '../context.js';
+import { IP_WARMUP_JOB, type MailplaneJobs } from '../jobs/kinds.js';
+import type { EnqueueJob } from '../jobs/queue.js';
 import { dayOfMs } from '../model/dates.js';
 import { nowNs } from '../model/time.js';
 import { MAILBOX_PROVIDER_COUNT } from '../routing/providers.js';
@@ -21,7 +23,7 @@ import {
   type WarmupState,
 } from '../routing/warmup.js';
 import { IpState } from '../store/ip-pool-store.js';
-import type { IpRecord, MailplaneStore, NewJob, WarmupProgressRecord } from '../store/index.js';
+import type { IpRecord, MailplaneStore, WarmupProgressRecord } from '../store/index.js';
 
 /** How warming IPs grow (`MailplaneOptions.warmup`). */
 export interface WarmupConfig {
@@ -34,18 +36,6 @@ export interface WarmupConfig {
 /** Fills the unset fields of a partial configuration with the defaults. */
 export function resolveWarmupConfig(partial: Partial<WarmupConfig> = {}): WarmupConfig {
   return { plan: partial.plan ?? DEFAULT_WARMUP_PLAN, thresholds: partial.thresholds ?? DEFAULT_HOLD_THRESHOLDS };
-}
-
-/** Job kind that evaluates one IP's warmup at its interval boundaries. */
-export const IP_WARMUP_JOB = 'ip-warmup';
-
-/** Payload of an {@link IP_WARMUP_JOB} job. */
-export interface WarmupJobPayload {
-  [key: string]: string | number;
-  accountId: number;
-  ipId: number;
-  /** The warmup's `warmupStartedAt` (ns, as a string): a job of an ended warmup does nothing. */
-  startedAt: string;
 }
 
 /** Hours between stages when the IP is in no pool (the pools' default `warmupInterval`). */
@@ -77,8 +67,8 @@ export function progressOf(ip: IpRecord, stored: WarmupProgressRecord | undefine
 }
 
 /** The job that evaluates the IP's current warmup, due at `runAt` (epoch ms); one per warmup. */
-export function warmupJob(ip: IpRecord, runAt: number): NewJob {
-  const payload: WarmupJobPayload = { accountId: ip.accountId, ipId: ip.id, startedAt: String(ip.warmupStartedAt) };
+export function warmupJob(ip: IpRecord, runAt: number): EnqueueJob<MailplaneJobs> {
+  const payload = { accountId: ip.accountId, ipId: ip.id, startedAt: String(ip.warmupStartedAt) };
   return { kind: IP_WARMUP_JOB, payload, runAt, dedupeKey: `${IP_WARMUP_JOB}:${ip.id}:${ip.warmupStartedAt}` };
 }
 

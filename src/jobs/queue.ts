@@ -1,17 +1,25 @@
 import type { MailplaneContext } from '../context.js';
 import type { EnqueueResult, JsonObject, MailplaneStore } from '../store/index.js';
 
-/** A job to enqueue through {@link JobQueue}. */
-export interface EnqueueJob {
-  kind: string;
-  payload: JsonObject;
-  /** Epoch milliseconds when it becomes due; default now (plus `delayMs`). */
-  runAt?: number;
-  /** Due this long after now; ignored when `runAt` is given. */
-  delayMs?: number;
-  /** See `NewJob.dedupeKey`: at most one pending or running job per kind and key. */
-  dedupeKey?: string | null;
-}
+/** The payload type of each job kind a queue takes (mailplane's own: `MailplaneJobs`, src/jobs/kinds.ts). */
+export type JobPayloads = { [kind: string]: object };
+
+/**
+ * A job to enqueue through {@link JobQueue}: with a registry of kinds, `payload` must be the
+ * payload of `kind` (checked at compile time).
+ */
+export type EnqueueJob<P extends JobPayloads = Record<string, JsonObject>> = {
+  [K in keyof P & string]: {
+    kind: K;
+    payload: P[K];
+    /** Epoch milliseconds when it becomes due; default now (plus `delayMs`). */
+    runAt?: number;
+    /** Due this long after now; ignored when `runAt` is given. */
+    delayMs?: number;
+    /** See `NewJob.dedupeKey`: at most one pending or running job per kind and key. */
+    dedupeKey?: string | null;
+  };
+}[keyof P & string];
 
 /** Options of {@link JobQueue.enqueue}. */
 export interface EnqueueOptions {
@@ -27,8 +35,8 @@ export interface EnqueueOptions {
  * Enqueues jobs and tells in-process runners about them, so they start at once instead of at their
  * next poll. Runners in other processes find the jobs at their next poll.
  */
-export interface JobQueue {
-  enqueue(jobs: readonly EnqueueJob[], options?: EnqueueOptions): Promise<EnqueueResult[]>;
+export interface JobQueue<P extends JobPayloads = Record<string, JsonObject>> {
+  enqueue(jobs: readonly EnqueueJob<P>[], options?: EnqueueOptions): Promise<EnqueueResult[]>;
   /** Wakes every subscribed runner (after a transaction that enqueued jobs has committed). */
   notify(): void;
   /** Calls `listener` whenever jobs were enqueued; answers the function that unsubscribes. */
@@ -36,15 +44,39 @@ export interface JobQueue {
 }
 
 /**
- * The {@link JobQueue} of a context.
+ * Writes `jobs` through `store`, due from `nowMs`: what {@link JobQueue.enqueue} does, without
+ * waking anyone. It is for code below the context (the webhook outbox, a store decorator);
+ * everything else enqueues through `ctx.jobs`.
+ */
+export function enqueueJobs<P extends JobPayloads = Record<string, JsonObject>>(
+  store: MailplaneStore,
+  nowMs: number,
+  jobs: readonly EnqueueJob<P>[],
+): Promise<EnqueueResult[]> {
+  return store.jobs.enqueue(
+    jobs.map((job) => ({
+      kind: job.kind,
+      // Payload types are JSON by construction (the kinds' schemas), not by declaration.
+      payload: job.payload as JsonObject,
+      runAt: job.runAt ?? nowMs + (job.delayMs ?? 0),
+      dedupeKey: job.dedupeKey ?? null,
+    })),
+  );
+}
+
+/**
+ * The {@link JobQueue} of a context. `P` names the payload of each kind; without it any kind
+ * with any JSON payload is taken.
  *
  * @example
- * const queue = createJobQueue(ctx);
+ * const queue = createJobQueue<{ webhook: { webhookId: number; eventId: string } }>(ctx);
  * const runner = createJobRunner(ctx, { queue, handlers: { webhook: deliverWebhook } });
  * runner.start();
  * await queue.enqueue([{ kind: 'webhook', payload: { webhookId: 3, eventId: 'e1' }, dedupeKey: 'e1' }]);
  */
-export function createJobQueue(ctx: Pick<MailplaneContext, 'store' | 'clock' | 'logger'>): JobQueue {
+export function createJobQueue<P extends JobPayloads = Record<string, JsonObject>>(
+  ctx: Pick<MailplaneContext, 'store' | 'clock' | 'logger'>,
+): JobQueue<P> {
   const listeners = new Set<() => void>();
   const notify = () => {
     for (const listener of listeners) {
@@ -57,15 +89,7 @@ export function createJobQueue(ctx: Pick<MailplaneContext, 'store' | 'clock' | '
   };
   return {
     async enqueue(jobs, options = {}) {
-      const now = ctx.clock.now();
-      const results = await (options.store ?? ctx.store).jobs.enqueue(
-        jobs.map((job) => ({
-          kind: job.kind,
-          payload: job.payload,
-          runAt: job.runAt ?? now + (job.delayMs ?? 0),
-          dedupeKey: job.dedupeKey ?? null,
-        })),
-      );
+      const results = await enqueueJobs(options.store ?? ctx.store, ctx.clock.now(), jobs);
       if (options.store === undefined && results.some((r) => r.created)) notify();
       return results;
     },

@@ -27,8 +27,8 @@ export interface JobHelpers {
  * die after the work and before recording it), so it MUST be idempotent. Resolving completes the
  * job; throwing fails the attempt (see `RetryJobError` and `PermanentJobError`).
  */
-export type JobHandler<P extends JsonObject = JsonObject> = (
-  job: JobRecord & { payload: P },
+export type JobHandler<P extends object = JsonObject> = (
+  job: Omit<JobRecord, 'payload'> & { payload: P },
   helpers: JobHelpers,
 ) => Promise<void>;
 
@@ -65,7 +65,7 @@ export interface JobRunnerOptions {
   /** Unique id of this runner (default `hostname/pid/random`). Two runners must never share one. */
   workerId?: string;
   /** Wake up whenever this queue enqueues jobs, instead of at the next poll. */
-  queue?: JobQueue;
+  queue?: Pick<JobQueue, 'subscribe'>;
   /** The jitter source (default `Math.random`). */
   random?: () => number;
 }

@@ -3,15 +3,14 @@ import { normaliseDomainName } from '../domain/name.js';
 import { ForbiddenError, ValidationError } from '../errors.js';
 import { dayOfMs } from '../model/dates.js';
 import { msToNs, type EpochNs } from '../model/time.js';
-import { ALL_MAIL, EventType, type CopyRecipient, type DomainRecord, type EventRecord, type MailplaneStore, type MessageRecord, type SendBatchRecord, type SubAccountRecord } from '../store/index.js';
-import type { StoredCounter } from '../stats/counters.js';
+import { addCounters, counterIncrements, newEvent, type CounterDelta } from '../lifecycle/events.js';
+import { lifecycleStep, NEW, stepCounters } from '../lifecycle/table.js';
+import { EventType, type CopyRecipient, type DomainRecord, type EventRecord, type MailplaneStore, type MessageRecord, type SendBatchRecord, type SubAccountRecord } from '../store/index.js';
+import { DELIVER_BATCH_JOB } from '../jobs/kinds.js';
 import { compileTemplates, type CompiledTemplates } from '../template/renderer.js';
 import { unsubscribeUrl } from '../tracking/links.js';
 import { applyListDrops, envelopeRecipients, planRecipients, type Drop, type DropReasonName, type EnvelopeRecipient } from './recipients.js';
 import type { SendRequest } from './request.js';
-
-/** Job kind that delivers the accepted messages of one send request. */
-export const DELIVER_BATCH_JOB = 'deliver-batch';
 
 /**
  * Why a recipient was dropped before sending: the `errorCode` (an integer, as the reference's
@@ -137,11 +136,14 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
 
   const messages: MessageRecord[] = [];
   const events: EventRecord[] = [];
+  // Both named even at zero, as the stored day row always has them.
+  const counters: CounterDelta = { processed: 0, dropped: 0 };
   let dropped = 0;
-  /** The message of one envelope recipient, its events, and its response fields. */
+  /** The message of one envelope recipient, its events and counters (the lifecycle's `accepted` or `refused`), and its response fields. */
   const accept = (recipient: EnvelopeRecipient, fields: Pick<MessageRecord, 'cc' | 'bcc' | 'copyOf' | 'separateCopies'>, id = ctx.ids.uuid()) => {
     const { drop } = recipient;
-    messages.push({
+    const step = lifecycleStep(NEW, drop ? 'refused' : 'accepted')!;
+    const message: MessageRecord = {
       id,
       batchId: batch.id,
       accountId: subAccount.accountId,
@@ -149,7 +151,7 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
       to: { email: recipient.email, name: recipient.name },
       ...fields,
       customFields: recipient.customFields,
-      status: drop ? 'dropped' : 'queued',
+      status: step.to!,
       attempts: 0,
       submittedAt: now,
       updated: now,
@@ -158,20 +160,14 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
       tpspId: null,
       smtpCode: null,
       smtpDescription: drop ? `${drop.reason}: ${drop.detail}` : '',
-    });
-    const event = (type: EventType, metadata: Record<string, unknown>): EventRecord => ({
-      id: ctx.ids.uuid(),
-      messageId: id,
-      accountId: subAccount.accountId,
-      subAccountId: subAccount.id,
-      type,
-      created: now,
-      metadata,
-    });
-    events.push(event(EventType.Processed, {}));
+    };
+    messages.push(message);
+    for (const { type } of step.events) {
+      events.push(newEvent(ctx, message, type, now, type === EventType.Dropped && drop ? { reason: drop.reason, description: drop.detail } : {}));
+    }
+    addCounters(counters, stepCounters(step, { firstAttempt: true, firstEvent: true }));
     if (!drop) return { messageId: id };
     dropped += 1;
-    events.push(event(EventType.Dropped, { reason: drop.reason, description: drop.detail }));
     return { messageId: id, errorCode: DropReason[drop.reason], message: `${drop.reason}: ${drop.detail}` };
   };
   const asCopy = (c: EnvelopeRecipient): CopyRecipient => ({ email: c.email, name: c.name, customFields: c.givenFields });
@@ -192,22 +188,14 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
     return entry;
   });
 
-  const counters: Partial<Record<StoredCounter, number>> = { processed: messages.length, dropped };
-  const day = dayOfMs(nowMs);
-  const increments = [ALL_MAIL, ...batch.content.groups].map((group) => ({
-    accountId: subAccount.accountId,
-    subAccountId: subAccount.id,
-    day,
-    group,
-    counters,
-  }));
+  const increments = counterIncrements(batch, batch.content.groups, dayOfMs(nowMs), counters);
 
   // Group commit: concurrent sends share a transaction; each still answers only after its commit.
   await ctx.writes.commit(async (tx) => {
     await tx.messages.insertAccepted(batch, messages, events);
     await tx.stats.increment(increments);
     if (dropped < messages.length) {
-      await tx.jobs.enqueue([{ kind: DELIVER_BATCH_JOB, payload: { batchId: batch.id }, runAt: nowMs, dedupeKey: `${DELIVER_BATCH_JOB}:${batch.id}` }]);
+      await ctx.jobs.enqueue([{ kind: DELIVER_BATCH_JOB, payload: { batchId: batch.id }, runAt: nowMs, dedupeKey: `${DELIVER_BATCH_JOB}:${batch.id}` }], { store: tx });
     }
   });
   if (dropped < messages.length) ctx.jobs.notify();

@@ -4,10 +4,10 @@
  * counters count messages, on the first open or click of each. `eventMetadata` carries the
  * reference's `userAgent` (parsed), `rawUserAgent`, `clickedURL` for clicks, and `unique: true` on a
  * message's first open or click (what the `uniqueOpen` / `uniqueClick` webhook switches receive).
+ * Both are rows of the lifecycle table (src/lifecycle/table.ts: `opened`, `clicked`).
  */
 import type { MailplaneContext } from '../context.js';
-import { recordMessageEvent } from '../sending/events.js';
-import { EventType } from '../store/index.js';
+import { applyLifecycle } from '../lifecycle/apply.js';
 import { parseUserAgent } from './user-agent.js';
 
 /** What was done with a message, and by what client. */
@@ -24,22 +24,21 @@ export async function recordEngagement(ctx: MailplaneContext, messageId: string,
   const found = await ctx.store.messages.getForDelivery(messageId);
   if (!found) return false;
   const { message, batch } = found;
-  const type = engagement.kind === 'open' ? EventType.Opened : EventType.Clicked;
   const rawUserAgent = engagement.userAgent.slice(0, MAX_USER_AGENT);
-  await ctx.store.transaction(async (store) => {
-    const unique = !(await store.messages.listEvents(message.id)).some((event) => event.type === type);
-    await recordMessageEvent(ctx, store, {
+  const atMs = ctx.clock.now();
+  await ctx.store.transaction((tx) =>
+    applyLifecycle(ctx, tx, {
       message,
       batch,
-      type,
-      metadata: {
+      outcome: engagement.kind === 'open' ? 'opened' : 'clicked',
+      atMs,
+      metadata: (unique) => ({
         userAgent: parseUserAgent(rawUserAgent),
         rawUserAgent,
         ...(engagement.kind === 'click' && { clickedURL: engagement.url }),
         unique,
-      },
-      counters: unique ? { [engagement.kind === 'open' ? 'opened' : 'clicked']: 1 } : {},
-    });
-  });
+      }),
+    }),
+  );
   return true;
 }

@@ -1,7 +1,5 @@
 import type { MailplaneContext } from '../context.js';
-import { msToNs } from '../model/time.js';
-import { recordMessageEvent } from '../sending/events.js';
-import { EventType, SuppressionType } from '../store/index.js';
+import { applyLifecycle } from '../lifecycle/apply.js';
 import { verifyLinkToken } from './links.js';
 
 /**
@@ -15,7 +13,8 @@ export type UnsubscribeResult = { ok: true; email: string; alreadyUnsubscribed: 
  * Unsubscribes the recipient of the message a signed token names: the address joins the
  * suppression list of the message's sub-account (type unsubscribe), and the message gets one
  * Unsubscribed event, counted once however often the link is used. A cc or bcc copy is a message
- * of its own with its own token, so its link unsubscribes the copy's address.
+ * of its own with its own token, so its link unsubscribes the copy's address. This is the
+ * `unsubscribed` row of the lifecycle table (src/lifecycle/table.ts).
  */
 export async function unsubscribeByToken(ctx: MailplaneContext, token: string): Promise<UnsubscribeResult> {
   const messageId = verifyLinkToken(ctx, 'unsubscribe', token);
@@ -23,17 +22,9 @@ export async function unsubscribeByToken(ctx: MailplaneContext, token: string): 
   const found = await ctx.store.messages.getForDelivery(messageId);
   if (!found) return { ok: false, reason: 'invalid' };
   const { message, batch } = found;
-  return ctx.store.transaction(async (store): Promise<UnsubscribeResult> => {
-    const added = await store.suppressions.add(message.subAccountId, [
-      { email: message.to.email, type: SuppressionType.Unsubscribe, smtpError: '', created: msToNs(ctx.clock.now()) },
-    ]);
-    // Nothing added: the sub-account no longer exists (the store adds nothing then, see SuppressionStore).
-    if (added.length === 0) return { ok: false, reason: 'gone' };
-    const events = await store.messages.listEvents(message.id);
-    const alreadyUnsubscribed = events.some((event) => event.type === EventType.Unsubscribed);
-    if (!alreadyUnsubscribed) {
-      await recordMessageEvent(ctx, store, { message, batch, type: EventType.Unsubscribed, counters: { unsubscribed: 1 } });
-    }
-    return { ok: true, email: message.to.email, alreadyUnsubscribed };
-  });
+  const atMs = ctx.clock.now();
+  const applied = await ctx.store.transaction((tx) => applyLifecycle(ctx, tx, { message, batch, outcome: 'unsubscribed', atMs }));
+  // Gone: the suppression list went with the sub-account, and nothing was recorded.
+  if (applied.kind === 'gone') return { ok: false, reason: 'gone' };
+  return { ok: true, email: message.to.email, alreadyUnsubscribed: applied.kind === 'repeat' };
 }

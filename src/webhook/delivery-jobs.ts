@@ -9,21 +9,16 @@
  */
 import PQueue from 'p-queue';
 import type { MailplaneContext } from '../context.js';
-import { defineJobHandler } from '../jobs/define.js';
 import { PermanentJobError, RetryJobError } from '../jobs/errors.js';
+import { jobHandler, WEBHOOK_EVENTS_JOB, WEBHOOK_RETRY_JOB, type MailplaneJobs } from '../jobs/kinds.js';
+import type { EnqueueJob } from '../jobs/queue.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
-import type { MessageRecord, NewJob, SendBatchRecord, WebhookRecord } from '../store/index.js';
-import { fromOutboxEvent, WEBHOOK_EVENTS_JOB, type OutboxEvent } from './outbox.js';
+import type { MessageRecord, SendBatchRecord, WebhookRecord } from '../store/index.js';
+import { fromOutboxEvent } from './outbox.js';
 import { webhookPayload } from './payload.js';
 import { postWebhook, type WebhookAttempt } from './post.js';
 import { togglesForEvent } from './toggles.js';
 import { webhookService } from './webhooks.js';
-
-/** Job kind that retries one failed POST of one event to one webhook. */
-export const WEBHOOK_RETRY_JOB = 'webhook-retry';
-
-type EventsPayload = { events: OutboxEvent[] };
-type RetryPayload = { accountId: number; webhookId: number; eventId: string; body: string };
 
 /** The webhook delivery job handlers (webhook-events, webhook-retry). */
 export function webhookJobHandlers(ctx: MailplaneContext): Record<string, JobHandler | JobKindOptions> {
@@ -40,8 +35,8 @@ export function webhookJobHandlers(ctx: MailplaneContext): Record<string, JobHan
   const refused = (webhook: WebhookRecord, eventId: string, error: string) =>
     ctx.logger.warn('webhook: delivery refused, not retried', { webhookId: webhook.id, accountId: webhook.accountId, eventId, error });
 
-  const postEvents = defineJobHandler<EventsPayload>(async (job) => {
-    const events = Array.isArray(job.payload.events) ? job.payload.events : [];
+  const postEvents = jobHandler(WEBHOOK_EVENTS_JOB, async (job) => {
+    const { events } = job.payload;
     const hooks = new Map<string, Promise<WebhookRecord[]>>();
     const messages = new Map<string, Promise<{ message: MessageRecord; batch: SendBatchRecord } | null>>();
     const memo = <T>(cache: Map<string, Promise<T>>, key: string, load: () => Promise<T>) => {
@@ -50,7 +45,7 @@ export function webhookJobHandlers(ctx: MailplaneContext): Record<string, JobHan
       return hit;
     };
     const queue = new PQueue({ concurrency: config.concurrency });
-    const retries: NewJob[] = [];
+    const retries: EnqueueJob<MailplaneJobs>[] = [];
     const posts: Array<Promise<void>> = [];
     for (const stored of events) {
       const event = fromOutboxEvent(stored);
@@ -71,7 +66,7 @@ export function webhookJobHandlers(ctx: MailplaneContext): Record<string, JobHan
             const result = await attempt(webhook, body);
             if (result.ok) return;
             if (!result.retry) return refused(webhook, event.id, result.error);
-            const payload: RetryPayload = { accountId: webhook.accountId, webhookId: webhook.id, eventId: event.id, body };
+            const payload = { accountId: webhook.accountId, webhookId: webhook.id, eventId: event.id, body };
             retries.push({ kind: WEBHOOK_RETRY_JOB, payload, runAt: ctx.clock.now() + config.retryDelaysMs[0]!, dedupeKey: `${webhook.id}:${event.id}` });
           }),
         );
@@ -79,10 +74,10 @@ export function webhookJobHandlers(ctx: MailplaneContext): Record<string, JobHan
     }
     await Promise.all(posts);
     // If this fails, the whole job runs again: some events are then posted twice (at least once).
-    if (retries.length > 0 && config.retryDelaysMs.length > 0) await ctx.store.jobs.enqueue(retries);
+    if (retries.length > 0 && config.retryDelaysMs.length > 0) await ctx.jobs.enqueue(retries);
   });
 
-  const retryPost = defineJobHandler<RetryPayload>(async (job) => {
+  const retryPost = jobHandler(WEBHOOK_RETRY_JOB, async (job) => {
     const { accountId, webhookId, eventId, body } = job.payload;
     const webhook = await ctx.store.webhooks.get(accountId, webhookId);
     // Deleted or paused since: its events are no longer wanted.

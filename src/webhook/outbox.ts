@@ -9,18 +9,17 @@
  * without webhooks pay nothing per event; webhook writes through this store forget the account at
  * once, and other processes see a new webhook within {@link WEBHOOK_PRESENCE_TTL_MS}.
  */
+import { WEBHOOK_EVENTS_JOB, type JobPayload, type MailplaneJobs } from '../jobs/kinds.js';
+import { enqueueJobs } from '../jobs/queue.js';
 import type { Clock } from '../model/time.js';
-import type { EventRecord, JsonObject, MailplaneStore, MessageStore, WebhookStore, WebhookToggle } from '../store/index.js';
+import type { EventRecord, MailplaneStore, MessageStore, WebhookStore, WebhookToggle } from '../store/index.js';
 import { togglesForEvent } from './toggles.js';
-
-/** Job kind that posts a group of committed events to the webhooks that want them. */
-export const WEBHOOK_EVENTS_JOB = 'webhook-events';
 
 /** How long the answer to "does this account have a webhook for this event kind" is reused. */
 export const WEBHOOK_PRESENCE_TTL_MS = 5_000;
 
 /** An event as a `webhook-events` job carries it (JSON: `created` as a decimal string). */
-export type OutboxEvent = Omit<EventRecord, 'created' | 'metadata'> & { created: string; metadata: JsonObject };
+export type OutboxEvent = JobPayload<typeof WEBHOOK_EVENTS_JOB>['events'][number];
 
 /** What {@link withWebhookOutbox} needs. */
 export interface WebhookOutboxOptions {
@@ -29,7 +28,7 @@ export interface WebhookOutboxOptions {
   onEnqueued?: () => void;
 }
 
-const toOutboxEvent = (event: EventRecord): OutboxEvent => ({ ...event, created: event.created.toString(), metadata: event.metadata as JsonObject });
+const toOutboxEvent = (event: EventRecord): OutboxEvent => ({ ...event, created: event.created.toString() });
 
 /** The event back from a job's payload. */
 export function fromOutboxEvent(event: OutboxEvent): EventRecord {
@@ -77,7 +76,7 @@ export function withWebhookOutbox(store: MailplaneStore, options: WebhookOutboxO
       await write(inner);
       const out = await wanted(inner, events);
       if (out.length === 0) return;
-      await inner.jobs.enqueue([{ kind: WEBHOOK_EVENTS_JOB, payload: { events: out }, runAt: options.clock.now() }]);
+      await enqueueJobs<MailplaneJobs>(inner, options.clock.now(), [{ kind: WEBHOOK_EVENTS_JOB, payload: { events: out } }]);
       transaction.enqueued = true;
     };
     const messages: MessageStore = Object.create(inner.messages, {

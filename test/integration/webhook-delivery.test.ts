@@ -7,8 +7,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { verifyWebhookSignature } from 'mailplane';
 import { unsubscribeUrl } from '../../src/tracking/links.js';
-import { WEBHOOK_RETRY_JOB } from '../../src/webhook/delivery-jobs.js';
-import { WEBHOOK_EVENTS_JOB } from '../../src/webhook/outbox.js';
+import { WEBHOOK_EVENTS_JOB, WEBHOOK_RETRY_JOB } from '../../src/jobs/kinds.js';
 import { storeKinds } from '../support/databases.js';
 import { RCPT_DOMAIN, startDeliveryEnv, T0, type DeliveryEnv } from '../support/delivery-env.js';
 import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../support/webhook-receiver.js';

@@ -1,0 +1,86 @@
+/**
+ * Every kind of background job mailplane runs, declared once: its kind string (what the job rows
+ * store, so these never change: jobs already queued in a database must keep running) and the zod
+ * schema of its payload. Producers enqueue through `ctx.jobs` (a `JobQueue<MailplaneJobs>`), which
+ * checks each payload against its kind at compile time; {@link jobHandler} checks the stored
+ * payload again when a job is taken, so a row written by another version of the code, or by hand,
+ * ends that job dead with a clear error instead of reaching the handler.
+ */
+import { z } from 'zod';
+import { EventType } from '../store/index.js';
+import { PermanentJobError } from './errors.js';
+import type { JobHandler } from './types.js';
+
+/** Job kind that splits the accepted messages of one send request into pages (src/delivery/jobs.ts). */
+export const DELIVER_BATCH_JOB = 'deliver-batch';
+/** Job kind that delivers one page of a batch (src/delivery/jobs.ts). */
+export const DELIVER_PAGE_JOB = 'deliver-page';
+/** Job kind of one message's retry after a soft bounce, or its next routing after a wait. */
+export const DELIVER_MESSAGE_JOB = 'deliver-message';
+/** Job kind that evaluates one IP's warmup at its interval boundaries (src/ip/warmup-jobs.ts). */
+export const IP_WARMUP_JOB = 'ip-warmup';
+/** Job kind of the scheduled DNS check of one domain (src/domain/verification-jobs.ts). */
+export const DOMAIN_CHECK_JOB = 'domain-check';
+/** Job kind that posts a group of committed events to the webhooks that want them. */
+export const WEBHOOK_EVENTS_JOB = 'webhook-events';
+/** Job kind that retries one failed POST of one event to one webhook. */
+export const WEBHOOK_RETRY_JOB = 'webhook-retry';
+
+/** An event as a `webhook-events` job carries it (JSON: `created`, ns, as a decimal string). */
+const outboxEventSchema = z.object({
+  id: z.string(),
+  messageId: z.string(),
+  accountId: z.number().int(),
+  subAccountId: z.number().int(),
+  type: z.enum(EventType),
+  created: z.string().regex(/^\d{1,20}$/),
+  metadata: z.record(z.string(), z.unknown()),
+});
+
+const id = () => z.number().int().nonnegative();
+
+/** The payload schema of each job kind. */
+export const jobPayloadSchemas = {
+  /** `afterId`: the last message id of the previous page (absent on the first run). */
+  [DELIVER_BATCH_JOB]: z.object({ batchId: z.string(), afterId: z.string().optional() }),
+  /** The page's message ids, and the id they come after ('' for the first page). */
+  [DELIVER_PAGE_JOB]: z.object({ batchId: z.string(), afterId: z.string(), ids: z.array(z.string()) }),
+  /** `attempt`: attempts made when it was scheduled; a job whose message has moved on does nothing. */
+  [DELIVER_MESSAGE_JOB]: z.object({ messageId: z.string(), attempt: z.number().int().nonnegative() }),
+  /** `startedAt`: the warmup's `warmupStartedAt` (ns, a decimal string); a job of an ended warmup does nothing. */
+  [IP_WARMUP_JOB]: z.object({ accountId: id(), ipId: id(), startedAt: z.string().regex(/^\d{1,20}$/) }),
+  [DOMAIN_CHECK_JOB]: z.object({ domainId: id(), subAccountId: id() }),
+  [WEBHOOK_EVENTS_JOB]: z.object({ events: z.array(outboxEventSchema) }),
+  /** `body`: the exact JSON posted the first time, signed again at each attempt. */
+  [WEBHOOK_RETRY_JOB]: z.object({ accountId: id(), webhookId: id(), eventId: z.string(), body: z.string() }),
+};
+
+/** A job kind mailplane runs. */
+export type MailplaneJobKind = keyof typeof jobPayloadSchemas;
+
+/** The payload of each job kind (the type parameter of `ctx.jobs`, a `JobQueue<MailplaneJobs>`). */
+export type MailplaneJobs = { [K in MailplaneJobKind]: z.infer<(typeof jobPayloadSchemas)[K]> };
+
+/** The payload of a job of kind `K`. */
+export type JobPayload<K extends MailplaneJobKind> = MailplaneJobs[K];
+
+/**
+ * The handler of kind `kind`, for `JobRunnerOptions.handlers`: the stored payload is parsed with
+ * the kind's schema before `handler` runs; one that does not parse ends the job dead at once
+ * (`PermanentJobError`, whose message names the kind and the fields at fault), since no retry
+ * can make it valid.
+ *
+ * @example
+ * const retry = jobHandler(DELIVER_MESSAGE_JOB, async (job) => deliver(job.payload.messageId));
+ */
+export function jobHandler<K extends MailplaneJobKind>(kind: K, handler: JobHandler<JobPayload<K>>): JobHandler {
+  const schema: z.ZodType<JobPayload<K>> = jobPayloadSchemas[kind] as unknown as z.ZodType<JobPayload<K>>;
+  return async (job, helpers) => {
+    const parsed = schema.safeParse(job.payload);
+    if (!parsed.success) {
+      const fields = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(payload)'}: ${issue.message}`).join('; ');
+      throw new PermanentJobError(`invalid payload of a ${kind} job: ${fields}`.slice(0, 1_000));
+    }
+    return handler({ ...job, payload: parsed.data }, helpers);
+  };
+}
