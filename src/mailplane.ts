@@ -1,5 +1,5 @@
 import { createAccount, ensureAccount, type CreateAccountOptions } from './account/accounts.js';
-import { consoleLogger, type Logger, type MailplaneContext } from './context.js';
+import { consoleLogger, type Logger, type MailplaneConfig, type MailplaneContext } from './context.js';
 import { createSecretBox } from './crypto/secrets.js';
 import { resolveDomainRecordsConfig, type DomainRecordsConfig } from './domain/config.js';
 import { createRouter, type RouterOptions } from './http/router.js';
@@ -14,8 +14,11 @@ import { resolveDnsConfig, type DnsConfig } from './dns/config.js';
 import { createDnsResolver } from './dns/resolver.js';
 import { resolveDeliveryConfig, type DeliveryConfig } from './delivery/config.js';
 import type { Transport } from './delivery/transport.js';
-import { resolveWarmupConfig, type WarmupConfig } from './ip/warmup.js';
-import { closeTpspTransports, type TpspTransportFactory } from './delivery/routing-transports.js';
+import { resolveWarmupConfig, type WarmupConfig } from './warmup/config.js';
+import { WarmupService } from './warmup/service.js';
+import { DeliveryRouting } from './delivery/route.js';
+import type { TpspTransportFactory } from './delivery/routing-transports.js';
+import { DomainVerifier } from './domain/verification.js';
 import { apiRoutes } from './http/routes/index.js';
 import type { HttpHandler } from './http/types.js';
 import { randomIds, type IdGenerator } from './model/ids.js';
@@ -104,7 +107,10 @@ export interface Mailplane {
    * webhooks). Several processes may run it against one PostgreSQL database.
    */
   start(): void;
-  /** Stops background work (finishing or handing back running jobs) and closes the store. */
+  /**
+   * Stops background work (finishing or handing back running jobs), closes the runtime services
+   * (domain checks running finish; the delivery and TPSP transports close) and closes the store.
+   */
   close(): Promise<void>;
 }
 
@@ -130,30 +136,41 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   const store = withWebhookOutbox(options.store, { clock, onEnqueued: () => wakeRunner() });
   const logger = options.logger ?? consoleLogger;
   const dns = resolveDnsConfig(options.dns);
+  const config: MailplaneConfig = {
+    domains: resolveDomainRecordsConfig(options.domains),
+    trackingBaseUrl: (options.trackingBaseUrl ?? 'http://127.0.0.1:3000/t').replace(/\/+$/, ''),
+    dns,
+    delivery: resolveDeliveryConfig(options.delivery),
+    warmup: resolveWarmupConfig(options.warmup),
+    webhooks: resolveWebhookDeliveryConfig(options.webhooks),
+    rateLimits: resolveRateLimitConfig(options.rateLimits),
+  };
+  const secrets = createSecretBox(options.secret);
+  const jobs = createJobQueue({ store, clock, logger });
+  const resolver = createDnsResolver({
+    ...(dns.servers.length > 0 && { servers: dns.servers }),
+    timeoutMs: dns.timeoutMs,
+    retries: dns.retries,
+    clock,
+  });
+  // The runtime services: built once here, each owning its caches, closed by close() below.
+  const warmup = new WarmupService({ store, clock, logger, jobs, config: config.warmup });
+  const routing = new DeliveryRouting({ store, clock, logger, resolver, secrets, warmup, tpspTransport: options.tpspTransport });
+  const domainVerifier = new DomainVerifier({ store, clock, logger, resolver, jobs, config });
   const base: Omit<MailplaneContext, 'transport'> = {
-    config: {
-      domains: resolveDomainRecordsConfig(options.domains),
-      trackingBaseUrl: (options.trackingBaseUrl ?? 'http://127.0.0.1:3000/t').replace(/\/+$/, ''),
-      dns,
-      delivery: resolveDeliveryConfig(options.delivery),
-      warmup: resolveWarmupConfig(options.warmup),
-      webhooks: resolveWebhookDeliveryConfig(options.webhooks),
-      rateLimits: resolveRateLimitConfig(options.rateLimits),
-    },
+    config,
     store,
-    secrets: createSecretBox(options.secret),
+    secrets,
     clock,
     ids: options.ids ?? randomIds,
     logger,
-    jobs: createJobQueue({ store, clock, logger }),
+    jobs,
     writes: createGroupCommit(store),
-    resolver: createDnsResolver({
-      ...(dns.servers.length > 0 && { servers: dns.servers }),
-      timeoutMs: dns.timeoutMs,
-      retries: dns.retries,
-      clock,
-    }),
+    resolver,
     ...(options.tpspTransport && { tpspTransport: options.tpspTransport }),
+    routing,
+    warmup,
+    domainVerifier,
   };
   const transport = typeof options.transport === 'function' ? options.transport(base) : options.transport;
   const context: MailplaneContext = transport ? { ...base, transport } : base;
@@ -173,8 +190,10 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
     },
     close: async () => {
       if (started) await runner.stop();
+      await domainVerifier.close();
       await context.transport?.close();
-      await closeTpspTransports(context);
+      await routing.close();
+      warmup.close();
       await context.store.close();
     },
   };

@@ -7,9 +7,7 @@ import { noReply } from '../bounce/classify.js';
 import { SharedBodyCache } from './body-cache.js';
 import { composeMessage, DkimKeyCache } from './compose.js';
 import { recordDeliveryOutcome, type RecordedOutcome } from './outcome.js';
-import { chooseRoute } from './route.js';
 import { deferByRouting } from './routing-wait.js';
-import { releaseWarmupSend } from './warmup-caps.js';
 import type { DeliveryResult, Transport } from './transport.js';
 
 /** Caches one worker keeps across jobs: compiled templates, DKIM keys, shared bodies of bulk batches. */
@@ -69,7 +67,7 @@ export async function deliverOne(
   domain: DomainRecord | null,
   signal?: AbortSignal,
 ): Promise<RecordedOutcome> {
-  const choice = await chooseRoute(ctx, message, batch);
+  const choice = await ctx.routing.choose(message, batch);
   try {
     const route = choice.route;
     let result: DeliveryResult;
@@ -106,7 +104,7 @@ export async function deliverOne(
     // Recorded even when the lease was lost after the server answered: recordOutcome moves the message only once.
     return recordDeliveryOutcome(ctx, message, batch, result, route, caches.outcomes);
   } finally {
-    // A warmup send reserved by chooseRoute is in the stored count now, or was never made.
-    releaseWarmupSend(ctx, choice.route);
+    // A warmup send reserved by choose() is in the stored count now, or was never made.
+    ctx.routing.release(choice.route);
   }
 }

@@ -17,7 +17,6 @@ import { DELIVER_BATCH_JOB } from '../sending/accept.js';
 import type { MessageRecord, NewJob, SendBatchRecord } from '../store/index.js';
 import { createDeliveryCaches, deliverOne, sendingDomain } from './deliver.js';
 import { DELIVER_MESSAGE_JOB, type RetryPayload } from './outcome.js';
-import { refreshRouting, subAccountDefaultPool } from './routing-tables.js';
 
 /** Job kind that delivers one page of a batch. */
 export const DELIVER_PAGE_JOB = 'deliver-page';
@@ -82,8 +81,7 @@ export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHa
     const transport = transportOrWait();
     const domain = await sendingDomain(ctx, batch);
     // Each job routes with the pools, IP states and default pool as they are when it starts.
-    await refreshRouting(ctx, batch.accountId);
-    await subAccountDefaultPool(ctx, batch.accountId, batch.subAccountId, true);
+    await ctx.routing.refresh(batch.accountId, batch.subAccountId);
     const queue = new PQueue({ concurrency: ctx.config.delivery.concurrency });
     const settled = await Promise.allSettled(
       messages.map((message) =>
@@ -106,8 +104,7 @@ export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHa
     const status = found?.message.status;
     if (!found || (status !== 'deferred' && status !== 'queued') || found.message.attempts !== job.payload.attempt) return;
     const domain = await sendingDomain(ctx, found.batch);
-    await refreshRouting(ctx, found.batch.accountId);
-    await subAccountDefaultPool(ctx, found.batch.accountId, found.batch.subAccountId, true);
+    await ctx.routing.refresh(found.batch.accountId, found.batch.subAccountId);
     await deliverOne(ctx, transport, caches, found.message, found.batch, domain, helpers.signal);
   });
 

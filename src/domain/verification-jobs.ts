@@ -3,7 +3,6 @@ import { NotFoundError } from '../errors.js';
 import { defineJobHandler } from '../jobs/define.js';
 import { RetryJobError } from '../jobs/errors.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
-import { verifyDomainNow } from './verification.js';
 import { DOMAIN_CHECK_JOB, nextDomainCheckAt, type DomainCheckPayload } from './verification-schedule.js';
 
 /**
@@ -12,7 +11,7 @@ import { DOMAIN_CHECK_JOB, nextDomainCheckAt, type DomainCheckPayload } from './
  * so the same job row, with its dedupe key, carries the whole schedule). A domain deleted in the
  * meantime ends its job quietly. See docs/dns-verification.md, "When checks run".
  */
-export function domainVerificationJobHandlers(ctx: MailplaneContext): Record<string, JobHandler | JobKindOptions> {
+export function domainVerificationJobHandlers(ctx: Pick<MailplaneContext, 'store' | 'clock' | 'domainVerifier'>): Record<string, JobHandler | JobKindOptions> {
   const handler = defineJobHandler<DomainCheckPayload>(async (job) => {
     const { domainId, subAccountId } = job.payload;
     if (!Number.isSafeInteger(domainId) || !Number.isSafeInteger(subAccountId)) return;
@@ -20,7 +19,7 @@ export function domainVerificationJobHandlers(ctx: MailplaneContext): Record<str
     if (!before) return;
     let after;
     try {
-      after = await verifyDomainNow(ctx, subAccountId, domainId, { fresh: false, ensureSchedule: false });
+      after = await ctx.domainVerifier.verify(subAccountId, domainId, { fresh: false, ensureSchedule: false });
     } catch (error) {
       if (error instanceof NotFoundError) return;
       throw error;
