@@ -29,7 +29,7 @@ export interface DeliveryCaches {
 export const OUTCOME_LINGER_MS = 10;
 
 /** Fresh caches for one set of delivery handlers. */
-export function createDeliveryCaches(ctx: MailplaneContext): DeliveryCaches {
+export function createDeliveryCaches(ctx: Pick<MailplaneContext, 'store'>): DeliveryCaches {
   return { templates: new TemplateCache(), dkimKeys: new DkimKeyCache(), bodies: new SharedBodyCache(), outcomes: createGroupCommit(ctx.store, 64, OUTCOME_LINGER_MS) };
 }
 
@@ -50,7 +50,7 @@ function abortOf(signal: AbortSignal): Promise<typeof ABORTED> {
 }
 
 /** The sending domain of a batch, or `null` when it is gone (deleted since the send was accepted). */
-export async function sendingDomain(ctx: MailplaneContext, batch: SendBatchRecord): Promise<DomainRecord | null> {
+export async function sendingDomain(ctx: Pick<MailplaneContext, 'store'>, batch: SendBatchRecord): Promise<DomainRecord | null> {
   return batch.domainId === null ? null : ctx.store.domains.get(batch.subAccountId, batch.domainId);
 }
 
