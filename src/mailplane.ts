@@ -1,5 +1,5 @@
 import { createAccount, ensureAccount, type CreateAccountOptions } from './account/accounts.js';
-import { consoleLogger, type Logger, type MailplaneConfig, type MailplaneContext } from './context.js';
+import { consoleLogger, type Logger, type MailplaneContext } from './context.js';
 import { createSecretBox } from './crypto/secrets.js';
 import { resolveDomainRecordsConfig, type DomainRecordsConfig } from './domain/config.js';
 import { createRouter, type RouterOptions } from './http/router.js';
@@ -136,42 +136,37 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   const store = withWebhookOutbox(options.store, { clock, onEnqueued: () => wakeRunner() });
   const logger = options.logger ?? consoleLogger;
   const dns = resolveDnsConfig(options.dns);
-  const config: MailplaneConfig = {
-    domains: resolveDomainRecordsConfig(options.domains),
-    trackingBaseUrl: (options.trackingBaseUrl ?? 'http://127.0.0.1:3000/t').replace(/\/+$/, ''),
-    dns,
-    delivery: resolveDeliveryConfig(options.delivery),
-    warmup: resolveWarmupConfig(options.warmup),
-    webhooks: resolveWebhookDeliveryConfig(options.webhooks),
-    rateLimits: resolveRateLimitConfig(options.rateLimits),
-  };
-  const secrets = createSecretBox(options.secret);
-  const jobs = createJobQueue({ store, clock, logger });
-  const resolver = createDnsResolver({
-    ...(dns.servers.length > 0 && { servers: dns.servers }),
-    timeoutMs: dns.timeoutMs,
-    retries: dns.retries,
-    clock,
-  });
-  // The runtime services: built once here, each owning its caches, closed by close() below.
-  const warmup = new WarmupService({ store, clock, logger, jobs, config: config.warmup });
-  const routing = new DeliveryRouting({ store, clock, logger, resolver, secrets, warmup, tpspTransport: options.tpspTransport });
-  const domainVerifier = new DomainVerifier({ store, clock, logger, resolver, jobs, config });
-  const base: Omit<MailplaneContext, 'transport'> = {
-    config,
+  const core: Omit<MailplaneContext, 'transport' | 'routing' | 'warmup' | 'domainVerifier'> = {
+    config: {
+      domains: resolveDomainRecordsConfig(options.domains),
+      trackingBaseUrl: (options.trackingBaseUrl ?? 'http://127.0.0.1:3000/t').replace(/\/+$/, ''),
+      dns,
+      delivery: resolveDeliveryConfig(options.delivery),
+      warmup: resolveWarmupConfig(options.warmup),
+      webhooks: resolveWebhookDeliveryConfig(options.webhooks),
+      rateLimits: resolveRateLimitConfig(options.rateLimits),
+    },
     store,
-    secrets,
+    secrets: createSecretBox(options.secret),
     clock,
     ids: options.ids ?? randomIds,
     logger,
-    jobs,
+    jobs: createJobQueue({ store, clock, logger }),
     writes: createGroupCommit(store),
-    resolver,
+    resolver: createDnsResolver({
+      ...(dns.servers.length > 0 && { servers: dns.servers }),
+      timeoutMs: dns.timeoutMs,
+      retries: dns.retries,
+      clock,
+    }),
     ...(options.tpspTransport && { tpspTransport: options.tpspTransport }),
-    routing,
-    warmup,
-    domainVerifier,
   };
+  // The runtime services: built once here, each owning its caches, closed by close() below.
+  const { jobs, resolver, secrets, config } = core;
+  const warmup = new WarmupService({ store, clock, logger, jobs, config: config.warmup });
+  const routing = new DeliveryRouting({ store, clock, logger, resolver, secrets, warmup, tpspTransport: options.tpspTransport });
+  const domainVerifier = new DomainVerifier({ store, clock, logger, resolver, jobs, config });
+  const base: Omit<MailplaneContext, 'transport'> = { ...core, routing, warmup, domainVerifier };
   const transport = typeof options.transport === 'function' ? options.transport(base) : options.transport;
   const context: MailplaneContext = transport ? { ...base, transport } : base;
   const runner = createJobRunner(context, { ...options.jobs, queue: context.jobs, handlers: backgroundJobHandlers(context) });
