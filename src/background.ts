@@ -1,7 +1,7 @@
 import type { MailplaneContext } from './context.js';
 import { deliveryJobHandlers } from './delivery/jobs.js';
 import { domainVerificationJobHandlers } from './domain/verification-jobs.js';
-import { warmupJobHandlers } from './ip/warmup-jobs.js';
+import { warmupJobHandlers } from './warmup/jobs.js';
 import type { JobHandler, JobKindOptions } from './jobs/types.js';
 import { webhookJobHandlers } from './webhook/delivery-jobs.js';
 

@@ -11,7 +11,10 @@ import type { IdGenerator } from './model/ids.js';
 import type { Clock } from './model/time.js';
 import type { MailplaneStore } from './store/index.js';
 import type { GroupCommit } from './store/group-commit.js';
-import type { WarmupConfig } from './ip/warmup.js';
+import type { WarmupConfig } from './warmup/config.js';
+import type { WarmupService } from './warmup/service.js';
+import type { DeliveryRouting } from './delivery/route.js';
+import type { DomainVerifier } from './domain/verification.js';
 import type { WebhookDeliveryConfig } from './webhook/config.js';
 import type { RateLimitConfig } from './http/rate-limit.js';
 
@@ -71,4 +74,14 @@ export interface MailplaneContext {
   readonly transport?: Transport;
   /** Builds the transport of a TPSP that a pool routes to (`MailplaneOptions.tpspTransport`); none: such messages wait. */
   readonly tpspTransport?: TpspTransportFactory;
+  /*
+   * The runtime services: each owns its in-memory state, is built once by `createMailplane` and is
+   * closed by `mailplane.close()`. Nothing else keeps state per instance.
+   */
+  /** Routing at delivery: routing tables, TPSP transports, the choice of each attempt's route. */
+  readonly routing: DeliveryRouting;
+  /** IP warmup: evaluation, the API's views, and the sends reserved at delivery. */
+  readonly warmup: WarmupService;
+  /** DNS checks of sending domains, one at a time per domain. */
+  readonly domainVerifier: DomainVerifier;
 }

@@ -67,7 +67,7 @@ export { createGroupCommit, type GroupCommit, type StoreWrite } from './store/gr
 export { uuidV7 } from './model/ids.js';
 export type { Transport, DeliveryResult, DeliveryKind, DeliveryRoute, Envelope, OutboundMessage, WarmupSend } from './delivery/transport.js';
 export { outboundMessage } from './delivery/transport.js';
-export { resolveWarmupConfig, type WarmupConfig } from './ip/warmup.js';
+export { resolveWarmupConfig, type WarmupConfig } from './warmup/config.js';
 export {
   DEFAULT_WARMUP_PLAN,
   DEFAULT_HOLD_THRESHOLDS,
@@ -76,7 +76,7 @@ export {
   type WarmupProgress,
   type WarmupState,
   type StageTraffic,
-} from './routing/warmup.js';
+} from './warmup/plan.js';
 export { classifySmtpReply, parseEnhancedCode, type SmtpReply } from './bounce/classify.js';
 export { verpAddress, messageIdOfVerp } from './delivery/compose.js';
 export { resolveDeliveryConfig } from './delivery/config.js';

@@ -14,8 +14,11 @@ import { resolveDnsConfig, type DnsConfig } from './dns/config.js';
 import { createDnsResolver } from './dns/resolver.js';
 import { resolveDeliveryConfig, type DeliveryConfig } from './delivery/config.js';
 import type { Transport } from './delivery/transport.js';
-import { resolveWarmupConfig, type WarmupConfig } from './ip/warmup.js';
-import { closeTpspTransports, type TpspTransportFactory } from './delivery/routing-transports.js';
+import { resolveWarmupConfig, type WarmupConfig } from './warmup/config.js';
+import { WarmupService } from './warmup/service.js';
+import { DeliveryRouting } from './delivery/route.js';
+import type { TpspTransportFactory } from './delivery/routing-transports.js';
+import { DomainVerifier } from './domain/verification.js';
 import { apiRoutes } from './http/routes/index.js';
 import type { HttpHandler } from './http/types.js';
 import { randomIds, type IdGenerator } from './model/ids.js';
@@ -104,7 +107,10 @@ export interface Mailplane {
    * webhooks). Several processes may run it against one PostgreSQL database.
    */
   start(): void;
-  /** Stops background work (finishing or handing back running jobs) and closes the store. */
+  /**
+   * Stops background work (finishing or handing back running jobs), closes the runtime services
+   * (domain checks running finish; the delivery and TPSP transports close) and closes the store.
+   */
   close(): Promise<void>;
 }
 
@@ -130,7 +136,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   const store = withWebhookOutbox(options.store, { clock, onEnqueued: () => wakeRunner() });
   const logger = options.logger ?? consoleLogger;
   const dns = resolveDnsConfig(options.dns);
-  const base: Omit<MailplaneContext, 'transport'> = {
+  const core: Omit<MailplaneContext, 'transport' | 'routing' | 'warmup' | 'domainVerifier'> = {
     config: {
       domains: resolveDomainRecordsConfig(options.domains),
       trackingBaseUrl: (options.trackingBaseUrl ?? 'http://127.0.0.1:3000/t').replace(/\/+$/, ''),
@@ -155,6 +161,12 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
     }),
     ...(options.tpspTransport && { tpspTransport: options.tpspTransport }),
   };
+  // The runtime services: built once here, each owning its caches, closed by close() below.
+  const { jobs, resolver, secrets, config } = core;
+  const warmup = new WarmupService({ store, clock, logger, jobs, config: config.warmup });
+  const routing = new DeliveryRouting({ store, clock, logger, resolver, secrets, warmup, tpspTransport: options.tpspTransport });
+  const domainVerifier = new DomainVerifier({ store, clock, logger, resolver, jobs, config });
+  const base: Omit<MailplaneContext, 'transport'> = { ...core, routing, warmup, domainVerifier };
   const transport = typeof options.transport === 'function' ? options.transport(base) : options.transport;
   const context: MailplaneContext = transport ? { ...base, transport } : base;
   const runner = createJobRunner(context, { ...options.jobs, queue: context.jobs, handlers: backgroundJobHandlers(context) });
@@ -173,8 +185,10 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
     },
     close: async () => {
       if (started) await runner.stop();
+      await domainVerifier.close();
       await context.transport?.close();
-      await closeTpspTransports(context);
+      await routing.close();
+      warmup.close();
       await context.store.close();
     },
   };

@@ -7,9 +7,7 @@ import { noReply } from '../bounce/classify.js';
 import { SharedBodyCache } from './body-cache.js';
 import { composeMessage, DkimKeyCache } from './compose.js';
 import { recordDeliveryOutcome, type RecordedOutcome } from './outcome.js';
-import { chooseRoute } from './route.js';
 import { deferByRouting } from './routing-wait.js';
-import { releaseWarmupSend } from './warmup-caps.js';
 import type { DeliveryResult, Transport } from './transport.js';
 
 /** Caches one worker keeps across jobs: compiled templates, DKIM keys, shared bodies of bulk batches. */
@@ -31,7 +29,7 @@ export interface DeliveryCaches {
 export const OUTCOME_LINGER_MS = 10;
 
 /** Fresh caches for one set of delivery handlers. */
-export function createDeliveryCaches(ctx: MailplaneContext): DeliveryCaches {
+export function createDeliveryCaches(ctx: Pick<MailplaneContext, 'store'>): DeliveryCaches {
   return { templates: new TemplateCache(), dkimKeys: new DkimKeyCache(), bodies: new SharedBodyCache(), outcomes: createGroupCommit(ctx.store, 64, OUTCOME_LINGER_MS) };
 }
 
@@ -52,7 +50,7 @@ function abortOf(signal: AbortSignal): Promise<typeof ABORTED> {
 }
 
 /** The sending domain of a batch, or `null` when it is gone (deleted since the send was accepted). */
-export async function sendingDomain(ctx: MailplaneContext, batch: SendBatchRecord): Promise<DomainRecord | null> {
+export async function sendingDomain(ctx: Pick<MailplaneContext, 'store'>, batch: SendBatchRecord): Promise<DomainRecord | null> {
   return batch.domainId === null ? null : ctx.store.domains.get(batch.subAccountId, batch.domainId);
 }
 
@@ -69,7 +67,7 @@ export async function deliverOne(
   domain: DomainRecord | null,
   signal?: AbortSignal,
 ): Promise<RecordedOutcome> {
-  const choice = await chooseRoute(ctx, message, batch);
+  const choice = await ctx.routing.choose(message, batch);
   try {
     const route = choice.route;
     let result: DeliveryResult;
@@ -106,7 +104,7 @@ export async function deliverOne(
     // Recorded even when the lease was lost after the server answered: recordOutcome moves the message only once.
     return recordDeliveryOutcome(ctx, message, batch, result, route, caches.outcomes);
   } finally {
-    // A warmup send reserved by chooseRoute is in the stored count now, or was never made.
-    releaseWarmupSend(ctx, choice.route);
+    // A warmup send reserved by choose() is in the stored count now, or was never made.
+    ctx.routing.release(choice.route);
   }
 }

@@ -17,7 +17,6 @@ import type { JobHandler, JobKindOptions } from '../jobs/types.js';
 import { canAttempt } from '../lifecycle/table.js';
 import type { MessageRecord, SendBatchRecord } from '../store/index.js';
 import { createDeliveryCaches, deliverOne, sendingDomain } from './deliver.js';
-import { refreshRouting, subAccountDefaultPool } from './routing-tables.js';
 
 /** How long delivery jobs wait when the instance has no transport configured. */
 const NO_TRANSPORT_WAIT_MS = 60_000;
@@ -76,8 +75,7 @@ export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHa
     const transport = transportOrWait();
     const domain = await sendingDomain(ctx, batch);
     // Each job routes with the pools, IP states and default pool as they are when it starts.
-    await refreshRouting(ctx, batch.accountId);
-    await subAccountDefaultPool(ctx, batch.accountId, batch.subAccountId, true);
+    await ctx.routing.refresh(batch.accountId, batch.subAccountId);
     const queue = new PQueue({ concurrency: ctx.config.delivery.concurrency });
     const settled = await Promise.allSettled(
       messages.map((message) =>
@@ -99,8 +97,7 @@ export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHa
     // deferred by routing may still be `queued` (src/delivery/routing-wait.ts).
     if (!found || !canAttempt(found.message.status) || found.message.attempts !== job.payload.attempt) return;
     const domain = await sendingDomain(ctx, found.batch);
-    await refreshRouting(ctx, found.batch.accountId);
-    await subAccountDefaultPool(ctx, found.batch.accountId, found.batch.subAccountId, true);
+    await ctx.routing.refresh(found.batch.accountId, found.batch.subAccountId);
     await deliverOne(ctx, transport, caches, found.message, found.batch, domain, helpers.signal);
   });
 

@@ -1,9 +1,9 @@
 /**
- * What routing at delivery keeps in memory per mailplane instance (keyed by its context): each
- * account's routing table with the states of its IPs and its TPSP records, sub-accounts' default
- * pools, and one mailbox-provider classifier. Tables are reloaded at the start of every delivery
- * job ({@link refreshRouting}) and otherwise after {@link ROUTING_TABLE_TTL_MS}; a reload keeps the
- * strategies' counters of pools whose members and metadata did not change (`createRoutingTable`).
+ * What routing at delivery keeps in memory per mailplane instance: each account's routing table
+ * with the states of its IPs and its TPSP records, sub-accounts' default pools, and one
+ * mailbox-provider classifier. Tables are reloaded at the start of every delivery job
+ * ({@link RoutingTables.refresh}) and otherwise after {@link ROUTING_TABLE_TTL_MS}; a reload keeps
+ * the strategies' counters of pools whose members and metadata did not change (`createRoutingTable`).
  */
 import type { MailplaneContext } from '../context.js';
 import { dayOfMs } from '../model/dates.js';
@@ -11,7 +11,7 @@ import { nowNs } from '../model/time.js';
 import { createProviderClassifier, mxHostsFrom, type ProviderClassifier } from '../routing/classifier.js';
 import { createRoutingTable, type RoutingTable } from '../routing/router.js';
 import { IpPoolType, type IpPoolDetail, type IpRecord, type TpspRecord } from '../store/ip-pool-store.js';
-import { loadWarmupCounts, type WarmupCounts } from './warmup-caps.js';
+import type { WarmupCounts } from '../warmup/caps.js';
 
 /** How long a table is used without a reload when no job start refreshed it. */
 export const ROUTING_TABLE_TTL_MS = 10_000;
@@ -31,89 +31,82 @@ export interface AccountRouting {
   loadedAt: number;
 }
 
-interface Runtime {
-  classifier: ProviderClassifier;
-  accounts: Map<number, AccountRouting>;
+/** What the routing tables are loaded with. */
+export type RoutingTablesDeps = Pick<MailplaneContext, 'store' | 'clock' | 'logger' | 'resolver' | 'warmup'>;
+
+/** The routing tables of one instance, by account; part of its `DeliveryRouting` service. */
+export class RoutingTables {
+  /** One classifier per instance: its cache of custom domains is shared by every job. */
+  readonly classifier: ProviderClassifier;
+  private readonly accounts = new Map<number, AccountRouting>();
   /** Sub-account id -> its default pool id (`null`: the system pool), loaded with the account. */
-  defaults: Map<number, { poolId: number | null; loadedAt: number }>;
-  loading: Map<number, Promise<AccountRouting>>;
-}
+  private readonly defaults = new Map<number, { poolId: number | null; loadedAt: number }>();
+  private readonly loading = new Map<number, Promise<AccountRouting>>();
 
-const runtimes = new WeakMap<MailplaneContext, Runtime>();
-
-function runtimeOf(ctx: MailplaneContext): Runtime {
-  let runtime = runtimes.get(ctx);
-  if (!runtime) {
-    // One classifier per instance: its cache of custom domains is shared by every job.
-    runtime = {
-      classifier: createProviderClassifier({ lookupMx: mxHostsFrom(ctx.resolver), clock: ctx.clock }),
-      accounts: new Map(),
-      defaults: new Map(),
-      loading: new Map(),
-    };
-    runtimes.set(ctx, runtime);
+  constructor(private readonly deps: RoutingTablesDeps) {
+    this.classifier = createProviderClassifier({ lookupMx: mxHostsFrom(deps.resolver), clock: deps.clock });
   }
-  return runtime;
-}
 
-/** The instance's mailbox-provider classifier. */
-export function providerClassifier(ctx: MailplaneContext): ProviderClassifier {
-  return runtimeOf(ctx).classifier;
-}
-
-async function loadAccount(ctx: MailplaneContext, runtime: Runtime, accountId: number): Promise<AccountRouting> {
-  let details: IpPoolDetail[] = await ctx.store.ipPools.list(accountId, { limit: MAX_POOLS, offset: 0 });
-  if (!details.some((d) => d.pool.type === IpPoolType.Shared)) {
-    await ctx.store.ipPools.ensureSystemPool(accountId, nowNs(ctx.clock));
-    details = await ctx.store.ipPools.list(accountId, { limit: MAX_POOLS, offset: 0 });
-  }
-  const previous = runtime.accounts.get(accountId);
-  const warmup = await loadWarmupCounts(ctx, details);
-  const routing: AccountRouting = {
-    table: createRoutingTable(details, previous?.table),
-    ips: new Map(details.flatMap((d) => d.ips.map((ip) => [ip.id, ip] as const))),
-    tpsps: new Map(details.flatMap((d) => d.tpsps.map((t) => [t.id, t] as const))),
-    warmup,
-    needsProvider: warmup.warming.size > 0 || details.some((d) => d.pool.routingStrategy === 1),
-    loadedAt: performance.now(),
-  };
-  for (const pool of routing.table.pools.values()) {
-    if (pool.metadataProblems.length > 0) {
-      ctx.logger.warn('routing: stored metadata of a pool does not parse; it routes round robin', { accountId, poolId: pool.id, problems: pool.metadataProblems });
+  private async load(accountId: number): Promise<AccountRouting> {
+    const { store, clock, logger } = this.deps;
+    let details: IpPoolDetail[] = await store.ipPools.list(accountId, { limit: MAX_POOLS, offset: 0 });
+    if (!details.some((d) => d.pool.type === IpPoolType.Shared)) {
+      await store.ipPools.ensureSystemPool(accountId, nowNs(clock));
+      details = await store.ipPools.list(accountId, { limit: MAX_POOLS, offset: 0 });
     }
+    const previous = this.accounts.get(accountId);
+    const counts = await this.deps.warmup.loadCounts(details);
+    const routing: AccountRouting = {
+      table: createRoutingTable(details, previous?.table),
+      ips: new Map(details.flatMap((d) => d.ips.map((ip) => [ip.id, ip] as const))),
+      tpsps: new Map(details.flatMap((d) => d.tpsps.map((t) => [t.id, t] as const))),
+      warmup: counts,
+      needsProvider: counts.warming.size > 0 || details.some((d) => d.pool.routingStrategy === 1),
+      loadedAt: performance.now(),
+    };
+    for (const pool of routing.table.pools.values()) {
+      if (pool.metadataProblems.length > 0) {
+        logger.warn('routing: stored metadata of a pool does not parse; it routes round robin', { accountId, poolId: pool.id, problems: pool.metadataProblems });
+      }
+    }
+    this.accounts.set(accountId, routing);
+    return routing;
   }
-  runtime.accounts.set(accountId, routing);
-  return routing;
-}
 
-/** Reloads an account's pools (one concurrent load per account); called when a delivery job starts. */
-export function refreshRouting(ctx: MailplaneContext, accountId: number): Promise<AccountRouting> {
-  const runtime = runtimeOf(ctx);
-  let pending = runtime.loading.get(accountId);
-  if (!pending) {
-    pending = loadAccount(ctx, runtime, accountId).finally(() => runtime.loading.delete(accountId));
-    runtime.loading.set(accountId, pending);
+  /** Reloads an account's pools (one concurrent load per account); called when a delivery job starts. */
+  refresh(accountId: number): Promise<AccountRouting> {
+    let pending = this.loading.get(accountId);
+    if (!pending) {
+      pending = this.load(accountId).finally(() => this.loading.delete(accountId));
+      this.loading.set(accountId, pending);
+    }
+    return pending;
   }
-  return pending;
-}
 
-/**
- * The account's routing data, reloaded when older than {@link ROUTING_TABLE_TTL_MS} or when its
- * warmup counts are of another UTC day than the clock's.
- */
-export async function accountRouting(ctx: MailplaneContext, accountId: number): Promise<AccountRouting> {
-  const cached = runtimeOf(ctx).accounts.get(accountId);
-  if (cached && performance.now() - cached.loadedAt < ROUTING_TABLE_TTL_MS && cached.warmup.day === dayOfMs(ctx.clock.now())) return cached;
-  return refreshRouting(ctx, accountId);
-}
+  /**
+   * The account's routing data, reloaded when older than {@link ROUTING_TABLE_TTL_MS} or when its
+   * warmup counts are of another UTC day than the clock's.
+   */
+  async account(accountId: number): Promise<AccountRouting> {
+    const cached = this.accounts.get(accountId);
+    if (cached && performance.now() - cached.loadedAt < ROUTING_TABLE_TTL_MS && cached.warmup.day === dayOfMs(this.deps.clock.now())) return cached;
+    return this.refresh(accountId);
+  }
 
-/** The sub-account's default pool id (`null`: none), cached like the tables. */
-export async function subAccountDefaultPool(ctx: MailplaneContext, accountId: number, subAccountId: number, fresh = false): Promise<number | null> {
-  const runtime = runtimeOf(ctx);
-  const cached = runtime.defaults.get(subAccountId);
-  if (!fresh && cached && performance.now() - cached.loadedAt < ROUTING_TABLE_TTL_MS) return cached.poolId;
-  const sub = await ctx.store.subAccounts.get(accountId, subAccountId);
-  const poolId = sub?.defaultIpPoolId ?? null;
-  runtime.defaults.set(subAccountId, { poolId, loadedAt: performance.now() });
-  return poolId;
+  /** The sub-account's default pool id (`null`: none), cached like the tables; `fresh` reloads it. */
+  async subAccountDefaultPool(accountId: number, subAccountId: number, fresh = false): Promise<number | null> {
+    const cached = this.defaults.get(subAccountId);
+    if (!fresh && cached && performance.now() - cached.loadedAt < ROUTING_TABLE_TTL_MS) return cached.poolId;
+    const sub = await this.deps.store.subAccounts.get(accountId, subAccountId);
+    const poolId = sub?.defaultIpPoolId ?? null;
+    this.defaults.set(subAccountId, { poolId, loadedAt: performance.now() });
+    return poolId;
+  }
+
+  /** Drops every cached table (`mailplane.close()`). */
+  close(): void {
+    this.accounts.clear();
+    this.defaults.clear();
+    this.loading.clear();
+  }
 }

@@ -3,7 +3,7 @@
  * built by the host's {@link TpspTransportFactory} (`MailplaneOptions.tpspTransport`) from the
  * stored record with its password decrypted, kept per TPSP id and rebuilt when the record changes.
  */
-import type { MailplaneContext } from '../context.js';
+import type { SecretBox } from '../crypto/secrets.js';
 import type { TpspRecord, TpspSecurity } from '../store/ip-pool-store.js';
 import type { Transport } from './transport.js';
 
@@ -35,45 +35,66 @@ interface Entry {
   transport: Transport;
 }
 
-const transports = new WeakMap<MailplaneContext, Map<number, Entry>>();
+/** How long a replaced transport stays open for the sends already handed to it. */
+const RETIRED_TRANSPORT_GRACE_MS = 60_000;
 
 /**
- * The transport of `tpsp`, or `null` when the instance has no `tpspTransport` factory. A TPSP
- * whose record changed since its transport was built (host, credentials) gets a new one; the old
- * one is closed once its in-flight sends have had time to finish.
+ * The TPSP transports of one mailplane instance, by TPSP id. Part of its `DeliveryRouting`
+ * service; closing it closes every transport it built, the replaced ones still in their grace too.
  */
-export function tpspTransportFor(ctx: MailplaneContext, tpsp: TpspRecord): Transport | null {
-  const factory = ctx.tpspTransport;
-  if (!factory) return null;
-  let byId = transports.get(ctx);
-  if (!byId) {
-    byId = new Map();
-    transports.set(ctx, byId);
-  }
-  const entry = byId.get(tpsp.id);
-  if (entry && entry.updated === tpsp.updated) return entry.transport;
-  const transport = factory({
-    id: tpsp.id,
-    accountId: tpsp.accountId,
-    name: tpsp.name,
-    host: tpsp.host,
-    port: tpsp.port,
-    security: tpsp.security,
-    username: tpsp.username,
-    password: tpsp.passwordSealed === '' ? '' : ctx.secrets.decrypt(tpsp.passwordSealed),
-  });
-  byId.set(tpsp.id, { updated: tpsp.updated, transport });
-  if (entry) {
-    // Sends already handed to the old transport finish on its pooled connections first.
-    setTimeout(() => void entry.transport.close().catch(() => {}), 60_000).unref();
-  }
-  return transport;
-}
+export class TpspTransports {
+  private readonly byId = new Map<number, Entry>();
+  /** Replaced transports waiting for their in-flight sends, with the timer that closes each. */
+  private readonly retired = new Map<Transport, NodeJS.Timeout>();
+  private closed = false;
 
-/** Closes every TPSP transport of the instance (`mailplane.close()`). */
-export async function closeTpspTransports(ctx: MailplaneContext): Promise<void> {
-  const byId = transports.get(ctx);
-  if (!byId) return;
-  transports.delete(ctx);
-  await Promise.all([...byId.values()].map((entry) => entry.transport.close().catch(() => {})));
+  constructor(private readonly deps: { factory: TpspTransportFactory | undefined; secrets: SecretBox }) {}
+
+  /**
+   * The transport of `tpsp`, or `null` when the instance has no `tpspTransport` factory (or is
+   * closed). A TPSP whose record changed since its transport was built (host, credentials) gets a
+   * new one; the old one is closed once its in-flight sends have had time to finish.
+   */
+  transportFor(tpsp: TpspRecord): Transport | null {
+    const { factory, secrets } = this.deps;
+    if (!factory || this.closed) return null;
+    const entry = this.byId.get(tpsp.id);
+    if (entry && entry.updated === tpsp.updated) return entry.transport;
+    const transport = factory({
+      id: tpsp.id,
+      accountId: tpsp.accountId,
+      name: tpsp.name,
+      host: tpsp.host,
+      port: tpsp.port,
+      security: tpsp.security,
+      username: tpsp.username,
+      password: tpsp.passwordSealed === '' ? '' : secrets.decrypt(tpsp.passwordSealed),
+    });
+    this.byId.set(tpsp.id, { updated: tpsp.updated, transport });
+    if (entry) this.retire(entry.transport);
+    return transport;
+  }
+
+  /** Sends already handed to a replaced transport finish on its pooled connections first. */
+  private retire(transport: Transport): void {
+    const timer = setTimeout(() => {
+      this.retired.delete(transport);
+      void transport.close().catch(() => {});
+    }, RETIRED_TRANSPORT_GRACE_MS);
+    timer.unref();
+    this.retired.set(transport, timer);
+  }
+
+  /** Closes every transport built (`mailplane.close()`, after the job runner stopped); later calls build none. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const transports = [...this.byId.values()].map((entry) => entry.transport);
+    for (const [transport, timer] of this.retired) {
+      clearTimeout(timer);
+      transports.push(transport);
+    }
+    this.byId.clear();
+    this.retired.clear();
+    await Promise.all(transports.map((transport) => transport.close().catch(() => {})));
+  }
 }

@@ -4,6 +4,9 @@
  * receiving side said. Implementations: `mxTransport` (direct to the recipient domain's MX) and
  * `smartHostTransport` (through the user's own MTA) in `mailplane/transport/smtp`.
  */
+import type { WarmupSend } from '../warmup/caps.js';
+
+export type { WarmupSend };
 
 /** What a delivery attempt ended in, as the spec's state table needs it. */
 export type DeliveryKind =
@@ -66,7 +69,7 @@ export function outboundMessage(id: string, envelope: Envelope, parts: readonly 
   };
 }
 
-/** Where a message leaves from: chosen per message by `chooseRoute`. */
+/** Where a message leaves from: chosen per message by `DeliveryRouting.choose`. */
 export interface DeliveryRoute {
   /** Source address to bind (an allocated IP of the pool); absent: the host's default. */
   localAddress?: string;
@@ -76,20 +79,8 @@ export interface DeliveryRoute {
   ipId: number | null;
   ipPoolId: number | null;
   tpspId: number | null;
-  /** Set when `ipId` is warming: the outcome counts toward its warmup (src/delivery/warmup-caps.ts). */
+  /** Set when `ipId` is warming: the outcome counts toward its warmup (src/warmup/caps.ts). */
   warmup?: WarmupSend;
-}
-
-/** Which warmup, provider, day and interval window a warming IP's send counts in. */
-export interface WarmupSend {
-  /** The IP's `warmupStartedAt` (ns). */
-  startedAt: bigint;
-  /** Mailbox-provider id of the recipient. */
-  provider: number;
-  /** UTC day `YYYY-MM-DD` of the attempt. */
-  day: string;
-  /** Interval boundaries passed since the warmup started. */
-  window: number;
 }
 
 /**

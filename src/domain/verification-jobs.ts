@@ -3,7 +3,6 @@ import { NotFoundError } from '../errors.js';
 import { RetryJobError } from '../jobs/errors.js';
 import { DOMAIN_CHECK_JOB, jobHandler } from '../jobs/kinds.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
-import { verifyDomainNow } from './verification.js';
 import { nextDomainCheckAt } from './verification-schedule.js';
 
 /**
@@ -12,14 +11,14 @@ import { nextDomainCheckAt } from './verification-schedule.js';
  * so the same job row, with its dedupe key, carries the whole schedule). A domain deleted in the
  * meantime ends its job quietly. See docs/dns-verification.md, "When checks run".
  */
-export function domainVerificationJobHandlers(ctx: MailplaneContext): Record<string, JobHandler | JobKindOptions> {
+export function domainVerificationJobHandlers(ctx: Pick<MailplaneContext, 'store' | 'clock' | 'domainVerifier'>): Record<string, JobHandler | JobKindOptions> {
   const handler = jobHandler(DOMAIN_CHECK_JOB, async (job) => {
     const { domainId, subAccountId } = job.payload;
     const before = await ctx.store.domains.get(subAccountId, domainId);
     if (!before) return;
     let after;
     try {
-      after = await verifyDomainNow(ctx, subAccountId, domainId, { fresh: false, ensureSchedule: false });
+      after = await ctx.domainVerifier.verify(subAccountId, domainId, { fresh: false, ensureSchedule: false });
     } catch (error) {
       if (error instanceof NotFoundError) return;
       throw error;

@@ -63,69 +63,95 @@ export interface VerifyDomainOptions {
   ensureSchedule?: boolean;
 }
 
-/** Checks running in this process, per context, by `<subAccountId>/<domainId>`. */
-const inFlight = new WeakMap<MailplaneContext, Map<string, Promise<DomainRecord | null>>>();
+/** What the verification service works with. */
+export type DomainVerifierDeps = Pick<MailplaneContext, 'store' | 'clock' | 'logger' | 'resolver' | 'jobs' | 'config'>;
 
-async function runCheck(ctx: MailplaneContext, domain: DomainRecord, options: VerifyDomainOptions): Promise<DomainRecord | null> {
-  const rdapBaseUrl = ctx.config.dns.rdapBaseUrl;
-  // The registration date does not change: once known it is not asked for again.
-  const registrationLookup =
-    rdapBaseUrl === null || domain.domainRegisteredDate !== ''
-      ? undefined
-      : createRdapLookup({
-          baseUrl: rdapBaseUrl,
-          onError: (name, message) => ctx.logger.info('no registration date for domain', { domain: name, reason: message }),
-        });
-  const result = await verifyDomainDns({
-    resolver: ctx.resolver,
-    expected: expectedRecordsOfDomain(domain, ctx.config.domains.spfInclude),
-    ...(registrationLookup && { registrationLookup }),
-    fresh: options.fresh ?? true,
-  });
-  const updated = await ctx.store.domains.updateVerification(domain.subAccountId, domain.id, verificationPatch(result, nowNs(ctx.clock)));
-  if (updated && (options.ensureSchedule ?? true)) {
-    // Domains added before the schedule existed, or whose job died, get one back; a pending job
-    // keeps its time (dedupe), so this is one no-op insert in the usual case.
-    await scheduleNextDomainCheck(ctx, updated);
+/**
+ * The DNS checks of one mailplane instance's sending domains. Owns the checks running in this
+ * process, so concurrent calls for one domain share a check. Built once by `createMailplane`
+ * (`context.domainVerifier`); `mailplane.close()` closes it, after the checks running finish.
+ */
+export class DomainVerifier {
+  /** Checks running in this process, by `<subAccountId>/<domainId>`. */
+  private readonly inFlight = new Map<string, Promise<DomainRecord | null>>();
+
+  constructor(private readonly deps: DomainVerifierDeps) {}
+
+  /**
+   * Checks a domain's DNS records now and stores the outcome on the domain: each record's flag and
+   * failure reason, `verified` (= DKIM verified), the DNS provider from its NS records, the RDAP
+   * registration date (when `config.dns.rdapBaseUrl` is set and the date is not yet known; a
+   * failed lookup leaves it as it was) and `lastCheckedAt`. Answers the updated domain.
+   *
+   * Concurrent calls for the same domain in this process share one check, so a burst of "verify"
+   * presses costs one round of DNS queries. Throws 406 `DOMAIN_NOT_FOUND` for a domain that is
+   * missing or belongs to another sub-account (or is deleted while the check runs).
+   */
+  async verify(subAccountId: number, domainId: number | null, options: VerifyDomainOptions = {}): Promise<DomainRecord> {
+    const notFound = () => new NotFoundError('DOMAIN_NOT_FOUND', `no domain with id ${domainId ?? 'given'} in this sub-account`);
+    if (domainId === null) throw notFound();
+    const key = `${subAccountId}/${domainId}`;
+    let check = this.inFlight.get(key);
+    if (!check) {
+      check = (async () => {
+        const domain = await this.deps.store.domains.get(subAccountId, domainId);
+        return domain ? this.run(domain, options) : null;
+      })().finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, check);
+    }
+    const updated = await check;
+    if (!updated) throw notFound();
+    return updated;
   }
-  return updated;
+
+  private async run(domain: DomainRecord, options: VerifyDomainOptions): Promise<DomainRecord | null> {
+    const { config, logger, resolver, store, clock } = this.deps;
+    const rdapBaseUrl = config.dns.rdapBaseUrl;
+    // The registration date does not change: once known it is not asked for again.
+    const registrationLookup =
+      rdapBaseUrl === null || domain.domainRegisteredDate !== ''
+        ? undefined
+        : createRdapLookup({
+            baseUrl: rdapBaseUrl,
+            onError: (name, message) => logger.info('no registration date for domain', { domain: name, reason: message }),
+          });
+    const result = await verifyDomainDns({
+      resolver,
+      expected: expectedRecordsOfDomain(domain, config.domains.spfInclude),
+      ...(registrationLookup && { registrationLookup }),
+      fresh: options.fresh ?? true,
+    });
+    const updated = await store.domains.updateVerification(domain.subAccountId, domain.id, verificationPatch(result, nowNs(clock)));
+    if (updated && (options.ensureSchedule ?? true)) {
+      // Domains added before the schedule existed, or whose job died, get one back; a pending job
+      // keeps its time (dedupe), so this is one no-op insert in the usual case.
+      await scheduleNextDomainCheck(this.deps, updated);
+    }
+    return updated;
+  }
+
+  /**
+   * Waits for the checks running in this process (each bounded by the DNS and RDAP timeouts), so
+   * none writes to a store that `mailplane.close()` is about to close.
+   */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.inFlight.values()]);
+  }
 }
 
 /**
- * Checks a domain's DNS records now and stores the outcome on the domain: each record's flag and
- * failure reason, `verified` (= DKIM verified), the DNS provider from its NS records, the RDAP
- * registration date (when `config.dns.rdapBaseUrl` is set and the date is not yet known; a failed
- * lookup leaves it as it was) and `lastCheckedAt`. Answers the updated domain.
- *
- * Concurrent calls for the same domain in this process share one check, so a burst of "verify"
- * presses costs one round of DNS queries. Throws 406 `DOMAIN_NOT_FOUND` for a domain that is
- * missing or belongs to another sub-account (or is deleted while the check runs).
+ * Checks a domain's DNS records now through the instance's {@link DomainVerifier} service
+ * (`ctx.domainVerifier.verify`) and answers the updated domain; see there.
  *
  * @example
  * const domain = await verifyDomainNow(ctx, subAccountId, domainId);
  * if (!domain.verified) console.log(domain.dkimFailureReason);
  */
 export async function verifyDomainNow(
-  ctx: MailplaneContext,
+  ctx: Pick<MailplaneContext, 'domainVerifier'>,
   subAccountId: number,
   domainId: number | null,
   options: VerifyDomainOptions = {},
 ): Promise<DomainRecord> {
-  const notFound = () => new NotFoundError('DOMAIN_NOT_FOUND', `no domain with id ${domainId ?? 'given'} in this sub-account`);
-  if (domainId === null) throw notFound();
-  let running = inFlight.get(ctx);
-  if (!running) inFlight.set(ctx, (running = new Map()));
-  const key = `${subAccountId}/${domainId}`;
-  let check = running.get(key);
-  if (!check) {
-    const flights = running;
-    check = (async () => {
-      const domain = await ctx.store.domains.get(subAccountId, domainId);
-      return domain ? runCheck(ctx, domain, options) : null;
-    })().finally(() => flights.delete(key));
-    running.set(key, check);
-  }
-  const updated = await check;
-  if (!updated) throw notFound();
-  return updated;
+  return ctx.domainVerifier.verify(subAccountId, domainId, options);
 }

@@ -4,7 +4,6 @@ import type { ListQuery } from '../model/paging.js';
 import { nowNs } from '../model/time.js';
 import { IpState, type IpRecord, type IpType, type NewIp } from '../store/ip-pool-store.js';
 import { canonicalIp } from './addresses.js';
-import { scheduleWarmup } from './warmup.js';
 
 /** What `PUT /account/ip/allocate` asks for. */
 export interface AllocateIpsInput {
@@ -75,7 +74,7 @@ export const ipService = {
     // The IPs and the evaluation jobs of their warmups are stored together.
     const outcome = await ctx.store.transaction(async (tx) => {
       const allocated = await tx.ips.allocate(accountId, ips);
-      if (allocated.ok) await scheduleWarmup(ctx, allocated.value, tx);
+      if (allocated.ok) await ctx.warmup.schedule(allocated.value, tx);
       return allocated;
     });
     if (!outcome.ok) {
@@ -120,7 +119,7 @@ export const ipService = {
         state,
         updated: now,
       });
-      if (ip && started) await scheduleWarmup(ctx, [ip], tx);
+      if (ip && started) await ctx.warmup.schedule([ip], tx);
       return ip;
     });
     if (!updated) throw notFound(current.id);

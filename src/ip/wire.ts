@@ -1,5 +1,5 @@
 import type { IpPoolDetail, IpPoolRecord, IpRecord, TpspRecord } from '../store/index.js';
-import type { IpWarmupView } from './warmup.js';
+import type { IpWarmupView } from '../warmup/service.js';
 
 /** Name of the one built-in warmup plan, as the reference's `AutoWarmupPlan.name` shows it. */
 export const WARMUP_PLAN_NAME = 'Default Auto Warmup Plan';

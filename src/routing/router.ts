@@ -10,7 +10,6 @@ import { formatRoutingEntity, parseRoutingMetaData, type RoutingEntity } from '.
 import { resolveOverflow, type WaitReason } from './overflow.js';
 import { normalizeDomain } from './providers.js';
 import { createRoutingStrategy, EntityStatus, type Availability, type RoutingState, type RoutingStrategy } from './strategies.js';
-import { warmupStatus } from './warmup.js';
 
 /** A pool ready for routing: its strategy with live counters and what decisions need to name. */
 export interface RoutingPool {
@@ -172,4 +171,9 @@ export function ipStatus(state: IpState, cap: number, sentToday: number): Entity
   if (state === IpState.Paused) return EntityStatus.Paused;
   if (state === IpState.Warming) return warmupStatus(cap, sentToday);
   return EntityStatus.Ready;
+}
+
+/** Whether an IP under warmup can take one more message to a provider today. */
+export function warmupStatus(cap: number, sentToday: number): EntityStatus {
+  return sentToday < cap ? EntityStatus.Ready : EntityStatus.AtCap;
 }

@@ -2,7 +2,7 @@ import type { Day } from '../model/dates.js';
 import type { EpochNs } from '../model/time.js';
 
 /**
- * What is stored of one IP's running warmup (the `WarmupProgress` of src/routing/warmup.ts).
+ * What is stored of one IP's running warmup (the `WarmupProgress` of src/warmup/plan.ts).
  * A warmup is identified by the IP and its `warmupStartedAt`: switching auto warmup off and on
  * starts a new one whose progress and traffic never mix with the old one's.
  */

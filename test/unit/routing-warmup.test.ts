@@ -8,10 +8,10 @@ import {
   shouldHold,
   startWarmup,
   warmupState,
-  warmupStatus,
   type StageTraffic,
   type WarmupPlan,
-} from '../../src/routing/warmup.js';
+} from '../../src/warmup/plan.js';
+import { warmupStatus } from '../../src/routing/router.js';
 
 const HOUR = 3_600_000;
 const START = Date.UTC(2026, 0, 1);

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { isHostname } from '../../ip/hostnames.js';
 import { ipService } from '../../ip/ips.js';
 import type { MailplaneContext } from '../../context.js';
-import { warmupViews } from '../../ip/warmup.js';
 import { ipToWire } from '../../ip/wire.js';
 import type { IpRecord } from '../../store/index.js';
 import { parseResourceId } from '../../model/ids.js';
@@ -36,7 +35,7 @@ const updateBody = z
 
 /** The IPs as the API shows them, with the state of their warmups. */
 async function ipsToWire(ctx: MailplaneContext, accountId: number, ips: readonly IpRecord[]) {
-  const views = await warmupViews(ctx, accountId, ips);
+  const views = await ctx.warmup.views(accountId, ips);
   const stages = ctx.config.warmup.plan.stages;
   return ips.map((ip) => {
     const view = views.get(ip.id);

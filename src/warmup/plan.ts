@@ -1,11 +1,11 @@
 /**
  * The IP warmup plan as pure functions: a daily volume cap per mailbox provider that grows one
  * stage every `warmupInterval` hours, except for a provider that bounced or deferred too much of
- * the last stage's mail, which keeps its stage. Storage and the job that calls
- * {@link advanceWarmup} at each interval live elsewhere; everything here takes explicit inputs.
+ * the last stage's mail, which keeps its stage. Storage, delivery's caps and the job that calls
+ * {@link advanceWarmup} at each interval live beside it (service.ts, caps.ts, jobs.ts); everything
+ * here takes explicit inputs.
  */
-import { MAILBOX_PROVIDER_COUNT } from './providers.js';
-import { EntityStatus } from './strategies.js';
+import { MAILBOX_PROVIDER_COUNT } from '../routing/providers.js';
 
 /** Stages of daily caps; past the last stage the provider is unlimited. */
 export interface WarmupPlan {
@@ -151,9 +151,4 @@ export function advanceWarmup(
     held.push(!finished && shouldHold(trafficOf(provider), thresholds) ? before + steps : before);
   }
   return { startedAtMs: progress.startedAtMs, evaluated: passed, held };
-}
-
-/** Whether an IP under warmup can take one more message to a provider today. */
-export function warmupStatus(cap: number, sentToday: number): EntityStatus {
-  return sentToday < cap ? EntityStatus.Ready : EntityStatus.AtCap;
 }
