@@ -14,6 +14,7 @@ export { createBounceReceiver, type BounceReceiver, type BounceReceiverOptions }
 export { DEFAULT_BODY_LIMIT, type RouterOptions } from './http/router.js';
 export { defaultRateLimitConfig, resolveRateLimitConfig, RATE_LIMIT_WINDOW_MS, type RateLimitConfig } from './http/rate-limit.js';
 export { stringifyJson } from './http/json.js';
+export { errorResponse, httpStatusOf, HTTP_ERROR_RULES, type HttpErrorRule } from './http/errors.js';
 export { consoleLogger, silentLogger, type Logger, type MailplaneConfig, type MailplaneContext } from './context.js';
 export { defaultDomainRecordsConfig, resolveDomainRecordsConfig, type DomainRecordsConfig } from './domain/config.js';
 export { systemClock, manualClock, msToNs, nowNs, type Clock, type EpochNs } from './model/time.js';
