@@ -27,6 +27,7 @@ export * from './store/index.js';
 export { STORED_COUNTERS, withSent, zeroCounters, type StatCounters, type StoredCounter, type StoredCounters } from './stats/counters.js';
 export { dayOfMs, eachDay, type Day } from './model/dates.js';
 export { success, failure } from './store/outcome.js';
+export { withStorageFaults, storageFault, isUnavailableFault } from './store/faults.js';
 export * from './jobs/index.js';
 export {
   signWebhookPayload,
