@@ -84,10 +84,13 @@ export const notFoundResponse = (): HttpResponse => errorResponse(new RouteNotFo
 export const badTargetResponse = (): HttpResponse =>
   errorResponse(new BadRequestError('BAD_REQUEST_TARGET', 'the request target is not a valid URL or path'));
 
-/** The 500 of a failure inside mailplane or the bridge; the failure itself is logged, never sent. */
-// Whatever is no mailplane error is answered as kind `internal`.
+/**
+ * The 500 of a failure inside mailplane or the bridge; the failure itself is logged, never sent.
+ * (Whatever is no mailplane error is answered as kind `internal`.)
+ */
 export const internalErrorResponse = (): HttpResponse => errorResponse(undefined);
 
+/** One line for the log of a failure (src/http/errors.ts), for the sibling bridges. */
 export { describeError };
 
 /**
