@@ -15,6 +15,7 @@ export interface SmtpListener {
   close(): Promise<void>;
 }
 
+/** An error smtp-server answers as `<responseCode> <text>` (src/smtp/errors.ts), for the listeners that import it from here. */
 export { smtpReply };
 
 /**
