@@ -14,6 +14,7 @@ export { createBounceReceiver, type BounceReceiver, type BounceReceiverOptions }
 export { DEFAULT_BODY_LIMIT, type RouterOptions } from './http/router.js';
 export { defaultRateLimitConfig, resolveRateLimitConfig, RATE_LIMIT_WINDOW_MS, type RateLimitConfig } from './http/rate-limit.js';
 export { stringifyJson } from './http/json.js';
+export { errorResponse, httpStatusOf, HTTP_ERROR_RULES, type HttpErrorRule } from './http/errors.js';
 export { consoleLogger, silentLogger, type Logger, type MailplaneConfig, type MailplaneContext } from './context.js';
 export { defaultDomainRecordsConfig, resolveDomainRecordsConfig, type DomainRecordsConfig } from './domain/config.js';
 export { systemClock, manualClock, msToNs, nowNs, type Clock, type EpochNs } from './model/time.js';
@@ -26,6 +27,7 @@ export * from './store/index.js';
 export { STORED_COUNTERS, withSent, zeroCounters, type StatCounters, type StoredCounter, type StoredCounters } from './stats/counters.js';
 export { dayOfMs, eachDay, type Day } from './model/dates.js';
 export { success, failure } from './store/outcome.js';
+export { withStorageFaults, storageFault, isUnavailableFault } from './store/faults.js';
 export * from './jobs/index.js';
 export {
   signWebhookPayload,

@@ -26,6 +26,7 @@ import { systemClock, type Clock } from './model/time.js';
 import type { MailplaneStore } from './store/index.js';
 import { resolveWebhookDeliveryConfig, type WebhookDeliveryConfig } from './webhook/config.js';
 import { withWebhookOutbox } from './webhook/outbox.js';
+import { withStorageFaults } from './store/faults.js';
 
 /** Options of {@link createMailplane}. */
 export interface MailplaneOptions {
@@ -133,7 +134,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   const clock = options.clock ?? systemClock;
   // Every event recorded through this store also queues its webhook deliveries, in the same transaction.
   let wakeRunner = () => {};
-  const store = withWebhookOutbox(options.store, { clock, onEnqueued: () => wakeRunner() });
+  const store = withWebhookOutbox(withStorageFaults(options.store), { clock, onEnqueued: () => wakeRunner() });
   const logger = options.logger ?? consoleLogger;
   const dns = resolveDnsConfig(options.dns);
   const core: Omit<MailplaneContext, 'transport' | 'routing' | 'warmup' | 'domainVerifier'> = {

@@ -1,6 +1,6 @@
 import type { MailplaneContext } from '../context.js';
 import { randomToken } from '../crypto/secrets.js';
-import { ForbiddenError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError } from '../errors.js';
 import type { ListQuery } from '../model/paging.js';
 import { nowNs } from '../model/time.js';
 import { SUBACCOUNT_KEY_PREFIX } from './keys.js';
@@ -27,7 +27,7 @@ export interface UpdateSubAccountInput {
 }
 
 const duplicateName = (name: string) =>
-  new ForbiddenError('SUBACCOUNT_NAME_TAKEN', `a sub-account named "${name}" already exists in this account`);
+  new ConflictError('SUBACCOUNT_NAME_TAKEN', `a sub-account named "${name}" already exists in this account`);
 
 const notFound = (id: number | string) =>
   new NotFoundError('SUBACCOUNT_NOT_FOUND', `no sub-account with id ${id} in this account`);

@@ -1,5 +1,5 @@
 import type { MailplaneContext } from '../context.js';
-import { ForbiddenError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError } from '../errors.js';
 import type { ListQuery } from '../model/paging.js';
 import { nowNs } from '../model/time.js';
 import type { DomainRecord } from '../store/index.js';
@@ -9,7 +9,7 @@ import { planDomainHosts } from './records.js';
 import { scheduleNextDomainCheck } from './verification-schedule.js';
 
 const duplicateName = (name: string) =>
-  new ForbiddenError('DOMAIN_EXISTS', `the domain ${name} already exists in this sub-account`);
+  new ConflictError('DOMAIN_EXISTS', `the domain ${name} already exists in this sub-account`);
 
 const notFound = (id: number | string) => new NotFoundError('DOMAIN_NOT_FOUND', `no domain with id ${id} in this sub-account`);
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { HttpResponse } from './types.js';
 
 /*
  * Node 20 has no JSON.rawJSON, so a bigint cannot be written as a bare number by JSON.stringify.
@@ -24,4 +25,12 @@ export function stringifyJson(value: unknown): string {
   });
   if (text === undefined) return 'null';
   return sawBigint ? text.replace(markerPattern, '$1') : text;
+}
+
+/** The headers of every JSON answer of the API: nothing in it may be cached by a proxy. */
+export const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+/** A JSON response: `body` serialised with {@link stringifyJson}, {@link JSON_HEADERS} plus `extraHeaders`. */
+export function jsonResponse(status: number, body: unknown, extraHeaders: Record<string, string> = {}): HttpResponse {
+  return { status, headers: { ...JSON_HEADERS, ...extraHeaders }, body: stringifyJson(body) };
 }

@@ -1,10 +1,11 @@
 import type { MailplaneContext } from '../context.js';
-import { MailplaneError, PayloadTooLargeError, RateLimitedError, ValidationError } from '../errors.js';
+import { MethodNotAllowedError, PayloadTooLargeError, RouteNotFoundError, ValidationError } from '../errors.js';
 import { authenticate } from './auth.js';
-import { stringifyJson } from './json.js';
+import { describeError, errorResponse, httpErrorRule } from './errors.js';
+import { jsonResponse } from './json.js';
 import { createRateLimiter } from './rate-limit.js';
 import type { AnyRoute } from './route.js';
-import type { HttpHandler, HttpRequest, HttpResponse } from './types.js';
+import type { HttpHandler, HttpRequest } from './types.js';
 import { parseOrThrow } from './validation.js';
 
 /** Options of {@link createRouter}. */
@@ -19,19 +20,6 @@ export const DEFAULT_BODY_LIMIT = 8 * 1024 * 1024;
 interface CompiledRoute {
   route: AnyRoute;
   segments: string[];
-}
-
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
-
-function respond(status: number, body: unknown, extraHeaders: Record<string, string> = {}): HttpResponse {
-  return { status, headers: { ...JSON_HEADERS, ...extraHeaders }, body: stringifyJson(body) };
-}
-
-function errorResponse(error: MailplaneError, extraHeaders: Record<string, string> = {}): HttpResponse {
-  const body: Record<string, unknown> = { code: error.code, message: error.message };
-  if (error.details !== undefined) body.details = error.details;
-  const headers = error instanceof RateLimitedError ? { ...extraHeaders, 'retry-after': String(error.retryAfterSeconds) } : extraHeaders;
-  return respond(error.status, body, headers);
 }
 
 /** Splits a path into segments, accepting it with or without the trailing slash. */
@@ -99,9 +87,7 @@ export function createRouter(ctx: MailplaneContext, routes: readonly AnyRoute[],
       allowed.push(candidate.route.method);
     }
     if (!found) {
-      return allowed.length > 0
-        ? respond(405, { code: 'METHOD_NOT_ALLOWED', message: `${method} is not allowed here` }, { allow: allowed.join(', ') })
-        : respond(404, { code: 'ROUTE_NOT_FOUND', message: `no endpoint ${method} ${request.path}` });
+      return errorResponse(allowed.length > 0 ? new MethodNotAllowedError(method, allowed) : new RouteNotFoundError(`no endpoint ${method} ${request.path}`));
     }
     const { route, params } = found;
     // Rate-limit headers go on every answer to an authenticated request, errors included.
@@ -126,16 +112,10 @@ export function createRouter(ctx: MailplaneContext, routes: readonly AnyRoute[],
       }
       if (invalid !== undefined) throw invalid;
       const result = await route.handle({ params, query, body, principal, ctx, request });
-      return respond(result.status ?? 200, result.body, limitHeaders);
+      return jsonResponse(result.status ?? 200, result.body, limitHeaders);
     } catch (error) {
-      if (error instanceof MailplaneError && error.status < 500) return errorResponse(error, limitHeaders);
-      ctx.logger.error('request failed', {
-        method,
-        route: route.path,
-        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-      });
-      if (error instanceof MailplaneError && error.status === 503) return errorResponse(error, limitHeaders);
-      return respond(500, { code: 'INTERNAL_ERROR', message: 'the request failed inside mailplane; it has been logged' });
+      if (httpErrorRule(error).fault) ctx.logger.error('request failed', { method, route: route.path, error: describeError(error) });
+      return errorResponse(error, limitHeaders);
     }
   };
 }

@@ -1,5 +1,5 @@
 import type { MailplaneContext } from '../context.js';
-import { ForbiddenError, NotFoundError, ValidationError, type FieldIssue } from '../errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError, type FieldIssue } from '../errors.js';
 import type { ListQuery } from '../model/paging.js';
 import { nowNs } from '../model/time.js';
 import { IpState, type IpRecord, type IpType, type NewIp } from '../store/ip-pool-store.js';
@@ -57,7 +57,7 @@ export const ipService = {
     const addresses = canonicalAddresses(input.ips, 'ips');
     const already = await ctx.store.ips.findByAddresses(accountId, addresses);
     if (already.length > 0) {
-      throw new ForbiddenError('IP_ALREADY_ALLOCATED', `already allocated to this account: ${already.map((ip) => ip.publicIp).join(', ')}`);
+      throw new ConflictError('IP_ALREADY_ALLOCATED', `already allocated to this account: ${already.map((ip) => ip.publicIp).join(', ')}`);
     }
     const now = nowNs(ctx.clock);
     const warm = input.autoWarmupEnabled ?? false;
@@ -80,7 +80,7 @@ export const ipService = {
     if (!outcome.ok) {
       // Not this account's (checked above, unless a concurrent request of its own won): another
       // account holds it. Which one is not said; that the address is taken cannot be hidden.
-      throw new ForbiddenError('IP_ALREADY_ALLOCATED', `already allocated: ${outcome.address ?? 'one of the addresses'}`);
+      throw new ConflictError('IP_ALREADY_ALLOCATED', `already allocated: ${outcome.address ?? 'one of the addresses'}`);
     }
     if (warm) ctx.jobs.notify();
     return outcome.value;

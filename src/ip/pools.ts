@@ -1,5 +1,5 @@
 import type { MailplaneContext } from '../context.js';
-import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { isResourceId } from '../model/ids.js';
 import type { ListQuery } from '../model/paging.js';
 import { nowNs } from '../model/time.js';
@@ -57,7 +57,7 @@ async function checkTpsps(ctx: MailplaneContext, accountId: number, ids: readonl
 function writeFailure(reason: IpPoolWriteFailure, name: string): Error {
   switch (reason) {
     case 'duplicate-name':
-      return new ForbiddenError('IPPOOL_NAME_TAKEN', `an IP pool named "${name}" already exists in this account`);
+      return new ConflictError('IPPOOL_NAME_TAKEN', `an IP pool named "${name}" already exists in this account`);
     case 'ip-in-other-pool':
       return new ForbiddenError('IP_IN_OTHER_POOL', 'an IP belongs to at most one pool; one of the IPs is in another pool');
     case 'unknown-ip':

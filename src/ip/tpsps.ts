@@ -1,5 +1,5 @@
 import type { MailplaneContext } from '../context.js';
-import { ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import type { ListQuery } from '../model/paging.js';
 import { nowNs } from '../model/time.js';
 import type { TpspKind, TpspPatch, TpspRecord, TpspSecurity } from '../store/index.js';
@@ -32,7 +32,7 @@ export interface CreateTpspInput {
 export type UpdateTpspInput = Partial<CreateTpspInput>;
 
 const notFound = (id: number | string) => new NotFoundError('TPSP_NOT_FOUND', `no TPSP with id ${id} in this account`);
-const duplicateName = (name: string) => new ForbiddenError('TPSP_NAME_TAKEN', `a TPSP named "${name}" already exists in this account`);
+const duplicateName = (name: string) => new ConflictError('TPSP_NAME_TAKEN', `a TPSP named "${name}" already exists in this account`);
 
 /** Operations on the account's third-party sending providers (`/account/tpsp`). */
 export const tpspService = {

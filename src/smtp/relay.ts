@@ -14,11 +14,11 @@
  */
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server';
 import type { MailplaneContext } from '../context.js';
-import { MailplaneError } from '../errors.js';
 import { acceptSend, senderDomain } from '../sending/accept.js';
 import { MAX_RECIPIENTS_PER_REQUEST } from '../sending/request.js';
 import type { SubAccountRecord } from '../store/index.js';
 import { connectionGuard, isLoopbackAddress } from './connection-guard.js';
+import { smtpErrorReply, smtpReplyFor } from './errors.js';
 import { sendRequestOf } from './ingest.js';
 import { clientKey, LoginThrottle, type LoginThrottleOptions } from './login-throttle.js';
 import { parseReceivedMime, readMessage, smtpListener, smtpReply as reply, type SmtpListener } from './server.js';
@@ -153,8 +153,9 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
       const first = entries[0]?.messageId ?? '';
       return `2.0.0 Ok: queued ${entries.length} message${entries.length === 1 ? '' : 's'} as ${first}`;
     } catch (error) {
-      // What the API answers 4xx is the client's to fix; anything else is ours (451, retried).
-      if (error instanceof MailplaneError && error.status < 500) throw reply(550, `5.7.0 ${error.code}: ${error.message}`);
+      // What the API refuses is the client's to fix: refused here. A fault goes on to readMessage,
+      // which logs it and answers it from the same table (451, retried).
+      if (!smtpErrorReply(error).fault) throw smtpReplyFor(error);
       throw error;
     }
   }

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import type { SMTPServer, SMTPServerDataStream } from 'smtp-server';
 import type { Logger } from '../context.js';
+import { smtpReply, smtpReplyFor } from './errors.js';
 
 /** One of mailplane's SMTP servers, listening on one port; create one per port. */
 export interface SmtpListener {
@@ -15,10 +16,8 @@ export interface SmtpListener {
   close(): Promise<void>;
 }
 
-/** An error smtp-server answers as `<responseCode> <text>`. */
-export function smtpReply(responseCode: number, text: string): Error & { responseCode: number } {
-  return Object.assign(new Error(text), { responseCode });
-}
+/** An error smtp-server answers as `<responseCode> <text>` (src/smtp/errors.ts), for the listeners that import it from here. */
+export { smtpReply };
 
 /**
  * The bytes of messages being received that one listener holds at once, across its connections:
@@ -38,7 +37,8 @@ export interface DataBudget {
  * that cannot be kept is read to its end and thrown away as it arrives, at no cost in memory:
  * over the server's size limit it is `552 5.3.4`; when the listener's `budget` is spent by the
  * messages being received at once, `452 4.3.1` (the sender tries again later). Any other failure
- * is `451`, so the sender keeps the message and tries again.
+ * is given to `onFailure` (to log) and answered as src/smtp/errors.ts says: `451 4.3.0` for a
+ * fault, so the sender keeps the message and tries again.
  */
 export function readMessage(
   stream: SMTPServerDataStream,
@@ -78,7 +78,7 @@ export function readMessage(
       (error: unknown) => {
         if (error instanceof Error && 'responseCode' in error) return callback(error);
         onFailure(error);
-        callback(smtpReply(451, '4.3.0 Temporary failure, try again later'));
+        callback(smtpReplyFor(error));
       },
     );
   });

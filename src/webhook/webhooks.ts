@@ -1,6 +1,6 @@
 import type { MailplaneContext } from '../context.js';
 import { randomToken } from '../crypto/secrets.js';
-import { ForbiddenError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError } from '../errors.js';
 import type { ListQuery } from '../model/paging.js';
 import { nowNs } from '../model/time.js';
 import type { WebhookPatch, WebhookRecord, WebhookToggles } from '../store/index.js';
@@ -37,7 +37,7 @@ export interface WebhookWithSecret {
 const notFound = (id: number | string) => new NotFoundError('WEBHOOK_NOT_FOUND', `no webhook with id ${id} in this account`);
 
 const duplicateUrl = (url: string) =>
-  new ForbiddenError('WEBHOOK_URL_TAKEN', `a webhook with the URL ${url} already exists in this account`);
+  new ConflictError('WEBHOOK_URL_TAKEN', `a webhook with the URL ${url} already exists in this account`);
 
 /** Only the switches present in `input`, so an update leaves the others alone. */
 function givenToggles(input: Partial<WebhookToggles>): Partial<WebhookToggles> {

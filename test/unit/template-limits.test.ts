@@ -1,6 +1,6 @@
 import Handlebars from 'handlebars';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from 'mailplane';
+import { httpStatusOf, ValidationError } from 'mailplane';
 import { MAX_CUSTOM_FIELDS } from '../../src/sending/request.js';
 import { EACH_ITERATIONS, TEMPLATE_LIMITS } from '../../src/template/limits.js';
 import { compileTemplates } from '../../src/template/renderer.js';
@@ -37,7 +37,7 @@ describe('template limits', () => {
     const started = performance.now();
     const error = await refusal('{{a}}'.repeat(200_000));
     expect(performance.now() - started).toBeLessThan(1000);
-    expect(error.status).toBe(422);
+    expect(httpStatusOf(error)).toBe(422);
     expect(error.code).toBe('TEMPLATE_TOO_LARGE');
     expect(error.message).toBe(`the htmlBody template is too large: it is 1000000 characters long, and a template may have at most ${TEMPLATE_LIMITS.maxLength}`);
     expect(error.details).toEqual([{ path: 'htmlBody', message: expect.stringContaining('at most') }]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileTemplates } from '../../src/template/renderer.js';
-import { ValidationError } from 'mailplane';
+import { httpStatusOf, ValidationError } from 'mailplane';
 
 const unsubscribeUrl = 'https://t.example/u/abc?x=1&y=2';
 
@@ -41,7 +41,7 @@ describe('compileTemplates', () => {
         expect.unreachable();
       } catch (error) {
         expect(error).toBeInstanceOf(ValidationError);
-        expect((error as ValidationError).status).toBe(422);
+        expect(httpStatusOf(error)).toBe(422);
         expect((error as ValidationError).code).toBe('TEMPLATE_ERROR');
         expect((error as ValidationError).message).toContain(part);
       }

@@ -6,16 +6,16 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { consoleLogger } from '../../../src/context.js';
 import { DEFAULT_BODY_LIMIT } from '../../../src/http/router.js';
-import { stringifyJson } from '../../../src/http/json.js';
+import { MailplaneError } from '../../../src/errors.js';
 import type { HttpHandler, HttpRequest } from '../../../src/http/types.js';
 import {
   BodyReadError,
+  BodyTooLargeError,
   badTargetResponse,
   failureResponse,
   readRawBody,
   routerRequest,
   toRouterPath,
-  tooLargeResponse,
   writeResponse,
   type BridgeOptions,
 } from '../node/index.js';
@@ -29,6 +29,19 @@ function alreadyParsed(req: { body?: unknown; _body?: unknown }): boolean {
 interface ParserError {
   type?: string;
   status?: number;
+}
+
+/**
+ * The mailplane error a body-parser failure stands for: malformed JSON 422 (as the router answers
+ * it, without `details`), too large 413, another unreadable body 400; anything else is returned as
+ * it is (a 500 unless it is a mailplane error).
+ */
+function parserError(error: ParserError | null | undefined, limit: number): unknown {
+  if (error?.type === 'entity.parse.failed') return new MailplaneError('invalid', 'MALFORMED_JSON', 'the body is not valid JSON');
+  if (error?.type === 'entity.too.large') return new BodyTooLargeError(limit);
+  const status = error?.status;
+  const unreadable = typeof error?.type === 'string' && typeof status === 'number' && status >= 400 && status < 500;
+  return unreadable ? new BodyReadError(error) : error;
 }
 
 /**
@@ -64,27 +77,11 @@ export function toExpress(handle: HttpHandler, options: BridgeOptions = {}): [Re
       })
       .then(
         (response) => writeResponse(res, response, logger),
-        (error: unknown) => writeResponse(res, failureResponse(error, limit, logger), logger),
+        (error: unknown) => writeResponse(res, failureResponse(error, logger), logger),
       );
   };
   const answerErrors: ErrorRequestHandler = (error: ParserError | null | undefined, _req, res, _next) => {
-    if (error?.type === 'entity.parse.failed') {
-      writeResponse(
-        res,
-        {
-          status: 422,
-          headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
-          body: stringifyJson({ code: 'MALFORMED_JSON', message: 'the body is not valid JSON' }),
-        },
-        logger,
-      );
-    } else if (error?.type === 'entity.too.large') {
-      writeResponse(res, tooLargeResponse(limit), logger);
-    } else {
-      const status = error?.status;
-      const unreadable = typeof error?.type === 'string' && typeof status === 'number' && status >= 400 && status < 500;
-      writeResponse(res, failureResponse(unreadable ? new BodyReadError(error) : error, limit, logger), logger);
-    }
+    writeResponse(res, failureResponse(parserError(error, limit), logger), logger);
   };
   return [serve, answerErrors];
 }

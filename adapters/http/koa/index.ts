@@ -75,7 +75,7 @@ export function toKoa(handle: HttpHandler, options: BridgeOptions = {}): Middlew
       else request.rawBody = await readRawBody(ctx.req, limit);
       response = await handle(request);
     } catch (error) {
-      response = failureResponse(error, limit, logger);
+      response = failureResponse(error, logger);
     }
     applyResponse(ctx, response, logger);
   };

@@ -11,7 +11,8 @@
 import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { consoleLogger, type Logger } from '../../../src/context.js';
 import { DEFAULT_BODY_LIMIT } from '../../../src/http/router.js';
-import { stringifyJson } from '../../../src/http/json.js';
+import { BadRequestError, PayloadTooLargeError, RouteNotFoundError } from '../../../src/errors.js';
+import { describeError, errorResponse, httpErrorRule } from '../../../src/http/errors.js';
 import { responseBody, type HttpHandler, type HttpRequest, type HttpResponse } from '../../../src/http/types.js';
 
 /** Options shared by the HTTP bridges. */
@@ -24,17 +25,20 @@ export interface BridgeOptions {
   logger?: Pick<Logger, 'error'>;
 }
 
-/** Thrown by {@link readRawBody} when the body exceeds the limit. */
-export class BodyTooLargeError extends Error {
+/** Thrown by {@link readRawBody} when the body exceeds the limit: answered 413 `PAYLOAD_TOO_LARGE`. */
+export class BodyTooLargeError extends PayloadTooLargeError {
   constructor(readonly limit: number) {
-    super(`request body exceeds ${limit} bytes`);
+    super(limit);
   }
 }
 
-/** Thrown by {@link readRawBody} when the request stream fails (the client aborted, a bad chunk). */
-export class BodyReadError extends Error {
+/**
+ * Thrown by {@link readRawBody} when the request stream fails (the client aborted, a bad chunk):
+ * answered 400 `BAD_REQUEST_BODY`.
+ */
+export class BodyReadError extends BadRequestError {
   constructor(cause: unknown) {
-    super('the request body could not be read', { cause });
+    super('BAD_REQUEST_BODY', 'the request body could not be read', cause);
   }
 }
 
@@ -70,44 +74,33 @@ export function readRawBody(request: IncomingMessage, limit: number): Promise<Bu
   });
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
-
-/** A JSON error response with mailplane's error body. */
-function jsonError(status: number, code: string, message: string): HttpResponse {
-  return { status, headers: { ...JSON_HEADERS }, body: stringifyJson({ code, message }) };
-}
-
 /** The 413 response the bridges answer without reading the rest of an oversized body. */
-export function tooLargeResponse(limit: number): HttpResponse {
-  return jsonError(413, 'PAYLOAD_TOO_LARGE', `request body exceeds the limit of ${limit} bytes`);
-}
+export const tooLargeResponse = (limit: number): HttpResponse => errorResponse(new PayloadTooLargeError(limit));
 
 /** The 404 of a request outside the bridge's prefix (node:http has nothing to fall through to). */
-export const notFoundResponse = (): HttpResponse => jsonError(404, 'ROUTE_NOT_FOUND', 'not found');
+export const notFoundResponse = (): HttpResponse => errorResponse(new RouteNotFoundError('not found'));
 
 /** The 400 of a request line whose target is no URL (e.g. `GET http://[/api/v1 HTTP/1.1`). */
-export const badTargetResponse = (): HttpResponse => jsonError(400, 'BAD_REQUEST_TARGET', 'the request target is not a valid URL or path');
-
-/** The 500 of a failure inside mailplane or the bridge; the failure itself is logged, never sent. */
-export const internalErrorResponse = (): HttpResponse =>
-  jsonError(500, 'INTERNAL_ERROR', 'the request failed inside mailplane; it has been logged');
-
-/** One line for the log: the error's name, node's code (`ERR_INVALID_CHAR`) when it has one, and its message. */
-export function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const code = (error as { code?: unknown }).code;
-  return `${error.name}${typeof code === 'string' ? ` [${code}]` : ''}: ${error.message}`;
-}
+export const badTargetResponse = (): HttpResponse =>
+  errorResponse(new BadRequestError('BAD_REQUEST_TARGET', 'the request target is not a valid URL or path'));
 
 /**
- * The response for a failure while a bridge served a request: 413 or 400 when the request body was
- * at fault, otherwise a 500 whose cause is logged (without request data).
+ * The 500 of a failure inside mailplane or the bridge; the failure itself is logged, never sent.
+ * (Whatever is no mailplane error is answered as kind `internal`.)
  */
-export function failureResponse(error: unknown, limit: number, logger: Pick<Logger, 'error'>): HttpResponse {
-  if (error instanceof BodyTooLargeError) return tooLargeResponse(limit);
-  if (error instanceof BodyReadError) return jsonError(400, 'BAD_REQUEST_BODY', error.message);
-  logger.error('http bridge: the request failed', { error: describeError(error) });
-  return internalErrorResponse();
+export const internalErrorResponse = (): HttpResponse => errorResponse(undefined);
+
+/** One line for the log of a failure (src/http/errors.ts), for the sibling bridges. */
+export { describeError };
+
+/**
+ * The response for a failure while a bridge served a request, as the router answers the same error:
+ * a {@link BodyTooLargeError} 413, a {@link BodyReadError} 400, a mailplane error its status, and
+ * anything else a 500 whose cause is logged (without request data).
+ */
+export function failureResponse(error: unknown, logger: Pick<Logger, 'error'>): HttpResponse {
+  if (httpErrorRule(error).fault) logger.error('http bridge: the request failed', { error: describeError(error) });
+  return errorResponse(error);
 }
 
 /** Where a request lands relative to a bridge's prefix. */
@@ -216,7 +209,7 @@ export function toNodeHandler(handle: HttpHandler, options: BridgeOptions = {}):
       .then((rawBody) => handle({ ...routerRequest(req.method ?? 'GET', req.headers, target), rawBody }))
       .then(
         (response) => writeResponse(res, response, logger),
-        (error: unknown) => writeResponse(res, failureResponse(error, limit, logger), logger),
+        (error: unknown) => writeResponse(res, failureResponse(error, logger), logger),
       );
   };
 }
