@@ -13,7 +13,7 @@ export type { LoginThrottleOptions } from './smtp/login-throttle.js';
 export { createBounceReceiver, type BounceReceiver, type BounceReceiverOptions } from './bounce/receiver.js';
 export { DEFAULT_BODY_LIMIT, type RouterOptions } from './http/router.js';
 export { defaultRateLimitConfig, resolveRateLimitConfig, RATE_LIMIT_WINDOW_MS, type RateLimitConfig } from './http/rate-limit.js';
-export { stringifyJson } from './http/json.js';
+export { stringifyJson } from './model/json.js';
 export { errorResponse, httpStatusOf, HTTP_ERROR_RULES, type HttpErrorRule } from './http/errors.js';
 export { consoleLogger, silentLogger, type Logger, type MailplaneConfig, type MailplaneContext } from './context.js';
 export { defaultDomainRecordsConfig, resolveDomainRecordsConfig, type DomainRecordsConfig } from './domain/config.js';
@@ -24,7 +24,8 @@ export { createSecretBox, randomToken, MIN_SECRET_LENGTH, type SecretBox } from 
 export { ACCOUNT_KEY_PREFIX, SUBACCOUNT_KEY_PREFIX } from './account/keys.js';
 export { generateAccountKey, type CreateAccountOptions, type CreateAccountResult, type EnsureAccountResult } from './account/accounts.js';
 export * from './store/index.js';
-export { STORED_COUNTERS, withSent, zeroCounters, type StatCounters, type StoredCounter, type StoredCounters } from './stats/counters.js';
+export { STORED_COUNTERS, type StoredCounter, type StoredCounters } from './store/stats-store.js';
+export { withSent, zeroCounters, type StatCounters } from './stats/counters.js';
 export { dayOfMs, eachDay, type Day } from './model/dates.js';
 export { success, failure } from './store/outcome.js';
 export { withStorageFaults, storageFault, isUnavailableFault } from './store/faults.js';

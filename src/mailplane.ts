@@ -8,7 +8,7 @@ import { createJobQueue } from './jobs/queue.js';
 import { createJobRunner } from './jobs/runner.js';
 import type { JobRunnerOptions } from './jobs/types.js';
 import { backgroundJobHandlers } from './background.js';
-import { createTrackingHandler } from './tracking/handler.js';
+import { createTrackingHandler } from './http/tracking-handler.js';
 import { createGroupCommit } from './store/group-commit.js';
 import { resolveDnsConfig, type DnsConfig } from './dns/config.js';
 import { createDnsResolver } from './dns/resolver.js';

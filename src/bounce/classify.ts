@@ -4,7 +4,8 @@
  * Pure: the transports turn what happened on the wire into an {@link SmtpReply} and call this.
  *
  * Rules, first match wins (docs/delivery.md "The classifier"):
- * 1. no reply (refused, reset, timeout, TLS failure, DNS failure): soft;
+ * 1. no reply (refused, reset, timeout, TLS failure, DNS failure): soft (a transport that has no
+ *    reply at all reports `noReply`, src/delivery/transport.ts, which is the same soft result);
  * 2. 2xx: delivered;
  * 3. 4xx: soft; flagged `policy` when the enhanced code is 4.7.x or the text speaks of rate limits,
  *    so that a message whose retries run out on a policy deferral ends smtpDropped, not hardBounced;
@@ -66,9 +67,4 @@ export function classifySmtpReply(reply: SmtpReply): DeliveryResult {
     return { kind: POLICY_TEXT.test(text) && !NO_MAILBOX_TEXT.test(text) ? 'dropped' : 'hard', ...base };
   }
   return { kind: 'soft', ...base };
-}
-
-/** A soft result for a failure without a reply (refused, timeout, DNS), with a readable description. */
-export function noReply(text: string, host?: string): DeliveryResult {
-  return { kind: 'soft', smtpCode: null, text, ...(host !== undefined && { host }) };
 }

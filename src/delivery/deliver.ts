@@ -3,12 +3,11 @@ import type { MailplaneContext } from '../context.js';
 import { createGroupCommit, type GroupCommit } from '../store/group-commit.js';
 import { TemplateCache, renderMessage } from '../sending/render.js';
 import type { DomainRecord, MessageRecord, SendBatchRecord } from '../store/index.js';
-import { noReply } from '../bounce/classify.js';
 import { SharedBodyCache } from './body-cache.js';
 import { composeMessage, DkimKeyCache } from './compose.js';
 import { recordDeliveryOutcome, type RecordedOutcome } from './outcome.js';
 import { deferByRouting } from './routing-wait.js';
-import type { DeliveryResult, Transport } from './transport.js';
+import { noReply, type DeliveryResult, type Transport } from './transport.js';
 
 /** Caches one worker keeps across jobs: compiled templates, DKIM keys, shared bodies of bulk batches. */
 export interface DeliveryCaches {

@@ -34,6 +34,15 @@ export interface DeliveryResult {
   host?: string;
 }
 
+/**
+ * A soft result for a failure without a reply (refused, timeout, DNS), with a readable description:
+ * rule 1 of the reply classifier (src/bounce/classify.ts), for a transport or delivery that has no
+ * reply to classify. It lives with the contract so delivery needs nothing from bounce/.
+ */
+export function noReply(text: string, host?: string): DeliveryResult {
+  return { kind: 'soft', smtpCode: null, text, ...(host !== undefined && { host }) };
+}
+
 /** The SMTP envelope: the VERP return path and the recipients of this transaction. */
 export interface Envelope {
   from: string;

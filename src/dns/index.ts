@@ -18,7 +18,7 @@ export {
   type ExpectedDnsRecords,
   type RecordCheck,
 } from './checks.js';
-export { expectedDnsRecords, verifyDomainDns, type DomainVerification, type VerifyDomainDnsOptions } from './verify.js';
+export { verifyDomainDns, type DomainVerification, type VerifyDomainDnsOptions } from './verify.js';
 export { detectDnsProvider, providerFromNameServers, DNS_PROVIDERS } from './providers.js';
 export { createRdapLookup, registrationDateFromRdap, type RdapLookupOptions, type RegistrationDateLookup } from './rdap.js';
 export { parseTagList, cleanTxtValue, type TagListResult } from './tag-list.js';

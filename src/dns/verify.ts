@@ -1,27 +1,6 @@
-import type { DomainRecordsConfig } from '../domain/config.js';
 import { checkDomainRecords, type DnsCheckResult, type ExpectedDnsRecords } from './checks.js';
-import { normalizeName } from './names.js';
 import type { RegistrationDateLookup } from './rdap.js';
 import type { DnsLookupOptions, DnsResolver } from './resolver.js';
-
-/**
- * The records a domain is expected to publish under an operator configuration: DKIM at
- * `<selector>._domainkey.<domain>`, Return-Path and tracking CNAMEs at `<label>.<domain>`,
- * DMARC at `_dmarc.<domain>`, and SPF at the Return-Path host (the envelope sender's domain,
- * which is what SPF checks) with the configured include.
- */
-export function expectedDnsRecords(domain: string, config: DomainRecordsConfig, dkimTextValue: string): ExpectedDnsRecords {
-  const name = normalizeName(domain);
-  const returnPathHost = `${config.returnPathLabel}.${name}`;
-  return {
-    domain: name,
-    dkim: { host: `${config.dkimSelector}._domainkey.${name}`, textValue: dkimTextValue },
-    returnPath: { host: returnPathHost, target: config.returnPathTarget },
-    track: { host: `${config.trackingLabel}.${name}`, target: config.trackingTarget },
-    dmarc: { host: `_dmarc.${name}` },
-    spf: { host: returnPathHost, include: config.spfInclude },
-  };
-}
 
 /** Everything a verification run learns about a domain. */
 export interface DomainVerification extends DnsCheckResult {

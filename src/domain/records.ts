@@ -1,3 +1,5 @@
+import type { ExpectedDnsRecords } from '../dns/checks.js';
+import { normalizeName } from '../dns/names.js';
 import type { DomainRecord } from '../store/index.js';
 import type { DomainRecordsConfig } from './config.js';
 
@@ -53,5 +55,24 @@ export function domainDnsRecords(domain: DomainRecord): DomainDnsRecords {
     returnPath,
     track: { host: domain.trackHost, type: 'CNAME', textValue: domain.trackTarget },
     dmarc: { host: `_dmarc.${domain.name}`, type: 'TXT', textValue: DEFAULT_DMARC_VALUE },
+  };
+}
+
+/**
+ * The records a domain is expected to publish under an operator configuration: DKIM at
+ * `<selector>._domainkey.<domain>`, Return-Path and tracking CNAMEs at `<label>.<domain>`,
+ * DMARC at `_dmarc.<domain>`, and SPF at the Return-Path host (the envelope sender's domain,
+ * which is what SPF checks) with the configured include.
+ */
+export function expectedDnsRecords(domain: string, config: DomainRecordsConfig, dkimValue: string): ExpectedDnsRecords {
+  const name = normalizeName(domain);
+  const returnPathHost = `${config.returnPathLabel}.${name}`;
+  return {
+    domain: name,
+    dkim: { host: `${config.dkimSelector}._domainkey.${name}`, textValue: dkimValue },
+    returnPath: { host: returnPathHost, target: config.returnPathTarget },
+    track: { host: `${config.trackingLabel}.${name}`, target: config.trackingTarget },
+    dmarc: { host: `_dmarc.${name}` },
+    spf: { host: returnPathHost, include: config.spfInclude },
   };
 }

@@ -8,7 +8,7 @@ import type { MailplaneContext } from '../context.js';
 import { dayOfMs } from '../model/dates.js';
 import { msToNs, type EpochNs } from '../model/time.js';
 import { ALL_MAIL, type EventRecord, type EventType, type MailplaneStore, type MessageRecord, type SendBatchRecord } from '../store/index.js';
-import type { StoredCounter } from '../stats/counters.js';
+import type { StoredCounter } from '../store/stats-store.js';
 
 /** Counters to add, each by its amount. */
 export type CounterDelta = Partial<Record<StoredCounter, number>>;

@@ -11,7 +11,7 @@
  * copy, never the recipient it was a copy of.
  */
 import { EventType, SuppressionType, type MessageStatus } from '../store/index.js';
-import type { StoredCounter } from '../stats/counters.js';
+import type { StoredCounter } from '../store/stats-store.js';
 
 /** The status of a message that does not exist yet (what acceptance starts from). */
 export const NEW = 'new';

@@ -3,26 +3,7 @@
  * recomputed from the event log; `sent` is derived on read as processed - dropped - smtpDropped,
  * so the identity holds on every read.
  */
-
-/** Counters that are stored. */
-export const STORED_COUNTERS = [
-  'processed',
-  'dropped',
-  'smtpDropped',
-  'delivered',
-  'softBounced',
-  'hardBounced',
-  'opened',
-  'clicked',
-  'unsubscribed',
-  'spam',
-] as const;
-
-/** A stored counter's name. */
-export type StoredCounter = (typeof STORED_COUNTERS)[number];
-
-/** Values of the stored counters. */
-export type StoredCounters = Record<StoredCounter, number>;
+import { STORED_COUNTERS, type StoredCounters } from '../store/stats-store.js';
 
 /** The counters as the API returns them: stored ones plus the derived `sent`. */
 export type StatCounters = StoredCounters & { sent: number };

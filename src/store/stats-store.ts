@@ -1,5 +1,27 @@
 import type { Day } from '../model/dates.js';
-import type { StoredCounter, StoredCounters } from '../stats/counters.js';
+
+/**
+ * The statistics counters that are stored (src/stats/counters.ts adds the derived `sent`): the
+ * columns of every stats row.
+ */
+export const STORED_COUNTERS = [
+  'processed',
+  'dropped',
+  'smtpDropped',
+  'delivered',
+  'softBounced',
+  'hardBounced',
+  'opened',
+  'clicked',
+  'unsubscribed',
+  'spam',
+] as const;
+
+/** A stored counter's name. */
+export type StoredCounter = (typeof STORED_COUNTERS)[number];
+
+/** Values of the stored counters. */
+export type StoredCounters = Record<StoredCounter, number>;
 
 /** The group key of the row that counts all mail of a sub-account, whatever its groups. */
 export const ALL_MAIL = '';

@@ -1,4 +1,4 @@
-import { stringifyJson } from '../http/json.js';
+import { stringifyJson } from '../model/json.js';
 import { eventToWire } from '../sending/message-wire.js';
 import type { EventRecord, MessageRecord, SendBatchRecord } from '../store/index.js';
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultDomainRecordsConfig } from 'mailplane';
-import { createDnsResolver, createRdapLookup, expectedDnsRecords, verifyDomainDns } from '../../src/dns/index.js';
+import { createDnsResolver, createRdapLookup, verifyDomainDns } from '../../src/dns/index.js';
+import { expectedDnsRecords } from '../../src/domain/records.js';
 import { startTestDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { startTestRdapServer, type TestRdapServer } from '../support/rdap-server.js';
 

@@ -1,7 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultDomainRecordsConfig, manualClock } from 'mailplane';
-import { checkDomainRecords, createDnsResolver, expectedDnsRecords, type ExpectedDnsRecords } from '../../src/dns/index.js';
+import { checkDomainRecords, createDnsResolver, type ExpectedDnsRecords } from '../../src/dns/index.js';
+import { expectedDnsRecords } from '../../src/domain/records.js';
 import { startTestDnsServer, type TestDnsServer } from '../support/dns-server.js';
 
 const config = defaultDomainRecordsConfig;

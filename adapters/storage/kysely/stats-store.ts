@@ -1,6 +1,14 @@
 import { sql } from 'kysely';
-import { ALL_MAIL, type StatsIncrement, type StatsScope, type StatsStore } from '../../../src/store/stats-store.js';
-import { STORED_COUNTERS, zeroCounters, type StoredCounter, type StoredCounters } from '../../../src/stats/counters.js';
+import { zeroCounters } from '../../../src/stats/counters.js';
+import {
+  ALL_MAIL,
+  STORED_COUNTERS,
+  type StatsIncrement,
+  type StatsScope,
+  type StatsStore,
+  type StoredCounter,
+  type StoredCounters,
+} from '../../../src/store/stats-store.js';
 import type { KyselyStoreContext } from './context.js';
 import { toNumber } from './rows.js';
 import type { StatsDailyTable } from './tables/stats.js';

@@ -1,8 +1,7 @@
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import type { DnsResolver } from '../../../src/dns/resolver.js';
-import { noReply } from '../../../src/bounce/classify.js';
-import type { DeliveryResult, DeliveryRoute, OutboundMessage, Transport } from '../../../src/delivery/transport.js';
+import { noReply, type DeliveryResult, type DeliveryRoute, type OutboundMessage, type Transport } from '../../../src/delivery/transport.js';
 import { sendRaw } from './send.js';
 import { SmtpPool } from './smtp-pool.js';
 

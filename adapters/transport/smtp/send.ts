@@ -1,6 +1,6 @@
 /** Sending one signed message through an {@link SmtpPool}, and reading what happened into a DeliveryResult. */
-import { classifySmtpReply, noReply } from '../../../src/bounce/classify.js';
-import type { DeliveryResult, Envelope } from '../../../src/delivery/transport.js';
+import { classifySmtpReply } from '../../../src/bounce/classify.js';
+import { noReply, type DeliveryResult, type Envelope } from '../../../src/delivery/transport.js';
 import type { MessageBytes } from './dot-stuffing.js';
 import { SmtpError } from './smtp-protocol.js';
 import type { SmtpPool } from './smtp-pool.js';

@@ -4,7 +4,7 @@
  */
 import type { Day } from '../../model/dates.js';
 import type { EpochNs } from '../../model/time.js';
-import type { StoredCounters } from '../../stats/counters.js';
+import type { StoredCounters } from '../../store/stats-store.js';
 import type {
   AccountRecord,
   DomainRecord,

@@ -1,9 +1,9 @@
 import type { MailplaneContext } from '../context.js';
-import type { HttpHandler, HttpResponse } from '../http/types.js';
-import { recordEngagement } from './engagement.js';
-import { verifyClickToken, verifyLinkToken } from './links.js';
-import { TRACKABLE_URL } from './rewrite.js';
-import { unsubscribeByToken } from './unsubscribe.js';
+import { recordEngagement } from '../tracking/engagement.js';
+import { verifyClickToken, verifyLinkToken } from '../tracking/links.js';
+import { TRACKABLE_URL } from '../tracking/rewrite.js';
+import { unsubscribeByToken } from '../tracking/unsubscribe.js';
+import type { HttpHandler, HttpResponse } from './types.js';
 
 function page(status: number, title: string, text: string): HttpResponse {
   const escape = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
