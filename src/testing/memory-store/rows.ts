@@ -109,3 +109,6 @@ export interface RateLimitRow extends Keyed<string> {
   windowStart: number;
   used: number;
 }
+
+/** A message captured by the sandbox mail catcher, keyed by its id. */
+export type SandboxMessageRow = import('../../store/index.js').SandboxMessageRecord & Keyed<number>;
