@@ -13,6 +13,7 @@ import type {
   IpRecord,
   JobState,
   MessageRecord,
+  SandboxMessageRecord,
   SendBatchRecord,
   SmtpAuthRecord,
   SubAccountRecord,
@@ -111,4 +112,4 @@ export interface RateLimitRow extends Keyed<string> {
 }
 
 /** A message captured by the sandbox mail catcher, keyed by its id. */
-export type SandboxMessageRow = import('../../store/index.js').SandboxMessageRecord & Keyed<number>;
+export type SandboxMessageRow = SandboxMessageRecord & Keyed<number>;
