@@ -58,7 +58,8 @@ describe.each(storeKinds)('sandbox (%s)', (kind) => {
     const { api: a, key, verified } = await startSandboxed(kind);
     expect(verified.status).toBe(200);
     expect(verified.body.verified).toBe(true);
-    expect(verified.body.dkim.verified ?? verified.body.dkimVerified).toBeTruthy();
+    // Every record mailplane asks the domain to publish is answered exactly, so every check passes.
+    expect(verified.body).toMatchObject({ dkimVerified: true, spfVerified: true, dmarcVerified: true, returnPathVerified: true, trackVerified: true });
     // Questions about other names go to the configured resolvers.
     const outside = await a.mailplane.context.resolver.resolveTxt('outside.org');
     expect(outside.ok && outside.records).toEqual(['hello from upstream']);
