@@ -9,6 +9,7 @@ import { mxTransport } from '../../adapters/transport/smtp/index.js';
 import { createTestApi, type TestApi } from '../support/api.js';
 import { storeKinds, type StoreKind } from '../support/databases.js';
 import { startTestDnsServer, type TestDnsServer } from '../support/dns-server.js';
+import { rawSmtp } from '../support/raw-smtp.js';
 
 let api: TestApi | undefined;
 let upstream: TestDnsServer | undefined;
@@ -107,5 +108,22 @@ describe.each(storeKinds)('sandbox (%s)', (kind) => {
     expect(list.body.map((m: { rcptTo: string[] }) => m.rcptTo[0])).toEqual(['three@example.com', 'two@example.com']);
     const page = await a.call('GET', '/account/sandbox/message', { account: a.accountKey, query: { limit: 1, offset: 1 } });
     expect(page.body.map((m: { rcptTo: string[] }) => m.rcptTo[0])).toEqual(['two@example.com']);
+  });
+
+  it('discards mail that is not a mailplane delivery, and answers bounce@ and defer@ at RCPT TO', async () => {
+    const { api: a, sandbox } = await startSandboxed(kind);
+    const smtp = await rawSmtp(sandbox.smtpPort);
+    expect(await smtp.command('EHLO client.test')).toMatch(/^250/);
+    expect(await smtp.command('MAIL FROM:<someone@elsewhere.test>')).toMatch(/^250/);
+    expect(await smtp.command('RCPT TO:<bounce@example.com>')).toMatch(/^550 5\.1\.1/);
+    expect(await smtp.command('RCPT TO:<anyone@example.com>')).toMatch(/^250/);
+    expect(await smtp.command('DATA')).toMatch(/^354/);
+    await smtp.send('Subject: not ours\r\n\r\nhello\r\n.\r\n');
+    expect(await smtp.reply()).toMatch(/^250 .*Discarded/);
+    expect(await smtp.command('RSET')).toMatch(/^250/);
+    expect(await smtp.command('MAIL FROM:<someone@elsewhere.test>')).toMatch(/^250/);
+    expect(await smtp.command('RCPT TO:<Defer@example.com>')).toMatch(/^421 4\.7\.0/);
+    smtp.close();
+    expect(await a.call('GET', '/account/sandbox/message', { account: a.accountKey })).toMatchObject({ status: 200, body: [] });
   });
 });
