@@ -1,6 +1,6 @@
 /**
  * The README's quick start, run as written: its commands are read from README.md and typed into
- * one bash session against the Express example in sandbox mode (its default on a development
+ * one bash session against each example server in sandbox mode (its default on a development
  * machine). Then the sandbox's bounce@, defer@ and complaint@ recipients, each to its final state
  * with events, stats and webhooks.
  */
@@ -40,12 +40,12 @@ function bashSession(env: Record<string, string>) {
   };
 }
 
-describe('the README quick start, in sandbox mode', () => {
+describe.each(['express', 'koa'] as const)('the README quick start on the %s example, in sandbox mode', (name) => {
   let server: ExampleServer;
   let hooks: WebhookReceiver;
   beforeAll(async () => {
     hooks = await startWebhookReceiver();
-    server = await startExample('express', { MAILPLANE_WEBHOOKS_ALLOW_PRIVATE: '1', MAILPLANE_RETRY_DELAYS_MS: '200,200' });
+    server = await startExample(name, { MAILPLANE_WEBHOOKS_ALLOW_PRIVATE: '1', MAILPLANE_RETRY_DELAYS_MS: '200,200' });
   });
   afterAll(async () => {
     await server?.stop();
