@@ -4,6 +4,7 @@
  * @packageDocumentation
  */
 export { createMailplane, type Mailplane, type MailplaneOptions } from './mailplane.js';
+export { startSandbox, SANDBOX_MX_HOST, type Sandbox, type SandboxOptions, type SandboxDkimResult } from './sandbox/index.js';
 export * from './errors.js';
 export type { HttpHandler, HttpRequest, HttpResponse, HeaderMap } from './http/types.js';
 export { responseBody } from './http/types.js';

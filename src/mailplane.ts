@@ -27,6 +27,8 @@ import type { MailplaneStore } from './store/index.js';
 import { resolveWebhookDeliveryConfig, type WebhookDeliveryConfig } from './webhook/config.js';
 import { withWebhookOutbox } from './webhook/outbox.js';
 import { withStorageFaults } from './store/faults.js';
+import type { Sandbox } from './sandbox/index.js';
+import { systemDnsServers } from './dns/servers.js';
 
 /** Options of {@link createMailplane}. */
 export interface MailplaneOptions {
@@ -83,6 +85,13 @@ export interface MailplaneOptions {
   logger?: Logger;
   /** Settings of the background job runner that `start()` starts (concurrency, polling, leases, backoff). */
   jobs?: Omit<JobRunnerOptions, 'handlers' | 'queue'>;
+  /**
+   * A running sandbox (`await startSandbox()`): DNS questions go to its server, which answers for
+   * `.test` and `.example` domains and forwards the rest to `dns.servers` (or the system's), and
+   * delivery connects to its mail catcher, which keeps the mail for `GET /account/sandbox/message`.
+   * `close()` closes it. See docs/sandbox.md.
+   */
+  sandbox?: Sandbox;
 }
 
 /** One mailplane instance: the HTTP API and the operations behind it. */
@@ -136,13 +145,16 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   let wakeRunner = () => {};
   const store = withWebhookOutbox(withStorageFaults(options.store), { clock, onEnqueued: () => wakeRunner() });
   const logger = options.logger ?? consoleLogger;
-  const dns = resolveDnsConfig(options.dns);
+  const { sandbox } = options;
+  // In the sandbox, mailplane asks the sandbox DNS server, and the sandbox asks the configured resolvers.
+  const upstream = options.dns?.servers?.length ? options.dns.servers : sandbox ? systemDnsServers() : [];
+  const dns = resolveDnsConfig(sandbox ? { ...options.dns, servers: [sandbox.dns] } : options.dns);
   const core: Omit<MailplaneContext, 'transport' | 'routing' | 'warmup' | 'domainVerifier'> = {
     config: {
       domains: resolveDomainRecordsConfig(options.domains),
       trackingBaseUrl: (options.trackingBaseUrl ?? 'http://127.0.0.1:3000/t').replace(/\/+$/, ''),
       dns,
-      delivery: resolveDeliveryConfig(options.delivery),
+      delivery: resolveDeliveryConfig(sandbox ? { ...options.delivery, mxPort: sandbox.smtpPort } : options.delivery),
       warmup: resolveWarmupConfig(options.warmup),
       webhooks: resolveWebhookDeliveryConfig(options.webhooks),
       rateLimits: resolveRateLimitConfig(options.rateLimits),
@@ -172,6 +184,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   const context: MailplaneContext = transport ? { ...base, transport } : base;
   const runner = createJobRunner(context, { ...options.jobs, queue: context.jobs, handlers: backgroundJobHandlers(context) });
   wakeRunner = () => context.jobs.notify();
+  sandbox?.attach(context, upstream);
   let started = false;
   return {
     handle: createRouter(context, apiRoutes, options.http),
@@ -190,6 +203,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       await context.transport?.close();
       await routing.close();
       warmup.close();
+      await sandbox?.close();
       await context.store.close();
     },
   };

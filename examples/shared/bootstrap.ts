@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { consoleLogger, createBounceReceiver, createMailplane, createSmtpRelay, parseDnsServers, type Mailplane, type MailplaneOptions, type SmtpListener } from 'mailplane';
+import { consoleLogger, createBounceReceiver, createMailplane, createSmtpRelay, parseDnsServers, startSandbox, type Mailplane, type MailplaneOptions, type Sandbox, type SmtpListener } from 'mailplane';
 import { ensurePrivateDirectory, ensurePrivateFile, openKyselyStore, PRIVATE_FILE_MODE } from 'mailplane/storage/kysely';
 import { mxTransport, smartHostTransport } from 'mailplane/transport/smtp';
 
@@ -19,6 +19,8 @@ export interface ExampleConfig {
   secret?: string;
   /** Run background jobs (delivery, DNS checks) in this process; `MAILPLANE_WORKERS=off` disables them. */
   workers: boolean;
+  /** The local sandbox (docs/sandbox.md): see {@link sandboxWanted}. */
+  sandbox: boolean;
   /** Options passed to createMailplane from the environment (DNS, delivery, webhooks, tracking URL, rate limits). */
   mailplane: Pick<MailplaneOptions, 'dns' | 'delivery' | 'webhooks' | 'trackingBaseUrl' | 'rateLimits'>;
   /** The SMTP relay: off unless a port is given. */
@@ -49,6 +51,36 @@ function rateLimitsFrom(env: NodeJS.ProcessEnv): MailplaneOptions['rateLimits'] 
   };
 }
 
+/**
+ * Sandbox mode: on with `MAILPLANE_SANDBOX=1`, off with `MAILPLANE_SANDBOX=0`, and otherwise on
+ * unless real DNS or delivery is configured (`MAILPLANE_DNS_SERVERS`, `MAILPLANE_MX_PORT`) or
+ * `NODE_ENV` is `production`: a first `npm start` then shows mail going all the way through.
+ */
+export function sandboxWanted(env: NodeJS.ProcessEnv): boolean {
+  if (env.MAILPLANE_SANDBOX === '1' || env.MAILPLANE_SANDBOX === '0') return env.MAILPLANE_SANDBOX === '1';
+  return !env.MAILPLANE_DNS_SERVERS && !env.MAILPLANE_MX_PORT && env.NODE_ENV !== 'production';
+}
+
+/** Delivery settings from `MAILPLANE_MX_PORT` and `MAILPLANE_RETRY_DELAYS_MS` (comma-separated milliseconds). */
+function deliveryFrom(env: NodeJS.ProcessEnv): MailplaneOptions['delivery'] | undefined {
+  const retryDelaysMs = env.MAILPLANE_RETRY_DELAYS_MS?.split(',').map((ms) => Number(ms.trim()));
+  if (!env.MAILPLANE_MX_PORT && !retryDelaysMs) return undefined;
+  return { ...(env.MAILPLANE_MX_PORT && { mxPort: Number(env.MAILPLANE_MX_PORT) }), ...(retryDelaysMs && { retryDelaysMs }) };
+}
+
+/** The line the server prints about its mode, saying what it means for domains and mail. */
+export function describeMode(sandbox: Sandbox | undefined, config: ExampleConfig): string {
+  if (sandbox) {
+    return (
+      `mailplane: SANDBOX mode: domains under .test and .example verify at once (sandbox DNS on 127.0.0.1:${sandbox.dns.port}), ` +
+      `and every email is delivered to the local mail catcher (127.0.0.1:${sandbox.smtpPort}) instead of the internet; ` +
+      `read it at GET /api/v1/account/sandbox/message. For real delivery set MAILPLANE_SANDBOX=0 (or MAILPLANE_DNS_SERVERS, MAILPLANE_MX_PORT, NODE_ENV=production).`
+    );
+  }
+  const mxPort = config.mailplane.delivery?.mxPort ?? 25;
+  return `mailplane: LIVE mode: domains are verified in public DNS and email is delivered to recipients' mail servers (port ${mxPort}). MAILPLANE_SANDBOX=1 runs the local sandbox instead.`;
+}
+
 /** Reads {@link ExampleConfig} from `process.env`. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig {
   return {
@@ -59,9 +91,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
     accountApiKey: env.MAILPLANE_ACCOUNT_API_KEY || undefined,
     secret: env.MAILPLANE_SECRET || undefined,
     workers: env.MAILPLANE_WORKERS !== 'off',
+    sandbox: sandboxWanted(env),
     mailplane: {
       ...(env.MAILPLANE_DNS_SERVERS && { dns: { servers: parseDnsServers(env.MAILPLANE_DNS_SERVERS) } }),
-      ...(env.MAILPLANE_MX_PORT && { delivery: { mxPort: Number(env.MAILPLANE_MX_PORT) } }),
+      ...(deliveryFrom(env) && { delivery: deliveryFrom(env) }),
       // Webhooks to loopback and private addresses are refused unless this is set (local development).
       ...(env.MAILPLANE_WEBHOOKS_ALLOW_PRIVATE === '1' && { webhooks: { allowPrivateTargets: true } }),
       rateLimits: rateLimitsFrom(env),
@@ -130,10 +163,12 @@ function loadOrCreateSecret(config: ExampleConfig): string {
 /** Opens storage, creates the mailplane instance and its account; prints a generated key once. */
 export async function startMailplane(config: ExampleConfig): Promise<Mailplane> {
   const store = await openKyselyStore({ url: config.databaseUrl });
+  const sandbox = config.sandbox ? await startSandbox() : undefined;
   const mailplane = createMailplane({
     store,
     secret: loadOrCreateSecret(config),
     ...config.mailplane,
+    ...(sandbox && { sandbox }),
     // Direct-to-MX delivery through mailplane's resolver (MAILPLANE_DNS_SERVERS) on MAILPLANE_MX_PORT.
     transport: (ctx) =>
       mxTransport({
@@ -153,6 +188,7 @@ export async function startMailplane(config: ExampleConfig): Promise<Mailplane> 
         ...(tpsp.username !== '' && { auth: { user: tpsp.username, pass: tpsp.password } }),
       }),
   });
+  console.log(describeMode(sandbox, config));
   const { generatedApiKey } = await mailplane.ensureAccount({ apiKey: config.accountApiKey });
   if (config.workers) mailplane.start();
   if (generatedApiKey) {

@@ -13,6 +13,7 @@ import type { StatsStore } from './stats-store.js';
 import type { MessageStore } from './message-store.js';
 import type { WarmupStore } from './warmup-store.js';
 import type { RateLimitStore } from './rate-limit-store.js';
+import type { SandboxStore } from './sandbox-store.js';
 
 export type * from './account-store.js';
 export type * from './sub-account-store.js';
@@ -26,6 +27,7 @@ export { ALL_MAIL } from './stats-store.js';
 export type * from './message-store.js';
 export type * from './warmup-store.js';
 export type * from './rate-limit-store.js';
+export type * from './sandbox-store.js';
 export { EventType } from './message-store.js';
 export type { Outcome } from './outcome.js';
 export { SubAccountType } from './sub-account-store.js';
@@ -53,6 +55,8 @@ export interface MailplaneStore {
   readonly warmup: WarmupStore;
   /** API rate-limit counters (`createMailplane({ rateLimits })`). */
   readonly rateLimits: RateLimitStore;
+  /** Messages the sandbox mail catcher captured (`startSandbox`). */
+  readonly sandbox: SandboxStore;
   transaction<T>(work: (store: MailplaneStore) => Promise<T>): Promise<T>;
   /** Releases connections; the store is unusable afterwards. */
   close(): Promise<void>;

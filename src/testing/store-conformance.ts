@@ -6,6 +6,7 @@ import { ipPoolStoreConformance } from './conformance/ip-pools.js';
 import { jobStoreConformance } from './conformance/jobs.js';
 import { messageStoreConformance } from './conformance/messages.js';
 import { rateLimitStoreConformance } from './conformance/rate-limits.js';
+import { sandboxStoreConformance } from './conformance/sandbox.js';
 import { statsStoreConformance } from './conformance/stats.js';
 import { suppressionStoreConformance } from './conformance/suppressions.js';
 import { transactionConformance } from './conformance/transactions.js';
@@ -55,6 +56,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     warmupStoreConformance(store);
     rateLimitStoreConformance(store, options.another);
     messageStoreConformance(store);
+    sandboxStoreConformance(store);
     transactionConformance(store);
   });
 }

@@ -3,7 +3,8 @@
  * 127.0.0.1 port) serving a zone the test controls, with switches for the failures a resolver
  * client must survive (SERVFAIL, silence, dropped packets, malformed answers, CNAME loops).
  */
-import dns2, { Packet, type DnsServer, type Resource } from 'dns2';
+import { Packet, type Resource } from 'dns2';
+import { listenDns, toResource as toZoneResource, type ZoneRecord } from '../../src/sandbox/dns-listener.js';
 import type { RemoteInfo } from 'node:dgram';
 
 /** Record types the test zone serves. */
@@ -71,32 +72,7 @@ export interface TestDnsServer {
 const TYPE_NAMES = new Map<number, string>(Object.entries(Packet.TYPE).map(([name, code]) => [code as number, name]));
 const key = (name: string) => name.toLowerCase().replace(/\.$/, '');
 
-function toResource(name: string, record: StoredRecord): Resource {
-  const base = { name, type: Packet.TYPE[record.type], class: Packet.CLASS.IN, ttl: record.ttl };
-  const value = record.value;
-  switch (record.type) {
-    case 'TXT': {
-      // A character-string holds at most 255 bytes; split longer ones as zone software does.
-      const strings = (Array.isArray(value) ? value : [value as string]).flatMap((text) => {
-        const bytes = Buffer.from(text);
-        const chunks: Buffer[] = [];
-        for (let at = 0; at < bytes.length || at === 0; at += 255) chunks.push(bytes.subarray(at, at + 255));
-        return chunks;
-      });
-      return { ...base, data: strings } as unknown as Resource;
-    }
-    case 'CNAME':
-      return { ...base, domain: value } as Resource;
-    case 'NS':
-      return { ...base, ns: value } as Resource;
-    case 'MX': {
-      const mx = value as { exchange: string; preference: number };
-      return { ...base, exchange: mx.exchange, priority: mx.preference } as Resource;
-    }
-    default:
-      return { ...base, address: value } as Resource;
-  }
-}
+const toResource = (name: string, record: StoredRecord): Resource => toZoneResource(name, record as ZoneRecord);
 
 /**
  * Starts the server on 127.0.0.1, an ephemeral port.
@@ -198,28 +174,7 @@ export async function startTestDnsServer(): Promise<TestDnsServer> {
     reply(response);
   }
 
-  // UDP takes a free port; TCP must then bind the same number, which another socket may hold
-  // already (the UDP and TCP port spaces are separate). Try again with a new port when it is.
-  const bindBoth = async (): Promise<{ udp: DnsServer; tcp: DnsServer; port: number }> => {
-    for (let attempt = 1; ; attempt++) {
-      const udpServer: DnsServer = dns2.createServer({ udp: true, handle });
-      const tcpServer: DnsServer = dns2.createServer({ tcp: true, handle });
-      const addresses = await udpServer.listen({ udp: { port: 0, address: '127.0.0.1' } });
-      const boundPort = addresses.udp!.port;
-      try {
-        await new Promise<void>((resolve, reject) => {
-          tcpServer.once('error', reject);
-          tcpServer.once('listening', () => resolve());
-          void tcpServer.listen({ tcp: { port: boundPort, address: '127.0.0.1' } });
-        });
-        return { udp: udpServer, tcp: tcpServer, port: boundPort };
-      } catch (error) {
-        await udpServer.close();
-        if ((error as { code?: string }).code !== 'EADDRINUSE' || attempt >= 20) throw error;
-      }
-    }
-  };
-  const { udp, tcp, port } = await bindBoth();
+  const { port, close } = await listenDns(handle);
 
   const server: TestDnsServer = {
     host: '127.0.0.1',
@@ -253,7 +208,7 @@ export async function startTestDnsServer(): Promise<TestDnsServer> {
       log.length = 0;
     },
     async close() {
-      await Promise.all([udp.close(), tcp.close()]);
+      await close();
     },
   };
   return server;

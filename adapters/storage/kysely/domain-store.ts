@@ -6,7 +6,8 @@ import { containsText } from './dialect.js';
 import { fromBool, toBigint, toBool, toNumber } from './rows.js';
 import type { DomainsTable } from './tables/domains.js';
 
-function toDomain(row: Selectable<DomainsTable>): DomainRecord {
+/** A `domains` row as the core's {@link DomainRecord}. */
+export function toDomain(row: Selectable<DomainsTable>): DomainRecord {
   return {
     id: toNumber(row.id),
     subAccountId: toNumber(row.sub_account_id),

@@ -6,6 +6,7 @@ import { statsRoutes } from './stats.js';
 import { subAccountRoutes } from './sub-accounts.js';
 import { suppressionRoutes } from './suppressions.js';
 import { webhookRoutes } from './webhooks.js';
+import { sandboxRoutes } from './sandbox.js';
 
 /** The route table of the whole `/api/v1` surface. */
 export const apiRoutes: readonly AnyRoute[] = [
@@ -16,4 +17,5 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...webhookRoutes,
   ...statsRoutes,
   ...emailRoutes,
+  ...sandboxRoutes,
 ];

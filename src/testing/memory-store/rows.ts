@@ -13,6 +13,7 @@ import type {
   IpRecord,
   JobState,
   MessageRecord,
+  SandboxMessageRecord,
   SendBatchRecord,
   SmtpAuthRecord,
   SubAccountRecord,
@@ -109,3 +110,6 @@ export interface RateLimitRow extends Keyed<string> {
   windowStart: number;
   used: number;
 }
+
+/** A message captured by the sandbox mail catcher, keyed by its id. */
+export type SandboxMessageRow = SandboxMessageRecord & Keyed<number>;

@@ -7,6 +7,7 @@ import { memoryIpStore, memoryTpspStore } from './ips.js';
 import { memoryJobStore } from './jobs.js';
 import { memoryMessageStore } from './messages.js';
 import { memoryRateLimitStore } from './rate-limits.js';
+import { memorySandboxStore } from './sandbox.js';
 import { memoryStatsStore } from './stats.js';
 import { memorySubAccountStore } from './sub-accounts.js';
 import { memorySuppressionStore } from './suppressions.js';
@@ -106,6 +107,7 @@ function buildStore(db: MemoryDatabase, access: MemoryContext, inTransaction: bo
     messages: memoryMessageStore(access),
     warmup: memoryWarmupStore(access),
     rateLimits: memoryRateLimitStore(access),
+    sandbox: memorySandboxStore(access),
     transaction(work) {
       // A transaction within a transaction is part of it, as in the Kysely store.
       if (inTransaction) return work(store);

@@ -106,13 +106,14 @@ export interface TableRows {
   dailySends: Rows<string, R.DailySendsRow>;
   warmupTraffic: Rows<string, R.WarmupTrafficRow>;
   rateLimits: Rows<string, R.RateLimitRow>;
+  sandboxMessages: Rows<number, R.SandboxMessageRow>;
 }
 
 /** Table names, in one list so creating and overlaying them cannot forget one. */
 const TABLES = [
   'accounts', 'subAccounts', 'smtpAuths', 'domains', 'suppressions', 'ips', 'tpsps', 'ipPools', 'poolIps',
   'poolTpsps', 'webhooks', 'jobs', 'stats', 'batches', 'messages', 'events', 'warmupProgress', 'dailySends',
-  'warmupTraffic', 'rateLimits',
+  'warmupTraffic', 'rateLimits', 'sandboxMessages',
 ] as const satisfies ReadonlyArray<keyof TableRows>;
 
 /** Empty committed tables. */

@@ -1,4 +1,4 @@
-/** Types of the part of mailauth (an independent DKIM verifier) the delivery tests use. */
+/** Types of the part of mailauth (an independent DKIM verifier) the sandbox and the delivery tests use. */
 declare module 'mailauth/lib/dkim/verify.js' {
   export interface DkimResult {
     signingDomain?: string;

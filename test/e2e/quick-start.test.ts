@@ -1,0 +1,122 @@
+/**
+ * The README's quick start, run as written: its commands are read from README.md and typed into
+ * one bash session against each example server in sandbox mode (its default on a development
+ * machine). Then the sandbox's bounce@, defer@ and complaint@ recipients, each to its final state
+ * with events, stats and webhooks.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startExample, type ExampleServer } from '../support/example-server.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read the JSON shapes
+type Json = any;
+
+/** The lines of the README's quick-start block: comments dropped, `API=` taken from the test. */
+function quickStartCommands(): string[] {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const block = /<!-- quick-start:[^>]*-->\s*```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (!block) throw new Error('README.md has no quick-start block');
+  return block.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
+}
+
+/** One bash session: each command runs in it as typed, its output collected until a marker. */
+function bashSession(env: Record<string, string>) {
+  const bash: ChildProcessWithoutNullStreams = spawn('bash', ['--norc', '--noprofile'], { env: { ...process.env, ...env } });
+  let output = '';
+  bash.stdout.on('data', (chunk) => (output += chunk));
+  bash.stderr.on('data', (chunk) => (output += chunk));
+  let n = 0;
+  return {
+    async run(command: string): Promise<string> {
+      const marker = `__done_${++n}__`;
+      const start = output.length;
+      bash.stdin.write(`${command}\necho; echo ${marker}\n`);
+      await vi.waitFor(() => expect(output.slice(start)).toContain(marker), { timeout: 20_000, interval: 20 });
+      return output.slice(start, output.indexOf(marker, start)).trim();
+    },
+    close: () => bash.kill(),
+  };
+}
+
+describe.each(['express', 'koa'] as const)('the README quick start on the %s example, in sandbox mode', (name) => {
+  let server: ExampleServer;
+  let hooks: WebhookReceiver;
+  beforeAll(async () => {
+    hooks = await startWebhookReceiver();
+    server = await startExample(name, { MAILPLANE_WEBHOOKS_ALLOW_PRIVATE: '1', MAILPLANE_RETRY_DELAYS_MS: '200,200' });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await hooks?.close();
+  });
+
+  const call = async (path: string, key: Record<string, string> = { 'x-account-apikey': server.accountKey }, init: RequestInit = {}) => {
+    const response = await fetch(`${server.baseUrl}${path}`, { ...init, headers: { 'content-type': 'application/json', ...key } });
+    return (await response.json()) as Json;
+  };
+  const message = (id: string) => call(`/account/message/${id}`);
+  const waitFor = <T>(check: () => Promise<T>) => vi.waitFor(check, { timeout: 20_000, interval: 100 });
+
+  it('says it runs in sandbox mode and what that means', () => {
+    expect(server.output()).toMatch(/SANDBOX mode: domains under \.test and \.example verify at once .* delivered to the local mail catcher/);
+  });
+
+  it('delivers a DKIM-verified personalised message into the sandbox with the README commands, and the others end in their states', async () => {
+    expect((await call('/account/webhook', undefined, { method: 'POST', body: JSON.stringify({ url: hooks.url, processed: true, delivered: true, hardBounced: true, softBounced: true, spam: true }) })).id).toBeGreaterThan(0);
+    const commands = quickStartCommands();
+    expect(commands.filter((line) => line.startsWith('curl') || /^[A-Z]+=\$\(curl/.test(line))).toHaveLength(5);
+    const bash = bashSession({ KEY: server.accountKey });
+    try {
+      const outputs: string[] = [];
+      for (const command of commands) {
+        // The server listens on a port of its own; everything else is the README's text.
+        const typed = command.startsWith('API=') ? `API=${server.baseUrl}` : command;
+        if (command.includes('/account/sandbox/message')) {
+          const msg = await bash.run('echo $MSG');
+          await waitFor(async () => expect((await message(msg)).status).toBe('delivered'));
+        }
+        outputs.push(await bash.run(typed));
+      }
+      const [sub, msg] = [await bash.run('echo $SUB'), await bash.run('echo $MSG')];
+      expect(sub).toMatch(/^mpsk_|^\S{20,}$/);
+      const verified = JSON.parse(outputs.find((o) => o.includes('"verified"'))!);
+      expect(verified).toMatchObject({ name: 'acme.test', verified: true });
+      const captured = JSON.parse(outputs.find((o) => o.includes('"rcptTo"'))!);
+      expect(captured).toMatchObject({ messageId: msg, rcptTo: ['ada@example.com'], subject: 'Welcome, Ada', dkim: { result: 'pass', domain: 'acme.test' } });
+      expect(captured.raw).toContain('Hello Ada, your account is ready.');
+      const last = outputs.at(-1)!;
+      const events = JSON.parse(last.slice(0, last.indexOf('}[') + 1));
+      expect(events.events.map((e: { type: number }) => e.type)).toEqual([0, 2]); // Processed, Delivered
+      const stats = JSON.parse(last.slice(last.indexOf('}[') + 1));
+      expect(stats[0].stat).toMatchObject({ processed: 1, delivered: 1 });
+
+      // bounce@, defer@ and complaint@, from the same sub-account
+      const sent: Json[] = await call('/subaccount/email', { 'x-subaccount-apikey': sub }, {
+        method: 'POST',
+        body: JSON.stringify({ from: { email: 'hello@acme.test' }, to: ['bounce', 'defer', 'complaint'].map((l) => ({ email: `${l}@example.com` })), subject: 'Outcomes', textBody: 'Hi' }),
+      });
+      const id = (local: string) => sent.find((s) => s.to === `${local}@example.com`).messageId as string;
+      const types = async (local: string) => (await message(id(local))).events.map((e: { type: number }) => e.type);
+      await waitFor(async () => expect((await message(id('bounce'))).status).toBe('hard_bounced'));
+      expect(await types('bounce')).toContain(4);
+      await waitFor(async () => expect((await message(id('defer'))).status).toBe('hard_bounced'));
+      expect(await types('defer')).toEqual(expect.arrayContaining([3, 4]));
+      await waitFor(async () => expect(await types('complaint')).toEqual([0, 2, 8]));
+      const today = new Date().toISOString().slice(0, 10);
+      await waitFor(async () =>
+        expect((await call(`/subaccount/stat?from=${today}&to=${today}`, { 'x-subaccount-apikey': sub }))[0].stat).toMatchObject({ processed: 4, delivered: 2, hardBounced: 2, spam: 1 }),
+      );
+      await waitFor(async () => {
+        const about = (messageId: string) => hooks.received.filter((d) => d.body.includes(messageId)).map((d) => d.json.event.type);
+        expect(about(msg)).toEqual(expect.arrayContaining([0, 2]));
+        expect(about(id('bounce'))).toContain(4);
+        expect(about(id('defer'))).toEqual(expect.arrayContaining([3, 4]));
+        expect(about(id('complaint'))).toContain(8);
+      });
+    } finally {
+      bash.close();
+    }
+  });
+});
