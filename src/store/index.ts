@@ -13,6 +13,7 @@ import type { StatsStore } from './stats-store.js';
 import type { MessageStore } from './message-store.js';
 import type { WarmupStore } from './warmup-store.js';
 import type { RateLimitStore } from './rate-limit-store.js';
+import type { SettingStore, StoreReadiness } from './instance-store.js';
 
 export type * from './account-store.js';
 export type * from './sub-account-store.js';
@@ -26,6 +27,7 @@ export { ALL_MAIL } from './stats-store.js';
 export type * from './message-store.js';
 export type * from './warmup-store.js';
 export type * from './rate-limit-store.js';
+export type * from './instance-store.js';
 export { EventType } from './message-store.js';
 export type { Outcome } from './outcome.js';
 export { SubAccountType } from './sub-account-store.js';
@@ -53,7 +55,18 @@ export interface MailplaneStore {
   readonly warmup: WarmupStore;
   /** API rate-limit counters (`createMailplane({ rateLimits })`). */
   readonly rateLimits: RateLimitStore;
+  /**
+   * Instance-wide settings (the secret's check value that keeps a node with another
+   * `MAILPLANE_SECRET` from starting). Optional: without it that check is skipped.
+   */
+  readonly settings?: SettingStore;
   transaction<T>(work: (store: MailplaneStore) => Promise<T>): Promise<T>;
+  /**
+   * Whether the store can serve now: the database answers and its schema is current (no migration
+   * pending). Rejects when the database cannot be reached. Optional: `GET /readyz` counts a store
+   * without it as ready once a trivial read succeeds.
+   */
+  ready?(): Promise<StoreReadiness>;
   /** Releases connections; the store is unusable afterwards. */
   close(): Promise<void>;
 }

@@ -8,6 +8,7 @@ import type { SuppressionTables } from './tables/suppressions.js';
 import type { WebhookTables } from './tables/webhooks.js';
 import type { WarmupTables } from './tables/warmup.js';
 import type { RateLimitTables } from './tables/rate-limits.js';
+import type { SettingTables } from './tables/settings.js';
 
 /*
  * Column types as the drivers deliver them. SQLite runs with safe integers (every INTEGER comes
@@ -64,7 +65,7 @@ export interface SmtpAuthsTable {
 }
 
 /** Every table of the mailplane schema; each area declares its tables in `tables/`. */
-export interface Database extends DomainTables, SuppressionTables, IpPoolTables, WebhookTables, JobTables, StatsTables, MessageTables, WarmupTables, RateLimitTables {
+export interface Database extends DomainTables, SuppressionTables, IpPoolTables, WebhookTables, JobTables, StatsTables, MessageTables, WarmupTables, RateLimitTables, SettingTables {
   accounts: AccountsTable;
   sub_accounts: SubAccountsTable;
   smtp_auths: SmtpAuthsTable;

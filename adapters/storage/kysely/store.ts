@@ -14,6 +14,7 @@ import { kyselyStatsStore } from './stats-store.js';
 import { kyselyMessageStore } from './message-store.js';
 import { kyselyWarmupStore } from './warmup-store.js';
 import { kyselyRateLimitStore } from './rate-limit-store.js';
+import { kyselyReadiness, kyselySettingStore } from './instance-store.js';
 
 /** Options of {@link kyselyStore}. */
 export interface KyselyStoreOptions {
@@ -38,6 +39,8 @@ function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): Mailpl
     messages: kyselyMessageStore(ctx),
     warmup: kyselyWarmupStore(ctx),
     rateLimits: kyselyRateLimitStore(ctx),
+    settings: kyselySettingStore(ctx),
+    ready: () => kyselyReadiness(ctx),
     transaction(work) {
       if (ctx.inTransaction) return work(buildStore(ctx, close));
       return ctx.db

@@ -12,6 +12,7 @@ import { ipWarmupMigration } from './0009-ip-warmup.js';
 import { ipOwnerMigration } from './0010-ip-owner.js';
 import { rateLimitsMigration } from './0011-rate-limits.js';
 import { messageCopiesMigration } from './0012-message-copies.js';
+import { settingsMigration } from './0013-settings.js';
 
 /*
  * Versioned migrations, applied in name order on start. Never edit a migration that has shipped:
@@ -30,6 +31,7 @@ const migrationFactories: Record<string, (dialect: DialectName) => Migration> = 
   '0010-ip-owner': ipOwnerMigration,
   '0011-rate-limits': rateLimitsMigration,
   '0012-message-copies': messageCopiesMigration,
+  '0013-settings': settingsMigration,
 };
 
 /** The Kysely migration provider of the mailplane schema for one dialect. */
