@@ -57,6 +57,11 @@ async function createKysely(dialect: DialectName, target: string, maxConnections
   // the pool; unhandled, that would crash the host process. The pool drops the client and the
   // next query opens a new connection, so there is nothing else to do here.
   pool.on('error', () => {});
+  // A client checked out of the pool (inside a transaction, between two statements) whose
+  // connection drops emits 'error' on itself, where the pool no longer listens: without this the
+  // host process would die. The statement in flight or the next one rejects, which the store
+  // reports as UnavailableError, and the pool replaces the client.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
