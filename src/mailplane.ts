@@ -193,6 +193,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   const runner = createJobRunner(context, { ...options.jobs, queue: context.jobs, handlers: backgroundJobHandlers(context) });
   wakeRunner = () => context.jobs.notify();
   let started = false;
+  let closed = false;
   // One check per instance; a failure other than a mismatch (the database was down) is tried again.
   let secretChecked: Promise<void> | undefined;
   const checkSecret = () =>
@@ -217,8 +218,14 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       return ensureAccount(context, ensureOptions);
     },
     start: async () => {
-      await checkSecret();
-      if (started) return;
+      try {
+        await checkSecret();
+      } catch (error) {
+        // close() ran while the check was under way: there is nothing left to start.
+        if (closed) return;
+        throw error;
+      }
+      if (started || closed) return;
       started = true;
       runner.start();
     },
@@ -226,6 +233,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       await runner.stop();
     },
     close: async () => {
+      closed = true;
       if (started) await runner.stop();
       await domainVerifier.close();
       await context.transport?.close();
