@@ -1,8 +1,9 @@
 /**
  * The repository's better-sqlite3 (dev/better-sqlite3) is the one that works on the running Node,
  * with no manual step: 12.x on Node 20, 13.x from Node 22. On Node 24, 12.x aborts the process
- * when the garbage collector frees statements of a closed database; this runs exactly that in a
- * child process (the abort would kill vitest's worker) and checks it exits cleanly.
+ * when statements are freed (by the garbage collector, or at exit with the database open); this
+ * runs exactly that in a child process (the abort would kill vitest's worker) and checks it exits
+ * cleanly.
  */
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -21,18 +22,15 @@ describe(`better-sqlite3 on Node ${process.versions.node}`, () => {
     expect(driver).toBe(require(major >= 22 ? 'better-sqlite3-node22' : 'better-sqlite3-node20'));
   });
 
-  it('survives the garbage collector freeing statements of closed databases', () => {
+  it('survives statements freed at exit with the database open', () => {
+    // 12.x on Node 24 aborts here ("Assertion failed: (env) != nullptr" in Statement::~Statement;
+    // checked: SIGABRT). Not with --expose-gc, which changes the teardown.
     const script = `
       const Database = require('better-sqlite3');
-      for (let round = 0; round < 5; round++) {
-        const db = new Database(':memory:');
-        db.exec('create table t (a integer)');
-        for (let i = 0; i < 3000; i++) db.prepare('insert into t values (' + i + ')').run();
-        db.close();
-        global.gc();
-      }
-      process.stdout.write('survived');`;
-    const child = spawnSync(process.execPath, ['--expose-gc', '-e', script], { cwd: process.cwd(), encoding: 'utf8', timeout: 60_000 });
-    expect({ status: child.status, signal: child.signal, stdout: child.stdout }, child.stderr).toEqual({ status: 0, signal: null, stdout: 'survived' });
+      const db = new Database(':memory:');
+      for (let i = 0; i < 10000; i++) db.prepare('select ' + i).get();
+      console.log('survived');`;
+    const child = spawnSync(process.execPath, ['-e', script], { cwd: process.cwd(), encoding: 'utf8', timeout: 60_000 });
+    expect({ status: child.status, signal: child.signal, stdout: child.stdout }, child.stderr).toEqual({ status: 0, signal: null, stdout: 'survived\n' });
   });
 });
