@@ -15,6 +15,12 @@ export default tseslint.config(
     },
   },
   {
+    // The development-only driver selector (dev/better-sqlite3): plain CommonJS run by Node.
+    files: ['dev/**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['src/**/*.ts'],
     rules: {
       // The core never imports adapters, frameworks or drivers (see docs/architecture.md).

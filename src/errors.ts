@@ -186,3 +186,14 @@ export class StorageError extends MailplaneError {
     super('storage', 'STORAGE_ERROR', message, { cause });
   }
 }
+
+/**
+ * The database was set up with another instance secret than this node's: stored keys, passwords
+ * and links made by the other nodes could not be read or checked here, so the node refuses to
+ * start. Kind `internal`: it is a deployment fault, never a caller's.
+ */
+export class SecretMismatchError extends MailplaneError {
+  constructor() {
+    super('internal', 'SECRET_MISMATCH', 'this database was set up with another secret: start every node on it with the same secret (stored keys and passwords cannot be read with this one)');
+  }
+}

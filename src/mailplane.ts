@@ -24,11 +24,14 @@ import type { HttpHandler } from './http/types.js';
 import { randomIds, type IdGenerator } from './model/ids.js';
 import { systemClock, type Clock } from './model/time.js';
 import type { MailplaneStore } from './store/index.js';
+import { SecretMismatchError } from './errors.js';
 import { resolveWebhookDeliveryConfig, type WebhookDeliveryConfig } from './webhook/config.js';
 import { withWebhookOutbox } from './webhook/outbox.js';
 import { withStorageFaults } from './store/faults.js';
 import type { Sandbox } from './sandbox/index.js';
 import { systemDnsServers } from './dns/servers.js';
+import { checkReadiness, createHealthHandler, type Readiness } from './health.js';
+import { verifySecret } from './crypto/secret-check.js';
 
 /** Options of {@link createMailplane}. */
 export interface MailplaneOptions {
@@ -103,6 +106,14 @@ export interface Mailplane {
    * `trackingBaseUrl`, e.g. `app.use('/t', toExpress(mailplane.handleLinks))`.
    */
   readonly handleLinks: HttpHandler;
+  /**
+   * `GET /healthz` (the process answers) and `GET /readyz` (the store answers with its schema
+   * current, the secret matches the database's, the job runner polls when `start()` was called;
+   * 503 with the reason otherwise), e.g. `app.get(['/healthz', '/readyz'], toExpress(mailplane.handleHealth))`.
+   */
+  readonly handleHealth: HttpHandler;
+  /** What `GET /readyz` answers, for hosts with their own health endpoint. */
+  readiness(): Promise<Readiness>;
   /** The shared collaborators, for the operations modules. */
   readonly context: MailplaneContext;
   /** Creates an account (with its default sub-account); returns its key in clear, once. */
@@ -113,10 +124,19 @@ export interface Mailplane {
    */
   ensureAccount(options?: { apiKey?: string; name?: string }): ReturnType<typeof ensureAccount>;
   /**
-   * Starts background work in this process: the durable job runner (delivery, DNS re-checks,
-   * webhooks). Several processes may run it against one PostgreSQL database.
+   * Checks that the database was set up with this instance's secret (writing the check value on
+   * the first start), and throws {@link SecretMismatchError} when it was not. `ensureAccount`,
+   * `createAccount` and `start` run it first; it runs once per instance.
    */
-  start(): void;
+  verifySecret(): Promise<void>;
+  /**
+   * Starts background work in this process: the durable job runner (delivery, DNS re-checks,
+   * webhooks), once {@link Mailplane.verifySecret} has passed. Several processes may run it against
+   * one PostgreSQL database. The promise rejects (and no job runs) when the secret does not match.
+   */
+  start(): Promise<void>;
+  /** Stops background work started by `start()` (handing jobs back); the API keeps serving. */
+  stop(): Promise<void>;
   /**
    * Stops background work (finishing or handing back running jobs), closes the runtime services
    * (domain checks running finish; the delivery and TPSP transports close) and closes the store.
@@ -186,18 +206,47 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   wakeRunner = () => context.jobs.notify();
   sandbox?.attach(context, upstream);
   let started = false;
+  let closed = false;
+  // One check per instance; a failure other than a mismatch (the database was down) is tried again.
+  let secretChecked: Promise<void> | undefined;
+  const checkSecret = () =>
+    (secretChecked ??= verifySecret(store, context.secrets).catch((error: unknown) => {
+      if (!(error instanceof SecretMismatchError)) secretChecked = undefined;
+      throw error;
+    }));
+  const readiness = () => checkReadiness({ store, secret: checkSecret, runner: () => (started ? runner.status() : null) });
   return {
     handle: createRouter(context, apiRoutes, options.http),
     handleLinks: createTrackingHandler(context),
+    handleHealth: createHealthHandler(readiness),
+    readiness,
     context,
-    createAccount: (accountOptions) => createAccount(context, accountOptions),
-    ensureAccount: (ensureOptions) => ensureAccount(context, ensureOptions),
-    start: () => {
-      if (started) return;
+    verifySecret: checkSecret,
+    createAccount: async (accountOptions) => {
+      await checkSecret();
+      return createAccount(context, accountOptions);
+    },
+    ensureAccount: async (ensureOptions) => {
+      await checkSecret();
+      return ensureAccount(context, ensureOptions);
+    },
+    start: async () => {
+      try {
+        await checkSecret();
+      } catch (error) {
+        // close() ran while the check was under way: there is nothing left to start.
+        if (closed) return;
+        throw error;
+      }
+      if (started || closed) return;
       started = true;
       runner.start();
     },
+    stop: async () => {
+      await runner.stop();
+    },
     close: async () => {
+      closed = true;
       if (started) await runner.stop();
       await domainVerifier.close();
       await context.transport?.close();

@@ -3,25 +3,29 @@
  * Run with `npm start`; configuration comes from the environment (see the README).
  */
 import express from 'express';
+import { HEALTH_PATHS } from 'mailplane';
 import { toExpress } from 'mailplane/express';
 import { closeOnSignals, readConfig, startMailplane, startSmtpServers } from '../shared/bootstrap.js';
+import { boundPort, exitOnStartupFailure, listenHttp } from '../shared/startup.js';
 
-const config = readConfig();
-const mailplane = await startMailplane(config);
-const smtpServers = await startSmtpServers(mailplane, config);
+try {
+  const config = readConfig();
+  const mailplane = await startMailplane(config);
+  const smtpServers = await startSmtpServers(mailplane, config);
 
-const app = express();
-app.disable('x-powered-by');
-app.use('/api/v1', toExpress(mailplane.handle));
-app.use('/t', toExpress(mailplane.handleLinks));
+  const app = express();
+  app.disable('x-powered-by');
+  app.use('/api/v1', toExpress(mailplane.handle));
+  app.use('/t', toExpress(mailplane.handleLinks));
+  app.get([...HEALTH_PATHS], toExpress(mailplane.handleHealth));
 
-const server = app.listen(config.port, config.host, () => {
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  console.log(`mailplane (express) listening on http://${config.host}:${port}/api/v1`);
-});
-closeOnSignals(async () => {
-  for (const smtp of smtpServers) await smtp.close();
-  await new Promise((resolve) => server.close(resolve));
-  await mailplane.close();
-});
+  const server = await listenHttp(app, config);
+  console.log(`mailplane (express) listening on http://${config.host}:${boundPort(server, config.port)}/api/v1`);
+  closeOnSignals(async () => {
+    for (const smtp of smtpServers) await smtp.close();
+    await new Promise((resolve) => server.close(resolve));
+    await mailplane.close();
+  });
+} catch (error) {
+  exitOnStartupFailure(error);
+}

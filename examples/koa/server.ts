@@ -3,24 +3,29 @@
  * Run with `npm run start:koa`; configuration comes from the environment (see the README).
  */
 import Koa from 'koa';
+import { HEALTH_PATHS } from 'mailplane';
 import { toKoa } from 'mailplane/koa';
 import { closeOnSignals, readConfig, startMailplane, startSmtpServers } from '../shared/bootstrap.js';
+import { boundPort, exitOnStartupFailure, listenHttp } from '../shared/startup.js';
 
-const config = readConfig();
-const mailplane = await startMailplane(config);
-const smtpServers = await startSmtpServers(mailplane, config);
+try {
+  const config = readConfig();
+  const mailplane = await startMailplane(config);
+  const smtpServers = await startSmtpServers(mailplane, config);
 
-const app = new Koa();
-app.use(toKoa(mailplane.handle, { prefix: '/api/v1' }));
-app.use(toKoa(mailplane.handleLinks, { prefix: '/t' }));
+  const app = new Koa();
+  app.use(toKoa(mailplane.handle, { prefix: '/api/v1' }));
+  app.use(toKoa(mailplane.handleLinks, { prefix: '/t' }));
+  const health = toKoa(mailplane.handleHealth);
+  app.use((ctx, next) => (HEALTH_PATHS.includes(ctx.path) ? health(ctx, next) : next()));
 
-const server = app.listen(config.port, config.host, () => {
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  console.log(`mailplane (koa) listening on http://${config.host}:${port}/api/v1`);
-});
-closeOnSignals(async () => {
-  for (const smtp of smtpServers) await smtp.close();
-  await new Promise((resolve) => server.close(resolve));
-  await mailplane.close();
-});
+  const server = await listenHttp(app.callback(), config);
+  console.log(`mailplane (koa) listening on http://${config.host}:${boundPort(server, config.port)}/api/v1`);
+  closeOnSignals(async () => {
+    for (const smtp of smtpServers) await smtp.close();
+    await new Promise((resolve) => server.close(resolve));
+    await mailplane.close();
+  });
+} catch (error) {
+  exitOnStartupFailure(error);
+}

@@ -6,8 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { consoleLogger, createBounceReceiver, createMailplane, createSmtpRelay, parseDnsServers, startSandbox, type Mailplane, type MailplaneOptions, type Sandbox, type SmtpListener } from 'mailplane';
-import { ensurePrivateDirectory, ensurePrivateFile, openKyselyStore, PRIVATE_FILE_MODE } from 'mailplane/storage/kysely';
+import { ensurePrivateDirectory, ensurePrivateFile, PRIVATE_FILE_MODE } from 'mailplane/storage/kysely';
 import { mxTransport, smartHostTransport } from 'mailplane/transport/smtp';
+import { openExampleStore, readPemFile } from './startup.js';
 
 /** The example servers' configuration, from the environment (see the README's table). */
 export interface ExampleConfig {
@@ -104,7 +105,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
       ...(env.MAILPLANE_SMTP_PORT && { port: Number(env.MAILPLANE_SMTP_PORT) }),
       ...(env.MAILPLANE_SMTPS_PORT && { tlsPort: Number(env.MAILPLANE_SMTPS_PORT) }),
       ...(env.MAILPLANE_SMTP_TLS_KEY &&
-        env.MAILPLANE_SMTP_TLS_CERT && { tls: { key: readFileSync(env.MAILPLANE_SMTP_TLS_KEY, 'utf8'), cert: readFileSync(env.MAILPLANE_SMTP_TLS_CERT, 'utf8') } }),
+        env.MAILPLANE_SMTP_TLS_CERT && { tls: { key: readPemFile(env.MAILPLANE_SMTP_TLS_KEY, 'MAILPLANE_SMTP_TLS_KEY'), cert: readPemFile(env.MAILPLANE_SMTP_TLS_CERT, 'MAILPLANE_SMTP_TLS_CERT') } }),
       ...(env.MAILPLANE_BOUNCE_PORT && { bouncePort: Number(env.MAILPLANE_BOUNCE_PORT) }),
       feedbackAddresses: (env.MAILPLANE_FEEDBACK_ADDRESSES ?? '').split(',').map((a) => a.trim()).filter(Boolean),
       ...(env.MAILPLANE_SMTP_MAX_CLIENTS && { maxClients: Number(env.MAILPLANE_SMTP_MAX_CLIENTS) }),
@@ -162,7 +163,7 @@ function loadOrCreateSecret(config: ExampleConfig): string {
 
 /** Opens storage, creates the mailplane instance and its account; prints a generated key once. */
 export async function startMailplane(config: ExampleConfig): Promise<Mailplane> {
-  const store = await openKyselyStore({ url: config.databaseUrl });
+  const store = await openExampleStore(config.databaseUrl);
   const sandbox = config.sandbox ? await startSandbox() : undefined;
   const mailplane = createMailplane({
     store,
@@ -190,7 +191,7 @@ export async function startMailplane(config: ExampleConfig): Promise<Mailplane> 
   });
   console.log(describeMode(sandbox, config));
   const { generatedApiKey } = await mailplane.ensureAccount({ apiKey: config.accountApiKey });
-  if (config.workers) mailplane.start();
+  if (config.workers) await mailplane.start();
   if (generatedApiKey) {
     // Printed once, on the start that created the account; only its hash and ciphertext are stored.
     console.log(`mailplane: account API key (shown once, keep it): ${generatedApiKey}`);

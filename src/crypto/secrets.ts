@@ -18,6 +18,12 @@ export interface SecretBox {
   sign(data: string): string;
   /** Checks a signature made by {@link SecretBox.sign}, in constant time. */
   verify(data: string, signature: string): boolean;
+  /**
+   * A value that identifies the secret without revealing it: an HMAC of a fixed label under a key
+   * of its own derived from the secret. Stored in the database by the first node, compared by the
+   * next ones, so a node started with another secret is refused (see `SecretMismatchError`).
+   */
+  readonly checkValue: string;
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -45,12 +51,13 @@ export const MIN_SECRET_LENGTH = 32;
  */
 export function createSecretBox(secret: string): SecretBox {
   if (secret.length < MIN_SECRET_LENGTH) {
-    throw new Error(`the mailplane secret must be at least ${MIN_SECRET_LENGTH} characters`);
+    throw new Error(`the mailplane secret must be at least ${MIN_SECRET_LENGTH} characters (this one has ${secret.length})`);
   }
   const derive = (info: string) => Buffer.from(hkdfSync('sha256', secret, 'mailplane', info, 32));
   const encryptionKey = derive('encryption-v1');
   const hashKey = derive('lookup-hash-v1');
   const signingKey = derive('link-signing-v1');
+  const checkValue = `v1.${createHmac('sha256', derive('secret-check-v1')).update('mailplane instance secret').digest('base64url')}`;
   const sign = (data: string) => createHmac('sha256', signingKey).update(data).digest('base64url');
 
   const lookupHash = (value: string) => createHmac('sha256', hashKey).update(value).digest('base64url');
@@ -74,6 +81,7 @@ export function createSecretBox(secret: string): SecretBox {
     },
     lookupHash,
     sign,
+    checkValue,
     verify(data, signature) {
       const a = Buffer.from(sign(data));
       const b = Buffer.from(signature);

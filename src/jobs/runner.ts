@@ -89,6 +89,8 @@ export function createJobRunner(ctx: JobContext, options: JobRunnerOptions): Job
   let stopping = false;
   let loopDone: Promise<void> = Promise.resolve();
   let unsubscribe: (() => void) | undefined;
+  /** Monotonic time (not ctx.clock, which tests move by hand) the last claim round ended. */
+  let lastRoundAt: number | null = null;
 
   // Wake-up: a notify() during a claim round must not be lost, so it is remembered until the next sleep.
   let wakePending = false;
@@ -254,6 +256,7 @@ export function createJobRunner(ctx: JobContext, options: JobRunnerOptions): Job
       } catch (error) {
         logger.error('job claim failed', { error: describe(error) });
       }
+      lastRoundAt = performance.now();
       if (!more) await sleep(pollIntervalMs);
     }
   }
@@ -287,5 +290,10 @@ export function createJobRunner(ctx: JobContext, options: JobRunnerOptions): Job
       started = false;
     },
     notify: wake,
+    status: () => ({
+      polling: started && !stopping,
+      sinceLastRoundMs: lastRoundAt === null ? null : performance.now() - lastRoundAt,
+      pollIntervalMs,
+    }),
   };
 }

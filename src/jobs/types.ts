@@ -83,4 +83,16 @@ export interface JobRunner {
   stop(options?: { graceMs?: number }): Promise<void>;
   /** Looks for due jobs now instead of at the next poll (e.g. after enqueueing, or after moving a manual clock). */
   notify(): void;
+  /** Whether it polls, and how long ago its last claim round ended (for readiness checks). */
+  status(): JobRunnerStatus;
+}
+
+/** What {@link JobRunner.status} reports. */
+export interface JobRunnerStatus {
+  /** Started and not stopping. */
+  polling: boolean;
+  /** Milliseconds since the last claim round ended (monotonic time), or null before the first. */
+  sinceLastRoundMs: number | null;
+  /** The poll interval it runs with. */
+  pollIntervalMs: number;
 }

@@ -14,6 +14,7 @@ import type { MessageStore } from './message-store.js';
 import type { WarmupStore } from './warmup-store.js';
 import type { RateLimitStore } from './rate-limit-store.js';
 import type { SandboxStore } from './sandbox-store.js';
+import type { SettingStore, StoreReadiness } from './instance-store.js';
 
 export type * from './account-store.js';
 export type * from './sub-account-store.js';
@@ -28,6 +29,7 @@ export type * from './message-store.js';
 export type * from './warmup-store.js';
 export type * from './rate-limit-store.js';
 export type * from './sandbox-store.js';
+export type * from './instance-store.js';
 export { EventType } from './message-store.js';
 export type { Outcome } from './outcome.js';
 export { SubAccountType } from './sub-account-store.js';
@@ -57,7 +59,18 @@ export interface MailplaneStore {
   readonly rateLimits: RateLimitStore;
   /** Messages the sandbox mail catcher captured (`startSandbox`). */
   readonly sandbox: SandboxStore;
+  /**
+   * Instance-wide settings (the secret's check value that keeps a node with another
+   * `MAILPLANE_SECRET` from starting). Optional: without it that check is skipped.
+   */
+  readonly settings?: SettingStore;
   transaction<T>(work: (store: MailplaneStore) => Promise<T>): Promise<T>;
+  /**
+   * Whether the store can serve now: the database answers and its schema is current (no migration
+   * pending). Rejects when the database cannot be reached. Optional: `GET /readyz` counts a store
+   * without it as ready once a trivial read succeeds.
+   */
+  ready?(): Promise<StoreReadiness>;
   /** Releases connections; the store is unusable afterwards. */
   close(): Promise<void>;
 }

@@ -78,3 +78,43 @@ export async function startExample(name: 'express' | 'koa', env: Record<string, 
     },
   };
 }
+
+/** How an example process that was expected to fail at start-up ended. */
+export interface ExampleExit {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `examples/<name>/server.ts` (with a throwaway data directory unless `env` names one) and
+ * waits for it to exit on its own; fails when it is still running after `timeoutMs` (it started
+ * when it should have refused to).
+ */
+export async function runExampleUntilExit(name: 'express' | 'koa', env: Record<string, string> = {}, timeoutMs = 30_000): Promise<ExampleExit> {
+  const dataDir = env.MAILPLANE_DATA_DIR ?? mkdtempSync(join(tmpdir(), `mailplane-${name}-`));
+  const child = spawn(join(root, 'node_modules/.bin/tsx'), [join(root, `examples/${name}/server.ts`)], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', MAILPLANE_DATA_DIR: dataDir, MAILPLANE_DATABASE_URL: `sqlite:${join(dataDir, 'mailplane.db')}`, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  try {
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`the example kept running:\n${stdout}${stderr}`));
+      }, timeoutMs);
+      child.once('exit', (exitCode) => {
+        clearTimeout(timer);
+        resolve(exitCode);
+      });
+    });
+    return { code, stdout, stderr };
+  } finally {
+    if (env.MAILPLANE_DATA_DIR === undefined) rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -2,6 +2,8 @@ import { resolve } from 'node:path';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import { consoleLogger, type Logger } from '../../../src/context.js';
 import type { MailplaneStore } from '../../../src/store/index.js';
+import { isUnavailableFault } from '../../../src/store/faults.js';
+import { UnavailableError } from '../../../src/errors.js';
 import type { DialectName } from './dialect.js';
 import { mailplaneMigrations } from './migrations/index.js';
 import { prepareSqliteFile, tightenSqliteSidecars } from './private-files.js';
@@ -55,6 +57,11 @@ async function createKysely(dialect: DialectName, target: string, maxConnections
   // the pool; unhandled, that would crash the host process. The pool drops the client and the
   // next query opens a new connection, so there is nothing else to do here.
   pool.on('error', () => {});
+  // A client checked out of the pool (inside a transaction, between two statements) whose
+  // connection drops emits 'error' on itself, where the pool no longer listens: without this the
+  // host process would die. The statement in flight or the next one rejects, which the store
+  // reports as UnavailableError, and the pool replaces the client.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
@@ -63,8 +70,10 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: DialectName
   const migrator = new Migrator({ db, provider: mailplaneMigrations(dialect) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`mailplane migration ${failed} failed`, { cause: error });
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    // No migration ran: the migration table could not even be read, usually a database that cannot be reached.
+    if (failed === undefined && isUnavailableFault(error)) throw new UnavailableError(`the ${dialect === 'postgres' ? 'PostgreSQL' : 'SQLite'} database cannot be reached`, error);
+    throw new Error(`mailplane migration ${failed ?? '(reading the migration table)'} failed`, { cause: error });
   }
 }
 

@@ -9,6 +9,7 @@ import type { WebhookTables } from './tables/webhooks.js';
 import type { WarmupTables } from './tables/warmup.js';
 import type { RateLimitTables } from './tables/rate-limits.js';
 import type { SandboxTables } from './tables/sandbox.js';
+import type { SettingTables } from './tables/settings.js';
 
 /*
  * Column types as the drivers deliver them. SQLite runs with safe integers (every INTEGER comes
@@ -65,7 +66,7 @@ export interface SmtpAuthsTable {
 }
 
 /** Every table of the mailplane schema; each area declares its tables in `tables/`. */
-export interface Database extends DomainTables, SuppressionTables, IpPoolTables, WebhookTables, JobTables, StatsTables, MessageTables, WarmupTables, RateLimitTables, SandboxTables {
+export interface Database extends DomainTables, SuppressionTables, IpPoolTables, WebhookTables, JobTables, StatsTables, MessageTables, WarmupTables, RateLimitTables, SandboxTables, SettingTables {
   accounts: AccountsTable;
   sub_accounts: SubAccountsTable;
   smtp_auths: SmtpAuthsTable;

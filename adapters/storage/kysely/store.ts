@@ -15,6 +15,7 @@ import { kyselyMessageStore } from './message-store.js';
 import { kyselyWarmupStore } from './warmup-store.js';
 import { kyselyRateLimitStore } from './rate-limit-store.js';
 import { kyselySandboxStore } from './sandbox-store.js';
+import { kyselyReadiness, kyselySettingStore } from './instance-store.js';
 
 /** Options of {@link kyselyStore}. */
 export interface KyselyStoreOptions {
@@ -40,6 +41,8 @@ function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): Mailpl
     warmup: kyselyWarmupStore(ctx),
     rateLimits: kyselyRateLimitStore(ctx),
     sandbox: kyselySandboxStore(ctx),
+    settings: kyselySettingStore(ctx),
+    ready: () => kyselyReadiness(ctx),
     transaction(work) {
       if (ctx.inTransaction) return work(buildStore(ctx, close));
       return ctx.db

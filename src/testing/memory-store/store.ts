@@ -31,6 +31,8 @@ interface MemoryDatabase {
   sequences: Map<string, number>;
   exclusive: ReturnType<typeof createMutex>;
   closed: boolean;
+  /** Instance-wide settings; not rolled back with a transaction (a claim is a single write). */
+  settings: Map<string, string>;
 }
 
 function nextId(db: MemoryDatabase) {
@@ -108,6 +110,17 @@ function buildStore(db: MemoryDatabase, access: MemoryContext, inTransaction: bo
     warmup: memoryWarmupStore(access),
     rateLimits: memoryRateLimitStore(access),
     sandbox: memorySandboxStore(access),
+    settings: {
+      async claim(name, value) {
+        assertOpen(db);
+        if (!db.settings.has(name)) db.settings.set(name, value);
+        return db.settings.get(name)!;
+      },
+    },
+    async ready() {
+      assertOpen(db);
+      return { ready: true };
+    },
     transaction(work) {
       // A transaction within a transaction is part of it, as in the Kysely store.
       if (inTransaction) return work(store);
@@ -151,6 +164,6 @@ function buildStore(db: MemoryDatabase, access: MemoryContext, inTransaction: bo
  * const mailplane = createMailplane({ store: createMemoryStore(), secret: 'a test secret of at least 32 characters', transport });
  */
 export function createMemoryStore(): MailplaneStore {
-  const db: MemoryDatabase = { tables: createTables(), sequences: new Map(), exclusive: createMutex(), closed: false };
+  const db: MemoryDatabase = { tables: createTables(), sequences: new Map(), exclusive: createMutex(), closed: false, settings: new Map() };
   return buildStore(db, committedAccess(db), false);
 }

@@ -13,6 +13,7 @@ import { ipOwnerMigration } from './0010-ip-owner.js';
 import { rateLimitsMigration } from './0011-rate-limits.js';
 import { messageCopiesMigration } from './0012-message-copies.js';
 import { sandboxMessagesMigration } from './0013-sandbox-messages.js';
+import { settingsMigration } from './0014-settings.js';
 
 /*
  * Versioned migrations, applied in name order on start. Never edit a migration that has shipped:
@@ -32,6 +33,7 @@ const migrationFactories: Record<string, (dialect: DialectName) => Migration> = 
   '0011-rate-limits': rateLimitsMigration,
   '0012-message-copies': messageCopiesMigration,
   '0013-sandbox-messages': sandboxMessagesMigration,
+  '0014-settings': settingsMigration,
 };
 
 /** The Kysely migration provider of the mailplane schema for one dialect. */
