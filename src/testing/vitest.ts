@@ -1,5 +1,7 @@
+import type * as Vitest from 'vitest';
+
 /** The vitest API the conformance suite declares its tests with. */
-export type VitestApi = typeof import('vitest');
+export type VitestApi = typeof Vitest;
 
 /*
  * vitest is an optional peer dependency: applications that only use the in-memory store or the
