@@ -2,6 +2,7 @@
  * mailplane: embeddable email-platform primitives. Start with {@link createMailplane}.
  *
  * @packageDocumentation
+ * @module mailplane
  */
 export { createMailplane, type Mailplane, type MailplaneOptions } from './mailplane.js';
 export { startSandbox, SANDBOX_MX_HOST, type Sandbox, type SandboxOptions, type SandboxDkimResult } from './sandbox/index.js';
@@ -89,3 +90,37 @@ export { resolveDeliveryConfig } from './delivery/config.js';
 export { defaultDnsConfig, type DnsConfig } from './dns/config.js';
 export { defaultDeliveryConfig, type DeliveryConfig } from './delivery/config.js';
 export { defaultWebhookDeliveryConfig, resolveWebhookDeliveryConfig, type WebhookDeliveryConfig } from './webhook/config.js';
+
+// Types that the exported signatures above mention, exported so that users can name them and the
+// API reference documents them (typedoc warns about a referenced type it cannot document).
+export type { jobPayloadSchemas } from './jobs/kinds.js';
+export type { DomainVerifier } from './domain/verification.js';
+export type { DeliveryRouting } from './delivery/route.js';
+export type { TpspTransportFactory } from './delivery/routing-transports.js';
+export type { WarmupService } from './warmup/service.js';
+export type { Availability } from './routing/strategies.js';
+export type { RoutingPool } from './routing/router.js';
+export type { TargetCategory, WebhookTargetOptions } from './webhook/target.js';
+export type { DnsCheckResult, ExpectedDnsRecords } from './dns/checks.js';
+export type { DomainNameResult } from './domain/name.js';
+export type { DomainVerification, VerifyDomainDnsOptions } from './dns/verify.js';
+export type { DnsFailureReason, DnsRecordValues, MxRecord } from './dns/answer.js';
+export type { MailboxProvider } from './routing/providers.js';
+export type { WaitReason } from './routing/overflow.js';
+export type { SignatureFailure, SignedBody } from './webhook/signature.js';
+export type { DnsLookupOptions } from './dns/resolver.js';
+export type { ProviderClassifierOptions } from './routing/classifier.js';
+export type { RdapLookupOptions } from './dns/rdap.js';
+export type { DnsRecordType } from './dns/wire.js';
+export type { RoutingTables } from './delivery/routing-tables.js';
+export type { TpspConnection, TpspTransports } from './delivery/routing-transports.js';
+export type { ExpectedCname, RecordCheck } from './dns/checks.js';
+export type { BlockedReason, EntityStatus, RoutingState, RoutingStrategy } from './routing/strategies.js';
+export type { ChainEnd } from './routing/overflow.js';
+export type { RouteChoice } from './delivery/route.js';
+export type { IpWarmupView, WarmupEvaluation } from './warmup/service.js';
+export type { WarmupCounts } from './warmup/caps.js';
+export type { RoutingEntity } from './routing/metadata.js';
+export type { WarmingIp } from './warmup/caps.js';
+export type { Blocked, PickInput, PickResult } from './routing/strategies.js';
+export type { AccountRouting } from './delivery/routing-tables.js';

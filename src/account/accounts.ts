@@ -13,7 +13,7 @@ export function generateAccountKey(): string {
   return randomToken(32, ACCOUNT_KEY_PREFIX);
 }
 
-/** Options of {@link createAccount}. */
+/** Options of {@link Mailplane.createAccount}. */
 export interface CreateAccountOptions {
   name: string;
   /** Use this key instead of generating one (for keys given by configuration). */
@@ -47,7 +47,7 @@ export async function createAccount(ctx: MailplaneContext, options: CreateAccoun
   });
 }
 
-/** What {@link ensureAccount} did. */
+/** What {@link Mailplane.ensureAccount} did. */
 export interface EnsureAccountResult {
   account: AccountRecord;
   /** The account key in clear when this call generated it (print it once), else `undefined`. */

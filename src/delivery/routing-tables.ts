@@ -2,7 +2,7 @@
  * What routing at delivery keeps in memory per mailplane instance: each account's routing table
  * with the states of its IPs and its TPSP records, sub-accounts' default pools, and one
  * mailbox-provider classifier. Tables are reloaded at the start of every delivery job
- * ({@link RoutingTables.refresh}) and otherwise after {@link ROUTING_TABLE_TTL_MS}; a reload keeps
+ * ({@link RoutingTables.refresh}) and otherwise after `ROUTING_TABLE_TTL_MS`; a reload keeps
  * the strategies' counters of pools whose members and metadata did not change (`createRoutingTable`).
  */
 import type { MailplaneContext } from '../context.js';
@@ -84,7 +84,7 @@ export class RoutingTables {
   }
 
   /**
-   * The account's routing data, reloaded when older than {@link ROUTING_TABLE_TTL_MS} or when its
+   * The account's routing data, reloaded when older than `ROUTING_TABLE_TTL_MS` or when its
    * warmup counts are of another UTC day than the clock's.
    */
   async account(accountId: number): Promise<AccountRouting> {

@@ -133,15 +133,40 @@ async function checkDmarc(context: CheckContext, expected: { host: string }): Pr
   return parsed.ok ? pass : fail(`the DMARC record at ${host} is not valid: ${parsed.error}`);
 }
 
-async function checkSpf(context: CheckContext, expected: { host: string; include: string }): Promise<RecordCheck> {
+/**
+ * SPF is read at the Return-Path host. mailplane asks the customer for a CNAME there (the `spf`
+ * record is the Return-Path CNAME), and the SPF TXT record itself is the operator's, at the CNAME's
+ * target. So a reason names the record that is missing where it is missing: the customer's CNAME
+ * (absent, or pointing elsewhere) or the operator's TXT at the target. `cnameTarget` is where the
+ * CNAME must point when the SPF host is the Return-Path host; without it (a deployment that asks for
+ * an SPF TXT record of the customer's own), the reasons name the TXT record.
+ */
+async function checkSpf(context: CheckContext, expected: { host: string; include: string }, cnameTarget?: string): Promise<RecordCheck> {
   const host = normalizeName(expected.host);
-  const records = await txtRecords(context, 'SPF TXT', host);
-  if (!Array.isArray(records)) return records;
-  const spf = records.filter(looksLikeSpf);
-  if (spf.length === 0) return fail(`SPF TXT record at ${host} not found; publish v=spf1 include:${normalizeName(expected.include)} ~all`);
-  if (spf.length > 1) return fail(`found ${spf.length} SPF records at ${host}; merge them into one, receivers reject more than one`);
+  const target = cnameTarget === undefined ? undefined : normalizeName(cnameTarget);
+  const publish = `v=spf1 include:${normalizeName(expected.include)} ~all`;
+  const result = await context.resolver.resolveTxt(host, context.lookup);
+  const reached = result.chain.at(-1);
+  if (target !== undefined && result.chain.length === 0 && !result.ok && isAbsent(result)) {
+    const hint = await misplacedHint(context, host, 'CNAME');
+    return fail(`SPF is read through the Return-Path CNAME record at ${host}, which is not there; add a CNAME to ${target} (the same record as returnPath)${hint}`);
+  }
+  if (target !== undefined && reached !== undefined && reached !== target && (result.ok || isAbsent(result))) {
+    return fail(`SPF is read through the Return-Path CNAME at ${host}, which leads to ${clip(reached, 80)}, expected ${target}; point the CNAME to ${target}`);
+  }
+  const where = reached ?? host;
+  const operator = target !== undefined && reached === target;
+  const remedy = operator ? `the operator of this mailplane must publish ${publish} at ${target}` : `publish ${publish}`;
+  if (!result.ok) {
+    if (!isAbsent(result)) return fail(lookupFailureReason('SPF TXT', host, result));
+    const hint = operator ? '' : await misplacedHint(context, host, 'TXT');
+    return fail(`${lookupFailureReason('SPF TXT', host, result)}; ${remedy}${hint}`);
+  }
+  const spf = result.records.map(cleanTxtValue).filter(looksLikeSpf);
+  if (spf.length === 0) return fail(`SPF TXT record at ${where} not found (the name has other TXT records); ${remedy}`);
+  if (spf.length > 1) return fail(`found ${spf.length} SPF records at ${where}; merge them into one, receivers reject more than one`);
   const included = checkSpfInclude(spf[0]!, expected.include);
-  return included.ok ? pass : fail(`the SPF record at ${host} is not right: ${included.error}`);
+  return included.ok ? pass : fail(`the SPF record at ${where} is not right: ${included.error}`);
 }
 
 /** A check must never reject: an unexpected fault becomes the record's reason. */
@@ -169,7 +194,9 @@ export async function checkDomainRecords(
     expected.returnPath ? settle(checkCname(context, 'Return-Path', expected.returnPath)) : notChecked,
     expected.track ? settle(checkCname(context, 'tracking', expected.track)) : notChecked,
     expected.dmarc ? settle(checkDmarc(context, expected.dmarc)) : notChecked,
-    expected.spf ? settle(checkSpf(context, expected.spf)) : notChecked,
+    expected.spf
+      ? settle(checkSpf(context, expected.spf, expected.returnPath && normalizeName(expected.returnPath.host) === normalizeName(expected.spf.host) ? expected.returnPath.target : undefined))
+      : notChecked,
     provider,
   ]);
   return { dkim, returnPath, track, dmarc, spf, verified: dkim.verified, dnsProvider };

@@ -45,7 +45,7 @@ export type DomainNameResult = { ok: true; name: string } | { ok: false; problem
 /**
  * Normalises a sending-domain name to the form mailplane stores and compares: trimmed, lower-case,
  * Unicode (IDN) labels converted to punycode, one trailing dot removed; then checks it against
- * {@link DOMAIN_NAME_PATTERN} and the 253-character limit.
+ * `DOMAIN_NAME_PATTERN` and the 253-character limit.
  *
  * @example
  * normaliseDomainName(' Mail.Example.COM. ') // { ok: true, name: 'mail.example.com' }

@@ -29,7 +29,7 @@ export const UNVERIFIED_CHECK_OFFSETS_MS: readonly number[] = [
 /**
  * When the next scheduled check of `domain` is due (epoch ms), given its state after a check at
  * `nowMs`. Verified domains: a day later. A domain that has just lost `verified`: 5 minutes later,
- * then daily. Unverified domains: the next point of {@link UNVERIFIED_CHECK_OFFSETS_MS} after
+ * then daily. Unverified domains: the next point of `UNVERIFIED_CHECK_OFFSETS_MS` after
  * their creation, and once the 48-hour window has passed, daily. The schedule depends only on
  * the stored domain and the time, so it survives restarts without state of its own.
  */

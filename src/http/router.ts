@@ -8,7 +8,7 @@ import type { AnyRoute } from './route.js';
 import type { HttpHandler, HttpRequest } from './types.js';
 import { parseOrThrow } from './validation.js';
 
-/** Options of {@link createRouter}. */
+/** Options of `createRouter`. */
 export interface RouterOptions {
   /** Largest accepted request body in bytes; larger ones get 413 (default {@link DEFAULT_BODY_LIMIT}). */
   bodyLimitBytes?: number;

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { EventType } from '../store/index.js';
+import { plainIssueMessage } from '../model/issues.js';
 import { PermanentJobError } from './errors.js';
 import type { JobHandler } from './types.js';
 
@@ -76,7 +77,7 @@ export type JobPayload<K extends MailplaneJobKind> = MailplaneJobs[K];
 export function jobHandler<K extends MailplaneJobKind>(kind: K, handler: JobHandler<JobPayload<K>>): JobHandler {
   const schema: z.ZodType<JobPayload<K>> = jobPayloadSchemas[kind] as unknown as z.ZodType<JobPayload<K>>;
   return async (job, helpers) => {
-    const parsed = schema.safeParse(job.payload);
+    const parsed = schema.safeParse(job.payload, { error: plainIssueMessage });
     if (!parsed.success) {
       const fields = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(payload)'}: ${issue.message}`).join('; ');
       throw new PermanentJobError(`invalid payload of a ${kind} job: ${fields}`.slice(0, 1_000));

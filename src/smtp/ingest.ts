@@ -13,6 +13,7 @@
  */
 import type { AddressObject, ParsedMail } from 'mailparser';
 import { MAX_HEADERS, sendRequestSchema, type SendRequest } from '../sending/request.js';
+import { plainIssueMessage } from '../model/issues.js';
 
 /** The request, or why the message cannot be one (an SMTP reply text, without the code). */
 export type IngestResult = { ok: true; request: SendRequest } | { ok: false; reply: string };
@@ -66,7 +67,7 @@ export function sendRequestOf(mail: ParsedMail, recipients: readonly string[]): 
       attachments: mail.attachments.map((a, i) => ({ filename: a.filename ?? `attachment-${i + 1}`, content: a.content.toString('base64') })),
     }),
   };
-  const parsed = sendRequestSchema.safeParse(candidate);
+  const parsed = sendRequestSchema.safeParse(candidate, { error: plainIssueMessage });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     return { ok: false, reply: `5.6.0 ${issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''}${issue.message}` };

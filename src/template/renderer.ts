@@ -123,7 +123,7 @@ async function compilePieces(part: Part, source: string, escapeHtml: boolean): P
   try {
     ast = handlebars.parseWithoutProcessing(source);
   } catch (error) {
-    throw templateError(part, error);
+    throw templateError(part, error, parserPosition());
   }
   const measure = measureTemplate(part, ast);
   const { statements } = measure;
@@ -159,9 +159,45 @@ function compileProgram(part: Part, program: hbs.AST.Program, escapeHtml: boolea
   return template;
 }
 
-function templateError(part: Part, error: unknown): ValidationError {
-  const message = (error instanceof Error ? error.message.split('\n')[0] : String(error)) || 'syntax error';
+function templateError(part: Part, error: unknown, position?: SourcePosition): ValidationError {
+  const message = handlebarsMessage(error, position);
   return new ValidationError(`the ${part} template does not compile: ${message}`, [{ path: part, message }], 'TEMPLATE_ERROR');
+}
+
+/** Where in the source a parse stopped: 1-based line, 0-based column (the parser's own counts). */
+interface SourcePosition {
+  line: number;
+  column: number;
+}
+
+/**
+ * Where Handlebars' parser stopped: its lexer keeps the location of the last token it read, and the
+ * parse is synchronous, so right after a parse error it is that error's position. The parse error's
+ * own text gives only the line.
+ */
+function parserPosition(): SourcePosition | undefined {
+  const lexer = (Handlebars as { Parser?: { lexer?: { yylloc?: { first_line?: unknown; first_column?: unknown } } } }).Parser?.lexer;
+  const at = lexer?.yylloc;
+  return typeof at?.first_line === 'number' && typeof at.first_column === 'number' ? { line: at.first_line, column: at.first_column } : undefined;
+}
+
+/**
+ * The useful part of a Handlebars error: the position ("on line 2, column 7") and, for a parse
+ * error, what the parser expected and what it found. The echo of the source with a `-----^` marker
+ * under it is dropped: it is cut to 20 characters either side and its line breaks are removed, so in
+ * a JSON error message it shows less than the position does.
+ */
+function handlebarsMessage(error: unknown, position?: SourcePosition): string {
+  if (!(error instanceof Error)) return String(error) || 'syntax error';
+  const lines = error.message.split('\n');
+  const marker = lines.findIndex((line) => /^-*\^$/.test(line));
+  if (marker < 1) return lines[0] || 'syntax error';
+  let head = lines[0]!.replace(/:\s*$/, '');
+  if (position && head.includes(`on line ${position.line}`)) {
+    head = head.replace(`on line ${position.line}`, `on line ${position.line}, column ${position.column + 1}`);
+  }
+  const detail = lines.slice(marker + 1).join(' ').trim();
+  return detail ? `${head}: ${detail.charAt(0).toLowerCase()}${detail.slice(1)}` : head;
 }
 
 async function compilePart(part: Part, source: string, escapeHtml: boolean): Promise<Pieces> {

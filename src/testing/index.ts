@@ -3,6 +3,7 @@
  * in-memory store and a capture transport for tests of applications built on mailplane.
  *
  * @packageDocumentation
+ * @module mailplane/testing
  */
 export { runStoreConformance, type StoreConformanceOptions } from './store-conformance.js';
 export { newAccount, newSubAccount, sampleSubAccount, unique } from './conformance/fixtures.js';

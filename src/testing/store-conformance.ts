@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe } from 'vitest';
+import { vitest } from './vitest.js';
 import type { MailplaneStore } from '../store/index.js';
 import { accountStoreConformance } from './conformance/accounts.js';
 import { domainStoreConformance } from './conformance/domains.js';
@@ -36,6 +36,7 @@ export interface StoreConformanceOptions {
  * runStoreConformance({ name: 'my store', create: () => openMyStore(), destroy: (s) => s.close() });
  */
 export function runStoreConformance(options: StoreConformanceOptions): void {
+  const { afterEach, beforeEach, describe } = vitest();
   describe(`store conformance: ${options.name}`, () => {
     let current: MailplaneStore;
     const store = () => current;

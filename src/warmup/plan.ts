@@ -2,7 +2,7 @@
  * The IP warmup plan as pure functions: a daily volume cap per mailbox provider that grows one
  * stage every `warmupInterval` hours, except for a provider that bounced or deferred too much of
  * the last stage's mail, which keeps its stage. Storage, delivery's caps and the job that calls
- * {@link advanceWarmup} at each interval live beside it (service.ts, caps.ts, jobs.ts); everything
+ * `advanceWarmup` at each interval live beside it (service.ts, caps.ts, jobs.ts); everything
  * here takes explicit inputs.
  */
 import { MAILBOX_PROVIDER_COUNT } from '../routing/providers.js';
@@ -27,7 +27,7 @@ export const DEFAULT_WARMUP_PLAN: WarmupPlan = {
 export interface WarmupProgress {
   /** When the warmup started, epoch milliseconds. */
   startedAtMs: number;
-  /** Interval boundaries evaluated so far by {@link advanceWarmup}: growth happens only there. */
+  /** Interval boundaries evaluated so far by `advanceWarmup`: growth happens only there. */
   evaluated: number;
   /** Per provider id (0-11): how many of the evaluated boundaries held that provider at its stage. */
   held: readonly number[];

@@ -4,7 +4,7 @@ import { isIPv4, isIPv6 } from 'node:net';
  * What a webhook target's host is, as far as can be told without DNS:
  * - `public`: an IP literal outside every range below;
  * - `hostname`: a name other than `localhost`; only its resolved addresses can be judged
- *   (delivery resolves it and applies {@link classifyAddress} to every address);
+ *   (delivery resolves it and applies `classifyAddress` to every address);
  * - `loopback`: 127.0.0.0/8, ::1, `localhost` and `*.localhost`;
  * - `private`: 10/8, 172.16/12, 192.168/16, 100.64/10 (carrier-grade NAT), fc00::/7 (unique local);
  * - `link-local`: 169.254/16 (cloud metadata services live there), fe80::/10;

@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultDomainRecordsConfig, manualClock } from 'mailplane';
 import { checkDomainRecords, createDnsResolver, type ExpectedDnsRecords } from '../../src/dns/index.js';
+import { normalizeName } from '../../src/dns/names.js';
 import { expectedDnsRecords } from '../../src/domain/records.js';
 import { startTestDnsServer, type TestDnsServer } from '../support/dns-server.js';
 
@@ -73,8 +74,20 @@ describe('checkDomainRecords', () => {
     expect(result.returnPath).toEqual({ verified: false, reason: `Return-Path CNAME record at mp-bounces.${domain} not found; add a CNAME to ${config.returnPathTarget}` });
     expect(result.track).toEqual({ verified: false, reason: `tracking CNAME record at mp-track.${domain} not found; add a CNAME to ${config.trackingTarget}` });
     expect(result.dmarc).toEqual({ verified: false, reason: `DMARC TXT record at _dmarc.${domain} not found` });
-    expect(result.spf).toEqual({ verified: false, reason: `SPF TXT record at mp-bounces.${domain} not found` });
+    expect(result.spf).toEqual({
+      verified: false,
+      reason: `SPF is read through the Return-Path CNAME record at mp-bounces.${domain}, which is not there; add a CNAME to ${config.returnPathTarget} (the same record as returnPath)`,
+    });
     expect(result.verified).toBe(true);
+  });
+
+  it("says that the SPF record missing behind a correct Return-Path CNAME is the operator's to publish", async () => {
+    dns.remove(config.returnPathTarget);
+    const target = normalizeName(config.returnPathTarget);
+    expect((await check()).spf).toEqual({
+      verified: false,
+      reason: `SPF TXT record at mp-bounces.${domain} not found (mp-bounces.${domain} is a CNAME to ${target}); the operator of this mailplane must publish v=spf1 include:${normalizeName(config.spfInclude)} ~all at ${target}`,
+    });
   });
 
   it('refuses a DKIM record with another key', async () => {

@@ -2,6 +2,7 @@
  * `mailplane/express`: mount the mailplane router in an Express 4 or 5 application.
  *
  * @packageDocumentation
+ * @module mailplane/express
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { consoleLogger } from '../../../src/context.js';

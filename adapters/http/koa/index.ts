@@ -2,6 +2,7 @@
  * `mailplane/koa`: serve the mailplane router from a Koa 2 or 3 application.
  *
  * @packageDocumentation
+ * @module mailplane/koa
  */
 import type { Context, Middleware } from 'koa';
 import { consoleLogger, type Logger } from '../../../src/context.js';

@@ -7,6 +7,7 @@
  * thrown out of a bridge, so no request can stop the process.
  *
  * @packageDocumentation
+ * @module mailplane/node
  */
 import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { consoleLogger, type Logger } from '../../../src/context.js';

@@ -3,6 +3,7 @@
  * default; PostgreSQL (pg) serves several mailplane processes sharing one database.
  *
  * @packageDocumentation
+ * @module mailplane/storage/kysely
  */
 export { openKyselyStore, migrateToLatest, parseDatabaseUrl, type OpenKyselyStoreOptions } from './connect.js';
 export { kyselyStore, type KyselyStoreOptions } from './store.js';
@@ -10,3 +11,14 @@ export { mailplaneMigrations } from './migrations/index.js';
 export { ensurePrivateDirectory, ensurePrivateFile, PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from './private-files.js';
 export type { DialectName } from './dialect.js';
 export type { Database } from './schema.js';
+// The tables of Database, for queries of your own on the same Kysely instance.
+export type { AccountsTable, DbId, DbInt, DbIntNull, SmtpAuthsTable, SubAccountsTable } from './schema.js';
+export type { DomainsTable } from './tables/domains.js';
+export type { EventsTable, MessagesTable, SendBatchesTable } from './tables/messages.js';
+export type { IpDailySendsTable, IpWarmupProgressTable, IpWarmupTrafficTable } from './tables/warmup.js';
+export type { IpPoolIpsTable, IpPoolTpspsTable, IpPoolsTable, IpsTable, TpspsTable } from './tables/ip-pools.js';
+export type { JobsTable } from './tables/jobs.js';
+export type { RateLimitsTable } from './tables/rate-limits.js';
+export type { StatsDailyTable } from './tables/stats.js';
+export type { SuppressionsTable } from './tables/suppressions.js';
+export type { WebhooksTable } from './tables/webhooks.js';

@@ -4,6 +4,7 @@
  * Exported as `mailplane/transport/smtp`.
  *
  * @packageDocumentation
+ * @module mailplane/transport/smtp
  */
 export { mxTransport, type MxTransportOptions } from './mx-transport.js';
 export { smartHostTransport, type SmartHostTransportOptions } from './smart-host-transport.js';

@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { vitest } from '../vitest.js';
 import type { MailplaneStore } from '../../store/index.js';
 import { newAccount, sampleSubAccount } from './fixtures.js';
 
 /** Accounts and sub-accounts: keys, names, scoping, SMTP credentials. */
 export function accountStoreConformance(store: () => MailplaneStore): void {
+  const { describe, expect, it } = vitest();
   describe('accounts', () => {
     it('finds an account by key hash and by id, and replaces its key', async () => {
       const account = await newAccount(store());

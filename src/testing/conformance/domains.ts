@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { vitest } from '../vitest.js';
 import type { MailplaneStore, NewDomain } from '../../store/index.js';
 import { newAccount, newSubAccount, unique } from './fixtures.js';
 
@@ -25,6 +25,7 @@ async function twoSubAccounts(store: MailplaneStore) {
 
 /** Sending domains: creation, uniqueness per sub-account, scoping, search, verification updates. */
 export function domainStoreConformance(store: () => MailplaneStore): void {
+  const { describe, expect, it } = vitest();
   describe('domains', () => {
     it('creates a domain unverified and reads it back by id and by name, timestamps exact', async () => {
       const [sub] = await twoSubAccounts(store());

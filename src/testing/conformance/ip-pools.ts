@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { vitest } from '../vitest.js';
 import type { IpPoolInput, MailplaneStore, NewIp, NewTpsp } from '../../store/index.js';
 import { newAccount, newSubAccount } from './fixtures.js';
 
@@ -42,6 +42,7 @@ const poolInput = (name: string, extra: Partial<IpPoolInput> = {}): IpPoolInput 
 
 /** IPs, third-party sending providers and IP pools: scoping, atomic pool writes, reference checks. */
 export function ipPoolStoreConformance(store: () => MailplaneStore): void {
+  const { describe, expect, it } = vitest();
   const allocate = async (accountId: number, ...addresses: string[]) => {
     const outcome = await store().ips.allocate(accountId, addresses.map((a) => sampleIp(accountId, a)));
     if (!outcome.ok) throw new Error(`fixture allocation: ${outcome.reason}`);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { vitest } from '../vitest.js';
 import type { JobStore, MailplaneStore, NewJob } from '../../store/index.js';
 
 const T0 = 1_767_225_600_000; // 2026-01-01T00:00:00Z
@@ -22,6 +22,7 @@ const claimAs = (jobs: JobStore, workerId: string, now = T0, limit = 10, kinds?:
 
 /** The durable job queue: leases, exactly-one claims, retries, dedupe, ordering. */
 export function jobStoreConformance(store: () => MailplaneStore): void {
+  const { describe, expect, it } = vitest();
   describe('jobs', () => {
     it('stores a job with its JSON payload and reads it back', async () => {
       const payload = { messageId: 'm-1', to: ['a@example.com'], nested: { ok: true, n: null }, unicode: 'ünï 📨' };

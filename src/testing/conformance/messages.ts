@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { vitest } from '../vitest.js';
 import type { EventRecord, MailplaneStore, MessageRecord, SendBatchRecord } from '../../store/index.js';
 import { newAccount, newSubAccount } from './fixtures.js';
 
@@ -66,6 +66,7 @@ export function sampleEvent(message: MessageRecord, id: string, type: EventRecor
 
 /** Messages and their events: atomic accept, scoping, queued paging, copies, outcomes exactly once. */
 export function messageStoreConformance(store: () => MailplaneStore): void {
+  const { describe, expect, it } = vitest();
   /** An account with a sub-account and one accepted batch of three messages (one of them a cc copy). */
   async function accepted(prefix = 1) {
     const account = await newAccount(store());

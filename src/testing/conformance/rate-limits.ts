@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { vitest } from '../vitest.js';
 import type { MailplaneStore, RateLimitHit, RateLimitUsage } from '../../store/index.js';
 import { unique } from './fixtures.js';
 
@@ -17,6 +17,7 @@ async function hitOne(store: MailplaneStore, hit: RateLimitHit): Promise<RateLim
  * between store instances as between nodes.
  */
 export function rateLimitStoreConformance(store: () => MailplaneStore, another?: (store: MailplaneStore) => Promise<MailplaneStore>): void {
+  const { describe, expect, it } = vitest();
   describe('rate limits', () => {
     it('adds exactly 50 when 50 hits of 1 run concurrently', async () => {
       const bucket = unique('bucket');

@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { vitest } from '../vitest.js';
 import { ALL_MAIL, type MailplaneStore } from '../../store/index.js';
 import { newAccount, newSubAccount } from './fixtures.js';
 
 /** Statistics counters: additive under concurrency, scoped, grouped, summed per day. */
 export function statsStoreConformance(store: () => MailplaneStore): void {
+  const { describe, expect, it } = vitest();
   describe('stats', () => {
     it('adds exactly 50 when 50 increments of 1 run concurrently', async () => {
       const account = await newAccount(store());

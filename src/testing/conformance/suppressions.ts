@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { vitest } from '../vitest.js';
 import type { MailplaneStore, NewSuppression, SuppressionType } from '../../store/index.js';
 import { newAccount, newSubAccount } from './fixtures.js';
 
@@ -10,6 +10,7 @@ const entry = (email: string, type: SuppressionType = 0, created = T0, smtpError
 
 /** Suppressions: idempotent and race-safe adds, case-insensitive identity, scoping, filters, lookups. */
 export function suppressionStoreConformance(store: () => MailplaneStore): void {
+  const { describe, expect, it } = vitest();
   async function twoSubAccounts() {
     const account = await newAccount(store());
     return [await newSubAccount(store(), account.id), await newSubAccount(store(), account.id)] as const;

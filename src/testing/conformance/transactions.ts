@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { vitest } from '../vitest.js';
 import { ALL_MAIL, type MailplaneStore } from '../../store/index.js';
 import { sampleDomain } from './domains.js';
 import { newAccount, newSubAccount, sampleSubAccount, unique } from './fixtures.js';
@@ -41,6 +41,7 @@ async function writeEverywhere(tx: MailplaneStore, accountId: number, subAccount
 
 /** `transaction(work)`: atomic across every aggregate, checked through every reader of each. */
 export function transactionConformance(store: () => MailplaneStore): void {
+  const { describe, expect, it } = vitest();
   describe('transactions', () => {
     it('commits when the work resolves and rolls back when it rejects', async () => {
       const account = await newAccount(store());

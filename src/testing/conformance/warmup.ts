@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { vitest } from '../vitest.js';
 import type { MailplaneStore, WarmupTrafficIncrement } from '../../store/index.js';
 import { newAccount } from './fixtures.js';
 
@@ -27,6 +27,7 @@ const send = (ipId: number, extra: Partial<WarmupTrafficIncrement> = {}): Warmup
 
 /** Conformance tests of {@link WarmupStore}. */
 export function warmupStoreConformance(store: () => MailplaneStore): void {
+  const { describe, expect, it } = vitest();
   describe('warmup', () => {
     it('adds traffic: daily sends per IP and provider, window traffic per warmup', async () => {
       const ip = await warmingIp(store());

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { vitest } from '../vitest.js';
 import type { MailplaneStore, NewWebhook, WebhookToggles } from '../../store/index.js';
 import { newAccount, unique } from './fixtures.js';
 
@@ -33,6 +33,7 @@ function sampleWebhook(accountId: number, url: string, toggles: Partial<WebhookT
 
 /** Webhooks: URL uniqueness per account, switches, scoping, the per-event lookup of the delivery worker. */
 export function webhookStoreConformance(store: () => MailplaneStore): void {
+  const { describe, expect, it } = vitest();
   describe('webhooks', () => {
     const create = async (input: NewWebhook) => {
       const outcome = await store().webhooks.create(input);
