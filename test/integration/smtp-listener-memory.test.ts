@@ -112,10 +112,12 @@ describe('the SMTP listeners and big messages', () => {
       await envelope(client);
       const streamed = await streamData(client, 50);
       expect(streamed.reply).toBe('552 5.3.4 Message exceeds the size limit');
-      // Kept whole, the message adds 52 MB of buffers; discarded as it comes, what is left is the
-      // data in flight at the moment of a reading (measured: 0.06 MB, at most 8 MB).
-      expect(streamed.arrayBuffers).toBeLessThan(16 * MB);
-      expect(streamed.rss).toBeLessThan(32 * MB);
+      // Kept whole, the message adds 52 MB of buffers (rss +54-58 MB); discarded as it comes, what
+      // is left is the data in flight at the moment of a reading: 0.06 MB typically, 8 MB at times,
+      // and 16 MB once on a loaded CI machine, where the client in this same process runs ahead of
+      // the server. The bounds sit at half the message: far above that noise, far below keeping it.
+      expect(streamed.arrayBuffers).toBeLessThan(26 * MB);
+      expect(streamed.rss).toBeLessThan(40 * MB);
       // The same connection still works, and so does the next client.
       expect(await client.command('RSET')).toMatch(/^250 /);
       expect(await client.command('NOOP')).toMatch(/^250 /);
