@@ -21,11 +21,7 @@ try {
 
   const server = await listenHttp(app, config);
   console.log(`mailplane (express) listening on http://${config.host}:${boundPort(server, config.port)}/api/v1`);
-  closeOnSignals(async () => {
-    for (const smtp of smtpServers) await smtp.close();
-    await new Promise((resolve) => server.close(resolve));
-    await mailplane.close();
-  });
+  closeOnSignals({ server, smtpServers, mailplane });
 } catch (error) {
   exitOnStartupFailure(error);
 }

@@ -3,6 +3,7 @@
  * store, makes sure the account exists, and prints a generated account key once.
  */
 import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { consoleLogger, createBounceReceiver, createMailplane, createSmtpRelay, parseDnsServers, startSandbox, type Mailplane, type MailplaneOptions, type Sandbox, type SmtpListener } from 'mailplane';
@@ -199,8 +200,23 @@ export async function startMailplane(config: ExampleConfig): Promise<Mailplane> 
   return mailplane;
 }
 
-/** Closes the server and mailplane on SIGINT/SIGTERM. */
-export function closeOnSignals(close: () => Promise<void>): void {
+/** What an example server closes when it is asked to stop. */
+export interface RunningExample {
+  server: Server;
+  smtpServers: SmtpListener[];
+  mailplane: Mailplane;
+}
+
+/**
+ * Closes the SMTP listeners, the HTTP server and mailplane, in that order (no new work comes in
+ * while the jobs stop), on SIGINT/SIGTERM; exits 0, or 1 if closing failed.
+ */
+export function closeOnSignals({ server, smtpServers, mailplane }: RunningExample): void {
+  const close = async () => {
+    for (const smtp of smtpServers) await smtp.close();
+    await new Promise((resolve) => server.close(resolve));
+    await mailplane.close();
+  };
   const stop = () => {
     close().then(
       () => process.exit(0),
