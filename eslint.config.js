@@ -30,6 +30,11 @@ export default tseslint.config(
           patterns: [
             { group: ['**/adapters/**'], message: 'src/ must not import adapters/' },
             { group: ['express', 'koa', 'kysely', 'pg', 'better-sqlite3'], message: 'src/ stays framework- and driver-agnostic' },
+            {
+              group: ['vitest'],
+              allowTypeImports: true,
+              message: 'vitest is an optional peer: take describe/expect/it from src/testing/vitest.ts (mailplane/testing must load without it)',
+            },
           ],
         },
       ],

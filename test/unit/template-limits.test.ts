@@ -4,23 +4,14 @@ import { httpStatusOf, ValidationError } from 'mailplane';
 import { MAX_CUSTOM_FIELDS } from '../../src/sending/request.js';
 import { EACH_ITERATIONS, TEMPLATE_LIMITS } from '../../src/template/limits.js';
 import { compileTemplates } from '../../src/template/renderer.js';
+import { growthAsync, LINEAR_GROWTH_BOUND } from '../support/growth.js';
 
 const unsubscribeUrl = 'https://t.example/u/abc';
 let salt = 0;
 
-/** Milliseconds to compile `htmlBody` (made unique, so the compile cache never answers). */
-async function compileTime(htmlBody: string): Promise<number> {
-  const started = performance.now();
-  await compileTemplates({ subject: 's', htmlBody: `${htmlBody}<!--${salt++}-->` });
-  return performance.now() - started;
-}
-
-/** The smallest of three timings at `n` and at `10 n`: their ratio is ~10 when the cost is linear, ~100 when quadratic. */
-async function growth(make: (n: number) => string, n: number): Promise<number> {
-  const best = async (size: number) => Math.min(await compileTime(make(size)), await compileTime(make(size)), await compileTime(make(size)));
-  await best(n);
-  return (await best(10 * n)) / Math.max(await best(n), 1);
-}
+/** {@link growthAsync} of compiling the template `make(n)` (made unique, so the compile cache never answers). */
+const compileGrowth = (make: (n: number) => string, n: number) =>
+  growthAsync((size) => compileTemplates({ subject: 's', htmlBody: `${make(size)}<!--${salt++}-->` }), n);
 
 async function refusal(htmlBody: string): Promise<ValidationError> {
   try {
@@ -125,8 +116,8 @@ describe('template limits', () => {
 
   // Handlebars' own whitespace pass used /\s+$/ and /\r?\n\s*?$/: 100 KB of spaces took 3 s.
   it('compiles in time linear in the length of whitespace runs around stripped tags', async () => {
-    expect(await growth((n) => `${' '.repeat(n)}x{{~a}}`, 10_000)).toBeLessThan(30);
-    expect(await growth((n) => `${'\n '.repeat(n / 2)}x{{#if a}}\n{{/if}}`, 10_000)).toBeLessThan(30);
-    expect(await growth((n) => `{{#if a}}${'\n'.repeat(n)}x{{/if}}`, 10_000)).toBeLessThan(30);
+    expect(await compileGrowth((n) => `${' '.repeat(n)}x{{~a}}`, 10_000)).toBeLessThan(LINEAR_GROWTH_BOUND);
+    expect(await compileGrowth((n) => `${'\n '.repeat(n / 2)}x{{#if a}}\n{{/if}}`, 10_000)).toBeLessThan(LINEAR_GROWTH_BOUND);
+    expect(await compileGrowth((n) => `{{#if a}}${'\n'.repeat(n)}x{{/if}}`, 10_000)).toBeLessThan(LINEAR_GROWTH_BOUND);
   });
 });

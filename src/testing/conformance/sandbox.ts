@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
 import type { MailplaneStore, NewSandboxMessage } from '../../store/index.js';
 import { sampleDomain } from './domains.js';
 import { newAccount, newSubAccount } from './fixtures.js';
+import { vitest } from '../vitest.js';
 
 const captured = (accountId: number, n: number): NewSandboxMessage => ({
   accountId,
@@ -15,6 +15,7 @@ const captured = (accountId: number, n: number): NewSandboxMessage => ({
 
 /** The {@link SandboxStore} contract: bounded captures per account, newest first, account-scoped reads. */
 export function sandboxStoreConformance(store: () => MailplaneStore): void {
+  const { describe, expect, it } = vitest();
   describe('sandbox messages', () => {
     it('keeps the newest `keep` messages of an account, lists them newest first and reads one back exactly', async () => {
       const account = await newAccount(store());
