@@ -3,6 +3,7 @@ import { MethodNotAllowedError, PayloadTooLargeError, RouteNotFoundError, Valida
 import { authenticate } from './auth.js';
 import { describeError, errorResponse, httpErrorRule } from './errors.js';
 import { jsonResponse } from './json.js';
+import { buildOpenApiDocument, OPENAPI_PATH } from './openapi.js';
 import { createRateLimiter } from './rate-limit.js';
 import type { AnyRoute } from './route.js';
 import type { HttpHandler, HttpRequest } from './types.js';
@@ -71,10 +72,17 @@ export function createRouter(ctx: MailplaneContext, routes: readonly AnyRoute[],
   const compiled: CompiledRoute[] = routes.map((route) => ({ route, segments: splitPath(route.path) }));
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const limiter = ctx.config.rateLimits === false ? null : createRateLimiter(ctx, ctx.config.rateLimits);
+  // Built on first request, then kept: the route table of a router never changes.
+  let openApi: unknown;
 
   return async (request) => {
     const segments = splitPath(request.path);
     const method = request.method.toUpperCase();
+    // The API's own description needs no key: client generators fetch it before they have one.
+    if (method === 'GET' && segments.length === 1 && `/${segments[0]}` === OPENAPI_PATH) {
+      openApi ??= buildOpenApiDocument(routes);
+      return jsonResponse(200, openApi);
+    }
     let found: { route: AnyRoute; params: Record<string, string> } | undefined;
     const allowed: string[] = [];
     for (const candidate of compiled) {

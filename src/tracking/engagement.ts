@@ -3,12 +3,14 @@
  * (Opened, type 5; Clicked, type 6), so webhooks see each one; the `opened` and `clicked`
  * counters count messages, on the first open or click of each. `eventMetadata` carries the
  * reference's `userAgent` (parsed), `rawUserAgent`, `clickedURL` for clicks, and `unique: true` on a
- * message's first open or click (what the `uniqueOpen` / `uniqueClick` webhook switches receive).
+ * message's first open or click (what the `uniqueOpen` / `uniqueClick` webhook switches receive),
+ * and `proxy` when a mailbox provider's image proxy made the request (flagged, not dropped: the
+ * open still counts, but a consumer can tell it from a reader's).
  * Both are rows of the lifecycle table (src/lifecycle/table.ts: `opened`, `clicked`).
  */
 import type { MailplaneContext } from '../context.js';
 import { applyLifecycle } from '../lifecycle/apply.js';
-import { parseUserAgent } from './user-agent.js';
+import { mailProxyOf, parseUserAgent } from './user-agent.js';
 
 /** What was done with a message, and by what client. */
 export type Engagement = { kind: 'open'; userAgent: string } | { kind: 'click'; userAgent: string; url: string };
@@ -25,6 +27,7 @@ export async function recordEngagement(ctx: MailplaneContext, messageId: string,
   if (!found) return false;
   const { message, batch } = found;
   const rawUserAgent = engagement.userAgent.slice(0, MAX_USER_AGENT);
+  const proxy = mailProxyOf(rawUserAgent);
   const atMs = ctx.clock.now();
   await ctx.store.transaction((tx) =>
     applyLifecycle(ctx, tx, {
@@ -35,6 +38,7 @@ export async function recordEngagement(ctx: MailplaneContext, messageId: string,
       metadata: (unique) => ({
         userAgent: parseUserAgent(rawUserAgent),
         rawUserAgent,
+        ...(proxy && { proxy }),
         ...(engagement.kind === 'click' && { clickedURL: engagement.url }),
         unique,
       }),

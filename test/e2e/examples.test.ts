@@ -45,6 +45,14 @@ describe.each(['express', 'koa'] as const)('the %s example server', (name) => {
     expect(await call('POST', '/account/subaccount', huge)).toMatchObject({ status: 413, body: { code: 'PAYLOAD_TOO_LARGE' } });
     expect(await call('GET', '/account/subaccount', undefined, { 'x-account-apikey': '' })).toMatchObject({ status: 401 });
   });
+
+  it('serves the OpenAPI document at /api/v1/openapi.json without a key', async () => {
+    const response = await fetch(`${server.baseUrl}/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    expect(document.openapi).toBe('3.1.0');
+    expect(Object.keys(document.paths['/subaccount/email'] ?? {})).toEqual(['post']);
+  });
 });
 
 describe('the express example with a configured account key', () => {

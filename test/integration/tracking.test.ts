@@ -78,6 +78,17 @@ describe.each(storeKinds)('open and click tracking (%s)', (kind) => {
     expect((await stats()).opened).toBe(1);
   });
 
+  it('flags an open by Apple Mail Privacy Protection as a proxy open and still counts it', async () => {
+    env = await startDeliveryEnv(kind);
+    const { messageId, html } = await deliveredHtml(`ben@${RCPT_DOMAIN}`);
+    const pixel = /<img src="([^"]+)"/.exec(html)![1]!;
+    expect((await follow(pixel, 'GET', 'Mozilla/5.0')).status).toBe(200);
+    const events = (await view(messageId)).events.filter((e: { type: number }) => e.type === 5);
+    expect(events).toHaveLength(1);
+    expect(events[0].eventMetadata).toMatchObject({ userAgent: { Family: 'AppleMailPrivacyProtection' }, proxy: 'AppleMailPrivacyProtection', unique: true });
+    expect((await stats()).opened).toBe(1);
+  });
+
   it('redirects a click to its exact target and records it; a changed target or a forged token is 404 and records nothing', async () => {
     env = await startDeliveryEnv(kind);
     const { messageId, html } = await deliveredHtml(`cy@${RCPT_DOMAIN}`);
