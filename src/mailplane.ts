@@ -32,6 +32,9 @@ import type { Sandbox } from './sandbox/index.js';
 import { systemDnsServers } from './dns/servers.js';
 import { checkReadiness, createHealthHandler, type Readiness } from './health.js';
 import { verifySecret } from './crypto/secret-check.js';
+import { jobPayloadSchemas } from './jobs/kinds.js';
+import { createMetricsHandler, type MetricsHandlerOptions } from './metrics/handler.js';
+import { MailplaneMetrics } from './metrics/metrics.js';
 
 /** Options of {@link createMailplane}. */
 export interface MailplaneOptions {
@@ -95,6 +98,8 @@ export interface MailplaneOptions {
    * `close()` closes it. See docs/sandbox.md.
    */
   sandbox?: Sandbox;
+  /** `GET /metrics` settings: `token` requires `Authorization: Bearer <token>` (docs/operations.md). */
+  metrics?: MetricsHandlerOptions;
 }
 
 /** One mailplane instance: the HTTP API and the operations behind it. */
@@ -112,6 +117,11 @@ export interface Mailplane {
    * 503 with the reason otherwise), e.g. `app.get(['/healthz', '/readyz'], toExpress(mailplane.handleHealth))`.
    */
   readonly handleHealth: HttpHandler;
+  /**
+   * `GET /metrics`: this instance's Prometheus metrics (docs/operations.md), behind the bearer token
+   * of `options.metrics.token` when set, e.g. `app.get('/metrics', toExpress(mailplane.handleMetrics))`.
+   */
+  readonly handleMetrics: HttpHandler;
   /** What `GET /readyz` answers, for hosts with their own health endpoint. */
   readiness(): Promise<Readiness>;
   /** The shared collaborators, for the operations modules. */
@@ -169,6 +179,13 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   // In the sandbox, mailplane asks the sandbox DNS server, and the sandbox asks the configured resolvers.
   const upstream = options.dns?.servers?.length ? options.dns.servers : sandbox ? systemDnsServers() : [];
   const dns = resolveDnsConfig(sandbox ? { ...options.dns, servers: [sandbox.dns] } : options.dns);
+  const metrics = new MailplaneMetrics({
+    queueDepth: async () => {
+      const depth: Record<string, number> = {};
+      for (const kind of Object.keys(jobPayloadSchemas)) depth[kind] = (await store.jobs.countByState(kind)).pending;
+      return depth;
+    },
+  });
   const core: Omit<MailplaneContext, 'transport' | 'routing' | 'warmup' | 'domainVerifier'> = {
     config: {
       domains: resolveDomainRecordsConfig(options.domains),
@@ -184,6 +201,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
     clock,
     ids: options.ids ?? randomIds,
     logger,
+    metrics,
     jobs: createJobQueue({ store, clock, logger }),
     writes: createGroupCommit(store),
     resolver: createDnsResolver({
@@ -219,6 +237,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
     handle: createRouter(context, apiRoutes, options.http),
     handleLinks: createTrackingHandler(context),
     handleHealth: createHealthHandler(readiness),
+    handleMetrics: createMetricsHandler(metrics, options.metrics),
     readiness,
     context,
     verifySecret: checkSecret,

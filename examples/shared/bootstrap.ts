@@ -23,8 +23,10 @@ export interface ExampleConfig {
   workers: boolean;
   /** The local sandbox (docs/sandbox.md): see {@link sandboxWanted}. */
   sandbox: boolean;
+  /** Serve `GET /metrics` (`MAILPLANE_METRICS=1`); its bearer token is `MAILPLANE_METRICS_TOKEN`. */
+  metrics: boolean;
   /** Options passed to createMailplane from the environment (DNS, delivery, webhooks, tracking URL, rate limits). */
-  mailplane: Pick<MailplaneOptions, 'dns' | 'delivery' | 'webhooks' | 'trackingBaseUrl' | 'rateLimits'>;
+  mailplane: Pick<MailplaneOptions, 'dns' | 'delivery' | 'webhooks' | 'trackingBaseUrl' | 'rateLimits' | 'metrics'>;
   /** The SMTP relay: off unless a port is given. */
   smtp: {
     /** Plain port with STARTTLS when a certificate is given (25, 2525 or 587); `MAILPLANE_SMTP_PORT`. */
@@ -94,7 +96,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
     secret: env.MAILPLANE_SECRET || undefined,
     workers: env.MAILPLANE_WORKERS !== 'off',
     sandbox: sandboxWanted(env),
+    metrics: env.MAILPLANE_METRICS === '1',
     mailplane: {
+      ...(env.MAILPLANE_METRICS_TOKEN && { metrics: { token: env.MAILPLANE_METRICS_TOKEN } }),
       ...(env.MAILPLANE_DNS_SERVERS && { dns: { servers: parseDnsServers(env.MAILPLANE_DNS_SERVERS) } }),
       ...(deliveryFrom(env) && { delivery: deliveryFrom(env) }),
       // Webhooks to loopback and private addresses are refused unless this is set (local development).
