@@ -33,11 +33,17 @@ describe.each(storeKinds)('metrics on %s', (kind) => {
     expect(before.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(sample(before.text, 'mailplane_messages_total{outcome="delivered"}')).toBe(0);
 
-    const [entry] = await env.send([`ada@${RCPT_DOMAIN}`]);
+    // The second recipient is suppressed: dropped at send.
+    const suppressed = await env.api.call('POST', '/subaccount/suppression', { sub: env.key, body: { manual: [{ email: `sup@${RCPT_DOMAIN}` }] } });
+    expect(suppressed.status).toBe(200);
+    const [entry, dropped] = await env.send([`ada@${RCPT_DOMAIN}`, `sup@${RCPT_DOMAIN}`]);
+    expect(dropped!.errorCode).toBe(2);
     await env.waitForStatus(entry!.messageId, 'delivered');
     const { text } = await scrape(env.api.mailplane);
     expect(sample(text, 'mailplane_messages_total{outcome="accepted"}')).toBe(1);
     expect(sample(text, 'mailplane_messages_total{outcome="delivered"}')).toBe(1);
+    expect(sample(text, 'mailplane_messages_total{outcome="refused"}')).toBe(1);
+    expect(sample(text, 'mailplane_messages_dropped_total{reason="SUPPRESSED"}')).toBe(1);
     expect(sample(text, 'mailplane_smtp_replies_total{class="2xx",provider="default"}')).toBe(1);
     expect(sample(text, 'mailplane_delivery_latency_seconds_count')).toBe(1);
     expect(sample(text, 'mailplane_http_requests_total{method="POST",route="/subaccount/email",status="200"}')).toBe(1);
