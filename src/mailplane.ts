@@ -216,7 +216,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   const { jobs, resolver, secrets, config } = core;
   const warmup = new WarmupService({ store, clock, logger, jobs, config: config.warmup });
   const routing = new DeliveryRouting({ store, clock, logger, resolver, secrets, warmup, tpspTransport: options.tpspTransport });
-  const domainVerifier = new DomainVerifier({ store, clock, logger, resolver, jobs, config });
+  const domainVerifier = new DomainVerifier({ store, clock, logger, resolver, jobs, config, metrics });
   const base: Omit<MailplaneContext, 'transport'> = { ...core, routing, warmup, domainVerifier };
   const transport = typeof options.transport === 'function' ? options.transport(base) : options.transport;
   const context: MailplaneContext = transport ? { ...base, transport } : base;

@@ -42,6 +42,10 @@ export class MailplaneMetrics {
   readonly smtpSessions: Counter<'listener'>;
   /** Failed SMTP relay logins. */
   readonly smtpAuthFailures: Counter;
+  /** Webhook POSTs by result: `delivered` (2xx), `failed` (retried), `refused` (not retried). */
+  readonly webhookDeliveries: Counter<'result'>;
+  /** DNS checks of sending domains by result: `verified`, `failed`, `error`. */
+  readonly dnsChecks: Counter<'result'>;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -57,6 +61,8 @@ export class MailplaneMetrics {
     this.httpRequests = new Counter({ name: 'mailplane_http_requests_total', help: 'API requests by method, route pattern and status', labelNames: ['method', 'route', 'status'], registers });
     this.smtpSessions = new Counter({ name: 'mailplane_smtp_sessions_total', help: 'SMTP sessions closed, per listener', labelNames: ['listener'], registers });
     this.smtpAuthFailures = new Counter({ name: 'mailplane_smtp_auth_failures_total', help: 'Failed SMTP relay logins', registers });
+    this.webhookDeliveries = new Counter({ name: 'mailplane_webhook_deliveries_total', help: 'Webhook POSTs by result', labelNames: ['result'], registers });
+    this.dnsChecks = new Counter({ name: 'mailplane_dns_checks_total', help: 'DNS checks of sending domains by result', labelNames: ['result'], registers });
     new Gauge({
       name: 'mailplane_job_queue_depth',
       help: 'Pending background jobs per kind',

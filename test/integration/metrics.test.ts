@@ -7,6 +7,7 @@ import type { Mailplane } from 'mailplane';
 import { createTestApi } from '../support/api.js';
 import { storeKinds } from '../support/databases.js';
 import { RCPT_DOMAIN, startDeliveryEnv } from '../support/delivery-env.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -53,6 +54,24 @@ describe.each(storeKinds)('metrics on %s', (kind) => {
     // Bounded labels only: no recipient address, no message id.
     expect(text).not.toContain(RCPT_DOMAIN);
     expect(text).not.toContain(entry!.messageId);
+  });
+
+  it('counts webhook POSTs by result and DNS checks by result', async () => {
+    const receiver = await startWebhookReceiver();
+    cleanups.push(() => receiver.close());
+    const env = await startDeliveryEnv(kind, {}, { webhooks: { allowPrivateTargets: true, timeoutMs: 1000 } });
+    cleanups.push(() => env.close());
+    const hook = await env.api.call('POST', '/account/webhook', { account: env.api.accountKey, body: { url: receiver.url, processed: true, delivered: true } });
+    expect(hook.status).toBe(200);
+    const [entry] = await env.send([`ada@${RCPT_DOMAIN}`]);
+    await env.waitForStatus(entry!.messageId, 'delivered');
+    await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(2);
+    await expect.poll(async () => sample((await scrape(env.api.mailplane)).text, 'mailplane_webhook_deliveries_total{result="delivered"}'), { timeout: 5_000 }).toBe(2);
+
+    // The sending domain's records are served by the test DNS: a check verifies it.
+    const checked = await env.api.mailplane.context.domainVerifier.verify(env.sender.subAccount.id, env.sender.domain.id);
+    expect(checked.verified).toBe(true);
+    expect(sample((await scrape(env.api.mailplane)).text, 'mailplane_dns_checks_total{result="verified"}')).toBeGreaterThanOrEqual(1);
   });
 
   it('counts unmatched routes under one label and each instance on its own registry', async () => {
