@@ -180,10 +180,14 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   const upstream = options.dns?.servers?.length ? options.dns.servers : sandbox ? systemDnsServers() : [];
   const dns = resolveDnsConfig(sandbox ? { ...options.dns, servers: [sandbox.dns] } : options.dns);
   const metrics = new MailplaneMetrics({
-    queueDepth: async () => {
-      const depth: Record<string, number> = {};
-      for (const kind of Object.keys(jobPayloadSchemas)) depth[kind] = (await store.jobs.countByState(kind)).pending;
-      return depth;
+    jobQueue: async () => {
+      const nowMs = clock.now();
+      const stats = new Map((await store.jobs.queueStats(nowMs)).map((line) => [line.kind, line]));
+      // Every kind mailplane runs is named, at 0 when it has no job: a series does not vanish when its queue drains.
+      return Object.keys(jobPayloadSchemas).map((kind) => {
+        const line = stats.get(kind);
+        return { kind, pending: line?.pending ?? 0, oldestDueAgeSeconds: line?.oldestDueAt == null ? 0 : Math.max(0, nowMs - line.oldestDueAt) / 1000 };
+      });
     },
   });
   const core: Omit<MailplaneContext, 'transport' | 'routing' | 'warmup' | 'domainVerifier'> = {

@@ -7,10 +7,10 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { MAILBOX_PROVIDER_NAMES } from '../routing/providers.js';
 
-/** The counts a scrape reads from the store: pending jobs per kind. */
+/** What a scrape reads from the store: the job queue per kind. */
 export interface MetricsSources {
-  /** Pending jobs (due or not) of each kind. */
-  queueDepth(): Promise<Record<string, number>>;
+  /** Each known job kind's pending jobs (due or not) and the age in seconds of its oldest due one (0 when none is due). */
+  jobQueue(): Promise<Array<{ kind: string; pending: number; oldestDueAgeSeconds: number }>>;
 }
 
 /** Class of an SMTP reply code, `none` when the server never answered. */
@@ -63,15 +63,27 @@ export class MailplaneMetrics {
     this.smtpAuthFailures = new Counter({ name: 'mailplane_smtp_auth_failures_total', help: 'Failed SMTP relay logins', registers });
     this.webhookDeliveries = new Counter({ name: 'mailplane_webhook_deliveries_total', help: 'Webhook POSTs by result', labelNames: ['result'], registers });
     this.dnsChecks = new Counter({ name: 'mailplane_dns_checks_total', help: 'DNS checks of sending domains by result', labelNames: ['result'], registers });
+    // Both read at scrape time from the store (one read for the two), so every node sees the shared queue.
+    let reading: Promise<Awaited<ReturnType<MetricsSources['jobQueue']>>> | undefined;
+    const read = () => (reading ??= sources.jobQueue().finally(() => setImmediate(() => (reading = undefined))));
     new Gauge({
       name: 'mailplane_job_queue_depth',
       help: 'Pending background jobs per kind',
       labelNames: ['kind'],
       registers,
-      // Read at scrape time from the store, so every node sees the shared queue.
       async collect() {
         this.reset();
-        for (const [kind, count] of Object.entries(await sources.queueDepth())) this.set({ kind }, count);
+        for (const line of await read()) this.set({ kind: line.kind }, line.pending);
+      },
+    });
+    new Gauge({
+      name: 'mailplane_job_oldest_due_age_seconds',
+      help: 'Age of the oldest due pending job per kind, 0 when none is due',
+      labelNames: ['kind'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const line of await read()) this.set({ kind: line.kind }, line.oldestDueAgeSeconds);
       },
     });
   }

@@ -50,7 +50,9 @@ describe.each(storeKinds)('metrics on %s', (kind) => {
     expect(sample(text, 'mailplane_http_requests_total{method="POST",route="/subaccount/email",status="200"}')).toBe(1);
     // The message reads of waitForStatus, under the route's pattern, not its concrete path.
     expect(text).toMatch(/^mailplane_http_requests_total\{method="GET",route="\/account\/message\/:\w+",status="200"\} [1-9]/m);
-    expect(text).toContain('mailplane_job_queue_depth{kind="deliver-batch"}');
+    // Every job kind is named, at 0 once its queue has drained.
+    expect(sample(text, 'mailplane_job_queue_depth{kind="deliver-batch"}')).toBe(0);
+    expect(sample(text, 'mailplane_job_oldest_due_age_seconds{kind="deliver-batch"}')).toBe(0);
     // Bounded labels only: no recipient address, no message id.
     expect(text).not.toContain(RCPT_DOMAIN);
     expect(text).not.toContain(entry!.messageId);
@@ -72,6 +74,20 @@ describe.each(storeKinds)('metrics on %s', (kind) => {
     const checked = await env.api.mailplane.context.domainVerifier.verify(env.sender.subAccount.id, env.sender.domain.id);
     expect(checked.verified).toBe(true);
     expect(sample((await scrape(env.api.mailplane)).text, 'mailplane_dns_checks_total{result="verified"}')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('reports the depth and the oldest due age of a queue that does not run', async () => {
+    const api = await createTestApi(kind, { clock: { now: () => Date.UTC(2026, 4, 1, 12) } });
+    cleanups.push(() => api.close());
+    // Queued 90 s before now and 1 h ahead; no runner is started, so both stay.
+    await api.mailplane.context.store.jobs.enqueue([
+      { kind: 'domain-check', payload: { subAccountId: 1, domainId: 1 }, runAt: Date.UTC(2026, 4, 1, 12) - 90_000 },
+      { kind: 'domain-check', payload: { subAccountId: 1, domainId: 2 }, runAt: Date.UTC(2026, 4, 1, 13) },
+    ]);
+    const { text } = await scrape(api.mailplane);
+    expect(sample(text, 'mailplane_job_queue_depth{kind="domain-check"}')).toBe(2);
+    expect(sample(text, 'mailplane_job_oldest_due_age_seconds{kind="domain-check"}')).toBe(90);
+    expect(sample(text, 'mailplane_job_queue_depth{kind="webhook-retry"}')).toBe(0);
   });
 
   it('counts unmatched routes under one label and each instance on its own registry', async () => {
