@@ -98,6 +98,7 @@ export function createBounceReceiver(ctx: MailplaneContext, options: BounceRecei
       const messageId = messageIdOfVerp(address) ?? quotedMessageId(raw);
       const outcome = messageId ? await applyReport(ctx, messageId, report) : 'unknown-message';
       ctx.logger.info('bounce receiver: report', { kind: report.kind, outcome, ...(messageId && { messageId }) });
+      ctx.metrics.bounceReports.inc({ kind: report.kind, outcome });
     }
   }
 

@@ -44,6 +44,8 @@ export class MailplaneMetrics {
   readonly smtpAuthFailures: Counter;
   /** Webhook POSTs by result: `delivered` (2xx), `failed` (retried), `refused` (not retried). */
   readonly webhookDeliveries: Counter<'result'>;
+  /** Reports the bounce receiver applied, by report kind and what they did to their message. */
+  readonly bounceReports: Counter<'kind' | 'outcome'>;
   /** DNS checks of sending domains by result: `verified`, `failed`, `error`. */
   readonly dnsChecks: Counter<'result'>;
 
@@ -62,6 +64,7 @@ export class MailplaneMetrics {
     this.smtpSessions = new Counter({ name: 'mailplane_smtp_sessions_total', help: 'SMTP sessions closed, per listener', labelNames: ['listener'], registers });
     this.smtpAuthFailures = new Counter({ name: 'mailplane_smtp_auth_failures_total', help: 'Failed SMTP relay logins', registers });
     this.webhookDeliveries = new Counter({ name: 'mailplane_webhook_deliveries_total', help: 'Webhook POSTs by result', labelNames: ['result'], registers });
+    this.bounceReports = new Counter({ name: 'mailplane_bounce_reports_total', help: 'Reports received by the bounce receiver, by kind and outcome', labelNames: ['kind', 'outcome'], registers });
     this.dnsChecks = new Counter({ name: 'mailplane_dns_checks_total', help: 'DNS checks of sending domains by result', labelNames: ['result'], registers });
     // Both read at scrape time from the store (one read for the two), so every node sees the shared queue.
     let reading: Promise<Awaited<ReturnType<MetricsSources['jobQueue']>>> | undefined;

@@ -5,10 +5,11 @@
  */
 import nodemailer from 'nodemailer';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSmtpRelay, pinoLogger } from 'mailplane';
+import { createBounceReceiver, createSmtpRelay, pinoLogger } from 'mailplane';
 import { createTestApi } from '../support/api.js';
 import { storeKinds } from '../support/databases.js';
 import { RCPT_DOMAIN, startDeliveryEnv } from '../support/delivery-env.js';
+import { dsn } from '../support/reports.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -83,6 +84,31 @@ describe.each(storeKinds)('access logs on %s', (kind) => {
     const metrics = (await env.api.mailplane.handleMetrics({ method: 'GET', path: '/metrics', headers: {}, query: new URLSearchParams() })).body;
     expect(metrics).toContain('mailplane_smtp_sessions_total{listener="smtp relay"} 2');
     expect(metrics).toContain('mailplane_smtp_auth_failures_total 1');
+  });
+
+  it('writes one line per bounce-receiver session, and counts the report by kind and outcome', async () => {
+    const { logger, lines } = capture();
+    const env = await startDeliveryEnv(kind, {}, { logger });
+    cleanups.push(() => env.close());
+    const receiver = createBounceReceiver(env.api.mailplane.context, {});
+    cleanups.push(() => receiver.close());
+    const { port } = await receiver.listen(0, '127.0.0.1');
+    const [entry] = await env.send([`gone@${RCPT_DOMAIN}`]);
+    await env.waitForStatus(entry!.messageId, 'delivered');
+    const domain = (await env.api.mailplane.context.store.domains.get(env.sender.subAccount.id, env.sender.domain.id))!;
+    const verp = `b+${entry!.messageId}@${domain.returnPathHost}`;
+    const raw = dsn(verp, `gone@${RCPT_DOMAIN}`, 'failed', '5.1.1', '550 5.1.1 User unknown');
+    const transport = nodemailer.createTransport({ host: '127.0.0.1', port, ignoreTLS: true });
+    await transport.sendMail({ envelope: { from: 'MAILER-DAEMON@mx.rcpt.test', to: [verp] }, raw });
+    transport.close();
+    await env.waitForStatus(entry!.messageId, 'hard_bounced');
+
+    await expect.poll(() => lines().filter((line) => line.message === 'bounce receiver: session closed').length, { timeout: 10_000 }).toBe(1);
+    const session = lines().find((line) => line.message === 'bounce receiver: session closed')!;
+    expect(session).toMatchObject({ client: '127.0.0.1', authenticated: false, messagesAccepted: 1 });
+    const metrics = (await env.api.mailplane.handleMetrics({ method: 'GET', path: '/metrics', headers: {}, query: new URLSearchParams() })).body;
+    expect(metrics).toContain('mailplane_bounce_reports_total{kind="failed",outcome="hard-bounced"} 1');
+    expect(metrics).toContain('mailplane_smtp_sessions_total{listener="bounce receiver"} 1');
   });
 
   it('writes nothing below the configured level, and refuses an unknown level', () => {
