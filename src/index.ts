@@ -10,7 +10,7 @@ export * from './errors.js';
 export { createHealthHandler, checkReadiness, HEALTH_PATHS, READINESS_TIMEOUT_MS, type Readiness, type ReadinessSources } from './health.js';
 export { pinoLogger, isLogLevel, LOG_LEVELS, type LogLevel, type PinoLoggerOptions } from './logging/pino-logger.js';
 export { MailplaneMetrics, type MetricsSources } from './metrics/metrics.js';
-export { createMetricsHandler, type MetricsHandlerOptions } from './metrics/handler.js';
+export { createMetricsHandler, type MetricsHandlerOptions } from './http/metrics-handler.js';
 export { verifySecret, SECRET_CHECK_SETTING } from './crypto/secret-check.js';
 export type { HttpHandler, HttpRequest, HttpResponse, HeaderMap } from './http/types.js';
 export { responseBody } from './http/types.js';

@@ -33,7 +33,7 @@ import { systemDnsServers } from './dns/servers.js';
 import { checkReadiness, createHealthHandler, type Readiness } from './health.js';
 import { verifySecret } from './crypto/secret-check.js';
 import { jobPayloadSchemas } from './jobs/kinds.js';
-import { createMetricsHandler, type MetricsHandlerOptions } from './metrics/handler.js';
+import { createMetricsHandler, type MetricsHandlerOptions } from './http/metrics-handler.js';
 import { MailplaneMetrics } from './metrics/metrics.js';
 
 /** Options of {@link createMailplane}. */

@@ -3,8 +3,8 @@
  * an optional bearer token.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
-import type { HttpHandler, HttpResponse } from '../http/types.js';
-import type { MailplaneMetrics } from './metrics.js';
+import type { HttpHandler, HttpResponse } from './types.js';
+import type { MailplaneMetrics } from '../metrics/metrics.js';
 
 /** Options of {@link createMetricsHandler}. */
 export interface MetricsHandlerOptions {
