@@ -17,6 +17,7 @@ import type { DeliveryRouting } from './delivery/route.js';
 import type { DomainVerifier } from './domain/verification.js';
 import type { WebhookDeliveryConfig } from './webhook/config.js';
 import type { RateLimitConfig } from './http/rate-limit.js';
+import type { MailplaneMetrics } from './metrics/metrics.js';
 
 /**
  * Where mailplane writes what it wants an operator to know. Fields are structured; mailplane
@@ -64,6 +65,8 @@ export interface MailplaneContext {
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly logger: Logger;
+  /** This instance's Prometheus metrics (its own registry), exposed by `mailplane.handleMetrics`. */
+  readonly metrics: MailplaneMetrics;
   /** Enqueues durable jobs and wakes this process's runner (call `notify()` after a commit). */
   readonly jobs: JobQueue<MailplaneJobs>;
   /** The DNS resolver of this instance (verification, MX lookups), with its cache. */

@@ -8,6 +8,9 @@ export { createMailplane, type Mailplane, type MailplaneOptions } from './mailpl
 export { startSandbox, SANDBOX_MX_HOST, type Sandbox, type SandboxOptions, type SandboxDkimResult } from './sandbox/index.js';
 export * from './errors.js';
 export { createHealthHandler, checkReadiness, HEALTH_PATHS, READINESS_TIMEOUT_MS, type Readiness, type ReadinessSources } from './health.js';
+export { pinoLogger, isLogLevel, LOG_LEVELS, type LogLevel, type PinoLoggerOptions } from './logging/pino-logger.js';
+export { MailplaneMetrics, type MetricsSources } from './metrics/metrics.js';
+export { createMetricsHandler, type MetricsHandlerOptions } from './http/metrics-handler.js';
 export { verifySecret, SECRET_CHECK_SETTING } from './crypto/secret-check.js';
 export type { HttpHandler, HttpRequest, HttpResponse, HeaderMap } from './http/types.js';
 export { responseBody } from './http/types.js';

@@ -32,6 +32,9 @@ import type { Sandbox } from './sandbox/index.js';
 import { systemDnsServers } from './dns/servers.js';
 import { checkReadiness, createHealthHandler, type Readiness } from './health.js';
 import { verifySecret } from './crypto/secret-check.js';
+import { jobPayloadSchemas } from './jobs/kinds.js';
+import { createMetricsHandler, type MetricsHandlerOptions } from './http/metrics-handler.js';
+import { MailplaneMetrics } from './metrics/metrics.js';
 
 /** Options of {@link createMailplane}. */
 export interface MailplaneOptions {
@@ -95,6 +98,8 @@ export interface MailplaneOptions {
    * `close()` closes it. See docs/sandbox.md.
    */
   sandbox?: Sandbox;
+  /** `GET /metrics` settings: `token` requires `Authorization: Bearer <token>` (docs/operations.md). */
+  metrics?: MetricsHandlerOptions;
 }
 
 /** One mailplane instance: the HTTP API and the operations behind it. */
@@ -112,6 +117,11 @@ export interface Mailplane {
    * 503 with the reason otherwise), e.g. `app.get(['/healthz', '/readyz'], toExpress(mailplane.handleHealth))`.
    */
   readonly handleHealth: HttpHandler;
+  /**
+   * `GET /metrics`: this instance's Prometheus metrics (docs/operations.md), behind the bearer token
+   * of `options.metrics.token` when set, e.g. `app.get('/metrics', toExpress(mailplane.handleMetrics))`.
+   */
+  readonly handleMetrics: HttpHandler;
   /** What `GET /readyz` answers, for hosts with their own health endpoint. */
   readiness(): Promise<Readiness>;
   /** The shared collaborators, for the operations modules. */
@@ -169,6 +179,17 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   // In the sandbox, mailplane asks the sandbox DNS server, and the sandbox asks the configured resolvers.
   const upstream = options.dns?.servers?.length ? options.dns.servers : sandbox ? systemDnsServers() : [];
   const dns = resolveDnsConfig(sandbox ? { ...options.dns, servers: [sandbox.dns] } : options.dns);
+  const metrics = new MailplaneMetrics({
+    jobQueue: async () => {
+      const nowMs = clock.now();
+      const stats = new Map((await store.jobs.queueStats(nowMs)).map((line) => [line.kind, line]));
+      // Every kind mailplane runs is named, at 0 when it has no job: a series does not vanish when its queue drains.
+      return Object.keys(jobPayloadSchemas).map((kind) => {
+        const line = stats.get(kind);
+        return { kind, pending: line?.pending ?? 0, oldestDueAgeSeconds: line?.oldestDueAt == null ? 0 : Math.max(0, nowMs - line.oldestDueAt) / 1000 };
+      });
+    },
+  });
   const core: Omit<MailplaneContext, 'transport' | 'routing' | 'warmup' | 'domainVerifier'> = {
     config: {
       domains: resolveDomainRecordsConfig(options.domains),
@@ -184,6 +205,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
     clock,
     ids: options.ids ?? randomIds,
     logger,
+    metrics,
     jobs: createJobQueue({ store, clock, logger }),
     writes: createGroupCommit(store),
     resolver: createDnsResolver({
@@ -198,7 +220,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   const { jobs, resolver, secrets, config } = core;
   const warmup = new WarmupService({ store, clock, logger, jobs, config: config.warmup });
   const routing = new DeliveryRouting({ store, clock, logger, resolver, secrets, warmup, tpspTransport: options.tpspTransport });
-  const domainVerifier = new DomainVerifier({ store, clock, logger, resolver, jobs, config });
+  const domainVerifier = new DomainVerifier({ store, clock, logger, resolver, jobs, config, metrics });
   const base: Omit<MailplaneContext, 'transport'> = { ...core, routing, warmup, domainVerifier };
   const transport = typeof options.transport === 'function' ? options.transport(base) : options.transport;
   const context: MailplaneContext = transport ? { ...base, transport } : base;
@@ -219,6 +241,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
     handle: createRouter(context, apiRoutes, options.http),
     handleLinks: createTrackingHandler(context),
     handleHealth: createHealthHandler(readiness),
+    handleMetrics: createMetricsHandler(metrics, options.metrics),
     readiness,
     context,
     verifySecret: checkSecret,

@@ -18,6 +18,7 @@ try {
   app.use('/api/v1', toExpress(mailplane.handle));
   app.use('/t', toExpress(mailplane.handleLinks));
   app.get([...HEALTH_PATHS], toExpress(mailplane.handleHealth));
+  if (config.metrics) app.get('/metrics', toExpress(mailplane.handleMetrics));
 
   const server = await listenHttp(app, config);
   console.log(`mailplane (express) listening on http://${config.host}:${boundPort(server, config.port)}/api/v1`);

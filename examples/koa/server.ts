@@ -18,6 +18,10 @@ try {
   app.use(toKoa(mailplane.handleLinks, { prefix: '/t' }));
   const health = toKoa(mailplane.handleHealth);
   app.use((ctx, next) => (HEALTH_PATHS.includes(ctx.path) ? health(ctx, next) : next()));
+  if (config.metrics) {
+    const metrics = toKoa(mailplane.handleMetrics);
+    app.use((ctx, next) => (ctx.path === '/metrics' ? metrics(ctx, next) : next()));
+  }
 
   const server = await listenHttp(app.callback(), config);
   console.log(`mailplane (koa) listening on http://${config.host}:${boundPort(server, config.port)}/api/v1`);

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { consoleLogger, createBounceReceiver, createMailplane, createSmtpRelay, parseDnsServers, startSandbox, type Mailplane, type MailplaneOptions, type Sandbox, type SmtpListener } from 'mailplane';
+import { consoleLogger, createBounceReceiver, createMailplane, pinoLogger, createSmtpRelay, parseDnsServers, startSandbox, type Mailplane, type MailplaneOptions, type Sandbox, type SmtpListener } from 'mailplane';
 import { ensurePrivateDirectory, ensurePrivateFile, PRIVATE_FILE_MODE } from 'mailplane/storage/kysely';
 import { mxTransport, smartHostTransport } from 'mailplane/transport/smtp';
 import { openExampleStore, readPemFile } from './startup.js';
@@ -23,8 +23,12 @@ export interface ExampleConfig {
   workers: boolean;
   /** The local sandbox (docs/sandbox.md): see {@link sandboxWanted}. */
   sandbox: boolean;
+  /** Serve `GET /metrics` (`MAILPLANE_METRICS=1`); its bearer token is `MAILPLANE_METRICS_TOKEN`. */
+  metrics: boolean;
+  /** Least severe log level written (`MAILPLANE_LOG_LEVEL`: trace, debug, info (default), warn, error, fatal, silent). */
+  logLevel?: string;
   /** Options passed to createMailplane from the environment (DNS, delivery, webhooks, tracking URL, rate limits). */
-  mailplane: Pick<MailplaneOptions, 'dns' | 'delivery' | 'webhooks' | 'trackingBaseUrl' | 'rateLimits'>;
+  mailplane: Pick<MailplaneOptions, 'dns' | 'delivery' | 'webhooks' | 'trackingBaseUrl' | 'rateLimits' | 'metrics'>;
   /** The SMTP relay: off unless a port is given. */
   smtp: {
     /** Plain port with STARTTLS when a certificate is given (25, 2525 or 587); `MAILPLANE_SMTP_PORT`. */
@@ -94,7 +98,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
     secret: env.MAILPLANE_SECRET || undefined,
     workers: env.MAILPLANE_WORKERS !== 'off',
     sandbox: sandboxWanted(env),
+    metrics: env.MAILPLANE_METRICS === '1',
+    ...(env.MAILPLANE_LOG_LEVEL && { logLevel: env.MAILPLANE_LOG_LEVEL }),
     mailplane: {
+      ...(env.MAILPLANE_METRICS_TOKEN && { metrics: { token: env.MAILPLANE_METRICS_TOKEN } }),
       ...(env.MAILPLANE_DNS_SERVERS && { dns: { servers: parseDnsServers(env.MAILPLANE_DNS_SERVERS) } }),
       ...(deliveryFrom(env) && { delivery: deliveryFrom(env) }),
       // Webhooks to loopback and private addresses are refused unless this is set (local development).
@@ -164,11 +171,14 @@ function loadOrCreateSecret(config: ExampleConfig): string {
 
 /** Opens storage, creates the mailplane instance and its account; prints a generated key once. */
 export async function startMailplane(config: ExampleConfig): Promise<Mailplane> {
+  // Structured JSON lines on stdout; an unknown level stops the start with the levels it accepts.
+  const logger = pinoLogger({ level: config.logLevel });
   const store = await openExampleStore(config.databaseUrl);
   const sandbox = config.sandbox ? await startSandbox() : undefined;
   const mailplane = createMailplane({
     store,
     secret: loadOrCreateSecret(config),
+    logger,
     ...config.mailplane,
     ...(sandbox && { sandbox }),
     // Direct-to-MX delivery through mailplane's resolver (MAILPLANE_DNS_SERVERS) on MAILPLANE_MX_PORT.

@@ -9,6 +9,7 @@
  * backscatter): a VERP address must name an existing message and the return-path host of that
  * message's domain. It needs no login: bounces come from any server on the internet.
  */
+import { sessionLog } from '../smtp/session-log.js';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import type { MailplaneContext } from '../context.js';
 import { messageIdOfVerp } from '../delivery/compose.js';
@@ -64,6 +65,7 @@ export function createBounceReceiver(ctx: MailplaneContext, options: BounceRecei
     return domain !== null && address.slice(address.lastIndexOf('@') + 1).toLowerCase() === domain.returnPathHost.toLowerCase();
   }
 
+  const sessions = sessionLog(ctx, 'bounce receiver');
   const server = new SMTPServer({
     ...(options.tls ? { key: options.tls.key, cert: options.tls.cert } : { hideSTARTTLS: true }),
     ...(options.hostname !== undefined && { name: options.hostname }),
@@ -73,8 +75,8 @@ export function createBounceReceiver(ctx: MailplaneContext, options: BounceRecei
     maxClients: options.maxClients ?? 100,
     disableReverseLookup: true,
     logger: false,
-    onConnect: (session, callback) => guard.onConnect(session, callback),
-    onClose: (session) => guard.onClose(session),
+    onConnect: (session, callback) => (sessions.opened(session), guard.onConnect(session, callback)),
+    onClose: (session) => (guard.onClose(session), sessions.closed(session)),
     onRcptTo(address, _session, callback) {
       const to = address.address.toLowerCase();
       if (feedback.has(to)) return callback();
@@ -85,7 +87,7 @@ export function createBounceReceiver(ctx: MailplaneContext, options: BounceRecei
     },
     onData(stream, session, callback) {
       const failed = (error: unknown) => ctx.logger.error('bounce receiver: applying a report failed', { error: error instanceof Error ? error.message : String(error) });
-      readMessage(stream, callback, async (raw) => (await receive(raw, session), '2.0.0 Report received'), failed, budget);
+      readMessage(stream, callback, async (raw) => (await receive(raw, session), sessions.accepted(session), '2.0.0 Report received'), failed, budget);
     },
   });
 
@@ -96,6 +98,7 @@ export function createBounceReceiver(ctx: MailplaneContext, options: BounceRecei
       const messageId = messageIdOfVerp(address) ?? quotedMessageId(raw);
       const outcome = messageId ? await applyReport(ctx, messageId, report) : 'unknown-message';
       ctx.logger.info('bounce receiver: report', { kind: report.kind, outcome, ...(messageId && { messageId }) });
+      ctx.metrics.bounceReports.inc({ kind: report.kind, outcome });
     }
   }
 

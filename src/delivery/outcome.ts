@@ -8,6 +8,8 @@
 import type { MailplaneContext } from '../context.js';
 import { applyLifecycle } from '../lifecycle/apply.js';
 import { attemptOutcome } from '../lifecycle/table.js';
+import { providerLabel, replyClass } from '../metrics/metrics.js';
+import { classifyByDomain, domainOf, MailboxProvider } from '../routing/providers.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import type { MessageStatus, MessageRecord, SendBatchRecord } from '../store/index.js';
 import type { DeliveryResult, DeliveryRoute } from './transport.js';
@@ -21,6 +23,20 @@ export function describeReply(result: DeliveryResult): string {
     .trim();
   const reply = result.smtpCode === null ? text : text.startsWith(String(result.smtpCode)) ? text : `${result.smtpCode} ${text}`;
   return (result.host ? `${reply} (${result.host})` : reply).slice(0, 2000);
+}
+
+/**
+ * The attempt in the metrics: its reply by class and recipient provider (the warming IP's
+ * classification, else the consumer-domain table without a lookup), and, when it moved the
+ * message, the outcome and the latency of a delivery.
+ */
+function countOutcome(ctx: MailplaneContext, message: MessageRecord, result: DeliveryResult, route: DeliveryRoute, outcome: string | null, nowMs: number): void {
+  const provider = route.warmup?.provider ?? classifyByDomain(domainOf(message.to.email)) ?? MailboxProvider.Default;
+  ctx.metrics.smtpReplies.inc({ class: replyClass(result.smtpCode), provider: providerLabel(provider) });
+  if (outcome === null) return;
+  ctx.metrics.messages.inc({ outcome });
+  if (outcome === 'smtp-dropped') ctx.metrics.dropped.inc({ reason: 'smtp-dropped' });
+  if (outcome === 'delivered') ctx.metrics.deliveryLatency.observe(Math.max(0, nowMs - Number(message.submittedAt / 1_000_000n)) / 1000);
 }
 
 /** What {@link recordDeliveryOutcome} did. */
@@ -78,5 +94,6 @@ export async function recordDeliveryOutcome(
     status = applied.step.to;
   });
   const moved: MessageStatus | null = status;
+  countOutcome(ctx, message, result, route, moved === null ? null : outcome, nowMs);
   return moved === null ? null : { status: moved, ...(retryAt !== undefined && { retryAt }) };
 }

@@ -64,7 +64,7 @@ export interface VerifyDomainOptions {
 }
 
 /** What the verification service works with. */
-export type DomainVerifierDeps = Pick<MailplaneContext, 'store' | 'clock' | 'logger' | 'resolver' | 'jobs' | 'config'>;
+export type DomainVerifierDeps = Pick<MailplaneContext, 'store' | 'clock' | 'logger' | 'resolver' | 'jobs' | 'config' | 'metrics'>;
 
 /**
  * The DNS checks of one mailplane instance's sending domains. Owns the checks running in this
@@ -120,7 +120,11 @@ export class DomainVerifier {
       expected: expectedRecordsOfDomain(domain, config.domains.spfInclude),
       ...(registrationLookup && { registrationLookup }),
       fresh: options.fresh ?? true,
+    }).catch((error: unknown) => {
+      this.deps.metrics.dnsChecks.inc({ result: 'error' });
+      throw error;
     });
+    this.deps.metrics.dnsChecks.inc({ result: result.dkim.verified ? 'verified' : 'failed' });
     const updated = await store.domains.updateVerification(domain.subAccountId, domain.id, verificationPatch(result, nowNs(clock)));
     if (updated && (options.ensureSchedule ?? true)) {
       // Domains added before the schedule existed, or whose job died, get one back; a pending job

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { MailplaneContext } from '../context.js';
 import { MethodNotAllowedError, PayloadTooLargeError, RouteNotFoundError, ValidationError } from '../errors.js';
 import { authenticate } from './auth.js';
@@ -6,7 +7,7 @@ import { jsonResponse } from './json.js';
 import { buildOpenApiDocument, OPENAPI_PATH } from './openapi.js';
 import { createRateLimiter } from './rate-limit.js';
 import type { AnyRoute } from './route.js';
-import type { HttpHandler, HttpRequest } from './types.js';
+import type { HttpHandler, HttpRequest, HttpResponse } from './types.js';
 import { parseOrThrow } from './validation.js';
 
 /** Options of `createRouter`. */
@@ -75,7 +76,7 @@ export function createRouter(ctx: MailplaneContext, routes: readonly AnyRoute[],
   // Built on first request, then kept: the route table of a router never changes.
   let openApi: unknown;
 
-  return async (request) => {
+  const answer = async (request: HttpRequest, matched: { route?: string }): Promise<HttpResponse> => {
     const segments = splitPath(request.path);
     const method = request.method.toUpperCase();
     // The API's own description needs no key: client generators fetch it before they have one.
@@ -98,6 +99,7 @@ export function createRouter(ctx: MailplaneContext, routes: readonly AnyRoute[],
       return errorResponse(allowed.length > 0 ? new MethodNotAllowedError(method, allowed) : new RouteNotFoundError(`no endpoint ${method} ${request.path}`));
     }
     const { route, params } = found;
+    matched.route = route.path;
     // Rate-limit headers go on every answer to an authenticated request, errors included.
     let limitHeaders: Record<string, string> = {};
     try {
@@ -126,4 +128,23 @@ export function createRouter(ctx: MailplaneContext, routes: readonly AnyRoute[],
       return errorResponse(error, limitHeaders);
     }
   };
+  // Every answer is counted by route pattern (never the concrete path, whose ids are unbounded),
+  // logged as one access line, and carries its request id.
+  return async (request) => {
+    const startedAt = performance.now();
+    const requestId = requestIdOf(request.headers['x-request-id']);
+    const matched: { route?: string } = {};
+    const response = await answer(request, matched);
+    const route = matched.route ?? 'unmatched';
+    const method = request.method.toUpperCase();
+    ctx.metrics.httpRequests.inc({ method, route, status: String(response.status) });
+    ctx.logger.info('http request', { method, route, status: response.status, durationMs: Math.round((performance.now() - startedAt) * 10) / 10, requestId });
+    return { ...response, headers: { ...response.headers, 'x-request-id': requestId } };
+  };
+}
+
+/** An incoming `X-Request-Id` when it is sane (≤ 64 of `[A-Za-z0-9._-]`), else a new one. */
+export function requestIdOf(header: string | string[] | undefined): string {
+  const given = Array.isArray(header) ? header[0] : header;
+  return given !== undefined && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();
 }

@@ -199,5 +199,8 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
     }
   });
   if (dropped < messages.length) ctx.jobs.notify();
+  // Counted once committed: a send that failed to commit accepted nothing.
+  for (const message of messages) ctx.metrics.messages.inc({ outcome: message.status === 'dropped' ? 'refused' : 'accepted' });
+  for (const event of events) if (event.type === EventType.Dropped) ctx.metrics.dropped.inc({ reason: String(event.metadata.reason ?? 'unknown') });
   return entries;
 }

@@ -12,6 +12,7 @@
  * Once a message is answered 250 it is committed (batch, messages, delivery job); any failure
  * before that is answered 4xx, so the client keeps the message and retries.
  */
+import { sessionLog } from './session-log.js';
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server';
 import type { MailplaneContext } from '../context.js';
 import { acceptSend, senderDomain } from '../sending/accept.js';
@@ -85,6 +86,7 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
   const budget = { used: 0, max: Math.max(options.maxBufferedBytes ?? 256 * 1024 * 1024, maxMessageBytes) };
   const lockedOut = () => reply(421, '4.7.0 Too many failed logins from your address, try again later');
 
+  const sessions = sessionLog(ctx, 'smtp relay');
   const server = new SMTPServer({
     secure: options.secure ?? false,
     ...(options.tls ? { key: options.tls.key, cert: options.tls.cert } : { hideSTARTTLS: true }),
@@ -98,8 +100,8 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
     socketTimeout: options.socketTimeoutMs ?? 60_000,
     disableReverseLookup: true,
     logger: false,
-    onConnect: (session, callback) => guard.onConnect(session, callback),
-    onClose: (session) => guard.onClose(session),
+    onConnect: (session, callback) => (sessions.opened(session), guard.onConnect(session, callback)),
+    onClose: (session) => (guard.onClose(session), sessions.closed(session)),
     onAuth(auth: SMTPServerAuthentication, session, callback) {
       const address = clientKey(session.remoteAddress);
       // A locked-out address gets no answer about any credential.
@@ -108,6 +110,7 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
       const password = auth.password ?? '';
       /** The same path, delay and reply whether the username exists or not. */
       const failed = () => {
+        ctx.metrics.smtpAuthFailures.inc();
         const { delayMs, lockedOut: locked } = throttle.failure(address, username);
         const answer = locked ? lockedOut() : reply(535, '5.7.8 Authentication credentials invalid');
         if (delayMs === 0) return callback(answer);
@@ -136,7 +139,12 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
     },
     onData(stream, session, callback) {
       const failed = (error: unknown) => ctx.logger.error('smtp relay: accepting a message failed', { error: error instanceof Error ? error.message : String(error) });
-      readMessage(stream, callback, (raw) => submit(raw, session), failed, budget);
+      const accept = async (raw: Buffer) => {
+        const text = await submit(raw, session);
+        sessions.accepted(session);
+        return text;
+      };
+      readMessage(stream, callback, accept, failed, budget);
     },
   });
 

@@ -114,4 +114,17 @@ export interface JobStore {
   countByState(kind?: string): Promise<Record<JobState, number>>;
   /** Deletes dead jobs whose last attempt was due before `before`; answers how many. */
   pruneDead(before: number): Promise<number>;
+  /**
+   * For each kind with pending jobs: how many are pending (due or not) and the `runAt` of the
+   * oldest one due at `now` (null when none is due yet). For metrics scrapes; may scan the pending jobs.
+   */
+  queueStats(now: number): Promise<JobQueueStats[]>;
+}
+
+/** One kind's line of {@link JobStore.queueStats}. */
+export interface JobQueueStats {
+  kind: string;
+  pending: number;
+  /** `runAt` (epoch ms) of the oldest pending job that is due, or null. */
+  oldestDueAt: number | null;
 }

@@ -24,13 +24,16 @@ import { webhookService } from './webhooks.js';
 export function webhookJobHandlers(ctx: MailplaneContext): Record<string, JobHandler | JobKindOptions> {
   const config = ctx.config.webhooks;
 
-  const attempt = (webhook: WebhookRecord, body: string): Promise<WebhookAttempt> =>
-    postWebhook(webhook.url, body, webhookService.signingSecret(ctx, webhook), {
+  const attempt = async (webhook: WebhookRecord, body: string): Promise<WebhookAttempt> => {
+    const result = await postWebhook(webhook.url, body, webhookService.signingSecret(ctx, webhook), {
       resolver: ctx.resolver,
       allowPrivateTargets: config.allowPrivateTargets,
       timeoutMs: config.timeoutMs,
       nowMs: ctx.clock.now(),
     });
+    ctx.metrics.webhookDeliveries.inc({ result: result.ok ? 'delivered' : result.retry ? 'failed' : 'refused' });
+    return result;
+  };
 
   const refused = (webhook: WebhookRecord, eventId: string, error: string) =>
     ctx.logger.warn('webhook: delivery refused, not retried', { webhookId: webhook.id, accountId: webhook.accountId, eventId, error });

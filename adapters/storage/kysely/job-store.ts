@@ -226,6 +226,25 @@ export function kyselyJobStore(ctx: KyselyStoreContext): JobStore {
       return counts;
     },
 
+    async queueStats(now) {
+      // Two grouped scans of the pending jobs: every kind's count, then the due ones' oldest time.
+      const counts = await db
+        .selectFrom('jobs')
+        .select(['kind', (eb) => eb.fn.countAll<number | string | bigint>().as('n')])
+        .where('state', '=', 'pending')
+        .groupBy('kind')
+        .execute();
+      const due = await db
+        .selectFrom('jobs')
+        .select(['kind', (eb) => eb.fn.min('run_at').as('oldest')])
+        .where('state', '=', 'pending')
+        .where('run_at', '<=', ms(now))
+        .groupBy('kind')
+        .execute();
+      const oldest = new Map(due.map((row) => [row.kind, toNumberOrNull(row.oldest as number | string | bigint | null)]));
+      return counts.map((row) => ({ kind: row.kind, pending: toNumber(row.n), oldestDueAt: oldest.get(row.kind) ?? null }));
+    },
+
     async pruneDead(before) {
       const result = await db
         .deleteFrom('jobs')

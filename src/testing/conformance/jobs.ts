@@ -137,6 +137,20 @@ export function jobStoreConformance(store: () => MailplaneStore): void {
       expect(await store().jobs.countByState('retry')).toEqual({ pending: 0, running: 0, dead: 1 });
     });
 
+    it('reports the pending jobs of each kind and the run time of its oldest due one', async () => {
+      await enqueueOne(store().jobs, job('stats-a', T0 + 300));
+      await enqueueOne(store().jobs, job('stats-a', T0 + 100));
+      await enqueueOne(store().jobs, job('stats-a', T0 + 50_000));
+      await enqueueOne(store().jobs, job('stats-b', T0 + 60_000));
+      const running = await enqueueOne(store().jobs, job('stats-c', T0));
+      expect((await claimAs(store().jobs, 'w', T0 + 1_000, 10, ['stats-c'])).map((j) => j.id)).toEqual([running]);
+      const stats = (await store().jobs.queueStats(T0 + 1_000)).filter((line) => line.kind.startsWith('stats-'));
+      expect(stats.sort((a, b) => a.kind.localeCompare(b.kind))).toEqual([
+        { kind: 'stats-a', pending: 3, oldestDueAt: T0 + 100 },
+        { kind: 'stats-b', pending: 1, oldestDueAt: null },
+      ]);
+    });
+
     it('prunes dead jobs whose last attempt is older than the cut-off', async () => {
       const old = await enqueueOne(store().jobs, job('prune', T0));
       const recent = await enqueueOne(store().jobs, job('prune', T0 + 5_000));

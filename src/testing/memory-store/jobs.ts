@@ -1,4 +1,4 @@
-import type { EnqueueResult, JobRecord, JobState, JobStore, JsonObject } from '../../store/index.js';
+import type { EnqueueResult, JobQueueStats, JobRecord, JobState, JobStore, JsonObject } from '../../store/index.js';
 import type { MemoryContext } from './common.js';
 import type { JobRow } from './rows.js';
 import type { TableRows } from './tables.js';
@@ -127,6 +127,19 @@ export function memoryJobStore(ctx: MemoryContext): JobStore {
         const counts: Record<JobState, number> = { pending: 0, running: 0, dead: 0 };
         for (const row of tables.jobs.values()) if (kind === undefined || row.kind === kind) counts[row.state]++;
         return counts;
+      }),
+
+    queueStats: (now) =>
+      ctx.read((tables) => {
+        const stats = new Map<string, JobQueueStats>();
+        for (const row of tables.jobs.values()) {
+          if (row.state !== 'pending') continue;
+          const line = stats.get(row.kind) ?? { kind: row.kind, pending: 0, oldestDueAt: null };
+          line.pending++;
+          if (row.runAt <= ms(now) && (line.oldestDueAt === null || row.runAt < line.oldestDueAt)) line.oldestDueAt = row.runAt;
+          stats.set(row.kind, line);
+        }
+        return [...stats.values()];
       }),
 
     pruneDead: (before) =>

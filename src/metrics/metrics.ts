@@ -1,0 +1,93 @@
+/**
+ * The Prometheus metrics of one mailplane instance, on a registry of its own (never prom-client's
+ * global one: two instances in one process, or a host with its own metrics, must not collide).
+ * Every label has a bounded set of values (outcomes, reasons, reply classes, provider names, job
+ * kinds, route patterns); recipient addresses and message ids are never labels.
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { MAILBOX_PROVIDER_NAMES } from '../routing/providers.js';
+
+/** What a scrape reads from the store: the job queue per kind. */
+export interface MetricsSources {
+  /** Each known job kind's pending jobs (due or not) and the age in seconds of its oldest due one (0 when none is due). */
+  jobQueue(): Promise<Array<{ kind: string; pending: number; oldestDueAgeSeconds: number }>>;
+}
+
+/** Class of an SMTP reply code, `none` when the server never answered. */
+export function replyClass(code: number | null): string {
+  if (code === null || code < 200 || code >= 600) return 'none';
+  return `${Math.floor(code / 100)}xx`;
+}
+
+/** A provider id of src/routing/providers.ts as a label value. */
+export function providerLabel(provider: number): string {
+  return MAILBOX_PROVIDER_NAMES[provider] ?? 'default';
+}
+
+/** The metrics one instance records; see docs/operations.md for the list. */
+export class MailplaneMetrics {
+  /** This instance's registry: what `GET /metrics` exposes. */
+  readonly registry = new Registry();
+  /** Messages by lifecycle outcome: accepted, refused (dropped at send), delivered, soft-bounced, hard-bounced, ... */
+  readonly messages: Counter<'outcome'>;
+  /** Messages dropped, by drop reason (at send, or by the delivery attempt). */
+  readonly dropped: Counter<'reason'>;
+  /** Seconds from acceptance to the 2xx of the receiving server. */
+  readonly deliveryLatency: Histogram;
+  /** SMTP replies to delivery attempts by class and recipient provider. */
+  readonly smtpReplies: Counter<'class' | 'provider'>;
+  /** API requests by method, route pattern and status. */
+  readonly httpRequests: Counter<'method' | 'route' | 'status'>;
+  /** SMTP sessions closed, per listener (`smtp relay`, `bounce receiver`). */
+  readonly smtpSessions: Counter<'listener'>;
+  /** Failed SMTP relay logins. */
+  readonly smtpAuthFailures: Counter;
+  /** Webhook POSTs by result: `delivered` (2xx), `failed` (retried), `refused` (not retried). */
+  readonly webhookDeliveries: Counter<'result'>;
+  /** Reports the bounce receiver applied, by report kind and what they did to their message. */
+  readonly bounceReports: Counter<'kind' | 'outcome'>;
+  /** DNS checks of sending domains by result: `verified`, `failed`, `error`. */
+  readonly dnsChecks: Counter<'result'>;
+
+  constructor(sources: MetricsSources) {
+    const registers = [this.registry];
+    this.messages = new Counter({ name: 'mailplane_messages_total', help: 'Messages by lifecycle outcome', labelNames: ['outcome'], registers });
+    this.dropped = new Counter({ name: 'mailplane_messages_dropped_total', help: 'Messages dropped, by reason', labelNames: ['reason'], registers });
+    this.deliveryLatency = new Histogram({
+      name: 'mailplane_delivery_latency_seconds',
+      help: 'Seconds from acceptance to the 2xx of the receiving server',
+      buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400],
+      registers,
+    });
+    this.smtpReplies = new Counter({ name: 'mailplane_smtp_replies_total', help: 'SMTP replies to delivery attempts by class and recipient provider', labelNames: ['class', 'provider'], registers });
+    this.httpRequests = new Counter({ name: 'mailplane_http_requests_total', help: 'API requests by method, route pattern and status', labelNames: ['method', 'route', 'status'], registers });
+    this.smtpSessions = new Counter({ name: 'mailplane_smtp_sessions_total', help: 'SMTP sessions closed, per listener', labelNames: ['listener'], registers });
+    this.smtpAuthFailures = new Counter({ name: 'mailplane_smtp_auth_failures_total', help: 'Failed SMTP relay logins', registers });
+    this.webhookDeliveries = new Counter({ name: 'mailplane_webhook_deliveries_total', help: 'Webhook POSTs by result', labelNames: ['result'], registers });
+    this.bounceReports = new Counter({ name: 'mailplane_bounce_reports_total', help: 'Reports received by the bounce receiver, by kind and outcome', labelNames: ['kind', 'outcome'], registers });
+    this.dnsChecks = new Counter({ name: 'mailplane_dns_checks_total', help: 'DNS checks of sending domains by result', labelNames: ['result'], registers });
+    // Both read at scrape time from the store (one read for the two), so every node sees the shared queue.
+    let reading: Promise<Awaited<ReturnType<MetricsSources['jobQueue']>>> | undefined;
+    const read = () => (reading ??= sources.jobQueue().finally(() => setImmediate(() => (reading = undefined))));
+    new Gauge({
+      name: 'mailplane_job_queue_depth',
+      help: 'Pending background jobs per kind',
+      labelNames: ['kind'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const line of await read()) this.set({ kind: line.kind }, line.pending);
+      },
+    });
+    new Gauge({
+      name: 'mailplane_job_oldest_due_age_seconds',
+      help: 'Age of the oldest due pending job per kind, 0 when none is due',
+      labelNames: ['kind'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const line of await read()) this.set({ kind: line.kind }, line.oldestDueAgeSeconds);
+      },
+    });
+  }
+}
