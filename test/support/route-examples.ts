@@ -62,6 +62,10 @@ const EXAMPLES: Record<string, (r: ExampleRefs) => RouteExample> = {
   'GET /account/subaccount/stat/:subaccount_id/group': (r) => ({ query: { ...range(), group: r.group } }),
   'GET /account/stat/group': (r) => ({ query: { ...range(), group: r.group } }),
   'GET /account/stat/aggregate/group': (r) => ({ query: { ...range(), group: r.group } }),
+  'GET /account/message': (r) => ({ query: { recipient: r.emails[0] ?? '', group: r.group, ...range(), limit: '5' } }),
+  'GET /subaccount/message': (r) => ({ query: { sender: `news@${r.domainName}`, status: 'queued', limit: '5' } }),
+  'GET /account/event': (r) => ({ query: { ippool: r.poolName, type: '0,2', limit: '5' } }),
+  'GET /subaccount/event': (r) => ({ query: { group: r.group, ...range(), limit: '5' } }),
   'POST /subaccount/email': (r) => ({
     body: {
       from: { email: `news@${r.domainName}`, name: 'News' },

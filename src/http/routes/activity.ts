@@ -1,0 +1,39 @@
+import { activityQuerySchema } from '../../activity/query.js';
+import { listEvents, listMessages } from '../../activity/list.js';
+import { route } from '../route.js';
+
+/** The activity lists (docs/activity.md): messages and events, newest first, cursor paged. */
+export const activityRoutes = [
+  route({
+    method: 'GET',
+    path: '/account/message',
+    auth: 'account',
+    query: activityQuerySchema,
+    handle: async ({ ctx, principal, query }) => ({ body: await listMessages(ctx, { accountId: principal.account.id }, query) }),
+  }),
+  route({
+    method: 'GET',
+    path: '/subaccount/message',
+    auth: 'subaccount',
+    query: activityQuerySchema,
+    handle: async ({ ctx, principal: { subAccount }, query }) => ({
+      body: await listMessages(ctx, { accountId: subAccount.accountId, subAccountId: subAccount.id }, query),
+    }),
+  }),
+  route({
+    method: 'GET',
+    path: '/account/event',
+    auth: 'account',
+    query: activityQuerySchema,
+    handle: async ({ ctx, principal, query }) => ({ body: await listEvents(ctx, { accountId: principal.account.id }, query) }),
+  }),
+  route({
+    method: 'GET',
+    path: '/subaccount/event',
+    auth: 'subaccount',
+    query: activityQuerySchema,
+    handle: async ({ ctx, principal: { subAccount }, query }) => ({
+      body: await listEvents(ctx, { accountId: subAccount.accountId, subAccountId: subAccount.id }, query),
+    }),
+  }),
+];
