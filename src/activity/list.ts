@@ -1,7 +1,7 @@
 import type { MailplaneContext } from '../context.js';
 import { eventToWire, messageToWire } from '../sending/message-wire.js';
 import type { ActivityCursor, ActivityFilter } from '../store/index.js';
-import { decodeCursor, encodeCursor, toActivityFilter, type ActivityQuery } from './query.js';
+import { decodeCursor, encodeCursor, toActivityFilter, type ActivityFilterQuery, type ActivityQuery } from './query.js';
 
 /** Who asks: an account (any of its sub-accounts, or the one of `subAccountId`) or one sub-account. */
 export interface ActivityScope {
@@ -17,7 +17,7 @@ export interface ActivityPageBody<T> {
 }
 
 /** The store filter of `query` in `scope`, with the `ippool` name resolved to its id. */
-export async function activityFilter(ctx: MailplaneContext, scope: ActivityScope, query: ActivityQuery): Promise<ActivityFilter> {
+export async function activityFilter(ctx: MailplaneContext, scope: ActivityScope, query: ActivityFilterQuery): Promise<ActivityFilter> {
   const subAccountId = scope.subAccountId ?? query.subAccountId;
   const pool = query.ippool === undefined ? undefined : ((await ctx.store.ipPools.findByName(scope.accountId, query.ippool))?.id ?? null);
   return toActivityFilter(query, scope.accountId, subAccountId, pool);
@@ -34,7 +34,7 @@ export type MessageItem = ReturnType<typeof messageItem>;
 /** An event activity item: the reference's `Event`, as webhooks post it. */
 export type EventItem = ReturnType<typeof eventToWire>;
 
-/** Pages of messages of `filter` from `after` on, `limit` per page, until `pages` pages or the end. */
+/** One page of messages of `filter` from `after` on, and the key of the next page (none at the end). */
 export async function messagePage(ctx: MailplaneContext, filter: ActivityFilter, limit: number, after?: ActivityCursor) {
   const rows = await ctx.store.messages.listActivity(filter, { limit, ...(after && { after }) });
   const last = rows.at(-1)?.message;

@@ -26,8 +26,8 @@ const bound = (endOfDay: boolean) =>
 
 const text = (max: number) => plainTextSchema(max).pipe(z.string().min(1));
 
-/** The query parameters of every activity list and export (docs/activity.md). */
-export const activityQuerySchema = z.strictObject({
+/** The filters of every activity list and export (docs/activity.md). */
+const filterShape = {
   recipient: text(320).optional(),
   sender: text(320).optional(),
   status: z.enum(STATUSES).optional(),
@@ -42,16 +42,32 @@ export const activityQuerySchema = z.strictObject({
     .regex(/^[0-8](,[0-8])*$/, 'must be event type numbers 0 to 8, comma-separated')
     .transform((v) => v.split(',').map(Number) as EventType[])
     .optional(),
+};
+
+/** The query parameters of the activity lists: the filters, `cursor` and `limit`. */
+export const activityQuerySchema = z.strictObject({
+  ...filterShape,
   cursor: z.string().max(200).optional(),
   limit: queryInt(1)
     .optional()
     .transform((v) => Math.min(v ?? 100, MAX_LIST_LIMIT)),
-  /** Exports only. */
-  format: z.enum(['ndjson', 'csv']).optional(),
 });
 
+/** The query parameters of the exports: the filters and `format` (default `ndjson`). */
+export const exportQuerySchema = z.strictObject({
+  ...filterShape,
+  format: z
+    .enum(['ndjson', 'csv'])
+    .optional()
+    .transform((v) => v ?? 'ndjson'),
+});
+
+/** The filters of a validated list or export query. */
+export type ActivityFilterQuery = z.infer<z.ZodObject<typeof filterShape>>;
 /** {@link activityQuerySchema} after validation. */
 export type ActivityQuery = z.infer<typeof activityQuerySchema>;
+/** {@link exportQuerySchema} after validation. */
+export type ExportQuery = z.infer<typeof exportQuerySchema>;
 
 /** The opaque cursor of the page after the row keyed `key`. */
 export function encodeCursor(key: ActivityCursor): string {
@@ -70,7 +86,7 @@ export function decodeCursor(cursor: string): ActivityCursor {
  * `subAccountId` parameter of an account key) one sub-account. `ipPoolId` is the id of the
  * `ippool` name (resolved by the caller; `null` when no pool has that name, which matches nothing).
  */
-export function toActivityFilter(query: ActivityQuery, accountId: number, subAccountId: number | undefined, ipPoolId?: number | null): ActivityFilter {
+export function toActivityFilter(query: ActivityFilterQuery, accountId: number, subAccountId: number | undefined, ipPoolId?: number | null): ActivityFilter {
   return {
     accountId,
     ...(subAccountId !== undefined && { subAccountId }),

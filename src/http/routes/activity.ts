@@ -1,9 +1,46 @@
-import { activityQuerySchema } from '../../activity/query.js';
+import { exportEvents, exportMessages } from '../../activity/export.js';
+import { activityQuerySchema, exportQuerySchema } from '../../activity/query.js';
 import { listEvents, listMessages } from '../../activity/list.js';
 import { route } from '../route.js';
 
-/** The activity lists (docs/activity.md): messages and events, newest first, cursor paged. */
+/**
+ * The activity lists (docs/activity.md): messages and events, newest first, cursor paged, and
+ * their streamed exports. They come before `/account/message/:message_id` in the table, so
+ * `export` is not taken for a message id.
+ */
 export const activityRoutes = [
+  route({
+    method: 'GET',
+    path: '/account/message/export',
+    auth: 'account',
+    query: exportQuerySchema,
+    handle: async ({ ctx, principal, query }) => ({ body: await exportMessages(ctx, { accountId: principal.account.id }, query) }),
+  }),
+  route({
+    method: 'GET',
+    path: '/subaccount/message/export',
+    auth: 'subaccount',
+    query: exportQuerySchema,
+    handle: async ({ ctx, principal: { subAccount }, query }) => ({
+      body: await exportMessages(ctx, { accountId: subAccount.accountId, subAccountId: subAccount.id }, query),
+    }),
+  }),
+  route({
+    method: 'GET',
+    path: '/account/event/export',
+    auth: 'account',
+    query: exportQuerySchema,
+    handle: async ({ ctx, principal, query }) => ({ body: await exportEvents(ctx, { accountId: principal.account.id }, query) }),
+  }),
+  route({
+    method: 'GET',
+    path: '/subaccount/event/export',
+    auth: 'subaccount',
+    query: exportQuerySchema,
+    handle: async ({ ctx, principal: { subAccount }, query }) => ({
+      body: await exportEvents(ctx, { accountId: subAccount.accountId, subAccountId: subAccount.id }, query),
+    }),
+  }),
   route({
     method: 'GET',
     path: '/account/message',

@@ -17,7 +17,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...ipPoolRoutes,
   ...webhookRoutes,
   ...statsRoutes,
-  ...emailRoutes,
   ...activityRoutes,
+  ...emailRoutes,
   ...sandboxRoutes,
 ];
