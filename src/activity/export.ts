@@ -1,5 +1,4 @@
 import type { MailplaneContext } from '../context.js';
-import { StreamedBody } from '../http/streamed-body.js';
 import { stringifyJson } from '../model/json.js';
 import type { ActivityCursor, ActivityFilter } from '../store/index.js';
 import { activityFilter, eventPage, messagePage, type ActivityScope, type EventItem, type MessageItem } from './list.js';
@@ -49,19 +48,26 @@ async function* lines<T>(items: AsyncIterable<T>, format: ExportQuery['format'],
   }
 }
 
-function body(format: ExportQuery['format'], name: string, chunks: AsyncIterable<string>): StreamedBody {
-  const type = format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8';
-  return new StreamedBody(type, chunks, { 'content-disposition': `attachment; filename="${name}.${format}"` });
+/** An export as the HTTP layer streams it: its content type, extra headers and chunks. */
+export interface ExportBody {
+  contentType: string;
+  headers: Record<string, string>;
+  chunks: AsyncIterable<string>;
+}
+
+function body(format: ExportQuery['format'], name: string, chunks: AsyncIterable<string>): ExportBody {
+  const contentType = format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8';
+  return { contentType, headers: { 'content-disposition': `attachment; filename="${name}.${format}"` }, chunks };
 }
 
 /** `GET …/message/export`: every matching message, streamed as NDJSON (one list item a line) or CSV. */
-export async function exportMessages(ctx: MailplaneContext, scope: ActivityScope, query: ExportQuery): Promise<StreamedBody> {
+export async function exportMessages(ctx: MailplaneContext, scope: ActivityScope, query: ExportQuery): Promise<ExportBody> {
   const filter = await activityFilter(ctx, scope, query);
   return body(query.format, 'messages', lines(allItems(ctx, filter, messagePage), query.format, MESSAGE_COLUMNS));
 }
 
 /** `GET …/event/export`: every matching event, streamed as NDJSON (one list item a line) or CSV. */
-export async function exportEvents(ctx: MailplaneContext, scope: ActivityScope, query: ExportQuery): Promise<StreamedBody> {
+export async function exportEvents(ctx: MailplaneContext, scope: ActivityScope, query: ExportQuery): Promise<ExportBody> {
   const filter = await activityFilter(ctx, scope, query);
   return body(query.format, 'events', lines(allItems(ctx, filter, eventPage), query.format, EVENT_COLUMNS));
 }

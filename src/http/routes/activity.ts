@@ -2,6 +2,11 @@ import { exportEvents, exportMessages } from '../../activity/export.js';
 import { activityQuerySchema, exportQuerySchema } from '../../activity/query.js';
 import { listEvents, listMessages } from '../../activity/list.js';
 import { route } from '../route.js';
+import { StreamedBody } from '../streamed-body.js';
+import type { ExportBody } from '../../activity/export.js';
+
+/** An export as the body of a route's answer. */
+const streamed = (body: ExportBody) => new StreamedBody(body.contentType, body.chunks, body.headers);
 
 /**
  * The activity lists (docs/activity.md): messages and events, newest first, cursor paged, and
@@ -14,7 +19,7 @@ export const activityRoutes = [
     path: '/account/message/export',
     auth: 'account',
     query: exportQuerySchema,
-    handle: async ({ ctx, principal, query }) => ({ body: await exportMessages(ctx, { accountId: principal.account.id }, query) }),
+    handle: async ({ ctx, principal, query }) => ({ body: streamed(await exportMessages(ctx, { accountId: principal.account.id }, query)) }),
   }),
   route({
     method: 'GET',
@@ -22,7 +27,7 @@ export const activityRoutes = [
     auth: 'subaccount',
     query: exportQuerySchema,
     handle: async ({ ctx, principal: { subAccount }, query }) => ({
-      body: await exportMessages(ctx, { accountId: subAccount.accountId, subAccountId: subAccount.id }, query),
+      body: streamed(await exportMessages(ctx, { accountId: subAccount.accountId, subAccountId: subAccount.id }, query)),
     }),
   }),
   route({
@@ -30,7 +35,7 @@ export const activityRoutes = [
     path: '/account/event/export',
     auth: 'account',
     query: exportQuerySchema,
-    handle: async ({ ctx, principal, query }) => ({ body: await exportEvents(ctx, { accountId: principal.account.id }, query) }),
+    handle: async ({ ctx, principal, query }) => ({ body: streamed(await exportEvents(ctx, { accountId: principal.account.id }, query)) }),
   }),
   route({
     method: 'GET',
@@ -38,7 +43,7 @@ export const activityRoutes = [
     auth: 'subaccount',
     query: exportQuerySchema,
     handle: async ({ ctx, principal: { subAccount }, query }) => ({
-      body: await exportEvents(ctx, { accountId: subAccount.accountId, subAccountId: subAccount.id }, query),
+      body: streamed(await exportEvents(ctx, { accountId: subAccount.accountId, subAccountId: subAccount.id }, query)),
     }),
   }),
   route({
