@@ -53,7 +53,9 @@ export function kyselyActivityQueries(ctx: KyselyStoreContext, map: ActivityMapp
       if (filter.to !== undefined) q = q.where('messages.submitted_at', '<', filter.to);
       const after = page.after;
       if (after) {
-        q = q.where((eb) =>
+        // The plain `<=` bound is what the index range starts at (an OR alone is no range, and
+        // each later page would scan every row of the pages before it); the OR then skips the tie.
+        q = q.where('messages.submitted_at', '<=', after.at).where((eb) =>
           eb.or([eb('messages.submitted_at', '<', after.at), eb.and([eb('messages.submitted_at', '=', after.at), eb('messages.id', '<', after.id)])]),
         );
       }
@@ -78,6 +80,7 @@ export function kyselyActivityQueries(ctx: KyselyStoreContext, map: ActivityMapp
       if (filter.to !== undefined) q = q.where('events.created', '<', filter.to);
       const after = page.after;
       if (after) {
+        q = q.where('events.created', '<=', after.at);
         q = q.where((eb) => eb.or([eb('events.created', '<', after.at), eb.and([eb('events.created', '=', after.at), eb('events.id', '<', after.id)])]));
       }
       const rows = (await q.orderBy('events.created', 'desc').orderBy('events.id', 'desc').limit(page.limit).execute()) as never[];
