@@ -1,3 +1,4 @@
+import type { RetentionConfig } from './retention/config.js';
 import type { SecretBox } from './crypto/secrets.js';
 import type { DomainRecordsConfig } from './domain/config.js';
 import type { MailplaneJobs } from './jobs/kinds.js';
@@ -55,6 +56,8 @@ export interface MailplaneConfig {
   webhooks: WebhookDeliveryConfig;
   /** API rate limits per key, or `false` when they are off. */
   rateLimits: RateLimitConfig | false;
+  /** How long messages and events are kept. */
+  retention: RetentionConfig;
 }
 
 /** The collaborators every service of one mailplane instance shares; built by `createMailplane`. */

@@ -8,6 +8,8 @@ import { createJobQueue } from './jobs/queue.js';
 import { createJobRunner } from './jobs/runner.js';
 import type { JobRunnerOptions } from './jobs/types.js';
 import { backgroundJobHandlers } from './background.js';
+import { resolveRetentionConfig, type RetentionConfig } from './retention/config.js';
+import { scheduleRetention } from './retention/jobs.js';
 import { createTrackingHandler } from './http/tracking-handler.js';
 import { createGroupCommit } from './store/group-commit.js';
 import { resolveDnsConfig, type DnsConfig } from './dns/config.js';
@@ -25,6 +27,7 @@ import { randomIds, type IdGenerator } from './model/ids.js';
 import { systemClock, type Clock } from './model/time.js';
 import type { MailplaneStore } from './store/index.js';
 import { SecretMismatchError } from './errors.js';
+import { describeError } from './http/errors.js';
 import { resolveWebhookDeliveryConfig, type WebhookDeliveryConfig } from './webhook/config.js';
 import { withWebhookOutbox } from './webhook/outbox.js';
 import { withStorageFaults } from './store/faults.js';
@@ -91,6 +94,8 @@ export interface MailplaneOptions {
   logger?: Logger;
   /** Settings of the background job runner that `start()` starts (concurrency, polling, leases, backoff). */
   jobs?: Omit<JobRunnerOptions, 'handlers' | 'queue'>;
+  /** How long messages and events are kept (default 30 days; docs/activity.md, "Retention"). */
+  retention?: Partial<RetentionConfig>;
   /**
    * A running sandbox (`await startSandbox()`): DNS questions go to its server, which answers for
    * `.test` and `.example` domains and forwards the rest to `dns.servers` (or the system's), and
@@ -199,6 +204,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       warmup: resolveWarmupConfig(options.warmup),
       webhooks: resolveWebhookDeliveryConfig(options.webhooks),
       rateLimits: resolveRateLimitConfig(options.rateLimits),
+      retention: resolveRetentionConfig(options.retention),
     },
     store,
     secrets: createSecretBox(options.secret),
@@ -264,6 +270,8 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       if (started || closed) return;
       started = true;
       runner.start();
+      // A failure here leaves the API and the other jobs running; the next start() schedules it again.
+      await scheduleRetention(context).catch((error: unknown) => logger.error('retention could not be scheduled', { error: describeError(error) }));
     },
     stop: async () => {
       await runner.stop();

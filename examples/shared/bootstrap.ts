@@ -28,7 +28,7 @@ export interface ExampleConfig {
   /** Least severe log level written (`MAILPLANE_LOG_LEVEL`: trace, debug, info (default), warn, error, fatal, silent). */
   logLevel?: string;
   /** Options passed to createMailplane from the environment (DNS, delivery, webhooks, tracking URL, rate limits). */
-  mailplane: Pick<MailplaneOptions, 'dns' | 'delivery' | 'webhooks' | 'trackingBaseUrl' | 'rateLimits' | 'metrics'>;
+  mailplane: Pick<MailplaneOptions, 'dns' | 'delivery' | 'webhooks' | 'trackingBaseUrl' | 'rateLimits' | 'metrics' | 'retention'>;
   /** The SMTP relay: off unless a port is given. */
   smtp: {
     /** Plain port with STARTTLS when a certificate is given (25, 2525 or 587); `MAILPLANE_SMTP_PORT`. */
@@ -107,6 +107,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
       // Webhooks to loopback and private addresses are refused unless this is set (local development).
       ...(env.MAILPLANE_WEBHOOKS_ALLOW_PRIVATE === '1' && { webhooks: { allowPrivateTargets: true } }),
       rateLimits: rateLimitsFrom(env),
+      // Days messages and events are kept (docs/activity.md, "Retention"); 0 keeps them forever.
+      ...(env.MAILPLANE_RETENTION_DAYS && { retention: { days: Number(env.MAILPLANE_RETENTION_DAYS) } }),
       trackingBaseUrl: `${env.MAILPLANE_PUBLIC_URL ?? `http://${env.HOST ?? '127.0.0.1'}:${env.PORT ?? 3000}`}/t`,
     },
     smtp: {

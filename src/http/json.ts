@@ -1,10 +1,15 @@
 import { stringifyJson } from '../model/json.js';
+import { StreamedBody } from './streamed-body.js';
 import type { HttpResponse } from './types.js';
 
 /** The headers of every JSON answer of the API: nothing in it may be cached by a proxy. */
 export const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
-/** A JSON response: `body` serialised with {@link stringifyJson}, {@link JSON_HEADERS} plus `extraHeaders`. */
+/** A JSON response (or, for a {@link StreamedBody}, its streamed chunks): `body` serialised with {@link stringifyJson}, {@link JSON_HEADERS} plus `extraHeaders`. */
 export function jsonResponse(status: number, body: unknown, extraHeaders: Record<string, string> = {}): HttpResponse {
+  if (body instanceof StreamedBody) {
+    const headers = { 'content-type': body.contentType, 'cache-control': 'no-store', ...body.headers, ...extraHeaders };
+    return { status, headers, body: '', stream: body.chunks };
+  }
   return { status, headers: { ...JSON_HEADERS, ...extraHeaders }, body: stringifyJson(body) };
 }

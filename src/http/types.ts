@@ -30,6 +30,12 @@ export interface HttpResponse {
    * open-tracking image), which the bridges decode before writing.
    */
   bodyEncoding?: 'utf8' | 'base64';
+  /**
+   * When set, the answer's body: chunks the bridge writes in order after the headers, waiting for
+   * the client to take each one (`body` is then empty). A failure mid-way closes the connection,
+   * as the status is already sent.
+   */
+  stream?: AsyncIterable<string>;
 }
 
 /** The bytes (or text) a bridge writes for `response`. */

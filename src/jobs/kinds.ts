@@ -27,6 +27,9 @@ export const WEBHOOK_EVENTS_JOB = 'webhook-events';
 /** Job kind that retries one failed POST of one event to one webhook. */
 export const WEBHOOK_RETRY_JOB = 'webhook-retry';
 
+/** Job kind that deletes messages and events past the retention period (src/retention/jobs.ts). */
+export const RETENTION_JOB = 'retention';
+
 /** An event as a `webhook-events` job carries it (JSON: `created`, ns, as a decimal string). */
 const outboxEventSchema = z.object({
   id: z.string(),
@@ -54,6 +57,8 @@ export const jobPayloadSchemas = {
   [WEBHOOK_EVENTS_JOB]: z.object({ events: z.array(outboxEventSchema) }),
   /** `body`: the exact JSON posted the first time, signed again at each attempt. */
   [WEBHOOK_RETRY_JOB]: z.object({ accountId: id(), webhookId: id(), eventId: z.string(), body: z.string() }),
+  /** No payload: the job reads the retention settings of the instance that runs it. */
+  [RETENTION_JOB]: z.object({}),
 };
 
 /** A job kind mailplane runs. */

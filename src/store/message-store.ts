@@ -1,4 +1,5 @@
 import type { EpochNs } from '../model/time.js';
+import type { ActivityEvent, ActivityFilter, ActivityMessage, ActivityPage } from './activity-query.js';
 
 /** Email event types of the spec (the `type` of a webhook event). */
 export const EventType = {
@@ -168,4 +169,19 @@ export interface MessageStore {
    * duplicate workers (a retry job run twice after an expired lease).
    */
   recordOutcome(messageId: string, from: readonly MessageStatus[], outcome: MessageOutcome): Promise<boolean>;
+  /**
+   * Messages matching `filter`, newest first by (`submittedAt`, `id`), after `page.after`, at
+   * most `page.limit` (docs/activity.md).
+   */
+  listActivity(filter: ActivityFilter, page: ActivityPage): Promise<ActivityMessage[]>;
+  /**
+   * Events matching `filter` (message filters apply to the event's message), newest first by
+   * (`created`, `id`), after `page.after`, at most `page.limit`. Events whose message was
+   * already deleted by retention are not listed.
+   */
+  listActivityEvents(filter: ActivityFilter, page: ActivityPage): Promise<ActivityEvent[]>;
+  /** Deletes at most `limit` messages submitted before `before` (retention); answers how many. */
+  deleteMessagesBefore(before: EpochNs, limit: number): Promise<number>;
+  /** Deletes at most `limit` events created before `before` (retention); answers how many. */
+  deleteEventsBefore(before: EpochNs, limit: number): Promise<number>;
 }

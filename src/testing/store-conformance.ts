@@ -5,6 +5,7 @@ import { domainStoreConformance } from './conformance/domains.js';
 import { ipPoolStoreConformance } from './conformance/ip-pools.js';
 import { jobStoreConformance } from './conformance/jobs.js';
 import { messageStoreConformance } from './conformance/messages.js';
+import { activityStoreConformance } from './conformance/activity.js';
 import { rateLimitStoreConformance } from './conformance/rate-limits.js';
 import { sandboxStoreConformance } from './conformance/sandbox.js';
 import { statsStoreConformance } from './conformance/stats.js';
@@ -57,6 +58,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     warmupStoreConformance(store);
     rateLimitStoreConformance(store, options.another);
     messageStoreConformance(store);
+    activityStoreConformance(store);
     sandboxStoreConformance(store);
     transactionConformance(store);
   });

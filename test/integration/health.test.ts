@@ -51,7 +51,7 @@ describe.each(storeKinds)('health endpoints on %s', (kind) => {
     const mailplane = instance(await openKyselyStore({ url, migrate: false }));
     const answer = await get(mailplane, '/readyz');
     expect(answer.status).toBe(503);
-    expect(String(answer.body.message)).toMatch(/^not ready: store: 14 migration\(s\) not applied: 0001-accounts, .*0014-settings$/);
+    expect(String(answer.body.message)).toMatch(/^not ready: store: 15 migration\(s\) not applied: 0001-accounts, .*0015-activity$/);
   });
 });
 

@@ -50,6 +50,8 @@ const fromNodeParser = (response: RawResponse) =>
 function apiProblem(request: FuzzRequest, response: RawResponse): string | null {
   if (response.status >= 500) return `answered ${response.status}: ${response.text.slice(0, 500)}`;
   if (request.method === 'HEAD' || fromNodeParser(response)) return null;
+  // The activity exports answer a streamed CSV or NDJSON body (docs/activity.md); their errors are JSON.
+  if (response.status < 300 && /\/export\/?(\?|$)/.test(request.target) && /^(text\/csv|application\/x-ndjson);/.test(String(response.headers['content-type']))) return null;
   if (!String(response.headers['content-type']).startsWith('application/json')) return `content-type ${response.headers['content-type']}`;
   let body: { code?: unknown; message?: unknown } | null;
   try {

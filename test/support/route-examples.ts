@@ -62,6 +62,14 @@ const EXAMPLES: Record<string, (r: ExampleRefs) => RouteExample> = {
   'GET /account/subaccount/stat/:subaccount_id/group': (r) => ({ query: { ...range(), group: r.group } }),
   'GET /account/stat/group': (r) => ({ query: { ...range(), group: r.group } }),
   'GET /account/stat/aggregate/group': (r) => ({ query: { ...range(), group: r.group } }),
+  'GET /account/message': (r) => ({ query: { recipient: r.emails[0] ?? '', group: r.group, ...range(), limit: '5' } }),
+  'GET /subaccount/message': (r) => ({ query: { sender: `news@${r.domainName}`, status: 'queued', limit: '5' } }),
+  'GET /account/event': (r) => ({ query: { ippool: r.poolName, type: '0,2', limit: '5' } }),
+  'GET /subaccount/event': (r) => ({ query: { group: r.group, ...range(), limit: '5' } }),
+  'GET /account/message/export': (r) => ({ query: { recipient: r.emails[0] ?? '', format: 'csv' } }),
+  'GET /subaccount/message/export': (r) => ({ query: { group: r.group, format: 'ndjson' } }),
+  'GET /account/event/export': () => ({ query: { type: '0', format: 'csv', ...range() } }),
+  'GET /subaccount/event/export': () => ({ query: { status: 'queued' } }),
   'POST /subaccount/email': (r) => ({
     body: {
       from: { email: `news@${r.domainName}`, name: 'News' },

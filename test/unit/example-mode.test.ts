@@ -23,4 +23,9 @@ describe('the example servers choose sandbox mode', () => {
     expect(readConfig({ MAILPLANE_RETRY_DELAYS_MS: '200, 400' }).mailplane.delivery).toEqual({ retryDelaysMs: [200, 400] });
     expect(readConfig({}).mailplane.delivery).toBeUndefined();
   });
+
+  it('reads the retention from MAILPLANE_RETENTION_DAYS', () => {
+    expect(readConfig({ MAILPLANE_RETENTION_DAYS: '90' }).mailplane.retention).toEqual({ days: 90 });
+    expect(readConfig({}).mailplane.retention).toBeUndefined();
+  });
 });

@@ -4,6 +4,7 @@
  * @packageDocumentation
  * @module mailplane/koa
  */
+import { Readable } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import { consoleLogger, type Logger } from '../../../src/context.js';
 import { DEFAULT_BODY_LIMIT } from '../../../src/http/router.js';
@@ -23,7 +24,8 @@ import {
 function setResponse(ctx: Context, response: HttpResponse): void {
   ctx.status = response.status;
   ctx.set(response.headers);
-  ctx.body = responseBody(response);
+  // A streamed answer is a Readable: Koa pipes it, waiting for the socket, and destroys it on failure.
+  ctx.body = response.stream ? Readable.from(response.stream) : responseBody(response);
 }
 
 /**

@@ -9,6 +9,8 @@
  * @packageDocumentation
  * @module mailplane/node
  */
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { consoleLogger, type Logger } from '../../../src/context.js';
 import { DEFAULT_BODY_LIMIT } from '../../../src/http/router.js';
@@ -176,6 +178,13 @@ function answerFailure(res: ServerResponse, error: unknown, logger: Pick<Logger,
 export function writeResponse(res: ServerResponse, response: HttpResponse, logger: Pick<Logger, 'error'> = consoleLogger): void {
   try {
     res.writeHead(response.status, response.headers);
+    if (response.stream) {
+      // pipeline waits for the socket to drain before pulling the next chunk, and destroys both on failure.
+      pipeline(Readable.from(response.stream), res).catch((error: unknown) => {
+        logger.error('streamed response failed', { error: describeError(error) });
+      });
+      return;
+    }
     res.end(responseBody(response));
   } catch (error) {
     answerFailure(res, error, logger);

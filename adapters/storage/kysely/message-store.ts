@@ -10,6 +10,8 @@ import type {
 } from '../../../src/store/message-store.js';
 import type { KyselyStoreContext } from './context.js';
 import { bulkInsert } from './bulk-insert.js';
+import { groupKey } from './activity-keys.js';
+import { kyselyActivityQueries } from './activity-store.js';
 import { toBigint, toNumber, toNumberOrNull } from './rows.js';
 import type { EventsTable, MessagesTable, SendBatchesTable } from './tables/messages.js';
 
@@ -63,13 +65,14 @@ function toEvent(row: Selectable<EventsTable>): EventRecord {
 const MESSAGE_COLUMNS = [
   'id', 'batch_id', 'account_id', 'sub_account_id', 'to_email', 'to_name', 'cc', 'bcc', 'custom_fields', 'status',
   'attempts', 'submitted_at', 'updated', 'ip_id', 'ip_pool_id', 'tpsp_id', 'smtp_code', 'smtp_description',
-  'copy_of', 'separate_copies',
+  'copy_of', 'separate_copies', 'to_key', 'from_key', 'group_key',
 ] as const;
 
-const messageValues = (m: MessageRecord) => [
+const messageValues = (batch: SendBatchRecord) => (m: MessageRecord) => [
   m.id, m.batchId, m.accountId, m.subAccountId, m.to.email, m.to.name, JSON.stringify(m.cc), JSON.stringify(m.bcc),
   JSON.stringify(m.customFields), m.status, m.attempts, m.submittedAt, m.updated, m.ipId, m.ipPoolId, m.tpspId,
   m.smtpCode, m.smtpDescription, m.copyOf === null ? null : JSON.stringify(m.copyOf), m.separateCopies ? 1 : 0,
+  m.to.email.toLowerCase(), batch.content.from.email.toLowerCase(), groupKey(batch.content.groups),
 ];
 
 const EVENT_COLUMNS = ['id', 'message_id', 'account_id', 'sub_account_id', 'type', 'created', 'metadata'] as const;
@@ -87,6 +90,8 @@ export function kyselyMessageStore(ctx: KyselyStoreContext): MessageStore {
   };
 
   return {
+    ...kyselyActivityQueries(ctx, { toMessage, toBatch, toEvent } as never),
+
     async insertAccepted(batch, messages, events) {
       await db
         .insertInto('send_batches')
@@ -99,7 +104,7 @@ export function kyselyMessageStore(ctx: KyselyStoreContext): MessageStore {
           created: batch.created,
         })
         .execute();
-      await bulkInsert(ctx, 'messages', MESSAGE_COLUMNS, messages.map(messageValues));
+      await bulkInsert(ctx, 'messages', MESSAGE_COLUMNS, messages.map(messageValues(batch)));
       await bulkInsert(ctx, 'events', EVENT_COLUMNS, events.map(eventValues));
     },
 

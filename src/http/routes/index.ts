@@ -7,6 +7,7 @@ import { subAccountRoutes } from './sub-accounts.js';
 import { suppressionRoutes } from './suppressions.js';
 import { webhookRoutes } from './webhooks.js';
 import { sandboxRoutes } from './sandbox.js';
+import { activityRoutes } from './activity.js';
 
 /** The route table of the whole `/api/v1` surface. */
 export const apiRoutes: readonly AnyRoute[] = [
@@ -16,6 +17,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...ipPoolRoutes,
   ...webhookRoutes,
   ...statsRoutes,
+  ...activityRoutes,
   ...emailRoutes,
   ...sandboxRoutes,
 ];

@@ -2,6 +2,7 @@ import type { EventRecord, MessageRecord, MessageStore, SendBatchRecord } from '
 import { toRecord, uniqueViolation, type MemoryContext } from './common.js';
 import type { EventRow, MessageRow } from './rows.js';
 import type { TableRows } from './tables.js';
+import { memoryActivityQueries } from './activity.js';
 
 const asMessage = (row: MessageRow): MessageRecord => toRecord(row);
 
@@ -23,6 +24,11 @@ function insertEvents(tables: TableRows, events: readonly EventRecord[], nextSeq
 export function memoryMessageStore(ctx: MemoryContext): MessageStore {
   const nextSeq = () => ctx.nextId('events');
   return {
+    listActivity: (filter, page) => ctx.read((tables) => memoryActivityQueries(tables).listActivity(filter, page)),
+    listActivityEvents: (filter, page) => ctx.read((tables) => memoryActivityQueries(tables).listActivityEvents(filter, page)),
+    deleteMessagesBefore: (before, limit) => ctx.write((tables) => memoryActivityQueries(tables).deleteMessagesBefore(before, limit)),
+    deleteEventsBefore: (before, limit) => ctx.write((tables) => memoryActivityQueries(tables).deleteEventsBefore(before, limit)),
+
     insertAccepted: (batch, messages, events) =>
       ctx.write((tables) => {
         if (tables.batches.has(batch.id)) uniqueViolation(`send batch id ${batch.id}`);

@@ -14,6 +14,7 @@ import { rateLimitsMigration } from './0011-rate-limits.js';
 import { messageCopiesMigration } from './0012-message-copies.js';
 import { sandboxMessagesMigration } from './0013-sandbox-messages.js';
 import { settingsMigration } from './0014-settings.js';
+import { activityMigration } from './0015-activity.js';
 
 /*
  * Versioned migrations, applied in name order on start. Never edit a migration that has shipped:
@@ -34,6 +35,7 @@ const migrationFactories: Record<string, (dialect: DialectName) => Migration> = 
   '0012-message-copies': messageCopiesMigration,
   '0013-sandbox-messages': sandboxMessagesMigration,
   '0014-settings': settingsMigration,
+  '0015-activity': activityMigration,
 };
 
 /** The Kysely migration provider of the mailplane schema for one dialect. */

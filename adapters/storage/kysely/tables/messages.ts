@@ -34,6 +34,12 @@ export interface MessagesTable {
   copy_of: string | null;
   /** 1 when the message's cc and bcc copies are messages of their own (0 on rows older than 0012). */
   separate_copies: DbInt;
+  /** Lower-cased `to_email`, for the recipient filter (0015). */
+  to_key: string;
+  /** Lower-cased from address of the send, for the sender filter (0015). */
+  from_key: string;
+  /** The send's groups as `|a|b|` (see `groupKey`), for the group filter (0015). */
+  group_key: string;
 }
 
 /** One event of one message. */

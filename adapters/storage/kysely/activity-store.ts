@@ -1,0 +1,121 @@
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { ActivityFilter, ActivityPage, ActivityMessage, ActivityEvent } from '../../../src/store/activity-query.js';
+import type { MessageRecord, SendBatchRecord } from '../../../src/store/message-store.js';
+import type { KyselyStoreContext } from './context.js';
+import type { Database } from './schema.js';
+import { groupNeedle } from './activity-keys.js';
+
+type MessageQuery<O> = SelectQueryBuilder<Database, 'messages' | 'events', O>;
+
+/** The message filters of `filter` on the `messages` table (joined or alone). */
+function whereMessage<Q extends SelectQueryBuilder<Database, 'messages', unknown>>(ctx: KyselyStoreContext, query: Q, filter: ActivityFilter): Q {
+  let q = query.where('messages.account_id', '=', filter.accountId) as Q;
+  if (filter.subAccountId !== undefined) q = q.where('messages.sub_account_id', '=', filter.subAccountId) as Q;
+  if (filter.recipient !== undefined) q = q.where('messages.to_key', '=', filter.recipient) as Q;
+  if (filter.sender !== undefined) q = q.where('messages.from_key', '=', filter.sender) as Q;
+  if (filter.status !== undefined) q = q.where('messages.status', '=', filter.status) as Q;
+  if (filter.ipPoolId !== undefined) q = q.where('messages.ip_pool_id', '=', filter.ipPoolId) as Q;
+  if (filter.group !== undefined) {
+    // A plain substring test: LIKE would fold case on SQLite and give meaning to % and _.
+    const needle = groupNeedle(filter.group);
+    const found = ctx.dialect === 'postgres' ? sql<number>`strpos(messages.group_key, ${needle})` : sql<number>`instr(messages.group_key, ${needle})`;
+    q = q.where(found, '>', 0) as Q;
+  }
+  return q;
+}
+
+/** The sends of `batchIds`, by id: one query for a page instead of one per row. */
+async function batchesById(
+  db: Kysely<Database>,
+  batchIds: readonly string[],
+  toBatch: (row: never) => SendBatchRecord,
+): Promise<Map<string, SendBatchRecord>> {
+  const unique = [...new Set(batchIds)];
+  if (unique.length === 0) return new Map();
+  const rows = await db.selectFrom('send_batches').selectAll().where('id', 'in', unique).execute();
+  return new Map(rows.map((row) => [row.id, toBatch(row as never)]));
+}
+
+/** Row mappers of the message store, shared with the activity queries. */
+export interface ActivityMappers {
+  toMessage(row: never): MessageRecord;
+  toBatch(row: never): SendBatchRecord;
+  toEvent(row: never): ActivityEvent['event'];
+}
+
+/** The activity queries and retention deletes of the Kysely message store. */
+export function kyselyActivityQueries(ctx: KyselyStoreContext, map: ActivityMappers) {
+  const { db } = ctx;
+  return {
+    async listActivity(filter: ActivityFilter, page: ActivityPage): Promise<ActivityMessage[]> {
+      let q = whereMessage(ctx, db.selectFrom('messages').selectAll('messages'), filter);
+      if (filter.from !== undefined) q = q.where('messages.submitted_at', '>=', filter.from);
+      if (filter.to !== undefined) q = q.where('messages.submitted_at', '<', filter.to);
+      const after = page.after;
+      if (after) {
+        // The plain `<=` bound is what the index range starts at (an OR alone is no range, and
+        // each later page would scan every row of the pages before it); the OR then skips the tie.
+        q = q.where('messages.submitted_at', '<=', after.at).where((eb) =>
+          eb.or([eb('messages.submitted_at', '<', after.at), eb.and([eb('messages.submitted_at', '=', after.at), eb('messages.id', '<', after.id)])]),
+        );
+      }
+      const rows = await q.orderBy('messages.submitted_at', 'desc').orderBy('messages.id', 'desc').limit(page.limit).execute();
+      const batches = await batchesById(db, rows.map((r) => r.batch_id), map.toBatch);
+      return rows.flatMap((row) => {
+        const batch = batches.get(row.batch_id);
+        return batch ? [{ message: map.toMessage(row as never), batch }] : [];
+      });
+    },
+
+    async listActivityEvents(filter: ActivityFilter, page: ActivityPage): Promise<ActivityEvent[]> {
+      let q = db
+        .selectFrom('events')
+        .innerJoin('messages', 'messages.id', 'events.message_id')
+        .selectAll('events')
+        .where('events.account_id', '=', filter.accountId) as unknown as MessageQuery<Record<string, unknown>>;
+      q = whereMessage(ctx, q as never, filter) as never;
+      if (filter.subAccountId !== undefined) q = q.where('events.sub_account_id', '=', filter.subAccountId);
+      if (filter.eventTypes !== undefined) q = q.where('events.type', 'in', [...filter.eventTypes]);
+      if (filter.from !== undefined) q = q.where('events.created', '>=', filter.from);
+      if (filter.to !== undefined) q = q.where('events.created', '<', filter.to);
+      const after = page.after;
+      if (after) {
+        q = q.where('events.created', '<=', after.at);
+        q = q.where((eb) => eb.or([eb('events.created', '<', after.at), eb.and([eb('events.created', '=', after.at), eb('events.id', '<', after.id)])]));
+      }
+      const rows = (await q.orderBy('events.created', 'desc').orderBy('events.id', 'desc').limit(page.limit).execute()) as never[];
+      const events = rows.map((row) => map.toEvent(row));
+      const messageIds = [...new Set(events.map((e) => e.messageId))];
+      const messageRows = messageIds.length === 0 ? [] : await db.selectFrom('messages').selectAll().where('id', 'in', messageIds).execute();
+      const messages = new Map(messageRows.map((row) => [row.id, map.toMessage(row as never)]));
+      const batches = await batchesById(db, messageRows.map((r) => r.batch_id), map.toBatch);
+      return events.flatMap((event) => {
+        const message = messages.get(event.messageId);
+        const batch = message && batches.get(message.batchId);
+        return message && batch ? [{ event, message, batch }] : [];
+      });
+    },
+
+    async deleteMessagesBefore(before: bigint, limit: number): Promise<number> {
+      // A bounded statement: a subquery picks at most `limit` ids (DELETE ... LIMIT is not portable).
+      const old = db.selectFrom('messages').select('id').where('submitted_at', '<', before).limit(limit);
+      const result = await db.deleteFrom('messages').where('id', 'in', old).executeTakeFirst();
+      const removed = Number(result.numDeletedRows);
+      // Sends left without a message are dropped too (their content is the bulk of the bytes).
+      const orphans = db
+        .selectFrom('send_batches')
+        .select('id')
+        .where('created', '<', before)
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('messages').select('messages.id').whereRef('messages.batch_id', '=', 'send_batches.id'))))
+        .limit(limit);
+      await db.deleteFrom('send_batches').where('id', 'in', orphans).execute();
+      return removed;
+    },
+
+    async deleteEventsBefore(before: bigint, limit: number): Promise<number> {
+      const old = db.selectFrom('events').select('id').where('created', '<', before).limit(limit);
+      const result = await db.deleteFrom('events').where('id', 'in', old).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * The retention job: one durable job row (dedupe key `retention`) that deletes messages and
+ * events older than `retention.days`, `batchSize` rows per statement, then moves itself to its
+ * next run (`RetryJobError` without counting an attempt). Statistics counters are separate rows
+ * and are never touched. The kind and its payload schema are in the job registry (src/jobs/kinds.ts).
+ */
+import type { MailplaneContext } from '../context.js';
+import { RetryJobError } from '../jobs/errors.js';
+import { RETENTION_JOB, jobHandler } from '../jobs/kinds.js';
+import type { JobHandler, JobKindOptions } from '../jobs/types.js';
+import { msToNs } from '../model/time.js';
+
+const DAY_MS = 86_400_000;
+
+/** What one run deleted, and whether rows older than the cut-off are left (the next run is then due at once). */
+export interface RetentionRun {
+  messages: number;
+  events: number;
+  more: boolean;
+}
+
+/** Deletes up to `batchesPerRun` batches of old messages and of old events; nothing when `days` is 0. */
+export async function runRetention(ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>, signal?: AbortSignal): Promise<RetentionRun> {
+  const { days, batchSize, batchesPerRun } = ctx.config.retention;
+  const run: RetentionRun = { messages: 0, events: 0, more: false };
+  if (days === 0) return run;
+  const before = msToNs(ctx.clock.now() - days * DAY_MS);
+  for (const [table, remove] of [
+    ['events', (n: number) => ctx.store.messages.deleteEventsBefore(before, n)],
+    ['messages', (n: number) => ctx.store.messages.deleteMessagesBefore(before, n)],
+  ] as const) {
+    for (let batch = 0; batch < batchesPerRun; batch += 1) {
+      if (signal?.aborted) return { ...run, more: true };
+      const deleted = await remove(batchSize);
+      run[table] += deleted;
+      if (deleted < batchSize) break;
+      if (batch === batchesPerRun - 1) run.more = true;
+    }
+  }
+  return run;
+}
+
+/** Enqueues the retention job unless one is already pending or running (called by `start()`). */
+export async function scheduleRetention(ctx: Pick<MailplaneContext, 'jobs' | 'clock'>): Promise<void> {
+  await ctx.jobs.enqueue([{ kind: RETENTION_JOB, payload: {}, runAt: ctx.clock.now(), dedupeKey: RETENTION_JOB }]);
+}
+
+/** The handler of {@link RETENTION_JOB}. */
+export function retentionJobHandlers(ctx: MailplaneContext): Record<string, JobHandler | JobKindOptions> {
+  const handler = jobHandler(RETENTION_JOB, async (_job, { signal }) => {
+    const run = await runRetention(ctx, signal);
+    if (run.messages > 0 || run.events > 0) ctx.logger.info('retention deleted old rows', { messages: run.messages, events: run.events });
+    const runAt = ctx.clock.now() + (run.more ? 0 : ctx.config.retention.intervalMs);
+    throw new RetryJobError(run.more ? 'more old rows to delete' : 'next retention run', { runAt, countAttempt: false });
+  });
+  return { [RETENTION_JOB]: { handler, concurrency: 1 } };
+}

@@ -1,0 +1,39 @@
+/**
+ * Migration 0015-activity on a store written by an earlier version: the recipient, sender and
+ * group filter columns of existing messages are filled from their rows and sends, so the activity
+ * lists find mail accepted before the upgrade.
+ */
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { kyselyStore, mailplaneMigrations, migrateToLatest, parseDatabaseUrl, type Database } from '../../adapters/storage/kysely/index.js';
+import { freshDatabaseUrl, storeKinds } from '../support/databases.js';
+
+describe.each(storeKinds)('migration 0015-activity on %s', (kind) => {
+  it('backfills the filter columns of messages accepted before it', async () => {
+    const { url, drop } = await freshDatabaseUrl(kind);
+    const { dialect, target } = parseDatabaseUrl(url);
+    const db = new Kysely<Database>({
+      dialect: dialect === 'sqlite' ? new SqliteDialect({ database: new SQLite(target) }) : new PostgresDialect({ pool: new pg.Pool({ connectionString: target }) }),
+    });
+    try {
+      expect((await new Migrator({ db, provider: mailplaneMigrations(dialect) }).migrateTo('0014-settings')).error).toBeUndefined();
+      const content = { from: { email: 'News@Shop.example', name: '' }, groups: ['weekly', 'a|b'] };
+      await db.insertInto('send_batches').values({ id: 'b1', account_id: 1, sub_account_id: 2, domain_id: null, content: JSON.stringify(content), created: 5n } as never).execute();
+      const message = { batch_id: 'b1', account_id: 1, sub_account_id: 2, to_name: '', cc: '[]', bcc: '[]', custom_fields: '{}', status: 'queued', submitted_at: 5n, updated: 5n };
+      await db.insertInto('messages').values([{ ...message, id: 'm1', to_email: 'Ada@Example.org' }, { ...message, id: 'm2', to_email: 'bob@example.org' }] as never).execute();
+
+      await migrateToLatest(db, dialect);
+      const store = kyselyStore({ db, dialect });
+      const ids = async (filter: object) => (await store.messages.listActivity({ accountId: 1, ...filter }, { limit: 10 })).map((m) => m.message.id);
+      expect(await ids({ recipient: 'ada@example.org' })).toEqual(['m1']);
+      expect(await ids({ sender: 'news@shop.example' })).toEqual(['m2', 'm1']);
+      expect(await ids({ group: 'a|b' })).toEqual(['m2', 'm1']);
+      expect(await ids({ group: 'a' })).toEqual([]);
+    } finally {
+      await db.destroy();
+      await drop();
+    }
+  });
+});
