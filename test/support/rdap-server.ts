@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 
 /** How the server answers for one domain. */
 export type RdapAnswer =
-  | { registered: string }
+  /** A registration date, answered after `afterMs` (default at once). */
+  | { registered: string; afterMs?: number }
   | { status: number; body: string }
   | 'garbage'
   /** Sends headers, then never finishes the body. */
@@ -72,7 +73,13 @@ export async function startTestRdapServer(): Promise<TestRdapServer> {
       res.write('x'.repeat(4 * 1024 * 1024));
       return res.end('", "events": []}');
     }
-    if ('registered' in answer) return json(res, 200, rdapDomainObject(name, answer.registered));
+    if ('registered' in answer) {
+      const send = () => json(res, 200, rdapDomainObject(name, answer.registered));
+      if (answer.afterMs === undefined) return send();
+      const timer = setTimeout(send, answer.afterMs);
+      res.once('close', () => clearTimeout(timer));
+      return;
+    }
     res.writeHead(answer.status, { 'content-type': 'application/rdap+json' });
     res.end(answer.body);
   });
