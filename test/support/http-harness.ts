@@ -3,7 +3,7 @@
  * `/api/v1` router and the `/t` link handler through `toNodeHandler`), with a raw HTTP client that
  * sends exactly the bytes a test gives and bounds every request's time.
  */
-import { createServer, request as httpRequest, Agent, type Server } from 'node:http';
+import { createServer, maxHeaderSize, request as httpRequest, Agent, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMailplane, silentLogger, type Mailplane, type MailplaneOptions, type MailplaneStore } from 'mailplane';
 import { toNodeHandler } from '../../adapters/http/node/index.js';
@@ -61,6 +61,15 @@ export interface HttpHarness {
   close(): Promise<void>;
 }
 
+/** The size of a request's line and headers as written on the wire (close enough to compare with node's limit). */
+function headBytes(request: RawRequest): number {
+  let size = Buffer.byteLength(`${request.method} ${request.target} HTTP/1.1\r\n`);
+  for (const [name, value] of Object.entries(request.headers ?? {})) {
+    for (const one of Array.isArray(value) ? value : [value]) size += Buffer.byteLength(`${name}: ${one}\r\n`);
+  }
+  return size;
+}
+
 /** Starts a test DNS server, a fresh database of `kind`, mailplane, and the HTTP server in front. */
 export async function startHttpHarness(kind: StoreKind): Promise<HttpHarness> {
   const dns = await startTestDnsServer();
@@ -76,7 +85,10 @@ export async function startHttpHarness(kind: StoreKind): Promise<HttpHarness> {
   const send = (request: RawRequest): Promise<RawResponse> =>
     new Promise((resolve, reject) => {
       const started = performance.now();
-      const body = request.body ?? '';
+      // A head over node's limit is answered 431 before any body is read, and node then closes the
+      // connection: a body still being written meets a reset instead of the answer (Node 24 closes
+      // sooner than Node 20). Such a request goes without its body, which node would never read.
+      const body = headBytes(request) > maxHeaderSize ? '' : (request.body ?? '');
       const headers: Record<string, string | string[] | number> = { ...request.headers };
       if (body.length > 0 || request.method !== 'GET') headers['content-length'] = Buffer.byteLength(body);
       const req = httpRequest({ host: '127.0.0.1', port, method: request.method, path: request.target, headers, agent }, (res) => {
