@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMailplane, silentLogger, type Mailplane, type MailplaneStore } from 'mailplane';
-import { openKyselyStore } from 'mailplane/storage/kysely';
+import { mailplaneMigrations, openKyselyStore } from 'mailplane/storage/kysely';
 import { createMemoryStore } from 'mailplane/testing';
 import { TEST_SECRET } from '../support/api.js';
 import { freshDatabaseUrl, openTestStore, pgUrl, storeKinds } from '../support/databases.js';
@@ -51,7 +51,9 @@ describe.each(storeKinds)('health endpoints on %s', (kind) => {
     const mailplane = instance(await openKyselyStore({ url, migrate: false }));
     const answer = await get(mailplane, '/readyz');
     expect(answer.status).toBe(503);
-    expect(String(answer.body.message)).toMatch(/^not ready: store: 15 migration\(s\) not applied: 0001-accounts, .*0015-activity$/);
+    const names = Object.keys(await mailplaneMigrations('sqlite').getMigrations()).sort();
+    expect(names.length).toBeGreaterThanOrEqual(15);
+    expect(answer.body.message).toBe(`not ready: store: ${names.length} migration(s) not applied: ${names.join(', ')}`);
   });
 });
 
