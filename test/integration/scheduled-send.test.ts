@@ -63,6 +63,9 @@ describe.each(storeKinds)('scheduled sending (%s)', (kind) => {
     const delivered = await env.waitForStatus(entry.messageId, 'delivered');
     expect(types(delivered)).toEqual([0, 2]);
     expect(env.sink.received.map((m) => m.rcptTo)).toEqual([[`ada@${RCPT_DOMAIN}`]]);
+    // Its delivery latency runs from sendAt, not from the hour it waited as it was meant to.
+    const latency = await env.api.mailplane.context.metrics.deliveryLatency.get();
+    expect(latency.values.find((v) => v.metricName?.endsWith('_sum'))!.value).toBeLessThan(60);
     expect((await env.message(byNs.body[0].messageId)).status).toBe('scheduled');
     env.advance(HOUR / 2);
     await env.waitForStatus(byNs.body[0].messageId, 'delivered');
