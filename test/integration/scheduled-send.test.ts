@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMailplane, manualClock, silentLogger } from 'mailplane';
 import { mxTransport } from '../../adapters/transport/smtp/index.js';
 import { openKyselyStore } from 'mailplane/storage/kysely';
+import { releaseScheduledSend } from '../../src/delivery/scheduled-jobs.js';
 import { DELIVER_SCHEDULED_JOB } from '../../src/jobs/kinds.js';
 import { TEST_SECRET } from '../support/api.js';
 import { pgUrl, storeKinds } from '../support/databases.js';
@@ -190,6 +191,27 @@ describe.each(storeKinds)('scheduled sending (%s)', (kind) => {
     expect((await post(sendBody(from(), [`far@${RCPT_DOMAIN}`], { sendAt: '2026-05-04T12:00:00Z' }))).status).toBe(200);
     const [skewed] = (await post(sendBody(from(), [`skew@${RCPT_DOMAIN}`], { sendAt: ns(T0 - 30_000).toString() }))).body;
     await env.waitForStatus(skewed.messageId, 'delivered');
+  });
+
+  it('lets exactly one of a cancel and the release racing at sendAt apply to each message', async () => {
+    env = await startDeliveryEnv(kind);
+    const ctx = env.api.mailplane.context;
+    for (let round = 0; round < 5; round++) {
+      const [entry] = (await post(sendBody(from(), [`race${round}@${RCPT_DOMAIN}`], { sendAt: ns(ctx.clock.now() + HOUR).toString() }))).body;
+      const [cancelled] = await Promise.all([cancel(entry.messageId), releaseScheduledSend(ctx, entry.batchId)]);
+      const view = await env.message(entry.messageId);
+      if (cancelled.status === 200) {
+        expect(view.status).toBe('cancelled');
+        expect(types(view)).toEqual([0, 9]);
+      } else {
+        expect(cancelled.body.code).toBe('MESSAGE_NOT_CANCELLABLE');
+        expect(view.status).not.toBe('cancelled');
+        expect(types(view)).not.toContain(9);
+      }
+      // The job at sendAt finds nothing left to do either way.
+      await releaseScheduledSend(ctx, entry.batchId);
+      expect(types(await env.message(entry.messageId)).filter((t) => t === 9 || t === 1)).toHaveLength(cancelled.status === 200 ? 1 : 0);
+    }
   });
 
   it('keeps tenants apart: another sub-account cancels neither a message nor a request (406), and nothing changes', async () => {
