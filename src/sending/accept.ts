@@ -22,6 +22,7 @@ export const DropReason: Record<DropReasonName, number> = {
   SUPPRESSED: 2,
   SENDER_DOMAIN_NOT_VERIFIED: 3,
   DUPLICATE_RECIPIENT: 4,
+  // Only when a scheduled send is released (a blocked sub-account's send is refused whole with 403).
   SUBACCOUNT_BLOCKED: 5,
 };
 export type { Drop, DropReasonName };
@@ -89,7 +90,8 @@ function checkRenderedLengths(ctx: MailplaneContext, templates: CompiledTemplate
  * recipient. Each copy becomes a message of its own, sent in its own SMTP transaction, so that a
  * bounce, complaint or unsubscribe of a copy acts on the copy's address. Everything the response
  * acknowledges (batch, messages, events, counters and the delivery job) is committed in one
- * transaction before it returns.
+ * transaction before it returns. With `sendAt` (src/sending/schedule.ts) the accepted messages are
+ * `scheduled` and the job is a `deliver-scheduled` due then, which makes the time-dependent checks again.
  */
 export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRecord, request: SendRequest): Promise<SendResponseEntry[]> {
   // A sendAt out of its window is refused (422) before anything else is looked at.
@@ -147,7 +149,7 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
   // Both named even at zero, as the stored day row always has them.
   const counters: CounterDelta = { processed: 0, dropped: 0 };
   let dropped = 0;
-  /** The message of one envelope recipient, its events and counters (the lifecycle's `accepted` or `refused`), and its response fields. */
+  /** The message of one envelope recipient, its events and counters (the lifecycle's `accepted`, `scheduled` or `refused`), and its response fields. */
   const accept = (recipient: EnvelopeRecipient, fields: Pick<MessageRecord, 'cc' | 'bcc' | 'copyOf' | 'separateCopies'>, id = ctx.ids.uuid()) => {
     const { drop } = recipient;
     const step = lifecycleStep(NEW, drop ? 'refused' : schedule ? 'scheduled' : 'accepted')!;
