@@ -9,7 +9,7 @@ const DAY_NS = 86_400_000_000_000n;
 /** Timestamps are 64-bit columns: a later bound (year 2262 on) means "no bound" and is clamped. */
 const MAX_NS = 2n ** 63n - 1n;
 const clamp = (ns: bigint) => (ns > MAX_NS ? MAX_NS : ns);
-const STATUSES = ['queued', 'deferred', 'delivered', 'dropped', 'smtp_dropped', 'hard_bounced'] as const satisfies readonly MessageStatus[];
+const STATUSES = ['queued', 'deferred', 'delivered', 'dropped', 'smtp_dropped', 'hard_bounced', 'scheduled', 'cancelled'] as const satisfies readonly MessageStatus[];
 
 /**
  * A bound of the time range: nanoseconds since the epoch, or a UTC day `YYYY-MM-DD` (its first
@@ -39,7 +39,7 @@ const filterShape = {
   /** Events only: comma-separated event type numbers. */
   type: z
     .string()
-    .regex(/^[0-8](,[0-8])*$/, 'must be event type numbers 0 to 8, comma-separated')
+    .regex(/^[0-9](,[0-9])*$/, 'must be event type numbers 0 to 9, comma-separated')
     .transform((v) => v.split(',').map(Number) as EventType[])
     .optional(),
 };

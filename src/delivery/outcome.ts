@@ -30,13 +30,15 @@ export function describeReply(result: DeliveryResult): string {
  * classification, else the consumer-domain table without a lookup), and, when it moved the
  * message, the outcome and the latency of a delivery.
  */
-function countOutcome(ctx: MailplaneContext, message: MessageRecord, result: DeliveryResult, route: DeliveryRoute, outcome: string | null, nowMs: number): void {
+function countOutcome(ctx: MailplaneContext, message: MessageRecord, batch: SendBatchRecord, result: DeliveryResult, route: DeliveryRoute, outcome: string | null, nowMs: number): void {
   const provider = route.warmup?.provider ?? classifyByDomain(domainOf(message.to.email)) ?? MailboxProvider.Default;
   ctx.metrics.smtpReplies.inc({ class: replyClass(result.smtpCode), provider: providerLabel(provider) });
   if (outcome === null) return;
   ctx.metrics.messages.inc({ outcome });
   if (outcome === 'smtp-dropped') ctx.metrics.dropped.inc({ reason: 'smtp-dropped' });
-  if (outcome === 'delivered') ctx.metrics.deliveryLatency.observe(Math.max(0, nowMs - Number(message.submittedAt / 1_000_000n)) / 1000);
+  // A scheduled send's latency runs from its sendAt: the hours it was meant to wait are not delay.
+  const fromNs = batch.content.sendAt !== undefined && BigInt(batch.content.sendAt) > message.submittedAt ? BigInt(batch.content.sendAt) : message.submittedAt;
+  if (outcome === 'delivered') ctx.metrics.deliveryLatency.observe(Math.max(0, nowMs - Number(fromNs / 1_000_000n)) / 1000);
 }
 
 /** What {@link recordDeliveryOutcome} did. */
@@ -94,6 +96,6 @@ export async function recordDeliveryOutcome(
     status = applied.step.to;
   });
   const moved: MessageStatus | null = status;
-  countOutcome(ctx, message, result, route, moved === null ? null : outcome, nowMs);
+  countOutcome(ctx, message, batch, result, route, moved === null ? null : outcome, nowMs);
   return moved === null ? null : { status: moved, ...(retryAt !== undefined && { retryAt }) };
 }

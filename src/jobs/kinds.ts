@@ -30,6 +30,9 @@ export const WEBHOOK_RETRY_JOB = 'webhook-retry';
 /** Job kind that deletes messages and events past the retention period (src/retention/jobs.ts). */
 export const RETENTION_JOB = 'retention';
 
+/** Job kind that releases a scheduled send at its `sendAt` (src/delivery/scheduled-jobs.ts). */
+export const DELIVER_SCHEDULED_JOB = 'deliver-scheduled';
+
 /** An event as a `webhook-events` job carries it (JSON: `created`, ns, as a decimal string). */
 const outboxEventSchema = z.object({
   id: z.string(),
@@ -59,6 +62,8 @@ export const jobPayloadSchemas = {
   [WEBHOOK_RETRY_JOB]: z.object({ accountId: id(), webhookId: id(), eventId: z.string(), body: z.string() }),
   /** No payload: the job reads the retention settings of the instance that runs it. */
   [RETENTION_JOB]: z.object({}),
+  /** The scheduled send; due at its `sendAt`. */
+  [DELIVER_SCHEDULED_JOB]: z.object({ batchId: z.string() }),
 };
 
 /** A job kind mailplane runs. */

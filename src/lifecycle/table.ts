@@ -20,7 +20,7 @@ export const NEW = 'new';
 export type LifecycleStatus = MessageStatus | typeof NEW;
 
 /** Every message status, in the order the spec lists them, then {@link NEW}. */
-export const LIFECYCLE_STATUSES: readonly LifecycleStatus[] = ['queued', 'deferred', 'delivered', 'dropped', 'smtp_dropped', 'hard_bounced', NEW];
+export const LIFECYCLE_STATUSES: readonly LifecycleStatus[] = ['queued', 'deferred', 'delivered', 'dropped', 'smtp_dropped', 'hard_bounced', 'scheduled', 'cancelled', NEW];
 
 /**
  * What can happen to a message:
@@ -31,7 +31,11 @@ export const LIFECYCLE_STATUSES: readonly LifecycleStatus[] = ['queued', 'deferr
  *   (a soft bounce flagged `policy` whose retries ran out), `hard-bounced`, `smtp-dropped`: what a
  *   delivery attempt ended in (see {@link attemptOutcome});
  * - `bounce-reported`: a failure notice (DSN) arrived after the message was accepted by its server;
- * - `complained`, `opened`, `clicked`, `unsubscribed`: what the recipient did.
+ * - `complained`, `opened`, `clicked`, `unsubscribed`: what the recipient did;
+ * - `scheduled`: a send with `sendAt` accepted the recipient, to be sent later; `released`: its time
+ *   came and the checks made again then passed (it is queued for delivery); `refused-at-release`:
+ *   they failed (suppressed meanwhile, domain no longer verified, sub-account blocked), so it is
+ *   dropped; `cancelled`: it was cancelled before its time (docs/sending.md, "Scheduled sending").
  */
 export type LifecycleOutcome =
   | 'accepted'
@@ -46,7 +50,11 @@ export type LifecycleOutcome =
   | 'complained'
   | 'opened'
   | 'clicked'
-  | 'unsubscribed';
+  | 'unsubscribed'
+  | 'scheduled'
+  | 'released'
+  | 'refused-at-release'
+  | 'cancelled';
 
 /** Every {@link LifecycleOutcome}. */
 export const LIFECYCLE_OUTCOMES: readonly LifecycleOutcome[] = [
@@ -63,6 +71,10 @@ export const LIFECYCLE_OUTCOMES: readonly LifecycleOutcome[] = [
   'opened',
   'clicked',
   'unsubscribed',
+  'scheduled',
+  'released',
+  'refused-at-release',
+  'cancelled',
 ];
 
 /**
@@ -190,6 +202,13 @@ const TABLE: Record<LifecycleOutcome, Row> = {
     suppressionRequired: true,
     repeat: 'suppress-only',
   }),
+  // Processed when accepted, as every accepted message; the status says it waits for its time.
+  scheduled: row([NEW], { to: 'scheduled', events: [{ type: EventType.Processed }], counters: { processed: 'always' } }),
+  // Nothing recorded: the message was already Processed; delivery records what happens next.
+  released: row(['scheduled'], { to: 'queued', events: [], counters: {} }),
+  'refused-at-release': row(['scheduled'], { to: 'dropped', events: [{ type: EventType.Dropped }], counters: { dropped: 'always' } }),
+  // No counter: the stats have none for it (the Cancelled event and the status tell it).
+  cancelled: row(['scheduled'], { to: 'cancelled', events: [{ type: EventType.Cancelled }], counters: {} }),
 };
 
 /**

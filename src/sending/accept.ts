@@ -6,11 +6,12 @@ import { msToNs, type EpochNs } from '../model/time.js';
 import { addCounters, counterIncrements, newEvent, type CounterDelta } from '../lifecycle/events.js';
 import { lifecycleStep, NEW, stepCounters } from '../lifecycle/table.js';
 import { EventType, type CopyRecipient, type DomainRecord, type EventRecord, type MailplaneStore, type MessageRecord, type SendBatchRecord, type SubAccountRecord } from '../store/index.js';
-import { DELIVER_BATCH_JOB } from '../jobs/kinds.js';
+import { DELIVER_BATCH_JOB, DELIVER_SCHEDULED_JOB } from '../jobs/kinds.js';
 import { compileTemplates, type CompiledTemplates } from '../template/renderer.js';
 import { unsubscribeUrl } from '../tracking/links.js';
 import { applyListDrops, envelopeRecipients, planRecipients, type Drop, type DropReasonName, type EnvelopeRecipient } from './recipients.js';
 import type { SendRequest } from './request.js';
+import { sendSchedule } from './schedule.js';
 
 /**
  * Why a recipient was dropped before sending: the `errorCode` (an integer, as the reference's
@@ -21,6 +22,8 @@ export const DropReason: Record<DropReasonName, number> = {
   SUPPRESSED: 2,
   SENDER_DOMAIN_NOT_VERIFIED: 3,
   DUPLICATE_RECIPIENT: 4,
+  // Only when a scheduled send is released (a blocked sub-account's send is refused whole with 403).
+  SUBACCOUNT_BLOCKED: 5,
 };
 export type { Drop, DropReasonName };
 
@@ -44,6 +47,9 @@ export interface SendResponseEntry {
   errorCode?: number;
   message?: string;
   copies?: CopyResponseEntry[];
+  /** A scheduled send only: the request's id (its cancel route takes it) and when it is due (ns). */
+  batchId?: string;
+  sendAt?: EpochNs;
 }
 
 /**
@@ -84,9 +90,12 @@ function checkRenderedLengths(ctx: MailplaneContext, templates: CompiledTemplate
  * recipient. Each copy becomes a message of its own, sent in its own SMTP transaction, so that a
  * bounce, complaint or unsubscribe of a copy acts on the copy's address. Everything the response
  * acknowledges (batch, messages, events, counters and the delivery job) is committed in one
- * transaction before it returns.
+ * transaction before it returns. With `sendAt` (src/sending/schedule.ts) the accepted messages are
+ * `scheduled` and the job is a `deliver-scheduled` due then, which makes the time-dependent checks again.
  */
 export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRecord, request: SendRequest): Promise<SendResponseEntry[]> {
+  // A sendAt out of its window is refused (422) before anything else is looked at.
+  const schedule = request.sendAt === undefined ? null : sendSchedule(ctx.clock, request.sendAt);
   checkRenderedLengths(ctx, await compileTemplates(request), request);
   if (subAccount.blocked) {
     const reason = subAccount.blockReason ? `: ${subAccount.blockReason}` : '';
@@ -130,6 +139,7 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
       trackClicks: request.trackClicks ?? false,
       attachments: request.attachments ?? [],
       ...(request.webhookEndpoint !== undefined && { webhookEndpoint: request.webhookEndpoint }),
+      ...(schedule && { sendAt: schedule.sendAt }),
     },
     created: now,
   };
@@ -139,10 +149,10 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
   // Both named even at zero, as the stored day row always has them.
   const counters: CounterDelta = { processed: 0, dropped: 0 };
   let dropped = 0;
-  /** The message of one envelope recipient, its events and counters (the lifecycle's `accepted` or `refused`), and its response fields. */
+  /** The message of one envelope recipient, its events and counters (the lifecycle's `accepted`, `scheduled` or `refused`), and its response fields. */
   const accept = (recipient: EnvelopeRecipient, fields: Pick<MessageRecord, 'cc' | 'bcc' | 'copyOf' | 'separateCopies'>, id = ctx.ids.uuid()) => {
     const { drop } = recipient;
-    const step = lifecycleStep(NEW, drop ? 'refused' : 'accepted')!;
+    const step = lifecycleStep(NEW, drop ? 'refused' : schedule ? 'scheduled' : 'accepted')!;
     const message: MessageRecord = {
       id,
       batchId: batch.id,
@@ -177,6 +187,7 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
     const bcc = copies.filter((c) => c.kind === 'bcc' && c.drop === null).map(asCopy);
     const id = ctx.ids.uuid();
     const entry: SendResponseEntry = { to: to.email, submittedAt: now, ...accept(to, { cc, bcc, copyOf: null, separateCopies: true }, id) };
+    if (schedule) Object.assign(entry, { batchId: batch.id, sendAt: BigInt(schedule.sendAt) });
     if (copies.length > 0) {
       const copyOf = { messageId: id, to: { email: to.email, name: to.name } };
       entry.copies = copies.map((c) => ({
@@ -195,7 +206,9 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
     await tx.messages.insertAccepted(batch, messages, events);
     await tx.stats.increment(increments);
     if (dropped < messages.length) {
-      await ctx.jobs.enqueue([{ kind: DELIVER_BATCH_JOB, payload: { batchId: batch.id }, runAt: nowMs, dedupeKey: `${DELIVER_BATCH_JOB}:${batch.id}` }], { store: tx });
+      // A scheduled send's job is due at sendAt; it releases the messages, then queues this same batch job.
+      const kind = schedule ? DELIVER_SCHEDULED_JOB : DELIVER_BATCH_JOB;
+      await ctx.jobs.enqueue([{ kind, payload: { batchId: batch.id }, runAt: schedule?.sendAtMs ?? nowMs, dedupeKey: `${kind}:${batch.id}` }], { store: tx });
     }
   });
   if (dropped < messages.length) ctx.jobs.notify();

@@ -61,6 +61,8 @@ export function messageToWire(message: MessageRecord, batch: SendBatchRecord, ev
     attempt: message.attempts,
     ...(c.webhookEndpoint !== undefined && { webhookEndpoint: c.webhookEndpoint }),
     status: message.status,
+    // A scheduled send: when it is (or was) due, epoch ns (docs/sending.md).
+    ...(c.sendAt !== undefined && { sendAt: BigInt(c.sendAt) }),
     events: events.map((event) => eventToWire(event, message, batch)),
   };
 }

@@ -10,7 +10,7 @@ import { emailAddressProblem } from '../model/email-address.js';
 import type { SendRequest } from './request.js';
 
 /** Why a recipient was dropped before sending (the response's `errorCode`, see `DropReason`). */
-export type DropReasonName = 'INVALID_ADDRESS' | 'SUPPRESSED' | 'SENDER_DOMAIN_NOT_VERIFIED' | 'DUPLICATE_RECIPIENT';
+export type DropReasonName = 'INVALID_ADDRESS' | 'SUPPRESSED' | 'SENDER_DOMAIN_NOT_VERIFIED' | 'DUPLICATE_RECIPIENT' | 'SUBACCOUNT_BLOCKED';
 
 /** Why a recipient is dropped before sending. */
 export interface Drop {

@@ -3,6 +3,7 @@ import { freeTextSchema, plainTextSchema } from '../model/text.js';
 import { emailAddressSchema } from '../model/email-address.js';
 import { RESERVED_FIELD } from '../template/renderer.js';
 import { customHeaderProblem } from './headers.js';
+import { sendAtSchema } from './schedule.js';
 
 /** Most recipients (`to` entries) one request may carry; each becomes one message. */
 export const MAX_RECIPIENTS_PER_REQUEST = 1000;
@@ -113,6 +114,8 @@ export const sendRequestSchema = z
     groups: z.array(plainTextSchema(100).pipe(z.string().min(1))).max(MAX_GROUPS).optional(),
     attachments: z.array(attachment).max(MAX_ATTACHMENTS).optional(),
     webhookEndpoint: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+    /** Send later (docs/sending.md, "Scheduled sending"): epoch ns or RFC 3339, at most 72 hours ahead. */
+    sendAt: sendAtSchema.optional(),
   })
   .refine((r) => r.htmlBody !== undefined || r.textBody !== undefined || r.ampBody !== undefined, {
     message: 'give htmlBody, textBody or ampBody',

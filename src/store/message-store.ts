@@ -12,6 +12,8 @@ export const EventType = {
   Clicked: 6,
   Unsubscribed: 7,
   Spam: 8,
+  /** A scheduled message was cancelled before its send started (mailplane's addition, docs/sending.md). */
+  Cancelled: 9,
 } as const;
 /** One of {@link EventType}'s values. */
 export type EventType = (typeof EventType)[keyof typeof EventType];
@@ -63,6 +65,11 @@ export interface MessageContent {
   trackClicks: boolean;
   attachments: AttachmentContent[];
   webhookEndpoint?: string;
+  /**
+   * When a scheduled send is due (`sendAt`, docs/sending.md): epoch nanoseconds as a decimal
+   * string (the content is stored as JSON, which has no exact 64-bit integers). Absent: sent at once.
+   */
+  sendAt?: string;
 }
 
 /** One send request: its content and who sent it. */
@@ -77,8 +84,11 @@ export interface SendBatchRecord {
   created: EpochNs;
 }
 
-/** Where a message is in its life. `queued` and `deferred` are not final; the others are. */
-export type MessageStatus = 'queued' | 'deferred' | 'delivered' | 'dropped' | 'smtp_dropped' | 'hard_bounced';
+/**
+ * Where a message is in its life. `queued`, `deferred` and `scheduled` (waiting for its `sendAt`)
+ * are not final; the others are (`cancelled`: a scheduled message cancelled before it started).
+ */
+export type MessageStatus = 'queued' | 'deferred' | 'delivered' | 'dropped' | 'smtp_dropped' | 'hard_bounced' | 'scheduled' | 'cancelled';
 
 /** One recipient's message. */
 export interface MessageRecord {
@@ -152,6 +162,11 @@ export interface MessageStore {
   get(accountId: number, messageId: string): Promise<{ message: MessageRecord; batch: SendBatchRecord } | null>;
   /** Messages of a batch that still wait for a first delivery attempt (`queued`), ordered by id. */
   listQueued(batchId: string, limit: number, afterId?: string): Promise<MessageRecord[]>;
+  /**
+   * Every message of a batch whatever its status, ordered by id, after `afterId`, at most `limit`
+   * (a scheduled send's release and its cancel). Unknown batch: an empty list.
+   */
+  listBatch(batchId: string, limit: number, afterId?: string): Promise<MessageRecord[]>;
   /** The message and its batch by id alone (delivery workers), or `null`. */
   getForDelivery(messageId: string): Promise<{ message: MessageRecord; batch: SendBatchRecord } | null>;
   /**

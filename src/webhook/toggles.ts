@@ -26,9 +26,11 @@ const _allTogglesListed: MissingToggle extends never ? true : never = true;
 void _allTogglesListed;
 
 /**
- * The switch of each event `type` of the spec's Events table (0 Processed … 8 Spam). The delivery
- * worker asks the store for the webhooks with this switch on; an Opened or Clicked event that is the
- * first of its message also reaches the webhooks with `uniqueOpen` / `uniqueClick` on.
+ * The switch of each event `type` of the spec's Events table (0 Processed … 8 Spam), then
+ * mailplane's 9 Cancelled (a scheduled message cancelled before its send: docs/sending.md), which
+ * the reference's webhook has no switch for and which goes with `dropped` (a message not sent). The
+ * delivery worker asks the store for the webhooks with this switch on; an Opened or Clicked event
+ * that is the first of its message also reaches the webhooks with `uniqueOpen` / `uniqueClick` on.
  */
 export const EVENT_TYPE_TOGGLES: readonly WebhookToggle[] = [
   'processed',
@@ -40,6 +42,7 @@ export const EVENT_TYPE_TOGGLES: readonly WebhookToggle[] = [
   'clicked',
   'unsubscribed',
   'spam',
+  'dropped',
 ];
 
 /** The switch of the spec's event `type`, or `undefined` for a type outside the table. */

@@ -53,6 +53,15 @@ describe.each(['express', 'koa'] as const)('the %s example server', (name) => {
     expect(document.openapi).toBe('3.1.0');
     expect(Object.keys(document.paths['/subaccount/email'] ?? {})).toEqual(['post']);
   });
+
+  it('routes a scheduled send and its cancel routes (docs/sending.md, "Scheduled sending")', async () => {
+    const [defaultSub] = (await call('GET', '/account/subaccount')).body;
+    const sub = { 'x-subaccount-apikey': defaultSub.apiKey };
+    const past = await call('POST', '/subaccount/email', { from: { email: 'a@example.com' }, to: [{ email: 'b@example.org' }], subject: 's', textBody: 't', sendAt: '2000-01-01T00:00:00Z' }, sub);
+    expect(past).toMatchObject({ status: 422, body: { code: 'SEND_AT_IN_PAST' } });
+    expect(await call('DELETE', '/subaccount/email/00000000-0000-4000-8000-000000000000', undefined, sub)).toMatchObject({ status: 406, body: { code: 'MESSAGE_NOT_FOUND' } });
+    expect(await call('DELETE', '/subaccount/email/batch/00000000-0000-4000-8000-000000000000/', undefined, sub)).toMatchObject({ status: 406, body: { code: 'BATCH_NOT_FOUND' } });
+  });
 });
 
 describe('the express example with a configured account key', () => {

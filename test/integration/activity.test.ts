@@ -102,7 +102,7 @@ describe.each(storeKinds)('activity API on %s', (kind) => {
     expect(next.body.items).toHaveLength(1);
     expect(next.body.items[0].eventID).not.toBe(all.body.items[0].eventID);
 
-    const queries: Array<Record<string, string>> = [{ cursor: 'bm9wZQ' }, { from: 'yesterday' }, { status: 'lost' }, { type: '9' }, { limit: '0' }, { unknown: '1' }];
+    const queries: Array<Record<string, string>> = [{ cursor: 'bm9wZQ' }, { from: 'yesterday' }, { status: 'lost' }, { type: '10' }, { limit: '0' }, { unknown: '1' }];
     for (const query of queries) {
       const bad = await api.call('GET', '/account/message', { account: api.accountKey, query });
       expectError(bad, 422);

@@ -83,6 +83,8 @@ const EXAMPLES: Record<string, (r: ExampleRefs) => RouteExample> = {
       trackClicks: true,
     },
   }),
+  'DELETE /subaccount/email/:message_id': () => ({}),
+  'DELETE /subaccount/email/batch/:batch_id': () => ({}),
 };
 
 /** A value of the JSON Schema `schema` (from zod), for routes the table above does not know yet. */

@@ -46,6 +46,8 @@ export interface SubTenant {
   suppressions: string[];
   recipients: string[];
   messageIds: string[];
+  /** The send request's id (`batchId`: the send is scheduled, so it can be cancelled by it). */
+  batchIds: string[];
   group: string;
 }
 
@@ -92,9 +94,10 @@ export async function createTenant(harness: HttpHarness, tag: string, octet: num
     const recipients = Array.from({ length: count }, (_, i) => `${tag}-s${n}-rcpt${i}@rcpt.test`);
     const sent = expectOk('send', await callJson(harness, 'POST', '/subaccount/email', {
       sub: sub.apiKey,
-      body: { from: { email: `news@${domainName}`, name: `${tag} sender` }, to: recipients.map((email) => ({ email })), subject: `${tag}-subject`, textBody: `${tag}-text`, groups: [group] },
-    })).body as Array<{ messageId: string }>;
-    subs.push({ id: sub.id, name: sub.name, apiKey: sub.apiKey, smtpUsername: sub.smtpAuths?.[0]?.username ?? '', domain: { id: domain.id, name: domainName }, suppressions, recipients, messageIds: sent.map((e) => e.messageId), group });
+      // Scheduled an hour ahead: a cancel through a foreign id would show in the owner's read-back.
+      body: { from: { email: `news@${domainName}`, name: `${tag} sender` }, to: recipients.map((email) => ({ email })), subject: `${tag}-subject`, textBody: `${tag}-text`, groups: [group], sendAt: String(BigInt(Date.now() + 3_600_000) * 1_000_000n) },
+    })).body as Array<{ messageId: string; batchId: string }>;
+    subs.push({ id: sub.id, name: sub.name, apiKey: sub.apiKey, smtpUsername: sub.smtpAuths?.[0]?.username ?? '', domain: { id: domain.id, name: domainName }, suppressions, recipients, messageIds: sent.map((e) => e.messageId), batchIds: [...new Set(sent.map((e) => e.batchId))], group });
   }
   const webhook = expectOk('webhook', await callJson(harness, 'POST', '/account/webhook', { account: apiKey, body: { url: `https://${tag}-hook.example/events` } })).body;
   const allocated = expectOk('ips', await callJson(harness, 'PUT', '/account/ip/allocate', { account: apiKey, body: { ips: [`10.${octet}.7.1`, `10.${octet}.7.2`] } })).body;
@@ -115,7 +118,7 @@ export async function createTenant(harness: HttpHarness, tag: string, octet: num
 
 /** Strings that identify `sub`'s data: its name, key, login, domain, addresses, messages, group. */
 export function subMarkers(sub: SubTenant): string[] {
-  return [sub.name, sub.apiKey, sub.smtpUsername, sub.domain.name, ...sub.suppressions, ...sub.recipients, ...sub.messageIds, sub.group].filter((m) => m !== '');
+  return [sub.name, sub.apiKey, sub.smtpUsername, sub.domain.name, ...sub.suppressions, ...sub.recipients, ...sub.messageIds, ...sub.batchIds, sub.group].filter((m) => m !== '');
 }
 
 /** Strings that identify the account-level data of `tenant` (not its sub-accounts'). */
@@ -140,5 +143,6 @@ export function resourceIds(tenant: Tenant): Record<string, string[]> {
     tpsp_id: tenant.tpsps.map((t) => String(t.id)),
     webhook_id: tenant.webhooks.map((w) => String(w.id)),
     message_id: tenant.subs.flatMap((s) => s.messageIds),
+    batch_id: tenant.subs.flatMap((s) => s.batchIds),
   };
 }

@@ -32,6 +32,11 @@ const expected: Record<LifecycleOutcome, { from: string[]; to: string | null; ev
   opened: { from: EXISTING, to: null, events: [{ type: EventType.Opened }], suppress: null, retry: null },
   clicked: { from: EXISTING, to: null, events: [{ type: EventType.Clicked }], suppress: null, retry: null },
   unsubscribed: { from: EXISTING, to: null, events: [{ type: EventType.Unsubscribed }], suppress: SuppressionType.Unsubscribe, retry: null },
+  // Scheduled sending (docs/sending.md): only a scheduled message is released, refused at its time or cancelled.
+  scheduled: { from: ['new'], to: 'scheduled', events: [{ type: EventType.Processed }], suppress: null, retry: null },
+  released: { from: ['scheduled'], to: 'queued', events: [], suppress: null, retry: null },
+  'refused-at-release': { from: ['scheduled'], to: 'dropped', events: [{ type: EventType.Dropped }], suppress: null, retry: null },
+  cancelled: { from: ['scheduled'], to: 'cancelled', events: [{ type: EventType.Cancelled }], suppress: null, retry: null },
 };
 
 /** Counters added, as [first attempt / first event, later attempt / repeated event]. */
@@ -51,15 +56,19 @@ const counted: Record<LifecycleOutcome, [Record<string, number>, Record<string, 
   opened: [{ opened: 1 }, {}],
   clicked: [{ clicked: 1 }, {}],
   unsubscribed: [{ unsubscribed: 1 }, { unsubscribed: 1 }],
+  scheduled: [{ processed: 1 }, { processed: 1 }],
+  released: [{}, {}],
+  'refused-at-release': [{ dropped: 1 }, { dropped: 1 }],
+  cancelled: [{}, {}],
 };
 
 describe('the lifecycle table', () => {
   const pairs = LIFECYCLE_STATUSES.flatMap((status) => LIFECYCLE_OUTCOMES.map((outcome): [LifecycleStatus, LifecycleOutcome] => [status, outcome]));
 
   it('covers every status and outcome', () => {
-    expect([...LIFECYCLE_STATUSES].sort()).toEqual(['deferred', 'delivered', 'dropped', 'hard_bounced', 'new', 'queued', 'smtp_dropped']);
+    expect([...LIFECYCLE_STATUSES].sort()).toEqual(['cancelled', 'deferred', 'delivered', 'dropped', 'hard_bounced', 'new', 'queued', 'scheduled', 'smtp_dropped']);
     expect([...LIFECYCLE_OUTCOMES].sort()).toEqual(Object.keys(expected).sort());
-    expect(pairs).toHaveLength(7 * 13);
+    expect(pairs).toHaveLength(9 * 17);
   });
 
   it.each(pairs)('%s x %s', (status, outcome) => {

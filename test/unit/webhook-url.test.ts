@@ -59,7 +59,9 @@ describe('toggleForEventType', () => {
       'unsubscribed',
       'spam',
     ]);
-    expect(toggleForEventType(9)).toBeUndefined();
+    // mailplane's Cancelled (a scheduled message cancelled before its send) goes with dropped.
+    expect(toggleForEventType(9)).toBe('dropped');
+    expect(toggleForEventType(10)).toBeUndefined();
     expect(toggleForEventType(-1)).toBeUndefined();
     expect(toggleForEventType(1.5)).toBeUndefined();
   });

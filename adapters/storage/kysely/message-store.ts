@@ -128,6 +128,13 @@ export function kyselyMessageStore(ctx: KyselyStoreContext): MessageStore {
       return (await query.orderBy('id').limit(limit).execute()).map(toMessage);
     },
 
+    async listBatch(batchId, limit, afterId) {
+      // The (batch_id, status, id) index narrows it to the batch (at most 2,000 messages).
+      let query = db.selectFrom('messages').selectAll().where('batch_id', '=', batchId);
+      if (afterId !== undefined) query = query.where('id', '>', afterId);
+      return (await query.orderBy('id').limit(limit).execute()).map(toMessage);
+    },
+
     async findCopy(batchId, messageId, email) {
       // The batch index narrows it to one send's copies (at most 1,000); the address is compared
       // here, as SQLite's lower() folds ASCII only.

@@ -146,6 +146,28 @@ export function messageStoreConformance(store: () => MailplaneStore): void {
       expect((await store().messages.listQueued(others[0].batchId, 10)).map((m) => m.id)).toEqual(others.map((m) => m.id));
     });
 
+    it('lists every message of one batch by id whatever its status, with a limit and an after-id cursor, and a scheduled send content round trip', async () => {
+      const { batch, messages } = await accepted(3);
+      const { messages: others } = await accepted(4);
+      const ids = async (limit: number, afterId?: string) => (await store().messages.listBatch(batch.id, limit, afterId)).map((m) => m.id);
+      // Scheduled and cancelled messages are listed as any other status.
+      expect(await store().messages.recordOutcome(messages[0].id, ['queued'], { status: 'scheduled', updated: T0 + 1n })).toBe(true);
+      expect(await store().messages.recordOutcome(messages[1].id, ['queued'], { status: 'cancelled', updated: T0 + 1n })).toBe(true);
+      expect(await ids(2)).toEqual([messages[0].id, messages[1].id]);
+      expect(await ids(10, messages[1].id)).toEqual([messages[2].id]);
+      expect((await store().messages.listBatch(batch.id, 10)).map((m) => m.status)).toEqual(['scheduled', 'cancelled', 'queued']);
+      expect((await store().messages.listBatch(others[0].batchId, 10)).map((m) => m.id)).toEqual(others.map((m) => m.id));
+      expect(await store().messages.listBatch(orderedId(43, 0), 10)).toEqual([]);
+      // A batch's sendAt is kept exactly (nanoseconds beyond 2^53).
+      const account = await newAccount(store(), 'scheduled');
+      const sub = await newSubAccount(store(), account.id);
+      const base = sampleBatch(orderedId(44, 0), account.id, sub.id);
+      const scheduled = { ...base, content: { ...base.content, sendAt: '1777640400123456789' } };
+      const message = { ...sampleMessage(scheduled, orderedId(44, 1), 'later@example.com'), status: 'scheduled' as const };
+      await store().messages.insertAccepted(scheduled, [message], []);
+      expect(await store().messages.getForDelivery(message.id)).toEqual({ message, batch: scheduled });
+    });
+
     it('finds a copy by batch, original message and address compared case-insensitively', async () => {
       const { batch, messages } = await accepted();
       const [first, second, copy] = messages;

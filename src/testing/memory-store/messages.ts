@@ -57,6 +57,15 @@ export function memoryMessageStore(ctx: MemoryContext): MessageStore {
           .map(asMessage),
       ),
 
+    listBatch: (batchId, limit, afterId) =>
+      ctx.read((tables) =>
+        [...tables.messages.values()]
+          .filter((m) => m.batchId === batchId && (afterId === undefined || m.id > afterId))
+          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          .slice(0, limit)
+          .map(asMessage),
+      ),
+
     findCopy: (batchId, messageId, email) =>
       ctx.read((tables) => {
         const key = email.toLowerCase();
