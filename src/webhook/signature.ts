@@ -3,8 +3,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /**
  * Webhook signatures. Every delivery carries the Standard Webhooks headers (standardwebhooks.com,
  * {@link standardWebhookHeaders}), verifiable with the scheme's published libraries, and, for
- * receivers written before them, the legacy header below, deprecated (docs/webhooks.md: kept until
- * 2027-06-30 and at least through mailplane 0.x), in the style of Stripe and Svix:
+ * receivers written before them, the legacy header below, deprecated from mailplane 0.2.0 and sent
+ * until at least 2027-06-30 (docs/webhooks.md, "Deprecation"), in the style of Stripe and Svix:
  *
  *     X-Mailplane-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">
  *
