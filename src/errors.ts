@@ -160,8 +160,8 @@ export class PayloadTooLargeError extends MailplaneError {
 export class RateLimitedError extends MailplaneError {
   /** Whole seconds until the window ends and the request may succeed (at least 1). */
   readonly retryAfterSeconds: number;
-  constructor(message: string, retryAfterSeconds: number) {
-    super('rate-limited', 'RATE_LIMITED', message);
+  constructor(message: string, retryAfterSeconds: number, code = 'RATE_LIMITED') {
+    super('rate-limited', code, message);
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }

@@ -45,6 +45,8 @@ export {
   DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
   type SignatureVerification,
   type WebhookTargetCheck,
+  standardWebhookHeaders,
+  STANDARD_WEBHOOK_HEADERS,
 } from './webhook/index.js';
 export { emailAddressProblem, isEmailAddress } from './model/email-address.js';
 export { normaliseDomainName } from './domain/name.js';

@@ -71,9 +71,13 @@ function errorResponses(route: AnyRoute): Record<string, unknown> {
   );
 }
 
-/** The status of a route's success answer: 201 for a sub-account's creation, as the reference has it. */
+/**
+ * The status of a route's success answer: 201 for a sub-account's creation, as the reference has it;
+ * 202 for a webhook replay (the events go out later, as jobs).
+ */
 function successStatus(route: AnyRoute): string {
-  return route.method === 'POST' && route.path === '/account/subaccount' ? '201' : '200';
+  if (route.method === 'POST' && route.path === '/account/subaccount') return '201';
+  return route.method === 'POST' && route.path === '/account/webhook/:webhook_id/replay' ? '202' : '200';
 }
 
 /** The OpenAPI operation of one route. */

@@ -27,6 +27,9 @@ export const WEBHOOK_EVENTS_JOB = 'webhook-events';
 /** Job kind that retries one failed POST of one event to one webhook. */
 export const WEBHOOK_RETRY_JOB = 'webhook-retry';
 
+/** Job kind of one batch of a webhook replay (src/webhook/replay.ts). */
+export const WEBHOOK_REPLAY_JOB = 'webhook-replay';
+
 /** Job kind that deletes messages and events past the retention period (src/retention/jobs.ts). */
 export const RETENTION_JOB = 'retention';
 
@@ -59,11 +62,25 @@ export const jobPayloadSchemas = {
   [DOMAIN_CHECK_JOB]: z.object({ domainId: id(), subAccountId: id() }),
   [WEBHOOK_EVENTS_JOB]: z.object({ events: z.array(outboxEventSchema) }),
   /** `body`: the exact JSON posted the first time, signed again at each attempt. */
-  [WEBHOOK_RETRY_JOB]: z.object({ accountId: id(), webhookId: id(), eventId: z.string(), body: z.string() }),
+  [WEBHOOK_RETRY_JOB]: z.object({ accountId: id(), webhookId: id(), eventId: z.string(), body: z.string(), replayId: z.string().optional() }),
   /** No payload: the job reads the retention settings of the instance that runs it. */
   [RETENTION_JOB]: z.object({}),
   /** The scheduled send; due at its `sendAt`. */
   [DELIVER_SCHEDULED_JOB]: z.object({ batchId: z.string() }),
+  /**
+   * One batch of a replay: the range [`from`, `to`) in ns (decimal strings), the event types (none:
+   * all), and the (created, id) of the last event posted so far, newest first.
+   */
+  [WEBHOOK_REPLAY_JOB]: z.object({
+    accountId: id(),
+    webhookId: id(),
+    replayId: z.string(),
+    from: z.string().regex(/^\d{1,20}$/),
+    to: z.string().regex(/^\d{1,20}$/),
+    eventTypes: z.array(z.enum(EventType)).optional(),
+    requestedAt: z.string().regex(/^\d{1,20}$/),
+    after: z.object({ at: z.string().regex(/^\d{1,20}$/), id: z.string() }).optional(),
+  }),
 };
 
 /** A job kind mailplane runs. */

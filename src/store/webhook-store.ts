@@ -35,6 +35,20 @@ export interface WebhookRecord extends WebhookToggles {
   enabled: boolean;
   /** The signing secret, encrypted at rest (`SecretBox.encrypt`); never shown after creation. */
   secretSealed: string;
+  /** The secret a rotation replaced, still signing until {@link previousSecretUntil}; `null` when none. */
+  previousSecretSealed: string | null;
+  /** When the previous secret stops signing; `null` when there is none. */
+  previousSecretUntil: EpochNs | null;
+  /** Time of the first failed attempt since the last successful one; `null` while deliveries succeed. */
+  failingSince: EpochNs | null;
+  /** Why mailplane disabled the webhook (it kept failing); `null` when it did not. Re-enabling clears it. */
+  disabledReason: string | null;
+  /** When mailplane disabled the webhook; `null` when it did not. */
+  disabledAt: EpochNs | null;
+  /** The replay running for this webhook, if any (see {@link WebhookStore.claimReplay}). */
+  replayId: string | null;
+  /** When the running replay last claimed the webhook (its heartbeat). */
+  replayClaimedAt: EpochNs | null;
   created: EpochNs;
   updated: EpochNs;
 }
@@ -53,7 +67,31 @@ export interface WebhookPatch extends Partial<WebhookToggles> {
   url?: string;
   enabled?: boolean;
   secretSealed?: string;
+  previousSecretSealed?: string | null;
+  previousSecretUntil?: EpochNs | null;
+  failingSince?: EpochNs | null;
+  disabledReason?: string | null;
+  disabledAt?: EpochNs | null;
   updated: EpochNs;
+}
+
+/** One attempt's result, for {@link WebhookStore.recordDeliveryOutcome}. */
+export interface WebhookDeliveryOutcome {
+  ok: boolean;
+  /** Time of the attempt. */
+  at: EpochNs;
+  /** A failure disables the webhook when its first failure since the last success is at least this old (ns). */
+  disableAfter: EpochNs;
+  /** The `disabledReason` to record if this failure disables the webhook. */
+  reason: string;
+}
+
+/** What {@link WebhookStore.claimReplay} needs. */
+export interface ReplayClaim {
+  replayId: string;
+  at: EpochNs;
+  /** A claim held by another replay whose heartbeat is older than this is taken over (its job died). */
+  staleBefore: EpochNs;
 }
 
 /**
@@ -69,6 +107,17 @@ export interface WebhookPatch extends Partial<WebhookToggles> {
  * - `listEnabledForEvent` MUST answer only the account's webhooks that are `enabled` AND have the
  *   given switch on, ordered by id; it runs once per event, so it MUST be an indexed query on
  *   `accountId`.
+ * - A new webhook has no previous secret, is not failing, not disabled by mailplane and has no replay.
+ * - `recordDeliveryOutcome`: a success MUST clear `failingSince`; a failure MUST set it to `at` when it
+ *   is `null`. A failure whose `failingSince` (after that) is at or before `at - disableAfter`, on an
+ *   enabled webhook, MUST set `enabled` false, `disabledReason` and `disabledAt` (= `at`) and answer
+ *   the disabled record; every other call answers `null`, so of concurrent failures exactly one
+ *   answers the record (the caller logs the disabling once).
+ * - `claimReplay` MUST be one atomic step: it sets `replayId`/`replayClaimedAt` and answers `true` when
+ *   the webhook has no replay, has this one (a heartbeat), or has one claimed before `staleBefore`;
+ *   otherwise it changes nothing and answers `false`. Of concurrent claims with distinct ids on a free
+ *   webhook exactly one wins. A missing webhook answers `false`.
+ * - `releaseReplay` clears the replay only when it is `replayId`'s.
  */
 export interface WebhookStore {
   create(input: NewWebhook): Promise<Outcome<WebhookRecord, 'duplicate-url'>>;
@@ -79,4 +128,10 @@ export interface WebhookStore {
   delete(accountId: number, id: number): Promise<WebhookRecord | null>;
   /** The webhooks that must receive an event of the kind `toggle` (the delivery worker calls it per event). */
   listEnabledForEvent(accountId: number, toggle: WebhookToggle): Promise<WebhookRecord[]>;
+  /** Records an attempt's result; answers the webhook when this failure disabled it, else `null`. */
+  recordDeliveryOutcome(accountId: number, id: number, outcome: WebhookDeliveryOutcome): Promise<WebhookRecord | null>;
+  /** Marks `claim.replayId` as the webhook's running replay; `false` when another one runs. */
+  claimReplay(accountId: number, id: number, claim: ReplayClaim): Promise<boolean>;
+  /** Ends `replayId`'s claim on the webhook (nothing when another replay holds it). */
+  releaseReplay(accountId: number, id: number, replayId: string): Promise<void>;
 }

@@ -12,6 +12,7 @@ import { statsStoreConformance } from './conformance/stats.js';
 import { suppressionStoreConformance } from './conformance/suppressions.js';
 import { transactionConformance } from './conformance/transactions.js';
 import { webhookStoreConformance } from './conformance/webhooks.js';
+import { webhookStateConformance } from './conformance/webhook-state.js';
 import { warmupStoreConformance } from './conformance/warmup.js';
 
 /** Options of {@link runStoreConformance}. */
@@ -53,6 +54,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     suppressionStoreConformance(store);
     ipPoolStoreConformance(store);
     webhookStoreConformance(store);
+    webhookStateConformance(store);
     jobStoreConformance(store);
     statsStoreConformance(store);
     warmupStoreConformance(store);

@@ -15,6 +15,14 @@ export interface WebhookDeliveryConfig {
    * and 15 minutes, 1, 3, 6 and 14 hours: 8 attempts, the last one about 24 hours after the first.
    */
   retryDelaysMs: readonly number[];
+  /** A webhook whose attempts have all failed for this long (no success in between) is disabled (default 5 days). */
+  disableAfterMs: number;
+  /** How long the previous secret keeps signing after a rotation (default 24 hours). */
+  rotationOverlapMs: number;
+  /** Stored events one replay job posts before it hands over to the next (default 100). */
+  replayBatchSize: number;
+  /** Replays one webhook may start per clock hour (default 5; one runs at a time). */
+  replaysPerHour: number;
 }
 
 /** Defaults for webhooks on the public internet. */
@@ -23,6 +31,10 @@ export const defaultWebhookDeliveryConfig: WebhookDeliveryConfig = {
   timeoutMs: 10_000,
   concurrency: 8,
   retryDelaysMs: [1, 5, 15, 60, 180, 360, 840].map((minutes) => minutes * 60_000),
+  disableAfterMs: 5 * 86_400_000,
+  rotationOverlapMs: 86_400_000,
+  replayBatchSize: 100,
+  replaysPerHour: 5,
 };
 
 /** Fills the unset fields of a partial configuration with {@link defaultWebhookDeliveryConfig}. */

@@ -14,6 +14,9 @@ export {
 export {
   signWebhookPayload,
   verifyWebhookSignature,
+  standardWebhookHeaders,
+  standardWebhookKey,
+  STANDARD_WEBHOOK_HEADERS,
   WEBHOOK_SIGNATURE_HEADER,
   DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
   type SignedBody,
@@ -21,4 +24,6 @@ export {
   type SignatureVerification,
 } from './signature.js';
 export { webhookService, generateWebhookSecret, WEBHOOK_SECRET_PREFIX } from './webhooks.js';
+export { startReplay, REPLAY_STALE_MS, type ReplayRequest, type QueuedReplay } from './replay.js';
+export { WEBHOOK_REPLAY_HEADER } from './post.js';
 export { webhookToWire, webhookWithSecretToWire } from './webhook-wire.js';

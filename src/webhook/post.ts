@@ -9,7 +9,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { DnsResolver } from '../dns/resolver.js';
 import { checkWebhookTarget, classifyAddress } from './target.js';
-import { signWebhookPayload, WEBHOOK_SIGNATURE_HEADER } from './signature.js';
+import { signWebhookPayload, standardWebhookHeaders, WEBHOOK_SIGNATURE_HEADER } from './signature.js';
 
 /** What one attempt came to. `retry: false`: trying again cannot help (the target is refused). */
 export type WebhookAttempt = { ok: true; status: number } | { ok: false; retry: boolean; error: string; status?: number };
@@ -19,9 +19,16 @@ export interface PostWebhookOptions {
   resolver: Pick<DnsResolver, 'resolveA' | 'resolveAaaa'>;
   allowPrivateTargets: boolean;
   timeoutMs: number;
-  /** Time of the attempt (epoch ms): the signature's `t`. */
+  /** Time of the attempt (epoch ms): the signature's `t` and `webhook-timestamp`. */
   nowMs: number;
+  /** The Standard Webhooks `webhook-id`: the event's id, the same on every retry and replay. */
+  messageId: string;
+  /** Set on a replayed event: sent as {@link WEBHOOK_REPLAY_HEADER}. */
+  replayId?: string;
 }
+
+/** The header naming the replay a delivery belongs to (the body's `replay` field says the same, signed). */
+export const WEBHOOK_REPLAY_HEADER = 'X-Mailplane-Replay';
 
 /** Response bytes read before the connection is dropped: the status is all that counts. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -46,11 +53,12 @@ async function addressesOf(host: string, resolver: PostWebhookOptions['resolver'
 }
 
 /**
- * POSTs `body` to `url` signed with `secret`. 2xx is success; any other status, a timeout or a
+ * POSTs `body` to `url` signed with `secrets` (the current one first; during a rotation the previous
+ * one too). 2xx is success; any other status, a timeout or a
  * network failure may be retried; a target outside the allowed address ranges is refused without
  * a connection and is not retried.
  */
-export async function postWebhook(url: string, body: string, secret: string, options: PostWebhookOptions): Promise<WebhookAttempt> {
+export async function postWebhook(url: string, body: string, secrets: readonly string[], options: PostWebhookOptions): Promise<WebhookAttempt> {
   const check = checkWebhookTarget(url, { allowPrivateTargets: options.allowPrivateTargets });
   if (!check.allowed) return { ok: false, retry: false, error: `target refused: ${check.category} address` };
   const resolved = await addressesOf(check.host, options.resolver);
@@ -74,7 +82,9 @@ export async function postWebhook(url: string, body: string, secret: string, opt
       'content-type': 'application/json',
       'content-length': bytes.length,
       'user-agent': USER_AGENT,
-      [WEBHOOK_SIGNATURE_HEADER]: signWebhookPayload(secret, Math.floor(options.nowMs / 1000), bytes),
+      ...standardWebhookHeaders(secrets, options.messageId, Math.floor(options.nowMs / 1000), bytes),
+      [WEBHOOK_SIGNATURE_HEADER]: signWebhookPayload(secrets, Math.floor(options.nowMs / 1000), bytes),
+      ...(options.replayId !== undefined && { [WEBHOOK_REPLAY_HEADER]: options.replayId }),
     },
     agent: target.protocol === 'https:' ? agents.https : agents.http,
   };

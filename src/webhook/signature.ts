@@ -1,7 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Webhook signatures, in the style of Stripe and Svix: every delivery carries
+ * Webhook signatures. Every delivery carries the Standard Webhooks headers (standardwebhooks.com,
+ * {@link standardWebhookHeaders}), verifiable with the scheme's published libraries, and, for
+ * receivers written before them, the legacy header below, deprecated from mailplane 0.2.0 and sent
+ * until at least 2027-06-30 (docs/webhooks.md, "Deprecation"), in the style of Stripe and Svix:
  *
  *     X-Mailplane-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">
  *
@@ -27,19 +30,57 @@ function mac(secret: string, timestamp: number, body: SignedBody): Buffer {
     .digest();
 }
 
+/** The Standard Webhooks headers (lower-case, as they reach a receiver). */
+export const STANDARD_WEBHOOK_HEADERS = { id: 'webhook-id', timestamp: 'webhook-timestamp', signature: 'webhook-signature' } as const;
+
 /**
- * The signature header value of one delivery.
+ * The HMAC key of a `whsec_` secret under the Standard Webhooks scheme: the base64 decoding of the
+ * part after the prefix (mailplane's secrets are 32 base62 characters, valid base64: 24 bytes).
+ */
+export function standardWebhookKey(secret: string): Buffer {
+  return Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
+}
+
+/**
+ * The three Standard Webhooks headers of one attempt: `webhook-signature` holds one
+ * `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` per secret, space-separated (during a
+ * rotation both the new and the previous secret sign; a receiver accepts a match with either).
  *
- * @param secret the webhook's signing secret
+ * @param secrets the signing secrets (`whsec_…`), the current one first
+ * @param id the message id: the same on every retry and replay of one event
+ * @param timestamp UNIX time of the attempt, in whole seconds
+ * @param body the exact request body
+ * @example
+ * const headers = standardWebhookHeaders([secret], event.id, Math.floor(Date.now() / 1000), body);
+ * // { 'webhook-id': '…', 'webhook-timestamp': '1700000000', 'webhook-signature': 'v1,K5oZ…=' }
+ */
+export function standardWebhookHeaders(secrets: readonly string[], id: string, timestamp: number, body: SignedBody): Record<string, string> {
+  if (!Number.isSafeInteger(timestamp) || timestamp < 0) throw new RangeError('timestamp must be whole UNIX seconds');
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  const signatures = secrets.map(
+    (secret) => `v1,${createHmac('sha256', standardWebhookKey(secret)).update(`${id}.${timestamp}.`).update(bytes).digest('base64')}`,
+  );
+  return {
+    [STANDARD_WEBHOOK_HEADERS.id]: id,
+    [STANDARD_WEBHOOK_HEADERS.timestamp]: String(timestamp),
+    [STANDARD_WEBHOOK_HEADERS.signature]: signatures.join(' '),
+  };
+}
+
+/**
+ * The legacy signature header value of one delivery (deprecated: see the module comment).
+ *
+ * @param secret the webhook's signing secret, or its secrets during a rotation (one `v1` each)
  * @param timestamp UNIX time of the attempt, in whole seconds
  * @param body the exact request body
  * @example
  * const header = signWebhookPayload(secret, Math.floor(Date.now() / 1000), body);
  * // 't=1700000000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd'
  */
-export function signWebhookPayload(secret: string, timestamp: number, body: SignedBody): string {
+export function signWebhookPayload(secret: string | readonly string[], timestamp: number, body: SignedBody): string {
   if (!Number.isSafeInteger(timestamp) || timestamp < 0) throw new RangeError('timestamp must be whole UNIX seconds');
-  return `t=${timestamp},v1=${mac(secret, timestamp, body).toString('hex')}`;
+  const secrets = typeof secret === 'string' ? [secret] : secret;
+  return [`t=${timestamp}`, ...secrets.map((one) => `v1=${mac(one, timestamp, body).toString('hex')}`)].join(',');
 }
 
 /** Why {@link verifyWebhookSignature} refused a delivery. */

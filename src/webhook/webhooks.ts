@@ -20,7 +20,7 @@ export interface CreateWebhookInput extends Partial<WebhookToggles> {
   enabled?: boolean;
 }
 
-/** What a caller can change; `rotateSecret` replaces the signing secret. */
+/** What a caller can change; `rotateSecret` rotates the signing secret (as {@link webhookService.rotateSecret}). */
 export interface UpdateWebhookInput extends Partial<WebhookToggles> {
   url?: string;
   enabled?: boolean;
@@ -32,6 +32,13 @@ export interface WebhookWithSecret {
   webhook: WebhookRecord;
   /** Present only when this call generated the secret (create, or update with `rotateSecret`). */
   secret?: string;
+}
+
+/** Why mailplane disabled a webhook: written on the resource and in the log. */
+export function disabledReason(failingSince: bigint, disableAfterMs: number, lastError: string): string {
+  const since = new Date(Number(failingSince / 1_000_000n)).toISOString();
+  const days = Math.round((disableAfterMs / 86_400_000) * 10) / 10;
+  return `every delivery attempt failed for ${days} days (since ${since}) without a success; last error: ${lastError}`.slice(0, 500);
 }
 
 const notFound = (id: number | string) => new NotFoundError('WEBHOOK_NOT_FOUND', `no webhook with id ${id} in this account`);
@@ -74,14 +81,17 @@ export const webhookService = {
 
   async update(ctx: MailplaneContext, accountId: number, id: number | null, input: UpdateWebhookInput): Promise<WebhookWithSecret> {
     if (id === null) throw notFound('given');
-    const secret = input.rotateSecret === true ? generateWebhookSecret() : undefined;
+    const rotation = input.rotateSecret === true ? this.rotation(ctx, await this.get(ctx, accountId, id)) : undefined;
     const patch: WebhookPatch = {
       ...givenToggles(input),
       updated: nowNs(ctx.clock),
       ...(input.url !== undefined && { url: input.url }),
       ...(input.enabled !== undefined && { enabled: input.enabled }),
-      ...(secret !== undefined && { secretSealed: ctx.secrets.encrypt(secret) }),
+      // Enabling starts afresh: the failure streak and mailplane's reason for disabling are gone.
+      ...(input.enabled === true && { disabledReason: null, disabledAt: null, failingSince: null }),
+      ...rotation?.patch,
     };
+    const secret = rotation?.secret;
     const outcome = await ctx.store.webhooks.update(accountId, id, patch);
     if (!outcome.ok) throw outcome.reason === 'not-found' ? notFound(id) : duplicateUrl(input.url ?? '');
     return secret === undefined ? { webhook: outcome.value } : { webhook: outcome.value, secret };
@@ -93,8 +103,29 @@ export const webhookService = {
     return deleted;
   },
 
-  /** The signing secret of a webhook in clear, for the delivery worker (never for a response). */
-  signingSecret(ctx: MailplaneContext, webhook: WebhookRecord): string {
-    return ctx.secrets.decrypt(webhook.secretSealed);
+  /**
+   * A new secret and the patch that makes it current: the current one becomes the previous one,
+   * signing too for `rotationOverlapMs`; a previous secret still signing is dropped (one overlap at a time).
+   */
+  rotation(ctx: MailplaneContext, webhook: WebhookRecord): { secret: string; patch: Omit<WebhookPatch, 'updated'> } {
+    const secret = generateWebhookSecret();
+    const until = nowNs(ctx.clock) + BigInt(ctx.config.webhooks.rotationOverlapMs) * 1_000_000n;
+    return { secret, patch: { secretSealed: ctx.secrets.encrypt(secret), previousSecretSealed: webhook.secretSealed, previousSecretUntil: until } };
+  },
+
+  /** Rotates the signing secret: answers the new one (shown once) and the webhook. */
+  async rotateSecret(ctx: MailplaneContext, accountId: number, id: number | null): Promise<Required<WebhookWithSecret>> {
+    const { webhook, secret } = await this.update(ctx, accountId, id, { rotateSecret: true });
+    return { webhook, secret: secret! };
+  },
+
+  /**
+   * The secrets that sign a delivery at `now`, in clear, for the delivery worker (never for a
+   * response): the current one, and the previous one while its overlap lasts.
+   */
+  signingSecrets(ctx: MailplaneContext, webhook: WebhookRecord, now: bigint = nowNs(ctx.clock)): string[] {
+    const current = ctx.secrets.decrypt(webhook.secretSealed);
+    const previous = webhook.previousSecretSealed !== null && (webhook.previousSecretUntil ?? 0n) > now ? ctx.secrets.decrypt(webhook.previousSecretSealed) : null;
+    return previous === null ? [current] : [current, previous];
   },
 };

@@ -37,6 +37,7 @@ describe('a webhook POST', () => {
       allowPrivateTargets: true,
       timeoutMs: 2000,
       nowMs: Date.UTC(2026, 10, 22),
+      messageId: 'evt-1',
     };
   });
   afterAll(async () => {
@@ -46,7 +47,7 @@ describe('a webhook POST', () => {
   });
 
   it('succeeds on 2xx, with the body signed for the attempt time', async () => {
-    expect(await postWebhook(`${base}/ok`, '{"a":1}', 'whsec_test', options)).toEqual({ ok: true, status: 204 });
+    expect(await postWebhook(`${base}/ok`, '{"a":1}', ['whsec_test'], options)).toEqual({ ok: true, status: 204 });
     const hit = hits.at(-1)!;
     expect(hit.body).toBe('{"a":1}');
     expect(verifyWebhookSignature('whsec_test', hit.signature, hit.body, 300, options.nowMs / 1000).ok).toBe(true);
@@ -54,20 +55,20 @@ describe('a webhook POST', () => {
 
   it('does not follow a redirect, and retries it and any other non-2xx', async () => {
     const before = hits.length;
-    expect(await postWebhook(`${base}/moved`, '{}', 'whsec_test', options)).toMatchObject({ ok: false, retry: true, status: 302 });
+    expect(await postWebhook(`${base}/moved`, '{}', ['whsec_test'], options)).toMatchObject({ ok: false, retry: true, status: 302 });
     expect(hits.slice(before).map((h) => h.path)).toEqual(['/moved']);
-    expect(await postWebhook(`${base}/gone`, '{}', 'whsec_test', options)).toMatchObject({ ok: false, retry: true, status: 410, error: 'HTTP 410' });
+    expect(await postWebhook(`${base}/gone`, '{}', ['whsec_test'], options)).toMatchObject({ ok: false, retry: true, status: 410, error: 'HTTP 410' });
   });
 
   it('settles an oversized answer by its status without reading it all', async () => {
-    expect(await postWebhook(`${base}/huge`, '{}', 'whsec_test', options)).toEqual({ ok: true, status: 200 });
+    expect(await postWebhook(`${base}/huge`, '{}', ['whsec_test'], options)).toEqual({ ok: true, status: 200 });
   });
 
   it('refuses private and reserved literal targets unless allowed, without a connection', async () => {
     const strict = { ...options, allowPrivateTargets: false };
     const before = hits.length;
     for (const url of [`${base}/ok`, 'http://[::1]/x', 'http://169.254.169.254/latest', 'http://10.0.0.8/x', 'http://2130706433/x']) {
-      expect(await postWebhook(url, '{}', 'whsec_test', strict)).toMatchObject({ ok: false, retry: false, error: expect.stringMatching(/^target refused/) });
+      expect(await postWebhook(url, '{}', ['whsec_test'], strict)).toMatchObject({ ok: false, retry: false, error: expect.stringMatching(/^target refused/) });
     }
     expect(hits.length).toBe(before);
   });
@@ -76,9 +77,9 @@ describe('a webhook POST', () => {
     const port = new URL(base).port;
     dns.set('hooks.example.test', 'A', ['127.0.0.1']);
     dns.set('mixed.example.test', 'A', ['93.184.216.34', '127.0.0.1']);
-    expect(await postWebhook(`http://hooks.example.test:${port}/ok`, '{}', 'whsec_test', options)).toEqual({ ok: true, status: 204 });
+    expect(await postWebhook(`http://hooks.example.test:${port}/ok`, '{}', ['whsec_test'], options)).toEqual({ ok: true, status: 204 });
     const strict = { ...options, allowPrivateTargets: false };
-    expect(await postWebhook(`http://mixed.example.test:${port}/ok`, '{}', 'whsec_test', strict)).toMatchObject({
+    expect(await postWebhook(`http://mixed.example.test:${port}/ok`, '{}', ['whsec_test'], strict)).toMatchObject({
       ok: false,
       retry: false,
       error: 'target refused: mixed.example.test resolves to loopback address 127.0.0.1',
@@ -86,6 +87,6 @@ describe('a webhook POST', () => {
   });
 
   it('retries a name that does not resolve', async () => {
-    expect(await postWebhook('http://nowhere.example.test/x', '{}', 'whsec_test', options)).toMatchObject({ ok: false, retry: true, error: expect.stringMatching(/^DNS: nowhere.example.test has no address/) });
+    expect(await postWebhook('http://nowhere.example.test/x', '{}', ['whsec_test'], options)).toMatchObject({ ok: false, retry: true, error: expect.stringMatching(/^DNS: nowhere.example.test has no address/) });
   });
 });

@@ -85,6 +85,8 @@ const EXAMPLES: Record<string, (r: ExampleRefs) => RouteExample> = {
   }),
   'DELETE /subaccount/email/:message_id': () => ({}),
   'DELETE /subaccount/email/batch/:batch_id': () => ({}),
+  'POST /account/webhook/:webhook_id/secret/rotate': () => ({}),
+  'POST /account/webhook/:webhook_id/replay': () => ({ body: { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString(), eventTypes: [0, 2] } }),
 };
 
 /** A value of the JSON Schema `schema` (from zod), for routes the table above does not know yet. */

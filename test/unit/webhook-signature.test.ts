@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { signWebhookPayload, verifyWebhookSignature } from '../../src/webhook/index.js';
+import { Webhook } from 'standardwebhooks';
+import { generateWebhookSecret, signWebhookPayload, standardWebhookHeaders, verifyWebhookSignature } from '../../src/webhook/index.js';
 
 const secret = 'whsec_test0123456789abcdefghijklmnopq';
 const body = '{"event":{"eventID":"e1"}}';
@@ -77,5 +78,21 @@ describe('verifyWebhookSignature', () => {
     const now = Math.floor(Date.now() / 1000);
     expect(verifyWebhookSignature(secret, signWebhookPayload(secret, now, body), body).ok).toBe(true);
     expect(verifyWebhookSignature(secret, signWebhookPayload(secret, now - 3600, body), body).ok).toBe(false);
+  });
+});
+
+describe('standardWebhookHeaders', () => {
+  const standardSecret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+
+  it('signs exactly as the standardwebhooks library does, one v1 per secret, space-separated', () => {
+    const other = 'whsec_QWxhZGRpbjpvcGVuIHNlc2FtZTEyMzQ1';
+    const headers = standardWebhookHeaders([standardSecret, other], 'msg_p5jXN8AQM9LWM0D4loKWxJek', t, body);
+    const expected = [standardSecret, other].map((s) => new Webhook(s).sign('msg_p5jXN8AQM9LWM0D4loKWxJek', new Date(t * 1000), body));
+    expect(headers).toEqual({ 'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek', 'webhook-timestamp': String(t), 'webhook-signature': expected.join(' ') });
+  });
+
+  it('also signs a webhook secret of mailplane (32 base62 characters after whsec_)', () => {
+    const secret = generateWebhookSecret();
+    expect(standardWebhookHeaders([secret], 'e1', t, body)['webhook-signature']).toBe(new Webhook(secret).sign('e1', new Date(t * 1000), body));
   });
 });

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import { failure, success } from '../../../src/store/outcome.js';
-import type { NewWebhook, WebhookRecord, WebhookStore, WebhookToggle } from '../../../src/store/index.js';
+import type { NewWebhook, WebhookPatch, WebhookRecord, WebhookStore, WebhookToggle } from '../../../src/store/index.js';
 import type { KyselyStoreContext } from './context.js';
 import { containsText, isUniqueViolation } from './dialect.js';
 import { fromBool, toBigint, toBool, toNumber } from './rows.js';
@@ -25,6 +25,17 @@ const TOGGLE_COLUMNS = {
 
 const TOGGLES = Object.keys(TOGGLE_COLUMNS) as WebhookToggle[];
 
+const bigintOrNull = (value: Selectable<WebhooksTable>['failing_since'] | undefined) => (value === null || value === undefined ? null : toBigint(value));
+
+/** The nullable columns a {@link WebhookPatch} may set, by field. */
+const NULLABLE_COLUMNS = {
+  previousSecretSealed: 'previous_secret_sealed',
+  previousSecretUntil: 'previous_secret_until',
+  failingSince: 'failing_since',
+  disabledReason: 'disabled_reason',
+  disabledAt: 'disabled_at',
+} as const satisfies Partial<Record<keyof WebhookPatch, keyof WebhooksTable>>;
+
 function toWebhook(row: Selectable<WebhooksTable>): WebhookRecord {
   const record = {
     id: toNumber(row.id),
@@ -32,6 +43,13 @@ function toWebhook(row: Selectable<WebhooksTable>): WebhookRecord {
     url: row.url,
     enabled: toBool(row.enabled),
     secretSealed: row.secret_sealed,
+    previousSecretSealed: row.previous_secret_sealed ?? null,
+    previousSecretUntil: bigintOrNull(row.previous_secret_until),
+    failingSince: bigintOrNull(row.failing_since),
+    disabledReason: row.disabled_reason ?? null,
+    disabledAt: bigintOrNull(row.disabled_at),
+    replayId: row.replay_id ?? null,
+    replayClaimedAt: bigintOrNull(row.replay_claimed_at),
     created: toBigint(row.created),
     updated: toBigint(row.updated),
   } as WebhookRecord;
@@ -93,6 +111,10 @@ export function kyselyWebhookStore(ctx: KyselyStoreContext): WebhookStore {
       }
       if (patch.enabled !== undefined) values.enabled = fromBool(patch.enabled);
       if (patch.secretSealed !== undefined) values.secret_sealed = patch.secretSealed;
+      for (const [field, column] of Object.entries(NULLABLE_COLUMNS)) {
+        const value = patch[field as keyof typeof NULLABLE_COLUMNS];
+        if (value !== undefined) values[column] = value;
+      }
       for (const toggle of TOGGLES) {
         const value = patch[toggle];
         if (value !== undefined) values[TOGGLE_COLUMNS[toggle]] = fromBool(value);
@@ -134,6 +156,45 @@ export function kyselyWebhookStore(ctx: KyselyStoreContext): WebhookStore {
         .orderBy('id')
         .execute();
       return rows.map(toWebhook);
+    },
+
+    async recordDeliveryOutcome(accountId, id, outcome) {
+      const mine = db.updateTable('webhooks').where('account_id', '=', accountId).where('id', '=', id);
+      if (outcome.ok) {
+        await mine.set({ failing_since: null }).where('failing_since', 'is not', null).execute();
+        return null;
+      }
+      await mine.set({ failing_since: outcome.at }).where('failing_since', 'is', null).execute();
+      // One conditional UPDATE: of concurrent failures only the one that flips `enabled` gets a row.
+      const row = await mine
+        .set({ enabled: 0, disabled_reason: outcome.reason, disabled_at: outcome.at })
+        .where('enabled', '=', 1)
+        .where('failing_since', '<=', outcome.at - outcome.disableAfter)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toWebhook(row) : null;
+    },
+
+    async claimReplay(accountId, id, claim) {
+      const row = await db
+        .updateTable('webhooks')
+        .set({ replay_id: claim.replayId, replay_claimed_at: claim.at })
+        .where('account_id', '=', accountId)
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('replay_id', 'is', null), eb('replay_id', '=', claim.replayId), eb('replay_claimed_at', '<', claim.staleBefore)]))
+        .returning('id')
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    async releaseReplay(accountId, id, replayId) {
+      await db
+        .updateTable('webhooks')
+        .set({ replay_id: null, replay_claimed_at: null })
+        .where('account_id', '=', accountId)
+        .where('id', '=', id)
+        .where('replay_id', '=', replayId)
+        .execute();
     },
   };
 }

@@ -6,6 +6,8 @@ import { WEBHOOK_TOGGLES } from '../../webhook/toggles.js';
 import { webhookUrlSchema } from '../../webhook/url.js';
 import { webhookToWire, webhookWithSecretToWire } from '../../webhook/webhook-wire.js';
 import { webhookService } from '../../webhook/webhooks.js';
+import { startReplay } from '../../webhook/replay.js';
+import { EventType } from '../../store/index.js';
 import { route, type AnyRoute } from '../route.js';
 
 /** The thirteen switches, each an optional boolean, as the reference's `CreateWebhookRequest` has them. */
@@ -29,6 +31,25 @@ const updateBody = z
     ...toggleFields,
   })
   .refine((body) => Object.keys(body).length > 0, 'give at least one field to change');
+
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** A replay bound: ns since the epoch (an integer, or a string of digits for exactness) or an RFC 3339 time. */
+const replayBound = z.union([z.number().int().nonnegative(), z.string().max(40)]).transform((value, ctx) => {
+  if (typeof value === 'number') return BigInt(value);
+  if (/^[0-9]{1,19}$/.test(value)) return BigInt(value);
+  const ms = RFC_3339.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isFinite(ms) && ms >= 0) return BigInt(ms) * 1_000_000n;
+  ctx.addIssue({ code: 'custom', message: 'must be nanoseconds since the epoch or an RFC 3339 time' });
+  return z.NEVER;
+});
+
+// mailplane's addition (docs/webhooks.md): `eventTypes` are the spec's event type numbers 0-8.
+const replayBody = z.strictObject({
+  from: replayBound,
+  to: replayBound,
+  eventTypes: z.array(z.enum(EventType)).max(9).optional(),
+});
 
 /** `/account/webhook`: the webhooks of the calling account. */
 export const webhookRoutes: AnyRoute[] = [
@@ -79,6 +100,27 @@ export const webhookRoutes: AnyRoute[] = [
     handle: async ({ ctx, principal, params }) => {
       const deleted = await webhookService.delete(ctx, principal.account.id, parseResourceId(params.webhook_id));
       return { body: { id: deleted.id, message: `Webhook (${deleted.url}) has been deleted successfully.` } };
+    },
+  }),
+  // mailplane's addition: a new secret, shown once; the previous one keeps signing for 24 hours.
+  route({
+    method: 'POST',
+    path: '/account/webhook/:webhook_id/secret/rotate',
+    auth: 'account',
+    handle: async ({ ctx, principal, params }) => {
+      const { webhook, secret } = await webhookService.rotateSecret(ctx, principal.account.id, parseResourceId(params.webhook_id));
+      return { body: webhookWithSecretToWire(webhook, secret) };
+    },
+  }),
+  // mailplane's addition: queues the stored events of a time range again (202: they go out as jobs).
+  route({
+    method: 'POST',
+    path: '/account/webhook/:webhook_id/replay',
+    auth: 'account',
+    body: replayBody,
+    handle: async ({ ctx, principal, params, body }) => {
+      const replay = await startReplay(ctx, principal.account.id, parseResourceId(params.webhook_id), body);
+      return { status: 202, body: { ...replay, status: 'queued' } };
     },
   }),
 ];

@@ -19,7 +19,7 @@ const NO_TOGGLES: WebhookToggles = {
 };
 
 /** A valid webhook for `accountId` with every switch off unless `toggles` turns it on. */
-function sampleWebhook(accountId: number, url: string, toggles: Partial<WebhookToggles> = {}, enabled = true): NewWebhook {
+export function sampleWebhook(accountId: number, url: string, toggles: Partial<WebhookToggles> = {}, enabled = true): NewWebhook {
   return {
     accountId,
     url,
@@ -55,6 +55,13 @@ export function webhookStoreConformance(store: () => MailplaneStore): void {
         uniqueClick: true,
         smtpDropped: true,
         secretSealed: input.secretSealed,
+        previousSecretSealed: null,
+        previousSecretUntil: null,
+        failingSince: null,
+        disabledReason: null,
+        disabledAt: null,
+        replayId: null,
+        replayClaimedAt: null,
         created: 1_733_844_681_120_384_511n,
         updated: 1_733_844_681_120_384_511n,
       });

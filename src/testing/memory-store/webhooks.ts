@@ -21,6 +21,17 @@ const TOGGLES = new Set([
   'smtpDropped', 'uniqueOpen', 'uniqueClick',
 ]);
 
+/** The state of a new webhook (migration 0020's columns). */
+const NOT_ROTATED_FAILING_OR_REPLAYING = {
+  previousSecretSealed: null,
+  previousSecretUntil: null,
+  failingSince: null,
+  disabledReason: null,
+  disabledAt: null,
+  replayId: null,
+  replayClaimedAt: null,
+};
+
 /** {@link WebhookStore} of the in-memory store. */
 export function memoryWebhookStore(ctx: MemoryContext): WebhookStore {
   return {
@@ -29,7 +40,7 @@ export function memoryWebhookStore(ctx: MemoryContext): WebhookStore {
         requireParent(tables.accounts.has(input.accountId), `account ${input.accountId}`);
         if (urlTaken(tables, input.accountId, input.url)) return failure('duplicate-url');
         const id = ctx.nextId('webhooks');
-        const row: WebhookRow = { key: id, id, ...structuredClone(input), updated: input.created };
+        const row: WebhookRow = { key: id, id, ...structuredClone(input), ...NOT_ROTATED_FAILING_OR_REPLAYING, updated: input.created };
         tables.webhooks.set(id, row);
         return success(asWebhook(row));
       }),
@@ -68,6 +79,38 @@ export function memoryWebhookStore(ctx: MemoryContext): WebhookStore {
       ctx.read((tables) => {
         if (!TOGGLES.has(toggle)) return [];
         return byId([...tables.webhooks.values()].filter((w) => w.accountId === accountId && w.enabled && w[toggle])).map(asWebhook);
+      }),
+
+    recordDeliveryOutcome: (accountId, id, outcome) =>
+      ctx.write((tables) => {
+        const row = owned(tables, accountId, id);
+        if (!row) return null;
+        if (outcome.ok) {
+          tables.webhooks.set(id, { ...row, failingSince: null });
+          return null;
+        }
+        const failingSince = row.failingSince ?? outcome.at;
+        const disable = row.enabled && failingSince <= outcome.at - outcome.disableAfter;
+        const next: WebhookRow = disable
+          ? { ...row, failingSince, enabled: false, disabledReason: outcome.reason, disabledAt: outcome.at }
+          : { ...row, failingSince };
+        tables.webhooks.set(id, next);
+        return disable ? asWebhook(next) : null;
+      }),
+
+    claimReplay: (accountId, id, claim) =>
+      ctx.write((tables) => {
+        const row = owned(tables, accountId, id);
+        if (!row) return false;
+        const free = row.replayId === null || row.replayId === claim.replayId || (row.replayClaimedAt ?? 0n) < claim.staleBefore;
+        if (free) tables.webhooks.set(id, { ...row, replayId: claim.replayId, replayClaimedAt: claim.at });
+        return free;
+      }),
+
+    releaseReplay: (accountId, id, replayId) =>
+      ctx.write((tables) => {
+        const row = owned(tables, accountId, id);
+        if (row?.replayId === replayId) tables.webhooks.set(id, { ...row, replayId: null, replayClaimedAt: null });
       }),
   };
 }

@@ -24,6 +24,16 @@ export interface WebhooksTable {
   unique_click: DbFlag;
   /** The signing secret, encrypted by the core's SecretBox. */
   secret_sealed: string;
+  /** Migration 0020: the secret a rotation replaced, and until when (ns) it still signs. */
+  previous_secret_sealed: string | null;
+  previous_secret_until: DbInt | null;
+  /** First failed attempt since the last success (ns). */
+  failing_since: DbInt | null;
+  disabled_reason: string | null;
+  disabled_at: DbInt | null;
+  /** The running replay and its last heartbeat (ns). */
+  replay_id: string | null;
+  replay_claimed_at: DbInt | null;
   created: DbInt;
   updated: DbInt;
 }
