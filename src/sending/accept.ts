@@ -5,7 +5,7 @@ import { dayOfMs } from '../model/dates.js';
 import { msToNs, type EpochNs } from '../model/time.js';
 import { addCounters, counterIncrements, newEvent, type CounterDelta } from '../lifecycle/events.js';
 import { lifecycleStep, NEW, stepCounters } from '../lifecycle/table.js';
-import { EventType, type CopyRecipient, type DomainRecord, type EventRecord, type MailplaneStore, type MessageRecord, type SendBatchRecord, type SubAccountRecord } from '../store/index.js';
+import { EventType, type CopyRecipient, type DomainRecord, type EventRecord, type MailplaneStore, type MessageRecord, type SendBatchRecord, type SubAccountRecord, type TemplateUse } from '../store/index.js';
 import { DELIVER_BATCH_JOB } from '../jobs/kinds.js';
 import { compileTemplates, type CompiledTemplates } from '../template/renderer.js';
 import { unsubscribeUrl } from '../tracking/links.js';
@@ -75,6 +75,12 @@ function checkRenderedLengths(ctx: MailplaneContext, templates: CompiledTemplate
   });
 }
 
+/** What a send carries besides its request. */
+export interface AcceptOptions {
+  /** The stored template the request was made from (src/sending/template-send.ts), kept with the send. */
+  template?: TemplateUse;
+}
+
 /**
  * Accepts a send request for a sub-account. Checks run in an order a caller can reason about:
  * the request shape (already validated), templates compile (422), the sub-account is not blocked
@@ -86,7 +92,7 @@ function checkRenderedLengths(ctx: MailplaneContext, templates: CompiledTemplate
  * acknowledges (batch, messages, events, counters and the delivery job) is committed in one
  * transaction before it returns.
  */
-export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRecord, request: SendRequest): Promise<SendResponseEntry[]> {
+export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRecord, request: SendRequest, options: AcceptOptions = {}): Promise<SendResponseEntry[]> {
   checkRenderedLengths(ctx, await compileTemplates(request), request);
   if (subAccount.blocked) {
     const reason = subAccount.blockReason ? `: ${subAccount.blockReason}` : '';
@@ -130,6 +136,7 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
       trackClicks: request.trackClicks ?? false,
       attachments: request.attachments ?? [],
       ...(request.webhookEndpoint !== undefined && { webhookEndpoint: request.webhookEndpoint }),
+      ...(options.template && { template: options.template }),
     },
     created: now,
   };

@@ -63,6 +63,15 @@ export interface MessageContent {
   trackClicks: boolean;
   attachments: AttachmentContent[];
   webhookEndpoint?: string;
+  /** The stored template the send used (`POST /subaccount/email/template`); the parts above are its version's. */
+  template?: TemplateUse;
+}
+
+/** Which stored template, and which of its versions, a send used. */
+export interface TemplateUse {
+  id: number;
+  name: string;
+  version: number;
 }
 
 /** One send request: its content and who sent it. */

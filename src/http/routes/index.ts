@@ -8,6 +8,7 @@ import { suppressionRoutes } from './suppressions.js';
 import { webhookRoutes } from './webhooks.js';
 import { sandboxRoutes } from './sandbox.js';
 import { activityRoutes } from './activity.js';
+import { templateRoutes } from './templates.js';
 
 /** The route table of the whole `/api/v1` surface. */
 export const apiRoutes: readonly AnyRoute[] = [
@@ -20,4 +21,5 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...activityRoutes,
   ...emailRoutes,
   ...sandboxRoutes,
+  ...templateRoutes,
 ];
