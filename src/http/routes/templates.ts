@@ -55,15 +55,6 @@ export const templateRoutes: AnyRoute[] = [
     }),
   }),
   route({
-    method: 'DELETE',
-    path: '/subaccount/template/:template_id',
-    auth: 'subaccount',
-    handle: async ({ ctx, principal, params }) => {
-      const deleted = await templateService.delete(ctx, principal.subAccount.id, parseResourceId(params.template_id));
-      return { body: { id: deleted.id, message: `Template (${deleted.name}) has been deleted successfully.` } };
-    },
-  }),
-  route({
     method: 'GET',
     path: '/subaccount/template/:template_id/version',
     auth: 'subaccount',
@@ -88,6 +79,15 @@ export const templateRoutes: AnyRoute[] = [
     handle: async ({ ctx, principal, params }) => {
       const template = await templateService.activate(ctx, principal.subAccount.id, parseResourceId(params.template_id), parseResourceId(params.version));
       return { body: templateToWire(template) };
+    },
+  }),
+  route({
+    method: 'DELETE',
+    path: '/subaccount/template/:template_id',
+    auth: 'subaccount',
+    handle: async ({ ctx, principal, params }) => {
+      const deleted = await templateService.delete(ctx, principal.subAccount.id, parseResourceId(params.template_id));
+      return { body: { id: deleted.id, message: `Template (${deleted.name}) has been deleted successfully.` } };
     },
   }),
 ];
