@@ -1,5 +1,5 @@
 import type { MailplaneContext } from '../context.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { parseResourceId } from '../model/ids.js';
 import type { ListQuery } from '../model/paging.js';
 import { nowNs } from '../model/time.js';
@@ -8,6 +8,13 @@ import { compileTemplates } from './renderer.js';
 
 /** How many versions of a template are kept: an update beyond them deletes the oldest. */
 export const TEMPLATE_VERSIONS_KEPT = 20;
+
+/**
+ * How many templates one sub-account may hold: with 20 versions of four parts of up to 512 K
+ * characters each, this bounds what one sub-account can store (checked before a create, so
+ * concurrent creates may pass it by a few).
+ */
+export const MAX_TEMPLATES_PER_SUBACCOUNT = 1000;
 
 /** What `PUT /subaccount/template/{id}` changes: a part given replaces the active version's, `null` removes it. */
 export interface TemplatePatch {
@@ -47,10 +54,15 @@ async function checkContent(content: TemplateContent): Promise<TemplateContent> 
 
 /** Operations on the stored templates of one sub-account, as the `/subaccount/template` endpoints use them. */
 export const templateService = {
-  /** Saves a new template as its version 1, active. 403 `TEMPLATE_EXISTS` for a name the sub-account has (any case). */
+  /**
+   * Saves a new template as its version 1, active. 403 `TEMPLATE_EXISTS` for a name the sub-account has
+   * (any case), 403 `TEMPLATE_LIMIT_REACHED` when it has {@link MAX_TEMPLATES_PER_SUBACCOUNT}.
+   */
   async create(ctx: MailplaneContext, subAccountId: number, name: string, content: TemplateContent): Promise<TemplateRecord> {
     // Checked first, so a duplicate costs one indexed read, not a compilation; the unique index decides races.
     if (await ctx.store.templates.findByName(subAccountId, name)) throw duplicateName(name);
+    const [beyond] = await ctx.store.templates.list(subAccountId, { limit: 1, offset: MAX_TEMPLATES_PER_SUBACCOUNT - 1 });
+    if (beyond) throw new ForbiddenError('TEMPLATE_LIMIT_REACHED', `this sub-account has ${MAX_TEMPLATES_PER_SUBACCOUNT} templates, the most it may have: delete one first`);
     const outcome = await ctx.store.templates.create({ subAccountId, name, content: await checkContent(content), created: nowNs(ctx.clock) });
     if (!outcome.ok) throw duplicateName(name);
     return outcome.value;

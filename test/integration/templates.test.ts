@@ -187,6 +187,17 @@ describe.each(storeKinds)('stored templates through the API (%s)', (kind) => {
     expect((await message(sent.body[0].messageId)).htmlBody).toBe(WELCOME.htmlBody);
   });
 
+  it('refuses a template beyond the 1,000 a sub-account may hold with 403, and takes one again after a delete', async () => {
+    const store = api.mailplane.context.store;
+    for (let i = 0; i < 999; i++) await store.templates.create({ subAccountId: sender.subAccount.id, name: `t${i}`, content: { subject: 's', textBody: 't' }, created: 1n });
+    const last = await create({ name: 'last', subject: 's', textBody: 't' });
+    expect(last.status, last.text).toBe(200);
+    expectError(await create({ name: 'one too many', subject: 's', textBody: 't' }), 403, 'TEMPLATE_LIMIT_REACHED');
+    expect((await create({ name: 'elsewhere', subject: 's', textBody: 't' }, other)).status).toBe(200);
+    await api.call('DELETE', `/subaccount/template/${last.body.id}`, as(sender));
+    expect((await create({ name: 'one too many', subject: 's', textBody: 't' })).status).toBe(200);
+  });
+
   it('refuses a template send of a blocked sub-account as the plain send does', async () => {
     await create(WELCOME);
     await api.call('PUT', `/account/subaccount/${sender.subAccount.id}`, { account: api.accountKey, body: { blocked: true, block_reason: 'abuse' } });
