@@ -5,7 +5,7 @@ import { dayOfMs } from '../model/dates.js';
 import { msToNs, type EpochNs } from '../model/time.js';
 import { addCounters, counterIncrements, newEvent, type CounterDelta } from '../lifecycle/events.js';
 import { lifecycleStep, NEW, stepCounters } from '../lifecycle/table.js';
-import { EventType, type CopyRecipient, type DomainRecord, type EventRecord, type MailplaneStore, type MessageRecord, type SendBatchRecord, type SubAccountRecord } from '../store/index.js';
+import { EventType, type CopyRecipient, type DomainRecord, type EventRecord, type MailplaneStore, type MessageRecord, type SendBatchRecord, type SubAccountRecord, type TemplateUse } from '../store/index.js';
 import { DELIVER_BATCH_JOB, DELIVER_SCHEDULED_JOB } from '../jobs/kinds.js';
 import { compileTemplates, type CompiledTemplates } from '../template/renderer.js';
 import { unsubscribeUrl } from '../tracking/links.js';
@@ -81,6 +81,12 @@ function checkRenderedLengths(ctx: MailplaneContext, templates: CompiledTemplate
   });
 }
 
+/** What a send carries besides its request. */
+export interface AcceptOptions {
+  /** The stored template the request was made from (src/sending/template-send.ts), kept with the send. */
+  template?: TemplateUse;
+}
+
 /**
  * Accepts a send request for a sub-account. Checks run in an order a caller can reason about:
  * the request shape (already validated), templates compile (422), the sub-account is not blocked
@@ -93,7 +99,7 @@ function checkRenderedLengths(ctx: MailplaneContext, templates: CompiledTemplate
  * transaction before it returns. With `sendAt` (src/sending/schedule.ts) the accepted messages are
  * `scheduled` and the job is a `deliver-scheduled` due then, which makes the time-dependent checks again.
  */
-export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRecord, request: SendRequest): Promise<SendResponseEntry[]> {
+export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRecord, request: SendRequest, options: AcceptOptions = {}): Promise<SendResponseEntry[]> {
   // A sendAt out of its window is refused (422) before anything else is looked at.
   const schedule = request.sendAt === undefined ? null : sendSchedule(ctx.clock, request.sendAt);
   checkRenderedLengths(ctx, await compileTemplates(request), request);
@@ -140,6 +146,7 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
       attachments: request.attachments ?? [],
       ...(request.webhookEndpoint !== undefined && { webhookEndpoint: request.webhookEndpoint }),
       ...(schedule && { sendAt: schedule.sendAt }),
+      ...(options.template && { template: options.template }),
     },
     created: now,
   };

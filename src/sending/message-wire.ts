@@ -60,6 +60,8 @@ export function messageToWire(message: MessageRecord, batch: SendBatchRecord, ev
     trackClicks: c.trackClicks,
     attempt: message.attempts,
     ...(c.webhookEndpoint !== undefined && { webhookEndpoint: c.webhookEndpoint }),
+    // Sent with a stored template: which one, and which version (mailplane's addition).
+    ...(c.template && { template: { id: c.template.id, name: c.template.name, version: c.template.version } }),
     status: message.status,
     // A scheduled send: when it is (or was) due, epoch ns (docs/sending.md).
     ...(c.sendAt !== undefined && { sendAt: BigInt(c.sendAt) }),

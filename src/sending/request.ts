@@ -17,7 +17,8 @@ export const MAX_COPIES_PER_RECIPIENT = 50;
 export const MAX_COPIES_PER_REQUEST = 1000;
 /** Most custom fields of one recipient, and the longest name and value. */
 export const MAX_CUSTOM_FIELDS = 100;
-const MAX_FIELD_NAME = 100;
+/** The longest custom field name. */
+export const MAX_FIELD_NAME = 100;
 const MAX_FIELD_VALUE = 10_000;
 /** Most custom headers, groups and attachments of one request. */
 export const MAX_HEADERS = 50;
@@ -33,8 +34,8 @@ const ownKeysProblem = (value: unknown, label: string): string | null => {
   return null;
 };
 
-/** Checks raw object keys before zod copies them, so `__proto__` is refused, not silently lost. */
-const guardKeys = <T extends z.ZodType>(schema: T, label: string) =>
+/** Checks raw object keys before zod copies them, so `__proto__` is refused, not silently lost (`label`: "a custom field"). */
+export const guardKeys = <T extends z.ZodType>(schema: T, label: string) =>
   z.unknown().superRefine((value, check) => {
     const problem = ownKeysProblem(value, label);
     if (problem) check.addIssue({ code: 'custom', message: problem });
@@ -96,9 +97,11 @@ const attachment = z.strictObject({
   content: z.string().regex(/^[A-Za-z0-9+/\r\n]*={0,2}$/, 'must be base64'),
 });
 
-/** The body of `POST /subaccount/email/`: the spec's fields and the reference's `EmailMessageObject`. */
-export const sendRequestSchema = z
-  .strictObject({
+/**
+ * The fields of `POST /subaccount/email/` (the reference's `EmailMessageObject`) before the checks
+ * across fields: the send with a stored template (src/sending/template-send.ts) takes the same.
+ */
+export const sendRequestFields = z.strictObject({
     from: mailbox,
     replyTo: mailbox.optional(),
     to: z.array(recipient).min(1, 'give at least one recipient').max(MAX_RECIPIENTS_PER_REQUEST, `at most ${MAX_RECIPIENTS_PER_REQUEST} recipients per request`),
@@ -116,7 +119,10 @@ export const sendRequestSchema = z
     webhookEndpoint: z.url({ protocol: /^https?$/ }).max(2048).optional(),
     /** Send later (docs/sending.md, "Scheduled sending"): epoch ns or RFC 3339, at most 72 hours ahead. */
     sendAt: sendAtSchema.optional(),
-  })
+});
+
+/** The body of `POST /subaccount/email/`: the spec's fields and the reference's `EmailMessageObject`. */
+export const sendRequestSchema = sendRequestFields
   .refine((r) => r.htmlBody !== undefined || r.textBody !== undefined || r.ampBody !== undefined, {
     message: 'give htmlBody, textBody or ampBody',
     path: ['htmlBody'],

@@ -70,6 +70,15 @@ export interface MessageContent {
    * string (the content is stored as JSON, which has no exact 64-bit integers). Absent: sent at once.
    */
   sendAt?: string;
+  /** The stored template the send used (`POST /subaccount/email/template`); the parts above are its version's. */
+  template?: TemplateUse;
+}
+
+/** Which stored template, and which of its versions, a send used. */
+export interface TemplateUse {
+  id: number;
+  name: string;
+  version: number;
 }
 
 /** One send request: its content and who sent it. */

@@ -14,6 +14,7 @@ import { transactionConformance } from './conformance/transactions.js';
 import { webhookStoreConformance } from './conformance/webhooks.js';
 import { webhookStateConformance } from './conformance/webhook-state.js';
 import { warmupStoreConformance } from './conformance/warmup.js';
+import { templateStoreConformance } from './conformance/templates.js';
 
 /** Options of {@link runStoreConformance}. */
 export interface StoreConformanceOptions {
@@ -63,5 +64,6 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     activityStoreConformance(store);
     sandboxStoreConformance(store);
     transactionConformance(store);
+    templateStoreConformance(store);
   });
 }

@@ -46,6 +46,7 @@ describe.each(storeKinds)('tenant isolation over every route (%s)', (kind) => {
   /** Ids of the resources `caller` does not own, for the path parameter `name`. */
   function foreignIds(caller: Caller, name: string): string[] {
     if (name === 'domain_id' && caller.sub) return tenants.flatMap((t) => t.subs).filter((s) => s !== caller.sub).map((s) => String(s.domain.id));
+    if (name === 'template_id' && caller.sub) return tenants.flatMap((t) => t.subs).filter((s) => s !== caller.sub).map((s) => String(s.template.id));
     return tenants.filter((t) => t !== caller.tenant).flatMap((t) => resourceIds(t)[name] ?? []);
   }
 
@@ -62,6 +63,7 @@ describe.each(storeKinds)('tenant isolation over every route (%s)', (kind) => {
       emails: sub.suppressions,
       group: sub.group,
       webhookUrl: victim.tenant.webhooks[0]!.url,
+      templateName: sub.template.name,
     };
   }
 
@@ -102,6 +104,8 @@ describe.each(storeKinds)('tenant isolation over every route (%s)', (kind) => {
       for (const s of t.subs) {
         for (const m of s.messageIds) await read(`message ${m}`, `/account/message/${m}`, account);
         await read(`domain ${s.domain.id}`, `/subaccount/domain/${s.domain.id}`, { sub: s.apiKey });
+        await read(`template ${s.template.id}`, `/subaccount/template/${s.template.id}`, { sub: s.apiKey });
+        await read(`template versions ${s.template.id}`, `/subaccount/template/${s.template.id}/version`, { sub: s.apiKey });
         for (const email of s.suppressions) await read(`suppression ${email}`, '/subaccount/suppression', { sub: s.apiKey, query: { search: email } } as JsonCall);
       }
     }
@@ -193,6 +197,19 @@ describe.each(storeKinds)('tenant isolation over every route (%s)', (kind) => {
       const dropped = await send(`news@${domain}`);
       expect(dropped.status).toBe(200);
       expect(dropped.body[0].errorCode, dropped.text).toBeDefined();
+    }
+  });
+
+  it('refuses to send with a template of another sub-account, by name or id, and sends nothing', async () => {
+    const [a, b] = tenants as [Tenant, Tenant];
+    const sub = a.subs[0]!;
+    for (const foreign of [a.subs[1]!, b.subs[0]!]) {
+      for (const reference of [{ template: foreign.template.name }, { templateId: String(foreign.template.id) }]) {
+        const body = { from: { email: `news@${sub.domain.name}` }, to: [{ email: 'x@rcpt.test' }], ...reference };
+        const result = await callJson(harness, 'POST', '/subaccount/email/template', { sub: sub.apiKey, body });
+        expect(result.status, result.text).toBe(422);
+        expect(result.body.code).toBe('UNKNOWN_TEMPLATE');
+      }
     }
   });
 

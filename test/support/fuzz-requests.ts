@@ -73,6 +73,8 @@ function paramValue(world: FuzzWorld, route: AnyRoute, name: string): fc.Arbitra
     tpsp_id: [own.tpsps.map((t) => String(t.id)), foreign.tpsps.map((t) => String(t.id))],
     webhook_id: [own.webhooks.map((w) => String(w.id)), foreign.webhooks.map((w) => String(w.id))],
     message_id: [own.subs.flatMap((s) => s.messageIds), foreign.subs.flatMap((s) => s.messageIds)],
+    template_id: [[String(own.subs[0]!.template.id)], [own.subs[1]!, ...foreign.subs].map((s) => String(s.template.id))],
+    version: [['1', '2', '3'], []],
   };
   const [mine, theirs] = ids[name] ?? [[], []];
   const choices: Array<{ weight: number; arbitrary: fc.Arbitrary<string> }> = [
@@ -155,6 +157,7 @@ export function routeRequests(world: FuzzWorld, route: AnyRoute): fc.Arbitrary<F
     emails: [`x${salt}@example.org`, world.own.subs[0]!.suppressions[0]!],
     group: world.own.subs[0]!.group,
     webhookUrl: `https://hooks.example.com/${salt}`,
+    templateName: world.own.subs[0]!.template.name,
   });
   const salt = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789'), minLength: 6, maxLength: 10 });
   return fc

@@ -21,6 +21,8 @@ export interface ExampleRefs {
   emails: string[];
   group: string;
   webhookUrl: string;
+  /** A stored template of the calling sub-account (or of the victim), by name. */
+  templateName?: string;
 }
 
 /** What a route is called with, besides its path. */
@@ -87,6 +89,19 @@ const EXAMPLES: Record<string, (r: ExampleRefs) => RouteExample> = {
   'DELETE /subaccount/email/batch/:batch_id': () => ({}),
   'POST /account/webhook/:webhook_id/secret/rotate': () => ({}),
   'POST /account/webhook/:webhook_id/replay': () => ({ body: { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString(), eventTypes: [0, 2] } }),
+  'POST /subaccount/template': (r) => ({ body: { name: `tpl-${r.salt}`, subject: 'Hi {{first}}', htmlBody: '<p>Hi {{first}} of {{company}}</p>', textBody: 'Hi {{first}}' } }),
+  'GET /subaccount/template': () => ({ query: { limit: '5', offset: '0', search: 'tpl' } }),
+  'PUT /subaccount/template/:template_id': () => ({ body: { subject: 'Hello {{first}}', textBody: 'Hello {{first}}', ampBody: null } }),
+  'POST /subaccount/email/template': (r) => ({
+    body: {
+      from: { email: `news@${r.domainName}`, name: 'News' },
+      to: r.emails.map((email) => ({ email, customFields: { first: 'Ann' } })),
+      template: r.templateName ?? 'welcome',
+      templateVariables: { company: 'Acme' },
+      ippool: r.poolName,
+      groups: [r.group],
+    },
+  }),
 };
 
 /** A value of the JSON Schema `schema` (from zod), for routes the table above does not know yet. */

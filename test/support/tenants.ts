@@ -49,6 +49,8 @@ export interface SubTenant {
   /** The send request's id (`batchId`: the send is scheduled, so it can be cancelled by it). */
   batchIds: string[];
   group: string;
+  /** A stored template (`/subaccount/template`). */
+  template: { id: number; name: string };
 }
 
 /** An account with two sub-accounts and its account-level resources. */
@@ -75,7 +77,7 @@ export const uniqueTag = (prefix: string): string => `${prefix}${randomBytes(4).
 
 /**
  * Creates an account (the store holds any number) and fills it: two sub-accounts, each with a
- * verified sending domain, suppressions and `sends[i]` sent messages (so each has its own
+ * verified sending domain, suppressions, a stored template and `sends[i]` sent messages (so each has its own
  * statistics), and at account level a webhook, two IPs, a TPSP and a pool holding both.
  * `octet` keeps IP addresses distinct between tenants (10.<octet>.7.1 and 10.<octet>.7.2).
  */
@@ -97,7 +99,8 @@ export async function createTenant(harness: HttpHarness, tag: string, octet: num
       // Scheduled an hour ahead: a cancel through a foreign id would show in the owner's read-back.
       body: { from: { email: `news@${domainName}`, name: `${tag} sender` }, to: recipients.map((email) => ({ email })), subject: `${tag}-subject`, textBody: `${tag}-text`, groups: [group], sendAt: String(BigInt(Date.now() + 3_600_000) * 1_000_000n) },
     })).body as Array<{ messageId: string; batchId: string }>;
-    subs.push({ id: sub.id, name: sub.name, apiKey: sub.apiKey, smtpUsername: sub.smtpAuths?.[0]?.username ?? '', domain: { id: domain.id, name: domainName }, suppressions, recipients, messageIds: sent.map((e) => e.messageId), batchIds: [...new Set(sent.map((e) => e.batchId))], group });
+    const template = expectOk('template', await callJson(harness, 'POST', '/subaccount/template', { sub: sub.apiKey, body: { name: `${tag}-s${n}-template`, subject: 'Hi {{first}}', textBody: `${tag}-s${n}-template-text` } })).body;
+    subs.push({ id: sub.id, name: sub.name, apiKey: sub.apiKey, smtpUsername: sub.smtpAuths?.[0]?.username ?? '', domain: { id: domain.id, name: domainName }, suppressions, recipients, messageIds: sent.map((e) => e.messageId), batchIds: [...new Set(sent.map((e) => e.batchId))], group, template: { id: template.id, name: template.name } });
   }
   const webhook = expectOk('webhook', await callJson(harness, 'POST', '/account/webhook', { account: apiKey, body: { url: `https://${tag}-hook.example/events` } })).body;
   const allocated = expectOk('ips', await callJson(harness, 'PUT', '/account/ip/allocate', { account: apiKey, body: { ips: [`10.${octet}.7.1`, `10.${octet}.7.2`] } })).body;
@@ -116,9 +119,9 @@ export async function createTenant(harness: HttpHarness, tag: string, octet: num
   };
 }
 
-/** Strings that identify `sub`'s data: its name, key, login, domain, addresses, messages, group. */
+/** Strings that identify `sub`'s data: its name, key, login, domain, addresses, messages, group, template. */
 export function subMarkers(sub: SubTenant): string[] {
-  return [sub.name, sub.apiKey, sub.smtpUsername, sub.domain.name, ...sub.suppressions, ...sub.recipients, ...sub.messageIds, ...sub.batchIds, sub.group].filter((m) => m !== '');
+  return [sub.name, sub.apiKey, sub.smtpUsername, sub.domain.name, ...sub.suppressions, ...sub.recipients, ...sub.messageIds, ...sub.batchIds, sub.group, sub.template.name].filter((m) => m !== '');
 }
 
 /** Strings that identify the account-level data of `tenant` (not its sub-accounts'). */
@@ -144,5 +147,6 @@ export function resourceIds(tenant: Tenant): Record<string, string[]> {
     webhook_id: tenant.webhooks.map((w) => String(w.id)),
     message_id: tenant.subs.flatMap((s) => s.messageIds),
     batch_id: tenant.subs.flatMap((s) => s.batchIds),
+    template_id: tenant.subs.map((s) => String(s.template.id)),
   };
 }

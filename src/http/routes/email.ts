@@ -2,13 +2,15 @@ import { NotFoundError } from '../../errors.js';
 import { acceptSend } from '../../sending/accept.js';
 import { messageToWire } from '../../sending/message-wire.js';
 import { sendRequestSchema, type SendRequest } from '../../sending/request.js';
+import { templateSendRequest, templateSendRequestSchema } from '../../sending/template-send.js';
 import { route } from '../route.js';
+import { parseOrThrow } from '../validation.js';
 
 /** A message id is a UUID; anything else is an unknown id. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Every envelope recipient of a send: each `to` entry and its cc and bcc copies. */
-function recipientCount(request: SendRequest): number {
+function recipientCount<R extends Pick<SendRequest, 'to'>>(request: R): number {
   let count = 0;
   for (const recipient of request.to) count += 1 + (recipient.cc?.length ?? 0) + (recipient.bcc?.length ?? 0);
   return count;
@@ -24,6 +26,18 @@ export const emailRoutes = [
     // The send endpoint's rate limit counts recipients, so one large request weighs as much as many small ones.
     rateLimit: { allowance: 'recipients', cost: recipientCount },
     handle: async ({ ctx, principal, body }) => ({ body: await acceptSend(ctx, principal.subAccount, body) }),
+  }),
+  route({
+    // The vendor's sendEmailWithTemplate: the stored template makes the plain request, sent as one (docs/templates.md).
+    method: 'POST',
+    path: '/subaccount/email/template',
+    auth: 'subaccount',
+    body: templateSendRequestSchema,
+    rateLimit: { allowance: 'recipients', cost: recipientCount },
+    handle: async ({ ctx, principal, body }) => {
+      const { request, template } = await templateSendRequest(ctx, principal.subAccount.id, body);
+      return { body: await acceptSend(ctx, principal.subAccount, parseOrThrow(sendRequestSchema, request, 'body'), { template }) };
+    },
   }),
   route({
     method: 'GET',

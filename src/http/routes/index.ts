@@ -9,6 +9,7 @@ import { webhookRoutes } from './webhooks.js';
 import { sandboxRoutes } from './sandbox.js';
 import { activityRoutes } from './activity.js';
 import { emailCancelRoutes } from './email-cancel.js';
+import { templateRoutes } from './templates.js';
 
 /** The route table of the whole `/api/v1` surface. */
 export const apiRoutes: readonly AnyRoute[] = [
@@ -22,4 +23,5 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...emailRoutes,
   ...sandboxRoutes,
   ...emailCancelRoutes,
+  ...templateRoutes,
 ];

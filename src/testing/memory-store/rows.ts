@@ -18,6 +18,7 @@ import type {
   SmtpAuthRecord,
   SubAccountRecord,
   SuppressionRecord,
+  TemplateVersionRecord,
   TpspRecord,
   WarmupProgressRecord,
   WebhookRecord,
@@ -113,3 +114,17 @@ export interface RateLimitRow extends Keyed<string> {
 
 /** A message captured by the sandbox mail catcher, keyed by its id. */
 export type SandboxMessageRow = SandboxMessageRecord & Keyed<number>;
+
+/** A stored template (without its versions), keyed by its id. */
+export interface TemplateRow extends Keyed<number> {
+  id: number;
+  subAccountId: number;
+  name: string;
+  activeVersion: number;
+  latestVersion: number;
+  created: EpochNs;
+  updated: EpochNs;
+}
+
+/** A kept template version, keyed by `<templateId>:<version>`. */
+export type TemplateVersionRow = TemplateVersionRecord & Keyed<string>;

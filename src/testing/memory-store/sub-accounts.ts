@@ -102,6 +102,11 @@ export function memorySubAccountStore(ctx: MemoryContext): SubAccountStore {
         for (const auth of [...tables.smtpAuths.values()]) if (auth.subAccountId === id) tables.smtpAuths.delete(auth.key);
         for (const domain of [...tables.domains.values()]) if (domain.subAccountId === id) tables.domains.delete(domain.key);
         for (const s of [...tables.suppressions.values()]) if (s.subAccountId === id) tables.suppressions.delete(s.key);
+        for (const t of [...tables.templates.values()]) {
+          if (t.subAccountId !== id) continue;
+          tables.templates.delete(t.key);
+          for (const v of [...tables.templateVersions.values()]) if (v.templateId === t.id) tables.templateVersions.delete(v.key);
+        }
         return true;
       }),
 

@@ -107,13 +107,16 @@ export interface TableRows {
   warmupTraffic: Rows<string, R.WarmupTrafficRow>;
   rateLimits: Rows<string, R.RateLimitRow>;
   sandboxMessages: Rows<number, R.SandboxMessageRow>;
+  templates: Rows<number, R.TemplateRow>;
+  /** Keyed by `<templateId>:<version>`. */
+  templateVersions: Rows<string, R.TemplateVersionRow>;
 }
 
 /** Table names, in one list so creating and overlaying them cannot forget one. */
 const TABLES = [
   'accounts', 'subAccounts', 'smtpAuths', 'domains', 'suppressions', 'ips', 'tpsps', 'ipPools', 'poolIps',
   'poolTpsps', 'webhooks', 'jobs', 'stats', 'batches', 'messages', 'events', 'warmupProgress', 'dailySends',
-  'warmupTraffic', 'rateLimits', 'sandboxMessages',
+  'warmupTraffic', 'rateLimits', 'sandboxMessages', 'templates', 'templateVersions',
 ] as const satisfies ReadonlyArray<keyof TableRows>;
 
 /** Empty committed tables. */
