@@ -1,18 +1,15 @@
 /**
  * The OpenAPI 3.1 document of the `/api/v1` surface, generated from the route table itself: each
- * route's method, path, key and zod query and body schemas (zod 4's JSON Schema output, which is the
- * 2020-12 dialect OpenAPI 3.1 uses), so the document cannot drift from what the router checks. Routes
- * declare no response schemas; responses name their status codes, and every error status a route can
- * answer carries the one error body of src/http/errors.ts. Served by the router at `/openapi.json`.
+ * route's method, path, key, zod query and body schemas and the zod schema of its success answer
+ * (as JSON Schema by src/http/openapi-schemas.ts), so the document cannot drift from what the router
+ * checks and answers. Every error status a route can answer carries the one error body of
+ * src/http/errors.ts. Served by the router at `/openapi.json`.
  */
-import { z } from 'zod';
+import { jsonSchemaOf, successContent, type JsonSchema } from './openapi-schemas.js';
 import type { AnyRoute } from './route.js';
 
 /** The path the router serves the document at, under `/api/v1`; it needs no key. */
 export const OPENAPI_PATH = '/openapi.json';
-
-/** A JSON Schema object as the document holds it. */
-type JsonSchema = Record<string, unknown>;
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
@@ -26,13 +23,6 @@ const ERROR_STATUSES: Readonly<Record<string, string>> = {
   '429': 'Rate limited; `Retry-After` says when to try again.',
   '503': 'A service mailplane depends on is unavailable; try again later.',
 };
-
-/** JSON Schema of a zod schema as a request would send it (before transforms and defaults). */
-function jsonSchemaOf(schema: z.ZodType): JsonSchema {
-  // Custom checks (z.custom, refinements) have no JSON Schema form: they are left unconstrained.
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  return rest;
-}
 
 /** `/a/:id/b` as OpenAPI writes it: `/a/{id}/b`. */
 function openApiPath(path: string): string {
@@ -91,7 +81,7 @@ function operationOf(route: AnyRoute): JsonSchema {
     ...(pathParameters.length + (route.query ? 1 : 0) > 0 && { parameters: [...pathParameters, ...queryParameters(route)] }),
     ...(route.body && { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body) } } } }),
     responses: {
-      [successStatus(route)]: { description: 'Success.', content: { 'application/json': { schema: {} } } },
+      [successStatus(route)]: { description: 'Success.', content: successContent(route) },
       ...errorResponses(route),
     },
   };

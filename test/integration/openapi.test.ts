@@ -1,7 +1,9 @@
 /**
  * The OpenAPI 3.1 document served at `GET /api/v1/openapi.json`: it needs no key, describes every
  * route of the route table, carries every operation of the reference document
- * (docs/reference/sendpost-openapi.yaml) with compatible request schemas and success status, and is
+ * (docs/reference/sendpost-openapi.yaml) with compatible request schemas and success status, publishes
+ * the response schema of every route (test/integration/openapi-responses.test.ts checks real answers
+ * against it), and is
  * a structurally valid OpenAPI 3.1 document whose schemas all compile as JSON Schema 2020-12.
  */
 import { readFileSync } from 'node:fs';
@@ -88,7 +90,13 @@ describe.each(storeKinds)('the OpenAPI document (%s)', (kind) => {
       for (const status of ['401', '403', '429', '503']) expect(operation.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
       if (route.body) for (const status of ['413', '422']) expect(operation.responses[status]).toBeDefined();
       if (route.path.includes(':')) expect(operation.responses['406']).toBeDefined();
+      // Every route declares the schema of its success answer, and the document publishes it.
+      expect(route.response, `${route.method} ${route.path} declares no response schema`).toBeDefined();
+      const success = Object.entries<Json>(operation.responses).find(([status]) => status.startsWith('2'))![1];
+      for (const media of Object.values<Json>(success.content)) expect(Object.keys(media.schema).length, `${route.method} ${route.path}`).toBeGreaterThan(0);
     }
+    // A ns time is an exact JSON integer, not an unconstrained value.
+    expect(document.paths['/account/subaccount'].get.responses['200'].content['application/json'].schema.items.properties.created).toMatchObject({ type: 'integer', format: 'int64' });
     expect(document.paths['/account/sandbox/message/{sandbox_message_id}'].get.security).toEqual([{ accountAuth: [] }]);
   });
 });
@@ -180,6 +188,8 @@ describe('the OpenAPI document against the reference', () => {
         for (const requirement of op.security ?? []) for (const scheme of Object.keys(requirement)) expect(schemes).toContain(scheme);
         for (const parameter of op.parameters ?? []) schemas.push(parameter.schema);
         if (op.requestBody) schemas.push(op.requestBody.content['application/json'].schema);
+        // Success answers (the error answers are the one `$ref` to components.schemas.Error, checked below).
+        for (const response of Object.values<Json>(op.responses)) for (const media of Object.values<Json>(response.content ?? {})) if (!media.schema.$ref) schemas.push(media.schema);
       }
     }
     ajv.addSchema({ $id: 'doc', components: document.components });
