@@ -42,7 +42,8 @@ export const messageItemWireSchema = z.object({
   replyTo: mailboxSchema.optional(),
   to: mailboxSchema.extend({ cc: z.array(copyRecipientSchema), bcc: z.array(copyRecipientSchema), customFields: customFieldsSchema }),
   copyOf: z.object({ messageID: z.string(), kind: z.enum(['cc', 'bcc']), to: mailboxSchema }).optional(),
-  attachments: z.array(z.object({ filename: z.string() })),
+  // The reference's `Message.attachments` is a list of strings: the file names (the content is not repeated).
+  attachments: z.array(z.string()),
   groups: z.array(z.string()),
   ipPool: z.string().optional(),
   headers: z.record(z.string(), z.string()),
@@ -132,7 +133,7 @@ export function messageToWire(message: MessageRecord, batch: SendBatchRecord, ev
     to: { email: message.to.email, name: message.to.name, cc: message.cc, bcc: message.bcc, customFields: message.customFields },
     // A cc or bcc copy (a message of its own): the recipient's message it is a copy of.
     ...(message.copyOf && { copyOf: { messageID: message.copyOf.messageId, kind: message.copyOf.kind, to: message.copyOf.to } }),
-    attachments: c.attachments.map((a) => ({ filename: a.filename })),
+    attachments: c.attachments.map((a) => a.filename),
     groups: c.groups,
     ...(c.ippool !== undefined && { ipPool: c.ippool }),
     headers: c.headers,
