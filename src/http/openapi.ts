@@ -5,7 +5,7 @@
  * checks and answers. Every error status a route can answer carries the one error body of
  * src/http/errors.ts. Served by the router at `/openapi.json`.
  */
-import { jsonSchemaOf, successContent, type JsonSchema } from './openapi-schemas.js';
+import { jsonSchemaOf, responseSchemas, type JsonSchema, type ResponseSchemas } from './openapi-schemas.js';
 import type { AnyRoute } from './route.js';
 
 /** The path the router serves the document at, under `/api/v1`; it needs no key. */
@@ -67,7 +67,7 @@ function successStatus(route: AnyRoute): string {
 }
 
 /** The OpenAPI operation of one route. */
-function operationOf(route: AnyRoute): JsonSchema {
+function operationOf(route: AnyRoute, responses: ResponseSchemas): JsonSchema {
   const pathParameters = [...route.path.matchAll(/:([A-Za-z_]\w*)/g)].map((match) => ({
     name: match[1],
     in: 'path',
@@ -81,7 +81,7 @@ function operationOf(route: AnyRoute): JsonSchema {
     ...(pathParameters.length + (route.query ? 1 : 0) > 0 && { parameters: [...pathParameters, ...queryParameters(route)] }),
     ...(route.body && { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body) } } } }),
     responses: {
-      [successStatus(route)]: { description: 'Success.', content: successContent(route) },
+      [successStatus(route)]: { description: 'Success.', content: responses.contentOf(route) },
       ...errorResponses(route),
     },
   };
@@ -90,9 +90,10 @@ function operationOf(route: AnyRoute): JsonSchema {
 /** Builds the OpenAPI 3.1 document of `routes` (plus the document's own operation). */
 export function buildOpenApiDocument(routes: readonly AnyRoute[], version = '1.0.0'): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
+  const responses = responseSchemas(routes);
   for (const route of routes) {
     const operations = (paths[openApiPath(route.path)] ??= {});
-    operations[route.method.toLowerCase()] = operationOf(route);
+    operations[route.method.toLowerCase()] = operationOf(route, responses);
   }
   paths[OPENAPI_PATH] = {
     get: {
@@ -113,6 +114,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], version = '1.0
     paths,
     components: {
       schemas: {
+        ...responses.components,
         Error: {
           type: 'object',
           required: ['code', 'message'],

@@ -73,6 +73,9 @@ function incompatibilities(theirs: Json, ours: Json, where: string): string[] {
   return problems;
 }
 
+/** `schema` with its `#/components/...` references pointed at the document added to Ajv as `doc`. */
+const inDocument = (schema: Json): Json => JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"doc#/components/'));
+
 describe.each(storeKinds)('the OpenAPI document (%s)', (kind) => {
   let api: TestApi;
   afterEach(() => api?.close());
@@ -96,7 +99,10 @@ describe.each(storeKinds)('the OpenAPI document (%s)', (kind) => {
       for (const media of Object.values<Json>(success.content)) expect(Object.keys(media.schema).length, `${route.method} ${route.path}`).toBeGreaterThan(0);
     }
     // A ns time is an exact JSON integer, not an unconstrained value.
-    expect(document.paths['/account/subaccount'].get.responses['200'].content['application/json'].schema.items.properties.created).toMatchObject({ type: 'integer', format: 'int64' });
+    // Resource shapes are named components (the reference's names), which lists and other shapes refer to.
+    expect(document.paths['/account/subaccount'].get.responses['200'].content['application/json'].schema).toEqual({ type: 'array', items: { $ref: '#/components/schemas/SubAccount' } });
+    expect(document.components.schemas.SubAccount.properties.created).toMatchObject({ type: 'integer', format: 'int64' });
+    expect(document.components.schemas.IPPool.properties.ips).toEqual({ type: 'array', items: { $ref: '#/components/schemas/IP' } });
     expect(document.paths['/account/sandbox/message/{sandbox_message_id}'].get.security).toEqual([{ accountAuth: [] }]);
   });
 });
@@ -188,12 +194,14 @@ describe('the OpenAPI document against the reference', () => {
         for (const requirement of op.security ?? []) for (const scheme of Object.keys(requirement)) expect(schemes).toContain(scheme);
         for (const parameter of op.parameters ?? []) schemas.push(parameter.schema);
         if (op.requestBody) schemas.push(op.requestBody.content['application/json'].schema);
-        // Success answers (the error answers are the one `$ref` to components.schemas.Error, checked below).
-        for (const response of Object.values<Json>(op.responses)) for (const media of Object.values<Json>(response.content ?? {})) if (!media.schema.$ref) schemas.push(media.schema);
+        // Success and error answers (a `$ref` to a component is compiled against the document, see inDocument).
+        for (const response of Object.values<Json>(op.responses)) for (const media of Object.values<Json>(response.content ?? {})) schemas.push(media.schema);
       }
     }
     ajv.addSchema({ $id: 'doc', components: document.components });
-    for (const schema of schemas) expect(() => ajv.compile(schema)).not.toThrow();
+    // Schemas refer to components by `#/components/...`: each is compiled inside a copy of the document.
+    for (const name of Object.keys(document.components.schemas)) expect(() => ajv.getSchema(`doc#/components/schemas/${name}`), name).not.toThrow();
+    for (const schema of schemas) expect(() => ajv.compile(inDocument(schema))).not.toThrow();
     expect(ajv.validate({ $ref: 'doc#/components/schemas/Error' }, { code: 'INVALID_REQUEST', message: 'bad', details: [] })).toBe(true);
   });
 });
