@@ -1,11 +1,36 @@
+import { z } from 'zod';
 import type { SecretBox } from '../crypto/secrets.js';
+import { epochNsSchema } from '../model/wire-schemas.js';
 import type { SubAccountView } from './sub-accounts.js';
+
+/** An SMTP credential of a sub-account, with its password (shown to the owning account). */
+const smtpAuthWireSchema = z.object({ id: z.int(), username: z.string(), password: z.string(), created: epochNsSchema, updated: epochNsSchema });
+
+/** The wire shape of {@link subAccountToWire}: the reference's `SubAccount`. */
+export const subAccountWireSchema = z.object({
+  id: z.int(),
+  accountId: z.int(),
+  name: z.string(),
+  companyName: z.string(),
+  apiKey: z.string(),
+  type: z.int(),
+  isPlus: z.boolean(),
+  labels: z.array(z.string()),
+  smtpAuths: z.array(smtpAuthWireSchema),
+  blocked: z.boolean(),
+  blocked_at: epochNsSchema,
+  block_reason: z.string(),
+  hb_exempt: z.boolean(),
+  generate_weekly_report: z.boolean(),
+  handlers: z.array(z.string()),
+  created: epochNsSchema,
+});
 
 /**
  * The `SubAccount` of the reference document. Keys and passwords are decrypted for the account
  * that owns them; they are stored only as ciphertext and a keyed hash.
  */
-export function subAccountToWire(view: SubAccountView, secrets: SecretBox) {
+export function subAccountToWire(view: SubAccountView, secrets: SecretBox): z.output<typeof subAccountWireSchema> {
   const { subAccount: s, smtpAuths } = view;
   return {
     id: s.id,
@@ -15,7 +40,7 @@ export function subAccountToWire(view: SubAccountView, secrets: SecretBox) {
     apiKey: secrets.decrypt(s.apiKeySealed),
     type: s.type,
     isPlus: s.isPlus,
-    labels: [] as never[],
+    labels: [],
     smtpAuths: smtpAuths.map((auth) => ({
       id: auth.id,
       username: auth.username,
@@ -28,7 +53,7 @@ export function subAccountToWire(view: SubAccountView, secrets: SecretBox) {
     block_reason: s.blockReason,
     hb_exempt: s.hbExempt,
     generate_weekly_report: s.generateWeeklyReport,
-    handlers: [] as string[],
+    handlers: [],
     created: s.created,
   };
 }

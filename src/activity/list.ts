@@ -1,5 +1,6 @@
+import { z } from 'zod';
 import type { MailplaneContext } from '../context.js';
-import { eventToWire, messageToWire } from '../sending/message-wire.js';
+import { eventToWire, eventWireSchema, messageItemWireSchema, messageToWire } from '../sending/message-wire.js';
 import type { ActivityCursor, ActivityFilter } from '../store/index.js';
 import { decodeCursor, encodeCursor, toActivityFilter, type ActivityFilterQuery, type ActivityQuery } from './query.js';
 
@@ -15,6 +16,11 @@ export interface ActivityPageBody<T> {
   items: T[];
   nextCursor: string | null;
 }
+
+/** The wire shape of a page of {@link listMessages}. */
+export const messagePageWireSchema = z.object({ items: z.array(messageItemWireSchema), nextCursor: z.string().nullable() });
+/** The wire shape of a page of {@link listEvents}. */
+export const eventPageWireSchema = z.object({ items: z.array(eventWireSchema), nextCursor: z.string().nullable() });
 
 /** The store filter of `query` in `scope`, with the `ippool` name resolved to its id. */
 export async function activityFilter(ctx: MailplaneContext, scope: ActivityScope, query: ActivityFilterQuery): Promise<ActivityFilter> {

@@ -1,18 +1,15 @@
 /**
  * The OpenAPI 3.1 document of the `/api/v1` surface, generated from the route table itself: each
- * route's method, path, key and zod query and body schemas (zod 4's JSON Schema output, which is the
- * 2020-12 dialect OpenAPI 3.1 uses), so the document cannot drift from what the router checks. Routes
- * declare no response schemas; responses name their status codes, and every error status a route can
- * answer carries the one error body of src/http/errors.ts. Served by the router at `/openapi.json`.
+ * route's method, path, key, zod query and body schemas and the zod schema of its success answer
+ * (as JSON Schema by src/http/openapi-schemas.ts), so the document cannot drift from what the router
+ * checks and answers. Every error status a route can answer carries the one error body of
+ * src/http/errors.ts. Served by the router at `/openapi.json`.
  */
-import { z } from 'zod';
+import { jsonSchemaOf, responseSchemas, type JsonSchema, type ResponseSchemas } from './openapi-schemas.js';
 import type { AnyRoute } from './route.js';
 
 /** The path the router serves the document at, under `/api/v1`; it needs no key. */
 export const OPENAPI_PATH = '/openapi.json';
-
-/** A JSON Schema object as the document holds it. */
-type JsonSchema = Record<string, unknown>;
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
@@ -26,13 +23,6 @@ const ERROR_STATUSES: Readonly<Record<string, string>> = {
   '429': 'Rate limited; `Retry-After` says when to try again.',
   '503': 'A service mailplane depends on is unavailable; try again later.',
 };
-
-/** JSON Schema of a zod schema as a request would send it (before transforms and defaults). */
-function jsonSchemaOf(schema: z.ZodType): JsonSchema {
-  // Custom checks (z.custom, refinements) have no JSON Schema form: they are left unconstrained.
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  return rest;
-}
 
 /** `/a/:id/b` as OpenAPI writes it: `/a/{id}/b`. */
 function openApiPath(path: string): string {
@@ -81,7 +71,7 @@ function successStatus(route: AnyRoute): string {
 }
 
 /** The OpenAPI operation of one route. */
-function operationOf(route: AnyRoute): JsonSchema {
+function operationOf(route: AnyRoute, responses: ResponseSchemas): JsonSchema {
   const pathParameters = [...route.path.matchAll(/:([A-Za-z_]\w*)/g)].map((match) => ({
     name: match[1],
     in: 'path',
@@ -95,7 +85,7 @@ function operationOf(route: AnyRoute): JsonSchema {
     ...(pathParameters.length + (route.query ? 1 : 0) > 0 && { parameters: [...pathParameters, ...queryParameters(route)] }),
     ...(route.body && { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body) } } } }),
     responses: {
-      [successStatus(route)]: { description: 'Success.', content: { 'application/json': { schema: {} } } },
+      [successStatus(route)]: { description: 'Success.', content: responses.contentOf(route) },
       ...errorResponses(route),
     },
   };
@@ -104,9 +94,10 @@ function operationOf(route: AnyRoute): JsonSchema {
 /** Builds the OpenAPI 3.1 document of `routes` (plus the document's own operation). */
 export function buildOpenApiDocument(routes: readonly AnyRoute[], version = '1.0.0'): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
+  const responses = responseSchemas(routes);
   for (const route of routes) {
     const operations = (paths[openApiPath(route.path)] ??= {});
-    operations[route.method.toLowerCase()] = operationOf(route);
+    operations[route.method.toLowerCase()] = operationOf(route, responses);
   }
   paths[OPENAPI_PATH] = {
     get: {
@@ -127,6 +118,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], version = '1.0
     paths,
     components: {
       schemas: {
+        ...responses.components,
         Error: {
           type: 'object',
           required: ['code', 'message'],

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { MailplaneContext } from '../context.js';
 import type { AuthKind, Principal } from './auth.js';
+import type { StreamedBody } from './streamed-body.js';
 import type { HttpRequest } from './types.js';
 
 /** What a route handler receives: validated input and the authenticated caller. */
@@ -15,13 +16,13 @@ export interface RouteInput<A extends AuthKind, Q, B> {
 }
 
 /** What a route handler returns; `status` defaults to 200. */
-export interface RouteResult {
+export interface RouteResult<R = unknown> {
   status?: number;
-  body: unknown;
+  body: R;
 }
 
 /** One endpoint of the API. */
-export interface RouteDefinition<A extends AuthKind, Q, B> {
+export interface RouteDefinition<A extends AuthKind, Q, B, R = unknown> {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
   /** Path under `/api/v1`, with `:name` parameters, e.g. `/account/subaccount/:subaccount_id`. */
   path: string;
@@ -36,19 +37,27 @@ export interface RouteDefinition<A extends AuthKind, Q, B> {
    * validation costs 1).
    */
   rateLimit?: { allowance: 'recipients'; cost(body: B): number };
-  handle(input: RouteInput<A, Q, B>): Promise<RouteResult>;
+  /**
+   * Schema of the success answer's JSON body (the wire schema next to the function that builds it),
+   * which the OpenAPI document publishes; the handler's answer is type-checked against it. For an
+   * `export` route, the schema of one exported row.
+   */
+  response?: z.ZodType<R>;
+  /** Set when the answer is a streamed export of `response` rows (NDJSON or CSV, by `format`) instead of JSON. */
+  export?: true;
+  handle(input: RouteInput<A, Q, B>): Promise<RouteResult<NoInfer<R> | StreamedBody>>;
 }
 
 /** A route with its types erased, as the route table holds it. */
 export type AnyRoute = RouteDefinition<AuthKind, unknown, unknown>;
 
 /**
- * Declares a route; exists for type inference of `query`, `body` and the principal.
+ * Declares a route; exists for type inference of `query`, `body`, the principal and the answer.
  *
  * @example
  * route({ method: 'GET', path: '/account/subaccount', auth: 'account', query: listQuerySchema,
- *   handle: async ({ query, principal, ctx }) => ({ body: [] }) });
+ *   response: z.array(subAccountWireSchema), handle: async ({ query, principal, ctx }) => ({ body: [] }) });
  */
-export function route<A extends AuthKind, Q = undefined, B = undefined>(definition: RouteDefinition<A, Q, B>): AnyRoute {
+export function route<A extends AuthKind, Q = undefined, B = undefined, R = unknown>(definition: RouteDefinition<A, Q, B, R>): AnyRoute {
   return definition as unknown as AnyRoute;
 }

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { epochNsSchema, type deletedSchema } from '../model/wire-schemas.js';
 import type { IpPoolDetail, IpPoolRecord, IpRecord, TpspRecord } from '../store/index.js';
 import type { IpWarmupView } from '../warmup/service.js';
 
@@ -10,31 +12,97 @@ const PLAN_FIELDS = [
   'gmxWarmupPlan', 'mailruWarmupPlan', 'icloudWarmupPlan', 'zohoWarmupPlan', 'qqWarmupPlan', 'defaultWarmupPlan',
 ] as const;
 
+/** The wire shape of {@link warmupPlanToWire}: the reference's `AutoWarmupPlan`. */
+export const warmupPlanWireSchema = z.object({
+  id: z.int(),
+  name: z.string(),
+  warmupInterval: z.int(),
+  ...(Object.fromEntries(PLAN_FIELDS.map((field) => [field, z.string()])) as Record<(typeof PLAN_FIELDS)[number], z.ZodString>),
+  nextStageAt: epochNsSchema,
+  created: epochNsSchema,
+  updated: epochNsSchema,
+});
+
 /**
  * A running warmup as the reference's `AutoWarmupPlan`: per provider a JSON string with its stage,
  * today's limit (`null`: unlimited), today's sends and the plan's daily limits; `nextStageAt` (ns) is
  * ours: when the next evaluation is due.
  */
-export function warmupPlanToWire(view: IpWarmupView, stages: readonly number[]) {
-  const plan: Record<string, string | number | bigint> = {
+export function warmupPlanToWire(view: IpWarmupView, stages: readonly number[]): z.output<typeof warmupPlanWireSchema> {
+  const providers = Object.fromEntries(
+    PLAN_FIELDS.map((field, provider) => {
+      const cap = view.state.caps[provider]!;
+      const plan = {
+        stage: Math.min(view.state.stages[provider]!, stages.length),
+        dailyLimit: Number.isFinite(cap) ? cap : null,
+        sentToday: view.sentToday[provider] ?? 0,
+        stages,
+      };
+      return [field, JSON.stringify(plan)];
+    }),
+  ) as Record<(typeof PLAN_FIELDS)[number], string>;
+  return {
     id: 1,
     name: WARMUP_PLAN_NAME,
     warmupInterval: view.intervalHours,
+    ...providers,
+    nextStageAt: BigInt(view.state.nextBoundaryAtMs) * 1_000_000n,
+    created: view.startedAt,
+    updated: view.updated,
   };
-  PLAN_FIELDS.forEach((field, provider) => {
-    const cap = view.state.caps[provider]!;
-    plan[field] = JSON.stringify({
-      stage: Math.min(view.state.stages[provider]!, stages.length),
-      dailyLimit: Number.isFinite(cap) ? cap : null,
-      sentToday: view.sentToday[provider] ?? 0,
-      stages,
-    });
-  });
-  plan.nextStageAt = BigInt(view.state.nextBoundaryAtMs) * 1_000_000n;
-  plan.created = view.startedAt;
-  plan.updated = view.updated;
-  return plan;
 }
+
+/** The wire shape of {@link ipToWire}. */
+export const ipWireSchema = z.object({
+  id: z.int(),
+  publicIp: z.string(),
+  reverseDnsHostname: z.string(),
+  type: z.int(),
+  state: z.int(),
+  autoWarmupEnabled: z.boolean(),
+  autoWarmupStage: z.int().optional(),
+  autoWarmupPlan: warmupPlanWireSchema.optional(),
+  created: epochNsSchema,
+});
+
+/** The answer of an allocation: the first IP, as the reference has it, and `allocated`, every IP allocated. */
+export const ipAllocationWireSchema = ipWireSchema.extend({ allocated: z.array(ipWireSchema) });
+
+/** The wire shape of {@link tpspToWire}. */
+export const tpspWireSchema = z.object({
+  id: z.int(),
+  name: z.string(),
+  type: z.int(),
+  host: z.string(),
+  port: z.int(),
+  security: z.enum(['tls', 'starttls', 'none']),
+  username: z.string(),
+  hasPassword: z.boolean(),
+  domain: z.string(),
+  endpoint: z.string(),
+  key: z.string(),
+  secret: z.string(),
+  oauthToken: z.string(),
+  retryTime: z.int(),
+  created: epochNsSchema,
+  updated: epochNsSchema,
+});
+
+/** The wire shape of {@link poolToWire}: the reference's `IPPool`. */
+export const poolWireSchema = z.object({
+  id: z.int(),
+  name: z.string(),
+  type: z.int(),
+  routingStrategy: z.int(),
+  routingMetaData: z.string(),
+  shouldOverflow: z.boolean(),
+  overflowPoolName: z.string(),
+  warmupInterval: z.int(),
+  ips: z.array(ipWireSchema),
+  thirdPartySendingProviders: z.array(tpspWireSchema),
+  created: epochNsSchema,
+});
+
 
 /**
  * An IP as the API shows it: the spec's IP fields, and while a warmup runs `autoWarmupStage` (the
@@ -42,7 +110,7 @@ export function warmupPlanToWire(view: IpWarmupView, stages: readonly number[]) 
  * spells the address `publicIp` and the host name `reverseDnsHostname`; the reference document says
  * `publicIP` and `reverseDNSHostname`.
  */
-export function ipToWire(ip: IpRecord, warmup?: { view: IpWarmupView; stages: readonly number[] }) {
+export function ipToWire(ip: IpRecord, warmup?: { view: IpWarmupView; stages: readonly number[] }): z.output<typeof ipWireSchema> {
   return {
     id: ip.id,
     publicIp: ip.publicIp,
@@ -60,7 +128,7 @@ export function ipToWire(ip: IpRecord, warmup?: { view: IpWarmupView; stages: re
  * host, `key` the user name, `secret` always empty) plus the connection settings. The password is
  * never returned: `hasPassword` says whether one is stored.
  */
-export function tpspToWire(tpsp: TpspRecord) {
+export function tpspToWire(tpsp: TpspRecord): z.output<typeof tpspWireSchema> {
   return {
     id: tpsp.id,
     name: tpsp.name,
@@ -82,7 +150,7 @@ export function tpspToWire(tpsp: TpspRecord) {
 }
 
 /** A pool as the API shows it: the spec's IP pool (the reference's `IPPool`). */
-export function poolToWire(detail: IpPoolDetail) {
+export function poolToWire(detail: IpPoolDetail): z.output<typeof poolWireSchema> {
   const { pool } = detail;
   return {
     id: pool.id,
@@ -100,6 +168,6 @@ export function poolToWire(detail: IpPoolDetail) {
 }
 
 /** The `IPPoolDeleteResponse` of a deleted pool. */
-export function poolDeletedToWire(pool: IpPoolRecord) {
+export function poolDeletedToWire(pool: IpPoolRecord): z.output<typeof deletedSchema> {
   return { id: pool.id, message: `IPPool (${pool.name}) has been deleted successfully` };
 }

@@ -1,7 +1,94 @@
+import { z } from 'zod';
+import { epochNsSchema, mailboxSchema } from '../model/wire-schemas.js';
 import type { EventRecord, MessageRecord, SendBatchRecord } from '../store/index.js';
 
+/** The wire shape of {@link eventToWire}: the reference's `Event`. */
+export const eventWireSchema = z.object({
+  eventID: z.string(),
+  type: z.int().min(0).max(8),
+  messageID: z.string(),
+  accountID: z.int(),
+  subAccountID: z.int(),
+  groups: z.array(z.string()),
+  ipID: z.int().optional(),
+  ipPoolID: z.int().optional(),
+  tpspId: z.int().optional(),
+  domainID: z.int().optional(),
+  messageSubject: z.string(),
+  from: z.string(),
+  fromName: z.string(),
+  to: z.string(),
+  toName: z.string(),
+  submittedAt: epochNsSchema,
+  smtpCode: z.int().optional(),
+  smtpDescription: z.string().optional(),
+  eventMetadata: z.record(z.string(), z.unknown()),
+});
+
+const customFieldsSchema = z.record(z.string(), z.string());
+const copyRecipientSchema = mailboxSchema.extend({ customFields: customFieldsSchema });
+
+/** A message as an activity item shows it: the wire shape of {@link messageToWire} without `events`. */
+export const messageItemWireSchema = z.object({
+  messageID: z.string(),
+  accountID: z.int(),
+  subAccountID: z.int(),
+  ipID: z.int().optional(),
+  accountIPPoolID: z.int().optional(),
+  tpspId: z.int().optional(),
+  emailType: z.literal('api'),
+  submittedAt: epochNsSchema,
+  from: mailboxSchema,
+  replyTo: mailboxSchema.optional(),
+  to: mailboxSchema.extend({ cc: z.array(copyRecipientSchema), bcc: z.array(copyRecipientSchema), customFields: customFieldsSchema }),
+  copyOf: z.object({ messageID: z.string(), kind: z.enum(['cc', 'bcc']), to: mailboxSchema }).optional(),
+  // The reference's `Message.attachments` is a list of strings: the file names (the content is not repeated).
+  attachments: z.array(z.string()),
+  groups: z.array(z.string()),
+  ipPool: z.string().optional(),
+  headers: z.record(z.string(), z.string()),
+  customFields: customFieldsSchema,
+  subject: z.string(),
+  preText: z.string().optional(),
+  htmlBody: z.string().optional(),
+  textBody: z.string().optional(),
+  ampBody: z.string().optional(),
+  trackOpens: z.boolean(),
+  trackClicks: z.boolean(),
+  attempt: z.int(),
+  webhookEndpoint: z.string().optional(),
+  status: z.enum(['queued', 'deferred', 'delivered', 'dropped', 'smtp_dropped', 'hard_bounced']),
+});
+
+/** The wire shape of {@link messageToWire}: the reference's `Message`, plus `status` and `events`. */
+export const messageWireSchema = messageItemWireSchema.extend({ events: z.array(eventWireSchema) });
+
+/** A cc or bcc copy in a send's answer (`CopyResponseEntry` of src/sending/accept.ts). */
+const copyResponseWireSchema = z.object({
+  kind: z.enum(['cc', 'bcc']),
+  email: z.string(),
+  messageId: z.string(),
+  errorCode: z.int().optional(),
+  message: z.string().optional(),
+});
+
+/**
+ * The answer of a send: one entry per `to` recipient, the reference's `EmailResponse`, plus its
+ * `copies` (`SendResponseEntry` of src/sending/accept.ts; the route's types hold the two together).
+ */
+export const sendResponseWireSchema = z.array(
+  z.object({
+    to: z.string(),
+    submittedAt: epochNsSchema,
+    messageId: z.string(),
+    errorCode: z.int().optional(),
+    message: z.string().optional(),
+    copies: z.array(copyResponseWireSchema).optional(),
+  }),
+);
+
 /** A stored event as the reference's `Event`. */
-export function eventToWire(event: EventRecord, message: MessageRecord, batch: SendBatchRecord) {
+export function eventToWire(event: EventRecord, message: MessageRecord, batch: SendBatchRecord): z.output<typeof eventWireSchema> {
   const metadata = event.metadata as { smtpCode?: number; smtpDescription?: string };
   return {
     eventID: event.id,
@@ -30,7 +117,7 @@ export function eventToWire(event: EventRecord, message: MessageRecord, batch: S
  * A stored message as the reference's `Message` (what was accepted, templates unrendered), plus
  * `status` and its `events`, oldest first.
  */
-export function messageToWire(message: MessageRecord, batch: SendBatchRecord, events: readonly EventRecord[]) {
+export function messageToWire(message: MessageRecord, batch: SendBatchRecord, events: readonly EventRecord[]): z.output<typeof messageWireSchema> {
   const c = batch.content;
   return {
     messageID: message.id,
@@ -46,7 +133,7 @@ export function messageToWire(message: MessageRecord, batch: SendBatchRecord, ev
     to: { email: message.to.email, name: message.to.name, cc: message.cc, bcc: message.bcc, customFields: message.customFields },
     // A cc or bcc copy (a message of its own): the recipient's message it is a copy of.
     ...(message.copyOf && { copyOf: { messageID: message.copyOf.messageId, kind: message.copyOf.kind, to: message.copyOf.to } }),
-    attachments: c.attachments.map((a) => ({ filename: a.filename })),
+    attachments: c.attachments.map((a) => a.filename),
     groups: c.groups,
     ...(c.ippool !== undefined && { ipPool: c.ippool }),
     headers: c.headers,

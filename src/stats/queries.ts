@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 import { dayNumber, daySchema, eachDay, type Day } from '../model/dates.js';
 import { plainTextSchema } from '../model/text.js';
-import type { StatsScope, StatsStore } from '../store/stats-store.js';
+import { STORED_COUNTERS, type StatsScope, type StatsStore } from '../store/stats-store.js';
 import { withSent, zeroCounters, type StatCounters } from './counters.js';
 
 /** Longest daily range, both ends inclusive (the spec's 31 days). */
@@ -18,6 +18,15 @@ export const MAX_AGGREGATE_DAYS = 366;
 export const rangeQuerySchema = z.strictObject({ from: daySchema, to: daySchema });
 /** `from`, `to` and `group` of the per-group endpoints. */
 export const groupRangeQuerySchema = rangeQuerySchema.extend({ group: plainTextSchema(100).pipe(z.string().min(1)) });
+
+/** The wire shape of the counters ({@link aggregateStats}): the reference's `AggregateStat`. */
+export const statCountersWireSchema = z.object({
+  ...(Object.fromEntries(STORED_COUNTERS.map((name) => [name, z.int().min(0)])) as Record<(typeof STORED_COUNTERS)[number], z.ZodInt>),
+  sent: z.int().min(0),
+});
+
+/** The wire shape of one day of {@link dailyStats}: the reference's `Stat`. */
+export const dailyStatWireSchema = z.object({ date: z.string().meta({ format: 'date' }), stat: statCountersWireSchema });
 
 /**
  * Checks a validated range: `from` not after `to` (a one-day range is allowed) and at most

@@ -1,5 +1,18 @@
-import type { WebhookRecord } from '../store/index.js';
-import { pickToggles } from './toggles.js';
+import { z } from 'zod';
+import { epochNsSchema } from '../model/wire-schemas.js';
+import type { WebhookRecord, WebhookToggle } from '../store/index.js';
+import { pickToggles, WEBHOOK_TOGGLES } from './toggles.js';
+
+const toggleFields = Object.fromEntries(WEBHOOK_TOGGLES.map((toggle) => [toggle, z.boolean()])) as Record<WebhookToggle, z.ZodBoolean>;
+
+/** The wire shape of {@link webhookToWire}: the reference's `Webhook`. */
+export const webhookWireSchema = z.object({ id: z.int(), enabled: z.boolean(), url: z.string(), ...toggleFields, created: epochNsSchema });
+
+/** The wire shape of {@link webhookWithSecretToWire}. */
+export const webhookWithSecretWireSchema = webhookWireSchema.extend({ secret: z.string() });
+
+/** The answer of an update: the webhook, with `secret` only when the update rotated it. */
+export const webhookUpdateWireSchema = webhookWireSchema.extend({ secret: z.string().optional() });
 
 /**
  * The `Webhook` of the reference document. The signing secret is never part of it: it is shown
@@ -9,7 +22,7 @@ import { pickToggles } from './toggles.js';
  * rotation replaced still signs (`null` otherwise).
  * `created_by` / `updated_by` (dashboard members) are not modelled and are omitted.
  */
-export function webhookToWire(record: WebhookRecord) {
+export function webhookToWire(record: WebhookRecord): z.output<typeof webhookWireSchema> {
   return {
     id: record.id,
     enabled: record.enabled,
@@ -23,6 +36,6 @@ export function webhookToWire(record: WebhookRecord) {
 }
 
 /** {@link webhookToWire} plus the plaintext signing secret; only for the response that made the secret. */
-export function webhookWithSecretToWire(record: WebhookRecord, secret: string) {
+export function webhookWithSecretToWire(record: WebhookRecord, secret: string): z.output<typeof webhookWithSecretWireSchema> {
   return { ...webhookToWire(record), secret };
 }

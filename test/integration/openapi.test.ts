@@ -1,7 +1,9 @@
 /**
  * The OpenAPI 3.1 document served at `GET /api/v1/openapi.json`: it needs no key, describes every
  * route of the route table, carries every operation of the reference document
- * (docs/reference/sendpost-openapi.yaml) with compatible request schemas and success status, and is
+ * (docs/reference/sendpost-openapi.yaml) with compatible request schemas and success status, publishes
+ * the response schema of every route (test/integration/openapi-responses.test.ts checks real answers
+ * against it), and is
  * a structurally valid OpenAPI 3.1 document whose schemas all compile as JSON Schema 2020-12.
  */
 import { readFileSync } from 'node:fs';
@@ -81,6 +83,9 @@ function incompatibilities(theirs: Json, ours: Json, where: string): string[] {
   return problems;
 }
 
+/** `schema` with its `#/components/...` references pointed at the document added to Ajv as `doc`. */
+const inDocument = (schema: Json): Json => JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"doc#/components/'));
+
 describe.each(storeKinds)('the OpenAPI document (%s)', (kind) => {
   let api: TestApi;
   afterEach(() => api?.close());
@@ -98,7 +103,16 @@ describe.each(storeKinds)('the OpenAPI document (%s)', (kind) => {
       for (const status of ['401', '403', '429', '503']) expect(operation.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
       if (route.body) for (const status of ['413', '422']) expect(operation.responses[status]).toBeDefined();
       if (route.path.includes(':')) expect(operation.responses['406']).toBeDefined();
+      // Every route declares the schema of its success answer, and the document publishes it.
+      expect(route.response, `${route.method} ${route.path} declares no response schema`).toBeDefined();
+      const success = Object.entries<Json>(operation.responses).find(([status]) => status.startsWith('2'))![1];
+      for (const media of Object.values<Json>(success.content)) expect(Object.keys(media.schema).length, `${route.method} ${route.path}`).toBeGreaterThan(0);
     }
+    // A ns time is an exact JSON integer, not an unconstrained value.
+    // Resource shapes are named components (the reference's names), which lists and other shapes refer to.
+    expect(document.paths['/account/subaccount'].get.responses['200'].content['application/json'].schema).toEqual({ type: 'array', items: { $ref: '#/components/schemas/SubAccount' } });
+    expect(document.components.schemas.SubAccount.properties.created).toMatchObject({ type: 'integer', format: 'int64' });
+    expect(document.components.schemas.IPPool.properties.ips).toEqual({ type: 'array', items: { $ref: '#/components/schemas/IP' } });
     expect(document.paths['/account/sandbox/message/{sandbox_message_id}'].get.security).toEqual([{ accountAuth: [] }]);
   });
 });
@@ -190,10 +204,14 @@ describe('the OpenAPI document against the reference', () => {
         for (const requirement of op.security ?? []) for (const scheme of Object.keys(requirement)) expect(schemes).toContain(scheme);
         for (const parameter of op.parameters ?? []) schemas.push(parameter.schema);
         if (op.requestBody) schemas.push(op.requestBody.content['application/json'].schema);
+        // Success and error answers (a `$ref` to a component is compiled against the document, see inDocument).
+        for (const response of Object.values<Json>(op.responses)) for (const media of Object.values<Json>(response.content ?? {})) schemas.push(media.schema);
       }
     }
     ajv.addSchema({ $id: 'doc', components: document.components });
-    for (const schema of schemas) expect(() => ajv.compile(schema)).not.toThrow();
+    // Schemas refer to components by `#/components/...`: each is compiled inside a copy of the document.
+    for (const name of Object.keys(document.components.schemas)) expect(() => ajv.getSchema(`doc#/components/schemas/${name}`), name).not.toThrow();
+    for (const schema of schemas) expect(() => ajv.compile(inDocument(schema))).not.toThrow();
     expect(ajv.validate({ $ref: 'doc#/components/schemas/Error' }, { code: 'INVALID_REQUEST', message: 'bad', details: [] })).toBe(true);
   });
 });

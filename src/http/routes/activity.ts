@@ -1,6 +1,7 @@
 import { exportEvents, exportMessages } from '../../activity/export.js';
 import { activityQuerySchema, exportQuerySchema } from '../../activity/query.js';
-import { listEvents, listMessages } from '../../activity/list.js';
+import { eventPageWireSchema, listEvents, listMessages, messagePageWireSchema } from '../../activity/list.js';
+import { eventWireSchema, messageItemWireSchema } from '../../sending/message-wire.js';
 import { route } from '../route.js';
 import { StreamedBody } from '../streamed-body.js';
 import type { ExportBody } from '../../activity/export.js';
@@ -18,6 +19,7 @@ export const activityRoutes = [
     method: 'GET',
     path: '/account/message/export',
     auth: 'account',
+    response: messageItemWireSchema, export: true,
     query: exportQuerySchema,
     handle: async ({ ctx, principal, query }) => ({ body: streamed(await exportMessages(ctx, { accountId: principal.account.id }, query)) }),
   }),
@@ -25,6 +27,7 @@ export const activityRoutes = [
     method: 'GET',
     path: '/subaccount/message/export',
     auth: 'subaccount',
+    response: messageItemWireSchema, export: true,
     query: exportQuerySchema,
     handle: async ({ ctx, principal: { subAccount }, query }) => ({
       body: streamed(await exportMessages(ctx, { accountId: subAccount.accountId, subAccountId: subAccount.id }, query)),
@@ -34,6 +37,7 @@ export const activityRoutes = [
     method: 'GET',
     path: '/account/event/export',
     auth: 'account',
+    response: eventWireSchema, export: true,
     query: exportQuerySchema,
     handle: async ({ ctx, principal, query }) => ({ body: streamed(await exportEvents(ctx, { accountId: principal.account.id }, query)) }),
   }),
@@ -41,6 +45,7 @@ export const activityRoutes = [
     method: 'GET',
     path: '/subaccount/event/export',
     auth: 'subaccount',
+    response: eventWireSchema, export: true,
     query: exportQuerySchema,
     handle: async ({ ctx, principal: { subAccount }, query }) => ({
       body: streamed(await exportEvents(ctx, { accountId: subAccount.accountId, subAccountId: subAccount.id }, query)),
@@ -50,6 +55,7 @@ export const activityRoutes = [
     method: 'GET',
     path: '/account/message',
     auth: 'account',
+    response: messagePageWireSchema,
     query: activityQuerySchema,
     handle: async ({ ctx, principal, query }) => ({ body: await listMessages(ctx, { accountId: principal.account.id }, query) }),
   }),
@@ -57,6 +63,7 @@ export const activityRoutes = [
     method: 'GET',
     path: '/subaccount/message',
     auth: 'subaccount',
+    response: messagePageWireSchema,
     query: activityQuerySchema,
     handle: async ({ ctx, principal: { subAccount }, query }) => ({
       body: await listMessages(ctx, { accountId: subAccount.accountId, subAccountId: subAccount.id }, query),
@@ -66,6 +73,7 @@ export const activityRoutes = [
     method: 'GET',
     path: '/account/event',
     auth: 'account',
+    response: eventPageWireSchema,
     query: activityQuerySchema,
     handle: async ({ ctx, principal, query }) => ({ body: await listEvents(ctx, { accountId: principal.account.id }, query) }),
   }),
@@ -73,6 +81,7 @@ export const activityRoutes = [
     method: 'GET',
     path: '/subaccount/event',
     auth: 'subaccount',
+    response: eventPageWireSchema,
     query: activityQuerySchema,
     handle: async ({ ctx, principal: { subAccount }, query }) => ({
       body: await listEvents(ctx, { accountId: subAccount.accountId, subAccountId: subAccount.id }, query),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { domainToWire } from '../../domain/domain-wire.js';
+import { domainToWire, domainWireSchema } from '../../domain/domain-wire.js';
+import { deletedSchema } from '../../model/wire-schemas.js';
 import { domainService } from '../../domain/domains.js';
 import { domainNameSchema } from '../../domain/name.js';
 import { verifyDomainNow } from '../../domain/verification.js';
@@ -15,6 +16,7 @@ export const domainRoutes = [
     method: 'POST',
     path: '/subaccount/domain',
     auth: 'subaccount',
+    response: domainWireSchema,
     body: createBody,
     handle: async ({ ctx, principal, body }) => {
       const domain = await domainService.create(ctx, principal.subAccount.id, body.name);
@@ -26,6 +28,7 @@ export const domainRoutes = [
     method: 'GET',
     path: '/subaccount/domain',
     auth: 'subaccount',
+    response: z.array(domainWireSchema),
     query: listQuerySchema,
     handle: async ({ ctx, principal, query }) => {
       const domains = await domainService.list(ctx, principal.subAccount.id, query);
@@ -36,6 +39,7 @@ export const domainRoutes = [
     method: 'GET',
     path: '/subaccount/domain/:domain_id',
     auth: 'subaccount',
+    response: domainWireSchema,
     handle: async ({ ctx, principal, params }) => {
       const domain = await domainService.get(ctx, principal.subAccount.id, parseResourceId(params.domain_id));
       return { body: domainToWire(domain) };
@@ -46,6 +50,7 @@ export const domainRoutes = [
     method: 'POST',
     path: '/subaccount/domain/:domain_id/verify',
     auth: 'subaccount',
+    response: domainWireSchema,
     handle: async ({ ctx, principal, params }) => {
       const domain = await verifyDomainNow(ctx, principal.subAccount.id, parseResourceId(params.domain_id));
       return { body: domainToWire(domain) };
@@ -55,6 +60,7 @@ export const domainRoutes = [
     method: 'DELETE',
     path: '/subaccount/domain/:domain_id',
     auth: 'subaccount',
+    response: deletedSchema,
     handle: async ({ ctx, principal, params }) => {
       const domain = await domainService.delete(ctx, principal.subAccount.id, parseResourceId(params.domain_id));
       return { body: { id: domain.id, message: `Domain (${domain.name}) has been deleted successfully.` } };

@@ -1,6 +1,6 @@
 import { NotFoundError } from '../../errors.js';
 import { acceptSend } from '../../sending/accept.js';
-import { messageToWire } from '../../sending/message-wire.js';
+import { messageToWire, messageWireSchema, sendResponseWireSchema } from '../../sending/message-wire.js';
 import { sendRequestSchema, type SendRequest } from '../../sending/request.js';
 import { templateSendRequest, templateSendRequestSchema } from '../../sending/template-send.js';
 import { route } from '../route.js';
@@ -22,6 +22,7 @@ export const emailRoutes = [
     method: 'POST',
     path: '/subaccount/email',
     auth: 'subaccount',
+    response: sendResponseWireSchema,
     body: sendRequestSchema,
     // The send endpoint's rate limit counts recipients, so one large request weighs as much as many small ones.
     rateLimit: { allowance: 'recipients', cost: recipientCount },
@@ -43,6 +44,7 @@ export const emailRoutes = [
     method: 'GET',
     path: '/account/message/:message_id',
     auth: 'account',
+    response: messageWireSchema,
     handle: async ({ ctx, principal, params }) => {
       const id = params.message_id ?? '';
       const found = UUID.test(id) ? await ctx.store.messages.get(principal.account.id, id.toLowerCase()) : null;

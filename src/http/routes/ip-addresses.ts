@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { isHostname } from '../../ip/hostnames.js';
 import { ipService } from '../../ip/ips.js';
 import type { MailplaneContext } from '../../context.js';
-import { ipToWire } from '../../ip/wire.js';
+import { ipAllocationWireSchema, ipToWire, ipWireSchema } from '../../ip/wire.js';
+import { deletedSchema } from '../../model/wire-schemas.js';
 import type { IpRecord } from '../../store/index.js';
 import { parseResourceId } from '../../model/ids.js';
 import { listQuerySchema } from '../../model/paging.js';
@@ -49,6 +50,7 @@ export const ipAddressRoutes = [
     method: 'GET',
     path: '/account/ip',
     auth: 'account',
+    response: z.array(ipWireSchema),
     query: listQuerySchema,
     handle: async ({ ctx, principal, query }) => ({
       body: await ipsToWire(ctx, principal.account.id, await ipService.list(ctx, principal.account.id, query)),
@@ -59,6 +61,7 @@ export const ipAddressRoutes = [
     method: 'PUT',
     path: '/account/ip/allocate',
     auth: 'account',
+    response: ipAllocationWireSchema,
     body: allocateBody,
     handle: async ({ ctx, principal, body }) => {
       const ips = await ipsToWire(ctx, principal.account.id, await ipService.allocate(ctx, principal.account.id, body));
@@ -70,23 +73,26 @@ export const ipAddressRoutes = [
     method: 'GET',
     path: '/account/ip/:ip_id',
     auth: 'account',
+    response: ipWireSchema,
     handle: async ({ ctx, principal, params }) => ({
-      body: (await ipsToWire(ctx, principal.account.id, [await ipService.get(ctx, principal.account.id, parseResourceId(params.ip_id))]))[0],
+      body: (await ipsToWire(ctx, principal.account.id, [await ipService.get(ctx, principal.account.id, parseResourceId(params.ip_id))]))[0]!,
     }),
   }),
   route({
     method: 'PUT',
     path: '/account/ip/:ip_id',
     auth: 'account',
+    response: ipWireSchema,
     body: updateBody,
     handle: async ({ ctx, principal, params, body }) => ({
-      body: (await ipsToWire(ctx, principal.account.id, [await ipService.update(ctx, principal.account.id, parseResourceId(params.ip_id), body)]))[0],
+      body: (await ipsToWire(ctx, principal.account.id, [await ipService.update(ctx, principal.account.id, parseResourceId(params.ip_id), body)]))[0]!,
     }),
   }),
   route({
     method: 'DELETE',
     path: '/account/ip/:ip_id',
     auth: 'account',
+    response: deletedSchema,
     handle: async ({ ctx, principal, params }) => {
       const ip = await ipService.delete(ctx, principal.account.id, parseResourceId(params.ip_id));
       return { body: { id: ip.id, message: `IP (${ip.publicIp}) has been deleted successfully` } };

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ValidationError } from '../../errors.js';
 import { ipPoolService, type PoolFields } from '../../ip/pools.js';
-import { poolDeletedToWire, poolToWire } from '../../ip/wire.js';
+import { poolDeletedToWire, poolToWire, poolWireSchema } from '../../ip/wire.js';
+import { deletedSchema } from '../../model/wire-schemas.js';
 import { parseResourceId } from '../../model/ids.js';
 import { listQuerySchema } from '../../model/paging.js';
 import { nameSchema } from '../../model/text.js';
@@ -62,6 +63,7 @@ const poolRoutes = [
     method: 'POST',
     path: '/account/ippool',
     auth: 'account',
+    response: poolWireSchema,
     body: createBody,
     handle: async ({ ctx, principal, body }) => ({
       body: poolToWire(await ipPoolService.create(ctx, principal.account.id, { ...toFields(body), name: body.name })),
@@ -71,6 +73,7 @@ const poolRoutes = [
     method: 'GET',
     path: '/account/ippool',
     auth: 'account',
+    response: z.array(poolWireSchema),
     query: listQuerySchema,
     handle: async ({ ctx, principal, query }) => ({
       body: (await ipPoolService.list(ctx, principal.account.id, query)).map(poolToWire),
@@ -80,6 +83,7 @@ const poolRoutes = [
     method: 'GET',
     path: '/account/ippool/:ippool_id',
     auth: 'account',
+    response: poolWireSchema,
     handle: async ({ ctx, principal, params }) => ({
       body: poolToWire(await ipPoolService.get(ctx, principal.account.id, parseResourceId(params.ippool_id))),
     }),
@@ -88,6 +92,7 @@ const poolRoutes = [
     method: 'PUT',
     path: '/account/ippool/:ippool_id',
     auth: 'account',
+    response: poolWireSchema,
     body: updateBody,
     handle: async ({ ctx, principal, params, body }) => ({
       body: poolToWire(await ipPoolService.update(ctx, principal.account.id, parseResourceId(params.ippool_id), toFields(body))),
@@ -97,6 +102,7 @@ const poolRoutes = [
     method: 'DELETE',
     path: '/account/ippool/:ippool_id',
     auth: 'account',
+    response: deletedSchema,
     handle: async ({ ctx, principal, params }) => ({
       body: poolDeletedToWire(await ipPoolService.delete(ctx, principal.account.id, parseResourceId(params.ippool_id))),
     }),

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { isHost } from '../../ip/hostnames.js';
 import { tpspService } from '../../ip/tpsps.js';
-import { tpspToWire } from '../../ip/wire.js';
+import { tpspToWire, tpspWireSchema } from '../../ip/wire.js';
+import { deletedSchema } from '../../model/wire-schemas.js';
 import { parseResourceId } from '../../model/ids.js';
 import { listQuerySchema } from '../../model/paging.js';
 import { freeTextSchema, nameSchema } from '../../model/text.js';
@@ -54,6 +55,7 @@ export const tpspRoutes = [
     method: 'POST',
     path: '/account/tpsp',
     auth: 'account',
+    response: tpspWireSchema,
     body: createBody,
     handle: async ({ ctx, principal, body }) => ({
       body: tpspToWire(await tpspService.create(ctx, principal.account.id, { ...body, kind: body.type })),
@@ -63,6 +65,7 @@ export const tpspRoutes = [
     method: 'GET',
     path: '/account/tpsp',
     auth: 'account',
+    response: z.array(tpspWireSchema),
     query: listQuerySchema,
     handle: async ({ ctx, principal, query }) => ({
       body: (await tpspService.list(ctx, principal.account.id, query)).map(tpspToWire),
@@ -72,6 +75,7 @@ export const tpspRoutes = [
     method: 'GET',
     path: '/account/tpsp/:tpsp_id',
     auth: 'account',
+    response: tpspWireSchema,
     handle: async ({ ctx, principal, params }) => ({
       body: tpspToWire(await tpspService.get(ctx, principal.account.id, parseResourceId(params.tpsp_id))),
     }),
@@ -80,6 +84,7 @@ export const tpspRoutes = [
     method: 'PUT',
     path: '/account/tpsp/:tpsp_id',
     auth: 'account',
+    response: tpspWireSchema,
     body: updateBody,
     handle: async ({ ctx, principal, params, body }) => ({
       body: tpspToWire(
@@ -91,6 +96,7 @@ export const tpspRoutes = [
     method: 'DELETE',
     path: '/account/tpsp/:tpsp_id',
     auth: 'account',
+    response: deletedSchema,
     handle: async ({ ctx, principal, params }) => {
       const tpsp = await tpspService.delete(ctx, principal.account.id, parseResourceId(params.tpsp_id));
       return { body: { id: tpsp.id, message: `TPSP (${tpsp.name}) has been deleted successfully` } };

@@ -1,7 +1,15 @@
 import { NotFoundError } from '../../errors.js';
 import type { MailplaneContext } from '../../context.js';
 import { parseResourceId } from '../../model/ids.js';
-import { aggregateStats, dailyStats, groupRangeQuerySchema, rangeQuerySchema } from '../../stats/queries.js';
+import { z } from 'zod';
+import {
+  aggregateStats,
+  dailyStats,
+  dailyStatWireSchema,
+  groupRangeQuerySchema,
+  rangeQuerySchema,
+  statCountersWireSchema,
+} from '../../stats/queries.js';
 import { route } from '../route.js';
 
 /** The sub-account `rawId` of the calling account, or 406. */
@@ -12,12 +20,16 @@ async function ownedSubAccountId(ctx: MailplaneContext, accountId: number, rawId
   return subAccount.id;
 }
 
+/** The account's aggregate: the counters, with `spam` also spelled `spams` as the reference's `AggregateStats` has it. */
+const accountAggregateWireSchema = statCountersWireSchema.extend({ spams: z.int().min(0) });
+
 /** Every statistics endpoint: sub-account level, account level per sub-account, account level. */
 export const statsRoutes = [
   route({
     method: 'GET',
     path: '/subaccount/stat',
     auth: 'subaccount',
+    response: z.array(dailyStatWireSchema),
     query: rangeQuerySchema,
     handle: async ({ ctx, principal: { subAccount }, query }) => ({
       body: await dailyStats(ctx.store.stats, { accountId: subAccount.accountId, subAccountId: subAccount.id }, query.from, query.to),
@@ -27,6 +39,7 @@ export const statsRoutes = [
     method: 'GET',
     path: '/subaccount/stat/aggregate',
     auth: 'subaccount',
+    response: statCountersWireSchema,
     query: rangeQuerySchema,
     handle: async ({ ctx, principal: { subAccount }, query }) => ({
       body: await aggregateStats(ctx.store.stats, { accountId: subAccount.accountId, subAccountId: subAccount.id }, query.from, query.to),
@@ -36,6 +49,7 @@ export const statsRoutes = [
     method: 'GET',
     path: '/account/subaccount/stat/:subaccount_id',
     auth: 'account',
+    response: z.array(dailyStatWireSchema),
     query: rangeQuerySchema,
     handle: async ({ ctx, principal: { account }, params, query }) => {
       const subAccountId = await ownedSubAccountId(ctx, account.id, params.subaccount_id);
@@ -46,6 +60,7 @@ export const statsRoutes = [
     method: 'GET',
     path: '/account/subaccount/stat/:subaccount_id/aggregate',
     auth: 'account',
+    response: statCountersWireSchema,
     query: rangeQuerySchema,
     handle: async ({ ctx, principal: { account }, params, query }) => {
       const subAccountId = await ownedSubAccountId(ctx, account.id, params.subaccount_id);
@@ -56,6 +71,7 @@ export const statsRoutes = [
     method: 'GET',
     path: '/account/subaccount/stat/:subaccount_id/group',
     auth: 'account',
+    response: statCountersWireSchema,
     query: groupRangeQuerySchema,
     handle: async ({ ctx, principal: { account }, params, query }) => {
       const subAccountId = await ownedSubAccountId(ctx, account.id, params.subaccount_id);
@@ -67,6 +83,7 @@ export const statsRoutes = [
     method: 'GET',
     path: '/account/stat',
     auth: 'account',
+    response: z.array(dailyStatWireSchema),
     query: rangeQuerySchema,
     handle: async ({ ctx, principal: { account }, query }) => ({
       body: await dailyStats(ctx.store.stats, { accountId: account.id }, query.from, query.to),
@@ -76,6 +93,7 @@ export const statsRoutes = [
     method: 'GET',
     path: '/account/stat/aggregate',
     auth: 'account',
+    response: accountAggregateWireSchema,
     query: rangeQuerySchema,
     handle: async ({ ctx, principal: { account }, query }) => {
       const totals = await aggregateStats(ctx.store.stats, { accountId: account.id }, query.from, query.to);
@@ -87,6 +105,7 @@ export const statsRoutes = [
     method: 'GET',
     path: '/account/stat/group',
     auth: 'account',
+    response: z.array(dailyStatWireSchema),
     query: groupRangeQuerySchema,
     handle: async ({ ctx, principal: { account }, query }) => ({
       body: await dailyStats(ctx.store.stats, { accountId: account.id, group: query.group }, query.from, query.to),
@@ -96,6 +115,7 @@ export const statsRoutes = [
     method: 'GET',
     path: '/account/stat/aggregate/group',
     auth: 'account',
+    response: statCountersWireSchema,
     query: groupRangeQuerySchema,
     handle: async ({ ctx, principal: { account }, query }) => ({
       body: await aggregateStats(ctx.store.stats, { accountId: account.id, group: query.group }, query.from, query.to),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { subAccountToWire } from '../../account/sub-account-wire.js';
+import { subAccountToWire, subAccountWireSchema } from '../../account/sub-account-wire.js';
+import { deletedSchema } from '../../model/wire-schemas.js';
 import { subAccountService } from '../../account/sub-accounts.js';
 import { parseResourceId } from '../../model/ids.js';
 import { listQuerySchema } from '../../model/paging.js';
@@ -25,6 +26,7 @@ export const subAccountRoutes = [
     method: 'POST',
     path: '/account/subaccount',
     auth: 'account',
+    response: subAccountWireSchema,
     body: createBody,
     handle: async ({ ctx, principal, body }) => {
       const view = await subAccountService.create(ctx, principal.account.id, {
@@ -38,6 +40,7 @@ export const subAccountRoutes = [
     method: 'GET',
     path: '/account/subaccount',
     auth: 'account',
+    response: z.array(subAccountWireSchema),
     query: listQuerySchema,
     handle: async ({ ctx, principal, query }) => {
       const views = await subAccountService.list(ctx, principal.account.id, query);
@@ -48,6 +51,7 @@ export const subAccountRoutes = [
     method: 'GET',
     path: '/account/subaccount/:subaccount_id',
     auth: 'account',
+    response: subAccountWireSchema,
     handle: async ({ ctx, principal, params }) => {
       const view = await subAccountService.get(ctx, principal.account.id, parseResourceId(params.subaccount_id));
       return { body: subAccountToWire(view, ctx.secrets) };
@@ -57,6 +61,7 @@ export const subAccountRoutes = [
     method: 'PUT',
     path: '/account/subaccount/:subaccount_id',
     auth: 'account',
+    response: subAccountWireSchema,
     body: updateBody,
     handle: async ({ ctx, principal, params, body }) => {
       const view = await subAccountService.update(ctx, principal.account.id, parseResourceId(params.subaccount_id), {
@@ -71,6 +76,7 @@ export const subAccountRoutes = [
     method: 'DELETE',
     path: '/account/subaccount/:subaccount_id',
     auth: 'account',
+    response: deletedSchema,
     handle: async ({ ctx, principal, params }) => {
       const deleted = await subAccountService.delete(ctx, principal.account.id, parseResourceId(params.subaccount_id));
       return { body: { id: deleted.id, message: `Sub-Account (${deleted.name}) has been deleted successfully.` } };

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { emailAddressSchema } from '../../model/email-address.js';
 import { suppressionListQuerySchema } from '../../suppression/list-query.js';
-import { suppressionToWire } from '../../suppression/suppression-wire.js';
+import { suppressionToWire, suppressionWireSchema } from '../../suppression/suppression-wire.js';
+import { messageOnlySchema } from '../../model/wire-schemas.js';
 import { MAX_SUPPRESSIONS_PER_REQUEST, suppressionService } from '../../suppression/suppressions.js';
 import { route } from '../route.js';
 
@@ -50,6 +51,7 @@ export const suppressionRoutes = [
     method: 'GET',
     path: '/subaccount/suppression',
     auth: 'subaccount',
+    response: z.array(suppressionWireSchema),
     query: suppressionListQuerySchema,
     handle: async ({ ctx, principal, query }) => {
       const records = await suppressionService.list(ctx, principal.subAccount.id, query);
@@ -60,6 +62,7 @@ export const suppressionRoutes = [
     method: 'POST',
     path: '/subaccount/suppression',
     auth: 'subaccount',
+    response: z.array(suppressionWireSchema),
     body: createBody,
     handle: async ({ ctx, principal, body }) => {
       const records = await suppressionService.add(ctx, principal.subAccount.id, body);
@@ -70,6 +73,7 @@ export const suppressionRoutes = [
     method: 'DELETE',
     path: '/subaccount/suppression',
     auth: 'subaccount',
+    response: messageOnlySchema,
     body: deleteBody,
     handle: async ({ ctx, principal, body }) => {
       const removed = await suppressionService.remove(

@@ -4,7 +4,14 @@ import { listQuerySchema } from '../../model/paging.js';
 import type { WebhookToggle } from '../../store/index.js';
 import { WEBHOOK_TOGGLES } from '../../webhook/toggles.js';
 import { webhookUrlSchema } from '../../webhook/url.js';
-import { webhookToWire, webhookWithSecretToWire } from '../../webhook/webhook-wire.js';
+import {
+  webhookToWire,
+  webhookUpdateWireSchema,
+  webhookWireSchema,
+  webhookWithSecretToWire,
+  webhookWithSecretWireSchema,
+} from '../../webhook/webhook-wire.js';
+import { deletedSchema } from '../../model/wire-schemas.js';
 import { webhookService } from '../../webhook/webhooks.js';
 import { startReplay } from '../../webhook/replay.js';
 import { EventType } from '../../store/index.js';
@@ -57,6 +64,7 @@ export const webhookRoutes: AnyRoute[] = [
     method: 'POST',
     path: '/account/webhook',
     auth: 'account',
+    response: webhookWithSecretWireSchema,
     body: createBody,
     handle: async ({ ctx, principal, body }) => {
       const { webhook, secret } = await webhookService.create(ctx, principal.account.id, body);
@@ -68,6 +76,7 @@ export const webhookRoutes: AnyRoute[] = [
     method: 'GET',
     path: '/account/webhook',
     auth: 'account',
+    response: z.array(webhookWireSchema),
     query: listQuerySchema,
     handle: async ({ ctx, principal, query }) => {
       const webhooks = await webhookService.list(ctx, principal.account.id, query);
@@ -78,6 +87,7 @@ export const webhookRoutes: AnyRoute[] = [
     method: 'GET',
     path: '/account/webhook/:webhook_id',
     auth: 'account',
+    response: webhookWireSchema,
     handle: async ({ ctx, principal, params }) => {
       const webhook = await webhookService.get(ctx, principal.account.id, parseResourceId(params.webhook_id));
       return { body: webhookToWire(webhook) };
@@ -87,6 +97,7 @@ export const webhookRoutes: AnyRoute[] = [
     method: 'PUT',
     path: '/account/webhook/:webhook_id',
     auth: 'account',
+    response: webhookUpdateWireSchema,
     body: updateBody,
     handle: async ({ ctx, principal, params, body }) => {
       const { webhook, secret } = await webhookService.update(ctx, principal.account.id, parseResourceId(params.webhook_id), body);
@@ -97,6 +108,7 @@ export const webhookRoutes: AnyRoute[] = [
     method: 'DELETE',
     path: '/account/webhook/:webhook_id',
     auth: 'account',
+    response: deletedSchema,
     handle: async ({ ctx, principal, params }) => {
       const deleted = await webhookService.delete(ctx, principal.account.id, parseResourceId(params.webhook_id));
       return { body: { id: deleted.id, message: `Webhook (${deleted.url}) has been deleted successfully.` } };
