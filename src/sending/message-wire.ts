@@ -5,7 +5,7 @@ import type { EventRecord, MessageRecord, SendBatchRecord } from '../store/index
 /** The wire shape of {@link eventToWire}: the reference's `Event`. */
 export const eventWireSchema = z.object({
   eventID: z.string(),
-  type: z.int().min(0).max(8),
+  type: z.int().min(0).max(9),
   messageID: z.string(),
   accountID: z.int(),
   subAccountID: z.int(),
@@ -57,7 +57,11 @@ export const messageItemWireSchema = z.object({
   trackClicks: z.boolean(),
   attempt: z.int(),
   webhookEndpoint: z.string().optional(),
-  status: z.enum(['queued', 'deferred', 'delivered', 'dropped', 'smtp_dropped', 'hard_bounced']),
+  /** Sent with a stored template (docs/templates.md): which one, and which version. */
+  template: z.object({ id: z.int(), name: z.string(), version: z.int() }).optional(),
+  status: z.enum(['queued', 'deferred', 'delivered', 'dropped', 'smtp_dropped', 'hard_bounced', 'scheduled', 'cancelled']),
+  /** A scheduled send (docs/sending.md): when it is or was due. */
+  sendAt: epochNsSchema.optional(),
 });
 
 /** The wire shape of {@link messageToWire}: the reference's `Message`, plus `status` and `events`. */
@@ -84,6 +88,9 @@ export const sendResponseWireSchema = z.array(
     errorCode: z.int().optional(),
     message: z.string().optional(),
     copies: z.array(copyResponseWireSchema).optional(),
+    /** A scheduled send: the request's id (cancel it whole with it) and when it is due. */
+    batchId: z.string().optional(),
+    sendAt: epochNsSchema.optional(),
   }),
 );
 

@@ -6,7 +6,16 @@ import { pickToggles, WEBHOOK_TOGGLES } from './toggles.js';
 const toggleFields = Object.fromEntries(WEBHOOK_TOGGLES.map((toggle) => [toggle, z.boolean()])) as Record<WebhookToggle, z.ZodBoolean>;
 
 /** The wire shape of {@link webhookToWire}: the reference's `Webhook`. */
-export const webhookWireSchema = z.object({ id: z.int(), enabled: z.boolean(), url: z.string(), ...toggleFields, created: epochNsSchema });
+export const webhookWireSchema = z.object({
+  id: z.int(),
+  enabled: z.boolean(),
+  url: z.string(),
+  ...toggleFields,
+  created: epochNsSchema,
+  disabledReason: z.string().nullable(),
+  disabledAt: epochNsSchema.nullable(),
+  previousSecretExpiresAt: epochNsSchema.nullable(),
+});
 
 /** The wire shape of {@link webhookWithSecretToWire}. */
 export const webhookWithSecretWireSchema = webhookWireSchema.extend({ secret: z.string() });
