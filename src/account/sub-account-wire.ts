@@ -30,5 +30,7 @@ export function subAccountToWire(view: SubAccountView, secrets: SecretBox) {
     generate_weekly_report: s.generateWeeklyReport,
     handlers: [] as string[],
     created: s.created,
+    /** mailplane's addition: days its messages and events are kept; null = the instance's retention. */
+    retentionDays: s.retentionDays,
   };
 }
