@@ -3,9 +3,10 @@ import type { DialectName } from '../dialect.js';
 
 /**
  * The per-sub-account retention override (docs/activity.md), and the activity indexes the
- * benchmark at 10,000,000 messages showed missing (docs/performance.md): a status, pool or event
- * type filter was a walk of the account's newest-first index that skipped every other row, so a
- * value absent from recent mail read the whole account; with these each is an index range.
+ * activity benchmark showed missing (docs/performance.md): a status, pool or event-type filter was
+ * a walk of the account's newest-first index that dropped every other row (a page read 100 /
+ * share-of-the-value rows, and a value absent from recent mail read the whole account); with
+ * these each is an index range.
  */
 export function retentionOverrideMigration(_dialect: DialectName) {
   return {
