@@ -90,8 +90,11 @@ export function kyselyActivityQueries(ctx: KyselyStoreContext, map: ActivityMapp
         .innerJoin('messages', 'messages.id', 'events.message_id')
         .selectAll('events')
         .where('events.account_id', '=', filter.accountId) as unknown as MessageQuery<Record<string, unknown>>;
-      q = whereMessage(ctx, q as never, filter) as never;
-      if (filter.subAccountId !== undefined) q = q.where('events.sub_account_id', '=', filter.subAccountId);
+      // The sub-account is tested on the event alone (an event has its message's): the same test
+      // on the message too made PostgreSQL misjudge the rows and start parallel workers for a page.
+      const { subAccountId, ...messageFilter } = filter;
+      q = whereMessage(ctx, q as never, messageFilter) as never;
+      if (subAccountId !== undefined) q = q.where('events.sub_account_id', '=', subAccountId);
       if (filter.eventTypes !== undefined) q = q.where('events.type', 'in', [...filter.eventTypes]);
       if (filter.from !== undefined) q = q.where('events.created', '>=', filter.from);
       if (filter.to !== undefined) q = q.where('events.created', '<', filter.to);
