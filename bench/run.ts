@@ -1,28 +1,49 @@
 /**
  * `npm run bench`: every benchmark of the project, each reported as a ratio against a baseline
  * measured in the same run on the same machine. `BENCH_SECONDS` sets each measured window (default 10).
+ * `npm run bench -- activity` (or any case names) runs only the named cases; the activity case,
+ * which fills PostgreSQL with 10,000,000 messages, runs only when named.
  */
 import { benchSend } from './send.js';
 import { benchStats } from './stats.js';
 import { benchRouting } from './routing.js';
 import { benchDelivery } from './delivery.js';
 import { benchRelay } from './relay.js';
+import { benchActivity } from './activity.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const named = process.argv.slice(2);
+/** A case runs when named, or when no case is named (the activity case only when named). */
+const selected = (name: string) => named.length === 0 || named.includes(name);
 
 console.log(`mailplane benchmarks (${seconds} s per case, Node ${process.version})\n`);
 
-console.log('Accepting mail over HTTP (Express example on SQLite vs bare Express, same JSON in and out):');
-console.table(await benchSend(seconds * 1000));
+if (selected('send')) {
+  console.log('Accepting mail over HTTP (Express example on SQLite vs bare Express, same JSON in and out):');
+  console.table(await benchSend(seconds * 1000));
+}
 
-console.log('Statistics: 366-day aggregate of one sub-account, by events counted (median of 300 queries):');
-console.table(await benchStats());
+if (selected('stats')) {
+  console.log('Statistics: 366-day aggregate of one sub-account, by events counted (median of 300 queries):');
+  console.table(await benchStats());
+}
 
-console.log('Routing decisions per second, 50-entity pool (aim: above 1,000,000 for every strategy; ratio = time per decision vs a constant pick):');
-console.table(benchRouting(seconds * 100));
+if (selected('routing')) {
+  console.log('Routing decisions per second, 50-entity pool (aim: above 1,000,000 for every strategy; ratio = time per decision vs a constant pick):');
+  console.table(benchRouting(seconds * 100));
+}
 
-console.log('SMTP relay ingest: messages accepted and committed per second (ratio vs a bare smtp-server that discards, same client):');
-console.table(await benchRelay(seconds * 1000));
+if (selected('relay')) {
+  console.log('SMTP relay ingest: messages accepted and committed per second (ratio vs a bare smtp-server that discards, same client):');
+  console.table(await benchRelay(seconds * 1000));
+}
 
-console.log('Delivery, accepted to received by a loopback sink, DKIM on (ratio vs raw nodemailer pooled sends with DKIM; aim: at least 0.7):');
-console.table(await benchDelivery());
+if (selected('delivery')) {
+  console.log('Delivery, accepted to received by a loopback sink, DKIM on (ratio vs raw nodemailer pooled sends with DKIM; aim: at least 0.7):');
+  console.table(await benchDelivery());
+}
+
+if (named.includes('activity')) {
+  console.log('Activity queries, one account on PostgreSQL: median ms of a 100-row page at 10,000 messages / 50,000 events vs the large fill (ratio = large / small):');
+  console.table(await benchActivity());
+}

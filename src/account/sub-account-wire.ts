@@ -55,5 +55,7 @@ export function subAccountToWire(view: SubAccountView, secrets: SecretBox): z.ou
     generate_weekly_report: s.generateWeeklyReport,
     handlers: [],
     created: s.created,
+    /** mailplane's addition: days its messages and events are kept; null = the instance's retention. */
+    retentionDays: s.retentionDays,
   };
 }

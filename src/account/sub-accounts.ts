@@ -24,6 +24,8 @@ export interface UpdateSubAccountInput {
   name?: string;
   blocked?: boolean;
   blockReason?: string;
+  /** Days its messages and events are kept; `null` returns it to the instance's retention. */
+  retentionDays?: number | null;
 }
 
 const duplicateName = (name: string) =>
@@ -104,6 +106,7 @@ export const subAccountService = {
       ...(input.blocked === true && { blocked: true, blockedAt: now, blockReason: input.blockReason ?? '' }),
       ...(input.blocked === false && { blocked: false, blockedAt: 0n, blockReason: '' }),
       ...(input.blocked === undefined && input.blockReason !== undefined && { blockReason: input.blockReason }),
+      ...(input.retentionDays !== undefined && { retentionDays: input.retentionDays }),
     };
     const outcome = await ctx.store.subAccounts.update(accountId, id, patch);
     if (!outcome.ok) throw outcome.reason === 'not-found' ? notFound(id) : duplicateName(input.name ?? '');

@@ -67,5 +67,6 @@ export async function applyReport(ctx: MailplaneContext, messageId: string, repo
   const applied = await ctx.store.transaction((tx) =>
     applyLifecycle(ctx, tx, { message, batch, outcome: 'complained', atMs, metadata: { feedbackType: report.feedbackType } }),
   );
+  if (applied.kind === 'applied' || applied.kind === 'repeat') ctx.metrics.spamComplaints.inc({ unique: String(applied.kind === 'applied') });
   return applied.kind === 'applied' ? 'complained' : 'already-recorded';
 }

@@ -48,6 +48,17 @@ export class MailplaneMetrics {
   readonly bounceReports: Counter<'kind' | 'outcome'>;
   /** DNS checks of sending domains by result: `verified`, `failed`, `error`. */
   readonly dnsChecks: Counter<'result'>;
+  /**
+   * Opens recorded, by `unique` (`true` on a message's first open) and `proxy` (the mailbox
+   * provider's image proxy that fetched the pixel, or `none`).
+   */
+  readonly opens: Counter<'unique' | 'proxy'>;
+  /** Clicks recorded, by `unique` (`true` on a message's first click). */
+  readonly clicks: Counter<'unique'>;
+  /** Unsubscribes recorded, by `unique` (`false` when the message's recipient had already unsubscribed through it). */
+  readonly unsubscribes: Counter<'unique'>;
+  /** Spam complaints (ARF reports) applied to a message, by `unique` (`false` for a repeat about the same message). */
+  readonly spamComplaints: Counter<'unique'>;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -66,6 +77,10 @@ export class MailplaneMetrics {
     this.webhookDeliveries = new Counter({ name: 'mailplane_webhook_deliveries_total', help: 'Webhook POSTs by result', labelNames: ['result'], registers });
     this.bounceReports = new Counter({ name: 'mailplane_bounce_reports_total', help: 'Reports received by the bounce receiver, by kind and outcome', labelNames: ['kind', 'outcome'], registers });
     this.dnsChecks = new Counter({ name: 'mailplane_dns_checks_total', help: 'DNS checks of sending domains by result', labelNames: ['result'], registers });
+    this.opens = new Counter({ name: 'mailplane_opens_total', help: 'Opens recorded, by first of the message and image proxy', labelNames: ['unique', 'proxy'], registers });
+    this.clicks = new Counter({ name: 'mailplane_clicks_total', help: 'Clicks recorded, by first of the message', labelNames: ['unique'], registers });
+    this.unsubscribes = new Counter({ name: 'mailplane_unsubscribes_total', help: 'Unsubscribes recorded, by first of the message', labelNames: ['unique'], registers });
+    this.spamComplaints = new Counter({ name: 'mailplane_spam_complaints_total', help: 'Spam complaints applied to a message, by first of the message', labelNames: ['unique'], registers });
     // Both read at scrape time from the store (one read for the two), so every node sees the shared queue.
     let reading: Promise<Awaited<ReturnType<MetricsSources['jobQueue']>>> | undefined;
     const read = () => (reading ??= sources.jobQueue().finally(() => setImmediate(() => (reading = undefined))));

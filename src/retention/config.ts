@@ -10,6 +10,9 @@ export interface RetentionConfig {
   intervalMs: number;
 }
 
+/** The longest retention a sub-account can set for itself (ten years). */
+export const MAX_RETENTION_DAYS = 3650;
+
 /** Default {@link RetentionConfig.days}. */
 export const DEFAULT_RETENTION_DAYS = 30;
 

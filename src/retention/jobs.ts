@@ -1,6 +1,7 @@
 /**
  * The retention job: one durable job row (dedupe key `retention`) that deletes messages and
- * events older than `retention.days`, `batchSize` rows per statement, then moves itself to its
+ * events older than `retention.days` (or a sub-account's own `retentionDays`), `batchSize` rows
+ * per statement, then moves itself to its
  * next run (`RetryJobError` without counting an attempt). Statistics counters are separate rows
  * and are never touched. The kind and its payload schema are in the job registry (src/jobs/kinds.ts).
  */
@@ -9,6 +10,7 @@ import { RetryJobError } from '../jobs/errors.js';
 import { RETENTION_JOB, jobHandler } from '../jobs/kinds.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
 import { msToNs } from '../model/time.js';
+import type { RetentionScope } from '../store/index.js';
 
 const DAY_MS = 86_400_000;
 
@@ -19,22 +21,55 @@ export interface RetentionRun {
   more: boolean;
 }
 
-/** Deletes up to `batchesPerRun` batches of old messages and of old events; nothing when `days` is 0. */
+/** One cut-off of a run: rows of `scope` older than `before`. */
+interface RetentionPass {
+  before: bigint;
+  scope?: RetentionScope;
+}
+
+/**
+ * The passes of a run: each sub-account with a retention of its own at its own cut-off, then
+ * every other sub-account at the instance's (none when `days` is 0, which keeps them forever).
+ */
+async function retentionPasses(ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>): Promise<RetentionPass[]> {
+  const cutOff = (days: number) => msToNs(ctx.clock.now() - days * DAY_MS);
+  const overrides = await ctx.store.subAccounts.listRetentionOverrides();
+  const passes: RetentionPass[] = overrides.map((o) => ({
+    before: cutOff(o.retentionDays),
+    scope: { subAccount: { accountId: o.accountId, subAccountId: o.subAccountId } },
+  }));
+  const { days } = ctx.config.retention;
+  if (days > 0) passes.push({ before: cutOff(days), ...(overrides.length > 0 && { scope: { exceptSubAccountIds: overrides.map((o) => o.subAccountId) } }) });
+  return passes;
+}
+
+/**
+ * Deletes old events, then old messages, `batchSize` rows per statement. A run stops a table after
+ * `batchesPerRun` full batches (statements that found `batchSize` rows) and is then due again at
+ * once; a pass that finds less than a batch costs one statement, so every sub-account with a
+ * retention of its own is visited on every run however many rows the ones before it had.
+ */
 export async function runRetention(ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>, signal?: AbortSignal): Promise<RetentionRun> {
-  const { days, batchSize, batchesPerRun } = ctx.config.retention;
+  const { batchSize, batchesPerRun } = ctx.config.retention;
   const run: RetentionRun = { messages: 0, events: 0, more: false };
-  if (days === 0) return run;
-  const before = msToNs(ctx.clock.now() - days * DAY_MS);
+  const passes = await retentionPasses(ctx);
   for (const [table, remove] of [
-    ['events', (n: number) => ctx.store.messages.deleteEventsBefore(before, n)],
-    ['messages', (n: number) => ctx.store.messages.deleteMessagesBefore(before, n)],
+    ['events', (pass: RetentionPass) => ctx.store.messages.deleteEventsBefore(pass.before, batchSize, pass.scope)],
+    ['messages', (pass: RetentionPass) => ctx.store.messages.deleteMessagesBefore(pass.before, batchSize, pass.scope)],
   ] as const) {
-    for (let batch = 0; batch < batchesPerRun; batch += 1) {
-      if (signal?.aborted) return { ...run, more: true };
-      const deleted = await remove(batchSize);
-      run[table] += deleted;
-      if (deleted < batchSize) break;
-      if (batch === batchesPerRun - 1) run.more = true;
+    let fullBatches = 0;
+    for (const pass of passes) {
+      let deleted = batchSize;
+      while (deleted === batchSize && fullBatches < batchesPerRun) {
+        if (signal?.aborted) return { ...run, more: true };
+        deleted = await remove(pass);
+        run[table] += deleted;
+        if (deleted === batchSize) fullBatches += 1;
+      }
+      if (deleted === batchSize) {
+        run.more = true;
+        break;
+      }
     }
   }
   return run;

@@ -204,8 +204,22 @@ export interface MessageStore {
    * already deleted by retention are not listed.
    */
   listActivityEvents(filter: ActivityFilter, page: ActivityPage): Promise<ActivityEvent[]>;
-  /** Deletes at most `limit` messages submitted before `before` (retention); answers how many. */
-  deleteMessagesBefore(before: EpochNs, limit: number): Promise<number>;
-  /** Deletes at most `limit` events created before `before` (retention); answers how many. */
-  deleteEventsBefore(before: EpochNs, limit: number): Promise<number>;
+  /**
+   * Deletes at most `limit` messages submitted before `before` (retention), of every sub-account
+   * or only those `scope` selects; answers how many.
+   */
+  deleteMessagesBefore(before: EpochNs, limit: number, scope?: RetentionScope): Promise<number>;
+  /** Deletes at most `limit` events created before `before` (retention), in `scope`; answers how many. */
+  deleteEventsBefore(before: EpochNs, limit: number, scope?: RetentionScope): Promise<number>;
+}
+
+/**
+ * The rows a retention delete may remove: one sub-account's (its own retention), or every
+ * sub-account's but some (those with a retention of their own). Neither set: every row.
+ */
+export interface RetentionScope {
+  /** Only this sub-account's rows. */
+  subAccount?: { accountId: number; subAccountId: number };
+  /** Every row except these sub-accounts'. */
+  exceptSubAccountIds?: readonly number[];
 }

@@ -30,6 +30,8 @@ export interface SubAccountRecord {
   defaultIpPoolId: number | null;
   created: EpochNs;
   updated: EpochNs;
+  /** Days its messages and events are kept (1 to 3,650), or `null` for the instance's retention. */
+  retentionDays: number | null;
 }
 
 /** SMTP relay credentials of a sub-account. */
@@ -63,7 +65,15 @@ export interface SubAccountPatch {
   blockedAt?: EpochNs;
   blockReason?: string;
   defaultIpPoolId?: number | null;
+  retentionDays?: number | null;
   updated: EpochNs;
+}
+
+/** A sub-account whose messages and events are kept for a number of days of its own. */
+export interface RetentionOverride {
+  accountId: number;
+  subAccountId: number;
+  retentionDays: number;
 }
 
 /**
@@ -94,4 +104,6 @@ export interface SubAccountStore {
   listSmtpAuths(subAccountIds: readonly number[]): Promise<SmtpAuthRecord[]>;
   /** The SMTP credentials with that username and their sub-account (the relay's login), or `null`. */
   findBySmtpUsername(username: string): Promise<{ subAccount: SubAccountRecord; smtpAuth: SmtpAuthRecord } | null>;
+  /** Every sub-account of the instance with a `retentionDays` of its own, ordered by id (the retention job's list). */
+  listRetentionOverrides(): Promise<RetentionOverride[]>;
 }

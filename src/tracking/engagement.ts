@@ -29,7 +29,7 @@ export async function recordEngagement(ctx: MailplaneContext, messageId: string,
   const rawUserAgent = engagement.userAgent.slice(0, MAX_USER_AGENT);
   const proxy = mailProxyOf(rawUserAgent);
   const atMs = ctx.clock.now();
-  await ctx.store.transaction((tx) =>
+  const applied = await ctx.store.transaction((tx) =>
     applyLifecycle(ctx, tx, {
       message,
       batch,
@@ -44,5 +44,11 @@ export async function recordEngagement(ctx: MailplaneContext, messageId: string,
       }),
     }),
   );
+  // Counted once committed (a transaction that threw recorded nothing).
+  if (applied.kind === 'applied') {
+    const unique = String(applied.first);
+    if (engagement.kind === 'open') ctx.metrics.opens.inc({ unique, proxy: proxy ?? 'none' });
+    else ctx.metrics.clicks.inc({ unique });
+  }
   return true;
 }

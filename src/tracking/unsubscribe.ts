@@ -26,5 +26,6 @@ export async function unsubscribeByToken(ctx: MailplaneContext, token: string): 
   const applied = await ctx.store.transaction((tx) => applyLifecycle(ctx, tx, { message, batch, outcome: 'unsubscribed', atMs }));
   // Gone: the suppression list went with the sub-account, and nothing was recorded.
   if (applied.kind === 'gone') return { ok: false, reason: 'gone' };
+  if (applied.kind === 'applied' || applied.kind === 'repeat') ctx.metrics.unsubscribes.inc({ unique: String(applied.kind === 'applied') });
   return { ok: true, email: message.to.email, alreadyUnsubscribed: applied.kind === 'repeat' };
 }

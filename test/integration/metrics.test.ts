@@ -2,12 +2,15 @@
  * `mailplane.handleMetrics`: the Prometheus text after real traffic (a send delivered to a real
  * SMTP sink through real DNS), on SQLite and PostgreSQL, and the bearer token.
  */
+import { simpleParser } from 'mailparser';
+import nodemailer from 'nodemailer';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Mailplane } from 'mailplane';
+import { createBounceReceiver, type Mailplane } from 'mailplane';
 import { createTestApi } from '../support/api.js';
 import { storeKinds } from '../support/databases.js';
 import { RCPT_DOMAIN, startDeliveryEnv } from '../support/delivery-env.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
+import { arf } from '../support/reports.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -74,6 +77,49 @@ describe.each(storeKinds)('metrics on %s', (kind) => {
     const checked = await env.api.mailplane.context.domainVerifier.verify(env.sender.subAccount.id, env.sender.domain.id);
     expect(checked.verified).toBe(true);
     expect(sample((await scrape(env.api.mailplane)).text, 'mailplane_dns_checks_total{result="verified"}')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('counts opens, clicks, unsubscribes and spam complaints, first ones apart from repeats', async () => {
+    const env = await startDeliveryEnv(kind);
+    cleanups.push(() => env.close());
+    const receiver = createBounceReceiver(env.api.mailplane.context, { feedbackAddresses: ['fbl@bounces.mailplane.test'] });
+    const { port } = await receiver.listen(0, '127.0.0.1');
+    cleanups.push(() => receiver.close());
+    const html = '<html><body><a href="https://shop.example/p">Buy</a> <a href="{{unsubscribe}}">unsubscribe</a></body></html>';
+    const [entry] = await env.send([`ada@${RCPT_DOMAIN}`], { htmlBody: html, trackOpens: true, trackClicks: true });
+    await env.waitForStatus(entry!.messageId, 'delivered');
+    const mail = await simpleParser(env.sink.received.find((m) => m.rcptTo.includes(`ada@${RCPT_DOMAIN}`))!.raw);
+    const urls = [...String(mail.html).matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
+    const [click, unsubscribe] = urls.filter((u) => u.includes('/t/click/') || u.includes('/t/unsubscribe/'));
+    const pixel = urls.find((u) => u.includes('/t/open/'))!;
+    const follow = (url: string, method = 'GET', userAgent = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36') => {
+      const parsed = new URL(url);
+      return env.api.mailplane.handleLinks({ method, path: parsed.pathname.replace(/^\/t/, ''), headers: { 'user-agent': userAgent }, query: parsed.searchParams });
+    };
+
+    expect((await follow(pixel)).status).toBe(200);
+    expect((await follow(pixel, 'GET', 'Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)')).status).toBe(200);
+    expect((await follow(pixel)).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await follow(click!)).status).toBe(302);
+    for (let i = 0; i < 2; i++) expect((await follow(unsubscribe!)).status).toBe(200);
+    const submit = () =>
+      nodemailer
+        .createTransport({ host: '127.0.0.1', port, ignoreTLS: true })
+        .sendMail({ envelope: { from: 'MAILER-DAEMON@mx.rcpt.test', to: ['fbl@bounces.mailplane.test'] }, raw: arf('fbl@bounces.mailplane.test', `<${entry!.messageId}@sender.test>`) });
+    for (let i = 0; i < 2; i++) expect((await submit()).response).toMatch(/^250 /);
+
+    const { text } = await scrape(env.api.mailplane);
+    expect(sample(text, 'mailplane_opens_total{unique="true",proxy="none"}')).toBe(1);
+    expect(sample(text, 'mailplane_opens_total{unique="false",proxy="GoogleImageProxy"}')).toBe(1);
+    expect(sample(text, 'mailplane_opens_total{unique="false",proxy="none"}')).toBe(1);
+    expect(sample(text, 'mailplane_clicks_total{unique="true"}')).toBe(1);
+    expect(sample(text, 'mailplane_clicks_total{unique="false"}')).toBe(1);
+    expect(sample(text, 'mailplane_unsubscribes_total{unique="true"}')).toBe(1);
+    expect(sample(text, 'mailplane_unsubscribes_total{unique="false"}')).toBe(1);
+    expect(sample(text, 'mailplane_spam_complaints_total{unique="true"}')).toBe(1);
+    expect(sample(text, 'mailplane_spam_complaints_total{unique="false"}')).toBe(1);
+    expect(text).not.toContain(RCPT_DOMAIN);
+    expect(text).not.toContain(entry!.messageId);
   });
 
   it('reports the depth and the oldest due age of a queue that does not run', async () => {

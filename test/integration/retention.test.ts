@@ -55,12 +55,72 @@ describe.each(storeKinds)('retention on %s', (kind) => {
     expect(await api.mailplane.context.store.jobs.countByState('retention')).toMatchObject({ pending: 1, dead: 0 });
   });
 
+  it("keeps a sub-account's mail for its own retentionDays, set through the sub-account API, in bounded runs", async () => {
+    const { runRetention } = await import('../../src/retention/jobs.js');
+    const blog = await createSender(api, 'blog', 'blog.example.com');
+    const plain = await createSender(api, 'plain', 'plain.example.com');
+    const put = (id: number, body: object) => api.call('PUT', `/account/subaccount/${id}`, { account: api.accountKey, body });
+    expect((await put(shop.subAccount.id, { retentionDays: 90 })).body).toMatchObject({ id: shop.subAccount.id, retentionDays: 90 });
+    expect((await put(blog.subAccount.id, { retentionDays: 7 })).status).toBe(200);
+    expect((await api.call('GET', `/account/subaccount/${blog.subAccount.id}`, { account: api.accountKey })).body.retentionDays).toBe(7);
+    expect((await api.call('GET', `/account/subaccount/${plain.subAccount.id}`, { account: api.accountKey })).body.retentionDays).toBeNull();
+    const sendAs = async (who: Sender, domain: string, count: number) =>
+      (await api.call('POST', '/subaccount/email', { sub: who.subAccount.apiKey, body: sendBody(`news@${domain}`, Array.from({ length: count }, (_, i) => `r${i}@example.org`)) })).body.map(
+        (e: { messageId: string }) => e.messageId,
+      ) as string[];
+    const shopMail = await send(['s1@example.org', 's2@example.org']);
+    const blogMail = await sendAs(blog, 'blog.example.com', 5);
+    const plainMail = await sendAs(plain, 'plain.example.com', 3);
+    const counters = await aggregate();
+    const ctx = api.mailplane.context;
+    /**
+     * Runs the job's work until nothing old is left. A run deletes at most 2 full batches of 2 rows
+     * per table, plus less than a batch from each of its 3 passes (shop, blog, the others).
+     */
+    const drain = async () => {
+      for (let runs = 0; runs < 20; runs += 1) {
+        const run = await runRetention(ctx);
+        expect(run.messages).toBeLessThanOrEqual(2 * 2 + 3);
+        expect(run.events).toBeLessThanOrEqual(2 * 2 + 3);
+        if (!run.more) return;
+      }
+      throw new Error('retention did not finish');
+    };
+
+    clock.advance(10 * DAY);
+    await drain();
+    expect((await listed()).messages).toEqual([...shopMail, ...plainMail].sort());
+    clock.advance(35 * DAY);
+    await drain();
+    expect((await listed()).messages).toEqual([...shopMail].sort());
+    // Back to the instance's 30 days: the 45-day-old mail goes at the next run.
+    expect((await put(shop.subAccount.id, { retentionDays: null })).body.retentionDays).toBeNull();
+    await drain();
+    expect((await listed()).messages).toEqual([]);
+    expect(blogMail).toHaveLength(5);
+    expect(await aggregate()).toEqual(counters);
+  });
+
+  it('answers 422 for a retentionDays that is not a whole number of days from 1 to 3650', async () => {
+    for (const retentionDays of [0, 3651, 1.5, '30', -1]) {
+      const answer = await api.call('PUT', `/account/subaccount/${shop.subAccount.id}`, { account: api.accountKey, body: { retentionDays } });
+      expect(answer.status).toBe(422);
+      expect(answer.body.code).toBe('VALIDATION_FAILED');
+    }
+    expect((await api.call('PUT', `/account/subaccount/${shop.subAccount.id}`, { account: api.accountKey, body: { retentionDays: 3650 } })).body.retentionDays).toBe(3650);
+  });
+
   it('keeps everything with days 0', async () => {
     const { runRetention } = await import('../../src/retention/jobs.js');
     await send(['a@example.org']);
     clock.advance(400 * DAY);
     const ctx = api.mailplane.context;
-    expect(await runRetention({ ...ctx, config: { ...ctx.config, retention: { ...ctx.config.retention, days: 0 } } })).toEqual({ messages: 0, events: 0, more: false });
+    const keepAll = { ...ctx, config: { ...ctx.config, retention: { ...ctx.config.retention, days: 0 } } };
+    expect(await runRetention(keepAll)).toEqual({ messages: 0, events: 0, more: false });
     expect((await listed()).messages).toHaveLength(1);
+    // A sub-account's own retention still applies when the instance keeps everything.
+    await api.call('PUT', `/account/subaccount/${shop.subAccount.id}`, { account: api.accountKey, body: { retentionDays: 365 } });
+    expect(await runRetention(keepAll)).toMatchObject({ messages: 1 });
+    expect((await listed()).messages).toHaveLength(0);
   });
 });

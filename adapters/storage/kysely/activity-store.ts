@@ -1,6 +1,6 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { ActivityFilter, ActivityPage, ActivityMessage, ActivityEvent } from '../../../src/store/activity-query.js';
-import type { MessageRecord, SendBatchRecord } from '../../../src/store/message-store.js';
+import type { MessageRecord, RetentionScope, SendBatchRecord } from '../../../src/store/message-store.js';
 import type { KyselyStoreContext } from './context.js';
 import type { Database } from './schema.js';
 import { groupNeedle } from './activity-keys.js';
@@ -22,6 +22,23 @@ function whereMessage<Q extends SelectQueryBuilder<Database, 'messages', unknown
     q = q.where(found, '>', 0) as Q;
   }
   return q;
+}
+
+/**
+ * `query` narrowed to the rows of a retention scope. One sub-account's rows are an index range
+ * (account, sub-account, time: migration 0015's activity indexes).
+ */
+function inScope<T extends 'messages' | 'events' | 'send_batches', O>(query: SelectQueryBuilder<Database, T, O>, table: T, scope: RetentionScope | undefined) {
+  const q = query as unknown as SelectQueryBuilder<Database, 'messages', O>;
+  const column = (name: 'account_id' | 'sub_account_id') => sql.ref(`${table}.${name}`);
+  let narrowed = q;
+  if (scope?.subAccount) {
+    narrowed = narrowed.where(column('account_id'), '=', scope.subAccount.accountId).where(column('sub_account_id'), '=', scope.subAccount.subAccountId);
+  }
+  if (scope?.exceptSubAccountIds && scope.exceptSubAccountIds.length > 0) {
+    narrowed = narrowed.where(column('sub_account_id'), 'not in', [...scope.exceptSubAccountIds]);
+  }
+  return narrowed as unknown as SelectQueryBuilder<Database, T, O>;
 }
 
 /** The sends of `batchIds`, by id: one query for a page instead of one per row. */
@@ -73,8 +90,11 @@ export function kyselyActivityQueries(ctx: KyselyStoreContext, map: ActivityMapp
         .innerJoin('messages', 'messages.id', 'events.message_id')
         .selectAll('events')
         .where('events.account_id', '=', filter.accountId) as unknown as MessageQuery<Record<string, unknown>>;
-      q = whereMessage(ctx, q as never, filter) as never;
-      if (filter.subAccountId !== undefined) q = q.where('events.sub_account_id', '=', filter.subAccountId);
+      // The sub-account is tested on the event alone (an event has its message's): the same test
+      // on the message too made PostgreSQL misjudge the rows and start parallel workers for a page.
+      const { subAccountId, ...messageFilter } = filter;
+      q = whereMessage(ctx, q as never, messageFilter) as never;
+      if (subAccountId !== undefined) q = q.where('events.sub_account_id', '=', subAccountId);
       if (filter.eventTypes !== undefined) q = q.where('events.type', 'in', [...filter.eventTypes]);
       if (filter.from !== undefined) q = q.where('events.created', '>=', filter.from);
       if (filter.to !== undefined) q = q.where('events.created', '<', filter.to);
@@ -96,24 +116,27 @@ export function kyselyActivityQueries(ctx: KyselyStoreContext, map: ActivityMapp
       });
     },
 
-    async deleteMessagesBefore(before: bigint, limit: number): Promise<number> {
+    async deleteMessagesBefore(before: bigint, limit: number, scope?: RetentionScope): Promise<number> {
       // A bounded statement: a subquery picks at most `limit` ids (DELETE ... LIMIT is not portable).
-      const old = db.selectFrom('messages').select('id').where('submitted_at', '<', before).limit(limit);
+      const old = inScope(db.selectFrom('messages').select('id').where('submitted_at', '<', before), 'messages', scope).limit(limit);
       const result = await db.deleteFrom('messages').where('id', 'in', old).executeTakeFirst();
       const removed = Number(result.numDeletedRows);
       // Sends left without a message are dropped too (their content is the bulk of the bytes).
-      const orphans = db
-        .selectFrom('send_batches')
-        .select('id')
-        .where('created', '<', before)
-        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('messages').select('messages.id').whereRef('messages.batch_id', '=', 'send_batches.id'))))
-        .limit(limit);
+      const orphans = inScope(
+        db
+          .selectFrom('send_batches')
+          .select('id')
+          .where('created', '<', before)
+          .where(({ not, exists, selectFrom }) => not(exists(selectFrom('messages').select('messages.id').whereRef('messages.batch_id', '=', 'send_batches.id')))),
+        'send_batches',
+        scope,
+      ).limit(limit);
       await db.deleteFrom('send_batches').where('id', 'in', orphans).execute();
       return removed;
     },
 
-    async deleteEventsBefore(before: bigint, limit: number): Promise<number> {
-      const old = db.selectFrom('events').select('id').where('created', '<', before).limit(limit);
+    async deleteEventsBefore(before: bigint, limit: number, scope?: RetentionScope): Promise<number> {
+      const old = inScope(db.selectFrom('events').select('id').where('created', '<', before), 'events', scope).limit(limit);
       const result = await db.deleteFrom('events').where('id', 'in', old).executeTakeFirst();
       return Number(result.numDeletedRows);
     },

@@ -54,6 +54,8 @@ export interface SubAccountsTable {
   default_ip_pool_id: DbIntNull;
   created: DbInt;
   updated: DbInt;
+  /** Days its messages and events are kept (migration 0016); null = the instance default. */
+  retention_days: DbIntNull;
 }
 
 export interface SmtpAuthsTable {

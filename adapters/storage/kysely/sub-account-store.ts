@@ -30,6 +30,7 @@ function toSubAccount(row: Selectable<SubAccountsTable>): SubAccountRecord {
     defaultIpPoolId: toNumberOrNull(row.default_ip_pool_id),
     created: toBigint(row.created),
     updated: toBigint(row.updated),
+    retentionDays: toNumberOrNull(row.retention_days),
   };
 }
 
@@ -136,6 +137,7 @@ export function kyselySubAccountStore(ctx: KyselyStoreContext): SubAccountStore 
       if (patch.blockedAt !== undefined) values.blocked_at = patch.blockedAt;
       if (patch.blockReason !== undefined) values.block_reason = patch.blockReason;
       if (patch.defaultIpPoolId !== undefined) values.default_ip_pool_id = patch.defaultIpPoolId;
+      if (patch.retentionDays !== undefined) values.retention_days = patch.retentionDays;
       try {
         const row = await db
           .updateTable('sub_accounts')
@@ -194,6 +196,16 @@ export function kyselySubAccountStore(ctx: KyselyStoreContext): SubAccountStore 
       const smtpAuth = toSmtpAuth(auth);
       const subAccount = await db.selectFrom('sub_accounts').selectAll().where('id', '=', smtpAuth.subAccountId).executeTakeFirst();
       return subAccount ? { subAccount: toSubAccount(subAccount), smtpAuth } : null;
+    },
+
+    async listRetentionOverrides() {
+      const rows = await db
+        .selectFrom('sub_accounts')
+        .select(['id', 'account_id', 'retention_days'])
+        .where('retention_days', 'is not', null)
+        .orderBy('id')
+        .execute();
+      return rows.map((row) => ({ accountId: toNumber(row.account_id), subAccountId: toNumber(row.id), retentionDays: toNumber(row.retention_days!) }));
     },
   };
 }

@@ -6,6 +6,7 @@ import { parseResourceId } from '../../model/ids.js';
 import { listQuerySchema } from '../../model/paging.js';
 import { freeTextSchema, nameSchema } from '../../model/text.js';
 import { route } from '../route.js';
+import { MAX_RETENTION_DAYS } from '../../retention/config.js';
 
 const createBody = z.strictObject({
   name: nameSchema(100),
@@ -17,8 +18,10 @@ const updateBody = z
     name: nameSchema(100).optional(),
     blocked: z.boolean().optional(),
     block_reason: freeTextSchema(500).optional(),
+    /** mailplane's addition: days its messages and events are kept; null = the instance's retention (docs/activity.md). */
+    retentionDays: z.int().min(1).max(MAX_RETENTION_DAYS).nullable().optional(),
   })
-  .refine((body) => Object.keys(body).length > 0, 'give at least one of name, blocked, block_reason');
+  .refine((body) => Object.keys(body).length > 0, 'give at least one of name, blocked, block_reason, retentionDays');
 
 /** `/account/subaccount`: the sub-accounts of the calling account. */
 export const subAccountRoutes = [
@@ -68,6 +71,7 @@ export const subAccountRoutes = [
         name: body.name,
         blocked: body.blocked,
         blockReason: body.block_reason,
+        retentionDays: body.retentionDays,
       });
       return { body: subAccountToWire(view, ctx.secrets) };
     },

@@ -84,5 +84,29 @@ export function activityStoreConformance(store: () => MailplaneStore): void {
       expect(left.map((x) => x.message.submittedAt)).toEqual([at(4)]);
       expect(await store().messages.listActivityEvents({ accountId: account.id }, { limit: 10 })).toHaveLength(1);
     });
+
+    it('deletes only the rows of a retention scope, and lists the sub-accounts with a retention of their own', async () => {
+      const { account, subA, subB, a, b, events, at } = await seeded();
+      const ids = async () => (await store().messages.listActivity({ accountId: account.id }, { limit: 10 })).map((x) => x.message.id);
+      const onlyA = { subAccount: { accountId: account.id, subAccountId: subA.id } };
+      // Another account's sub-account of the same id range is never in scope.
+      expect(await store().messages.deleteMessagesBefore(at(9), 10, { subAccount: { accountId: account.id + 1000, subAccountId: subA.id } })).toBe(0);
+      expect(await store().messages.deleteEventsBefore(at(9), 2, onlyA)).toBe(2);
+      expect(await store().messages.deleteEventsBefore(at(9), 2, onlyA)).toBe(1);
+      expect(await store().messages.deleteMessagesBefore(at(9), 10, onlyA)).toBe(3);
+      expect(await ids()).toEqual([b[1].id, b[0].id]);
+      expect(await store().messages.deleteMessagesBefore(at(9), 10, { exceptSubAccountIds: [subB.id] })).toBe(0);
+      expect(await store().messages.deleteEventsBefore(at(9), 10, { exceptSubAccountIds: [subB.id] })).toBe(0);
+      expect((await store().messages.listActivityEvents({ accountId: account.id }, { limit: 10 })).map((x) => x.event.id)).toEqual([events[4].id, events[3].id]);
+      expect(a).toHaveLength(3);
+
+      const updated = await store().subAccounts.update(account.id, subB.id, { retentionDays: 90, updated: 2n });
+      expect(updated.ok && updated.value.retentionDays).toBe(90);
+      expect((await store().subAccounts.get(account.id, subA.id))?.retentionDays).toBeNull();
+      const mine = async () => (await store().subAccounts.listRetentionOverrides()).filter((o) => o.accountId === account.id);
+      expect(await mine()).toEqual([{ accountId: account.id, subAccountId: subB.id, retentionDays: 90 }]);
+      await store().subAccounts.update(account.id, subB.id, { retentionDays: null, updated: 3n });
+      expect(await mine()).toEqual([]);
+    });
   });
 }

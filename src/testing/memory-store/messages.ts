@@ -26,8 +26,8 @@ export function memoryMessageStore(ctx: MemoryContext): MessageStore {
   return {
     listActivity: (filter, page) => ctx.read((tables) => memoryActivityQueries(tables).listActivity(filter, page)),
     listActivityEvents: (filter, page) => ctx.read((tables) => memoryActivityQueries(tables).listActivityEvents(filter, page)),
-    deleteMessagesBefore: (before, limit) => ctx.write((tables) => memoryActivityQueries(tables).deleteMessagesBefore(before, limit)),
-    deleteEventsBefore: (before, limit) => ctx.write((tables) => memoryActivityQueries(tables).deleteEventsBefore(before, limit)),
+    deleteMessagesBefore: (before, limit, scope) => ctx.write((tables) => memoryActivityQueries(tables).deleteMessagesBefore(before, limit, scope)),
+    deleteEventsBefore: (before, limit, scope) => ctx.write((tables) => memoryActivityQueries(tables).deleteEventsBefore(before, limit, scope)),
 
     insertAccepted: (batch, messages, events) =>
       ctx.write((tables) => {

@@ -47,6 +47,7 @@ export function memorySubAccountStore(ctx: MemoryContext): SubAccountStore {
           defaultIpPoolId: null,
           created: input.created,
           updated: input.created,
+          retentionDays: null,
         };
         tables.subAccounts.set(id, row);
         const authId = ctx.nextId('smtpAuths');
@@ -90,6 +91,7 @@ export function memorySubAccountStore(ctx: MemoryContext): SubAccountStore {
         if (patch.blockedAt !== undefined) next.blockedAt = patch.blockedAt;
         if (patch.blockReason !== undefined) next.blockReason = patch.blockReason;
         if (patch.defaultIpPoolId !== undefined) next.defaultIpPoolId = patch.defaultIpPoolId;
+        if (patch.retentionDays !== undefined) next.retentionDays = patch.retentionDays;
         tables.subAccounts.set(id, next);
         return success(asSubAccount(next));
       }),
@@ -128,5 +130,12 @@ export function memorySubAccountStore(ctx: MemoryContext): SubAccountStore {
         const subAccount = auth && tables.subAccounts.get(auth.subAccountId);
         return auth && subAccount ? { subAccount: asSubAccount(subAccount), smtpAuth: toRecord(auth) } : null;
       }),
+
+    listRetentionOverrides: () =>
+      ctx.read((tables) =>
+        byId(tables.subAccounts.values()).flatMap((s) =>
+          s.retentionDays === null ? [] : [{ accountId: s.accountId, subAccountId: s.id, retentionDays: s.retentionDays }],
+        ),
+      ),
   };
 }

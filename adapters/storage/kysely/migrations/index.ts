@@ -15,6 +15,7 @@ import { messageCopiesMigration } from './0012-message-copies.js';
 import { sandboxMessagesMigration } from './0013-sandbox-messages.js';
 import { settingsMigration } from './0014-settings.js';
 import { activityMigration } from './0015-activity.js';
+import { retentionOverrideMigration } from './0016-retention-override.js';
 import { templatesMigration } from './0017-templates.js';
 import { webhookSecretsMigration } from './0020-webhook-secrets.js';
 
@@ -38,6 +39,7 @@ const migrationFactories: Record<string, (dialect: DialectName) => Migration> = 
   '0013-sandbox-messages': sandboxMessagesMigration,
   '0014-settings': settingsMigration,
   '0015-activity': activityMigration,
+  '0016-retention-override': retentionOverrideMigration,
   '0017-templates': templatesMigration,
   '0020-webhook-secrets': webhookSecretsMigration,
 };
