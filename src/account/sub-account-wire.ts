@@ -24,6 +24,8 @@ export const subAccountWireSchema = z.object({
   generate_weekly_report: z.boolean(),
   handlers: z.array(z.string()),
   created: epochNsSchema,
+  /** How many days its messages and events are kept (docs/activity.md); `null`: the instance's default. */
+  retentionDays: z.int().min(1).max(3650).nullable(),
 });
 
 /**
