@@ -74,4 +74,13 @@ export interface MailplaneStore {
   ready?(): Promise<StoreReadiness>;
   /** Releases connections; the store is unusable afterwards. */
   close(): Promise<void>;
+  /**
+   * Calls `listener` after a commit that enqueued jobs, so a job runner starts them at once
+   * instead of at its next poll; answers the function that unsubscribes. Optional: without it
+   * runners find jobs by polling. A store shared by several processes (the Kysely store on
+   * PostgreSQL: LISTEN/NOTIFY) calls it for every process's enqueues; a store of one process,
+   * for its own. It MAY call `listener` when nothing new is due (a spurious wake-up costs one
+   * claim) and MAY miss enqueues while its notification channel is down: runners keep polling.
+   */
+  onJobsDue?(listener: () => void): () => void;
 }

@@ -16,6 +16,7 @@ import { kyselyWarmupStore } from './warmup-store.js';
 import { kyselyRateLimitStore } from './rate-limit-store.js';
 import { kyselySandboxStore } from './sandbox-store.js';
 import { kyselyReadiness, kyselySettingStore } from './instance-store.js';
+import { JobsDueSignal, type ListenClient } from './jobs-due.js';
 
 /** Options of {@link kyselyStore}. */
 export interface KyselyStoreOptions {
@@ -23,6 +24,12 @@ export interface KyselyStoreOptions {
   db: Kysely<Database>;
   /** Which SQL dialect `db` speaks. */
   dialect: DialectName;
+  /**
+   * PostgreSQL: opens a new dedicated connection (e.g. `() => new pg.Client({ connectionString })`)
+   * that LISTENs for other processes' enqueues, so their jobs start here at once. Without it this
+   * store wakes runners for its own enqueues only and the others' jobs are found by polling.
+   */
+  listenClient?: () => ListenClient;
 }
 
 function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): MailplaneStore {
@@ -43,12 +50,16 @@ function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): Mailpl
     sandbox: kyselySandboxStore(ctx),
     settings: kyselySettingStore(ctx),
     ready: () => kyselyReadiness(ctx),
-    transaction(work) {
+    async transaction(work) {
       if (ctx.inTransaction) return work(buildStore(ctx, close));
-      return ctx.db
+      const enqueued = { value: false };
+      const result = await ctx.db
         .transaction()
-        .execute((trx) => work(buildStore({ db: trx, dialect: ctx.dialect, inTransaction: true }, close)));
+        .execute((trx) => work(buildStore({ db: trx, dialect: ctx.dialect, inTransaction: true, jobsDue: ctx.jobsDue, enqueued }, close)));
+      if (enqueued.value) ctx.jobsDue.emit();
+      return result;
     },
+    onJobsDue: (listener) => ctx.jobsDue.subscribe(listener),
     close,
   };
 }
@@ -63,5 +74,9 @@ function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): Mailpl
  * const store = kyselyStore({ db, dialect: 'postgres' });
  */
 export function kyselyStore(options: KyselyStoreOptions): MailplaneStore {
-  return buildStore({ db: options.db, dialect: options.dialect, inTransaction: false }, () => options.db.destroy());
+  const jobsDue = new JobsDueSignal(options.dialect === 'postgres' ? options.listenClient : undefined);
+  return buildStore({ db: options.db, dialect: options.dialect, inTransaction: false, jobsDue }, async () => {
+    await jobsDue.close();
+    await options.db.destroy();
+  });
 }
