@@ -83,4 +83,12 @@ export interface MailplaneStore {
    * claim) and MAY miss enqueues while its notification channel is down: runners keep polling.
    */
   onJobsDue?(listener: () => void): () => void;
+  /**
+   * A value that changes whenever account configuration that nodes cache changes, in whichever
+   * process: webhooks, IP pools and their members, IPs, TPSPs, sub-accounts, domains. The change
+   * and the new value commit together, so a node that reads the value after the change committed
+   * sees it differ. One cheap read (a primary key). Optional: a store that serves one process
+   * (SQLite, the memory store) needs none, as every write goes through that process's caches.
+   */
+  cacheVersion?(): Promise<string>;
 }

@@ -60,6 +60,10 @@ function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): Mailpl
       return result;
     },
     onJobsDue: (listener) => ctx.jobsDue.subscribe(listener),
+    // Only PostgreSQL is shared by several processes (and only there do triggers bump it).
+    ...(ctx.dialect === 'postgres' && {
+      cacheVersion: async () => String((await ctx.db.selectFrom('cache_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow()).version),
+    }),
     close,
   };
 }
