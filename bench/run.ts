@@ -1,28 +1,49 @@
 /**
  * `npm run bench`: every benchmark of the project, each reported as a ratio against a baseline
  * measured in the same run on the same machine. `BENCH_SECONDS` sets each measured window (default 10).
+ * Name cases to run only those: `npm run bench -- cluster` (send, stats, routing, relay, delivery, cluster).
  */
 import { benchSend } from './send.js';
 import { benchStats } from './stats.js';
 import { benchRouting } from './routing.js';
 import { benchDelivery } from './delivery.js';
 import { benchRelay } from './relay.js';
+import { benchCluster } from './cluster.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const only = process.argv.slice(2);
+const wanted = (name: string) => only.length === 0 || only.includes(name);
 
 console.log(`mailplane benchmarks (${seconds} s per case, Node ${process.version})\n`);
 
-console.log('Accepting mail over HTTP (Express example on SQLite vs bare Express, same JSON in and out):');
-console.table(await benchSend(seconds * 1000));
+if (wanted('send')) {
+  console.log('Accepting mail over HTTP (Express example on SQLite vs bare Express, same JSON in and out):');
+  console.table(await benchSend(seconds * 1000));
+}
 
-console.log('Statistics: 366-day aggregate of one sub-account, by events counted (median of 300 queries):');
-console.table(await benchStats());
+if (wanted('stats')) {
+  console.log('Statistics: 366-day aggregate of one sub-account, by events counted (median of 300 queries):');
+  console.table(await benchStats());
+}
 
-console.log('Routing decisions per second, 50-entity pool (aim: above 1,000,000 for every strategy; ratio = time per decision vs a constant pick):');
-console.table(benchRouting(seconds * 100));
+if (wanted('routing')) {
+  console.log('Routing decisions per second, 50-entity pool (aim: above 1,000,000 for every strategy; ratio = time per decision vs a constant pick):');
+  console.table(benchRouting(seconds * 100));
+}
 
-console.log('SMTP relay ingest: messages accepted and committed per second (ratio vs a bare smtp-server that discards, same client):');
-console.table(await benchRelay(seconds * 1000));
+if (wanted('relay')) {
+  console.log('SMTP relay ingest: messages accepted and committed per second (ratio vs a bare smtp-server that discards, same client):');
+  console.table(await benchRelay(seconds * 1000));
+}
 
-console.log('Delivery, accepted to received by a loopback sink, DKIM on (ratio vs raw nodemailer pooled sends with DKIM; aim: at least 0.7):');
-console.table(await benchDelivery());
+if (wanted('delivery')) {
+  console.log('Delivery, accepted to received by a loopback sink, DKIM on (ratio vs raw nodemailer pooled sends with DKIM; aim: at least 0.7):');
+  console.table(await benchDelivery());
+}
+
+if (wanted('cluster')) {
+  console.log('Cluster wake-ups on PostgreSQL: enqueued on node A to started on another node (LISTEN/NOTIFY vs polling, the baseline):');
+  const rows = await benchCluster(seconds);
+  if (typeof rows === 'string') console.log(rows);
+  else console.table(rows);
+}
