@@ -88,7 +88,15 @@ class PgJobListener {
 
   private async open(): Promise<void> {
     if (this.closed) return;
-    const client = this.connect();
+    let client: ListenClient;
+    try {
+      client = this.connect();
+    } catch {
+      // A client that cannot even be built (bad settings) is retried like a refused connection.
+      this.lapsed = true;
+      this.retry();
+      return;
+    }
     this.client = client;
     let dropped = false;
     const drop = () => {
