@@ -1,8 +1,9 @@
 /**
  * `npm run bench`: every benchmark of the project, each reported as a ratio against a baseline
  * measured in the same run on the same machine. `BENCH_SECONDS` sets each measured window (default 10).
- * `npm run bench -- activity` (or any case names) runs only the named cases; the activity case,
- * which fills PostgreSQL with 10,000,000 messages, runs only when named.
+ * `npm run bench -- activity` (or any case names: send, stats, routing, relay, delivery, cluster,
+ * activity) runs only the named cases; the activity case, which fills PostgreSQL with 10,000,000
+ * messages, runs only when named.
  */
 import { benchSend } from './send.js';
 import { benchStats } from './stats.js';
@@ -10,6 +11,7 @@ import { benchRouting } from './routing.js';
 import { benchDelivery } from './delivery.js';
 import { benchRelay } from './relay.js';
 import { benchActivity } from './activity.js';
+import { benchCluster } from './cluster.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const named = process.argv.slice(2);
@@ -46,4 +48,11 @@ if (selected('delivery')) {
 if (named.includes('activity')) {
   console.log('Activity queries, one account on PostgreSQL: median ms of a 100-row page at 10,000 messages / 50,000 events vs the large fill (ratio = large / small):');
   console.table(await benchActivity());
+}
+
+if (selected('cluster')) {
+  console.log('Cluster wake-ups on PostgreSQL: enqueued on node A to started on another node (LISTEN/NOTIFY vs polling, the baseline):');
+  const rows = await benchCluster(seconds);
+  if (typeof rows === 'string') console.log(rows);
+  else console.table(rows);
 }

@@ -101,9 +101,10 @@ export async function deliverOne(
       }
     }
     // Recorded even when the lease was lost after the server answered: recordOutcome moves the message only once.
-    return recordDeliveryOutcome(ctx, message, batch, result, route, caches.outcomes);
+    // Awaited here, so the reservation below is released after the outcome is stored, not before.
+    return await recordDeliveryOutcome(ctx, message, batch, result, route, caches.outcomes);
   } finally {
     // A warmup send reserved by choose() is in the stored count now, or was never made.
-    ctx.routing.release(choice.route);
+    await ctx.routing.release(choice.route);
   }
 }

@@ -90,12 +90,14 @@ export async function recordDeliveryOutcome(
       const { startedAt, provider, day, window } = route.warmup;
       const failed = result.kind === 'hard' || result.kind === 'dropped';
       await tx.warmup.addTraffic([
-        { ipId: route.ipId, startedAt, provider, day, window, sent: 1, bounced: failed ? 1 : 0, deferred: result.kind === 'soft' ? 1 : 0 },
+        { ipId: route.ipId, startedAt, provider, day, window, sent: 1, bounced: failed ? 1 : 0, deferred: result.kind === 'soft' ? 1 : 0, reserved: true },
       ]);
     }
     status = applied.step.to;
   });
   const moved: MessageStatus | null = status;
+  // Committed with the traffic above: the reservation is part of the stored outcome now.
+  if (moved !== null && route.warmup) route.warmup.recorded = true;
   countOutcome(ctx, message, batch, result, route, moved === null ? null : outcome, nowMs);
   return moved === null ? null : { status: moved, ...(retryAt !== undefined && { retryAt }) };
 }

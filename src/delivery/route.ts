@@ -14,7 +14,7 @@ import { ipStatus, routeMessage } from '../routing/router.js';
 import { EntityStatus, type Availability } from '../routing/strategies.js';
 import { IpState } from '../store/ip-pool-store.js';
 import type { MessageRecord, SendBatchRecord } from '../store/index.js';
-import { warmupUsage } from '../warmup/caps.js';
+import { warmupUsage, type WarmupSend } from '../warmup/caps.js';
 import { RoutingTables } from './routing-tables.js';
 import { TpspTransports, type TpspTransportFactory } from './routing-transports.js';
 import type { DeliveryRoute, Transport } from './transport.js';
@@ -76,15 +76,29 @@ export class DeliveryRouting {
       const usage = warmupUsage(routing.warmup, entity.id, provider);
       return ipStatus(routing.ips.get(entity.id)?.state ?? IpState.Paused, usage?.cap ?? Infinity, usage?.sent ?? 0);
     };
-    const decision = routeMessage(routing.table, {
-      poolName: requested?.name,
-      subAccountDefaultPoolId,
-      provider,
-      fromDomain: domainOf(batch.content.from.email),
-      availability,
-    });
+    const decide = () =>
+      routeMessage(routing.table, {
+        poolName: requested?.name,
+        subAccountDefaultPoolId,
+        provider,
+        fromDomain: domainOf(batch.content.from.email),
+        availability,
+      });
     const retryAt = clock.now() + ROUTING_WAIT_MS;
     const unrouted: DeliveryRoute = { ipId: null, ipPoolId: message.ipPoolId, tpspId: null };
+    let decision = decide();
+    let send: WarmupSend | undefined;
+    // A warming IP whose cap other nodes reached since the table was loaded refuses the
+    // reservation and counts as full from then on: route again, past it.
+    for (let tries = 0; decision.ok && decision.entity.kind === 'ip'; tries++) {
+      const reserved = await warmup.reserve(routing.warmup, decision.entity.id, provider);
+      if (reserved !== null) {
+        send = reserved;
+        break;
+      }
+      if (tries >= routing.warmup.warming.size) return { kind: 'wait', reason: 'warmup caps reached on every warming IP tried', retryAt, route: unrouted };
+      decision = decide();
+    }
     if (!decision.ok) {
       const reason = 'wait' in decision ? `${decision.wait.reason}, ${decision.wait.end}, pools tried ${decision.wait.tried.join(' > ')}` : `unknown pool ${decision.unknownPool}`;
       return { kind: 'wait', reason, retryAt, route: unrouted };
@@ -97,7 +111,6 @@ export class DeliveryRouting {
       const route: DeliveryRoute = { localAddress: entity.address, ipId: entity.id, ipPoolId: poolId, tpspId: null };
       // Without a reverse-DNS name the transport greets with its own default name (the host name).
       if (ip?.reverseDnsHostname) route.ehloName = ip.reverseDnsHostname;
-      const send = warmup.reserve(routing.warmup, entity.id, provider);
       if (send) route.warmup = send;
       return { kind: 'send', route, transport: null };
     }
@@ -115,8 +128,8 @@ export class DeliveryRouting {
   }
 
   /** Ends the warmup reservation of a route {@link choose} answered, once its outcome is stored (or was not). */
-  release(route: DeliveryRoute): void {
-    this.deps.warmup.release(route.ipId, route.warmup);
+  release(route: DeliveryRoute): Promise<void> {
+    return this.deps.warmup.release(route.ipId, route.warmup);
   }
 
   /** Closes every TPSP transport and drops the tables (`mailplane.close()`, after the job runner stopped). */

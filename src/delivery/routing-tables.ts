@@ -42,6 +42,8 @@ export class RoutingTables {
   /** Sub-account id -> its default pool id (`null`: the system pool), loaded with the account. */
   private readonly defaults = new Map<number, { poolId: number | null; loadedAt: number }>();
   private readonly loading = new Map<number, Promise<AccountRouting>>();
+  /** The load that starts once the one in flight ends, per account. */
+  private readonly queued = new Map<number, Promise<AccountRouting>>();
 
   constructor(private readonly deps: RoutingTablesDeps) {
     this.classifier = createProviderClassifier({ lookupMx: mxHostsFrom(deps.resolver), clock: deps.clock });
@@ -73,13 +75,31 @@ export class RoutingTables {
     return routing;
   }
 
-  /** Reloads an account's pools (one concurrent load per account); called when a delivery job starts. */
+  /**
+   * Reloads an account's pools; called when a delivery job starts. The answer is always read after
+   * the call (a change committed just before it, on any node, is in it): a caller that finds a load
+   * in flight, which may have read before the change, waits for the next one, which every caller
+   * arriving meanwhile shares.
+   */
   refresh(accountId: number): Promise<AccountRouting> {
-    let pending = this.loading.get(accountId);
-    if (!pending) {
-      pending = this.load(accountId).finally(() => this.loading.delete(accountId));
-      this.loading.set(accountId, pending);
+    const running = this.loading.get(accountId);
+    if (!running) return this.startLoad(accountId);
+    let next = this.queued.get(accountId);
+    if (!next) {
+      next = running
+        .catch(() => undefined)
+        .then(() => {
+          this.queued.delete(accountId);
+          return this.startLoad(accountId);
+        });
+      this.queued.set(accountId, next);
     }
+    return next;
+  }
+
+  private startLoad(accountId: number): Promise<AccountRouting> {
+    const pending = this.load(accountId).finally(() => this.loading.delete(accountId));
+    this.loading.set(accountId, pending);
     return pending;
   }
 
@@ -108,5 +128,6 @@ export class RoutingTables {
     this.accounts.clear();
     this.defaults.clear();
     this.loading.clear();
+    this.queued.clear();
   }
 }

@@ -33,7 +33,7 @@ export interface EnqueueOptions {
 
 /**
  * Enqueues jobs and tells in-process runners about them, so they start at once instead of at their
- * next poll. Runners in other processes find the jobs at their next poll.
+ * next poll. Runners in other processes learn of them through the store (`onJobsDue`, when it has it).
  */
 export interface JobQueue<P extends JobPayloads = Record<string, JsonObject>> {
   enqueue(jobs: readonly EnqueueJob<P>[], options?: EnqueueOptions): Promise<EnqueueResult[]>;

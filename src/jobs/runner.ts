@@ -89,6 +89,7 @@ export function createJobRunner(ctx: JobContext, options: JobRunnerOptions): Job
   let stopping = false;
   let loopDone: Promise<void> = Promise.resolve();
   let unsubscribe: (() => void) | undefined;
+  let unsubscribeStore: (() => void) | undefined;
   /** Monotonic time (not ctx.clock, which tests move by hand) the last claim round ended. */
   let lastRoundAt: number | null = null;
 
@@ -268,12 +269,15 @@ export function createJobRunner(ctx: JobContext, options: JobRunnerOptions): Job
       started = true;
       stopping = false;
       unsubscribe = options.queue?.subscribe(wake);
+      // Other processes' enqueues (PostgreSQL: LISTEN/NOTIFY); the poll stays as the fallback.
+      unsubscribeStore = store.onJobsDue?.(wake);
       loopDone = loop();
     },
     async stop(stopOptions = {}) {
       if (!started) return;
       stopping = true;
       unsubscribe?.();
+      unsubscribeStore?.();
       wake();
       await loopDone;
       await Promise.all([...held.values()].filter((e) => e.phase === 'waiting').map(handBack));

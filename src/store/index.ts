@@ -78,4 +78,21 @@ export interface MailplaneStore {
   ready?(): Promise<StoreReadiness>;
   /** Releases connections; the store is unusable afterwards. */
   close(): Promise<void>;
+  /**
+   * Calls `listener` after a commit that enqueued jobs, so a job runner starts them at once
+   * instead of at its next poll; answers the function that unsubscribes. Optional: without it
+   * runners find jobs by polling. A store shared by several processes (the Kysely store on
+   * PostgreSQL: LISTEN/NOTIFY) calls it for every process's enqueues; a store of one process,
+   * for its own. It MAY call `listener` when nothing new is due (a spurious wake-up costs one
+   * claim) and MAY miss enqueues while its notification channel is down: runners keep polling.
+   */
+  onJobsDue?(listener: () => void): () => void;
+  /**
+   * A value that changes whenever account configuration that nodes cache changes, in whichever
+   * process: webhooks, IP pools and their members, IPs, TPSPs, sub-accounts, domains. The change
+   * and the new value commit together, so a node that reads the value after the change committed
+   * sees it differ. One cheap read (a primary key). Optional: a store that serves one process
+   * (SQLite, the memory store) needs none, as every write goes through that process's caches.
+   */
+  cacheVersion?(): Promise<string>;
 }

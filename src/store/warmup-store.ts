@@ -34,6 +34,18 @@ export interface WarmupTrafficIncrement {
   sent: number;
   bounced: number;
   deferred: number;
+  /**
+   * True when {@link WarmupStore.reserveSend} has already counted this send in the day's sends:
+   * only the window traffic is added.
+   */
+  reserved?: boolean;
+}
+
+/** One send of a warming IP to a mailbox provider on a UTC day: what a daily cap counts. */
+export interface WarmupDailySend {
+  ipId: number;
+  day: Day;
+  provider: number;
 }
 
 /** Traffic of one provider summed over windows. */
@@ -61,6 +73,15 @@ export interface ProviderTraffic {
  */
 export interface WarmupStore {
   addTraffic(entries: readonly WarmupTrafficIncrement[]): Promise<void>;
+  /**
+   * Reserve-or-refuse, atomic across processes: adds one to the sends of `send` only when they
+   * are below `cap` (`Infinity`: always) and answers whether it did. Of concurrent reservations
+   * from any number of processes, at most `cap` minus the stored count succeed. Answers `false`
+   * when the IP no longer exists.
+   */
+  reserveSend(send: WarmupDailySend, cap: number): Promise<boolean>;
+  /** Gives back a reservation of {@link reserveSend} whose attempt is not recorded (never below 0). */
+  returnSend(send: WarmupDailySend): Promise<void>;
   /** Sends on `day` per IP and provider, for the given IPs (rows with a count only). */
   sentOn(ipIds: readonly number[], day: Day): Promise<Array<{ ipId: number; provider: number; sent: number }>>;
   /** Traffic of the warmup `(ipId, startedAt)` in windows `fromWindow <= w < toWindow`, per provider. */

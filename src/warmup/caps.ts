@@ -1,12 +1,11 @@
 /**
  * Warmup caps at delivery. Each account's routing data carries, for its warming IPs, today's cap
  * per mailbox provider (from the stored progress) and today's sends: the stored count when the
- * table was loaded plus what this process has chosen since. Choosing a warming IP reserves one
- * send at once (`WarmupService.reserve`), so the messages of one page sent in parallel never
- * overshoot a cap; a reservation stays counted until its outcome is stored (then the stored count
- * has it), so a reload in between does not forget it. Other processes' sends are seen at the next
- * reload (every job start and every 10 s): with several nodes a cap can be passed by what they
- * send between reloads.
+ * table was loaded plus what this process has reserved since. That view only steers routing away
+ * from IPs that look full; the cap itself is held by the store: choosing a warming IP reserves
+ * one send there (`WarmupService.reserve`, `WarmupStore.reserveSend`, reserve-or-refuse in one
+ * statement), so the messages of one page sent in parallel, and every node on one database
+ * together, never pass a cap. A refused IP counts as full and the message is routed again.
  */
 import type { Day } from '../model/dates.js';
 
@@ -38,6 +37,8 @@ export interface WarmupSend {
   day: string;
   /** Interval boundaries passed since the warmup started. */
   window: number;
+  /** Set once the attempt's outcome is stored (with the reservation in it): nothing to give back. */
+  recorded?: boolean;
 }
 
 /** Today's cap of a warming IP for `provider` and its sends so far; `null` when the IP is not warming. */

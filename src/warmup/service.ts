@@ -44,14 +44,11 @@ export type WarmupServiceDeps = Pick<MailplaneContext, 'store' | 'clock' | 'logg
 const zeros = () => new Array<number>(MAILBOX_PROVIDER_COUNT).fill(0);
 
 /**
- * The warmup of an instance's IPs. Owns the sends this process has reserved at delivery and not
- * yet stored (per IP and provider), which every reload of the caps adds to the stored counts.
+ * The warmup of an instance's IPs. Sends are reserved in the store as IPs are chosen
+ * ({@link WarmupService.reserve}), so every node on one database counts against the same caps.
  * Built once by `createMailplane` (`context.warmup`); `mailplane.close()` closes it.
  */
 export class WarmupService {
-  /** Reservations not yet stored, per IP and provider. */
-  private readonly pending = new Map<number, number[]>();
-
   constructor(private readonly deps: WarmupServiceDeps) {}
 
   /**
@@ -140,7 +137,7 @@ export class WarmupService {
     return views;
   }
 
-  /** Loads the caps and today's sends (stored plus reserved here) of the warming IPs among the account's pools. */
+  /** Loads the caps and today's sends (stored, reservations included) of the warming IPs among the account's pools. */
   async loadCounts(details: readonly IpPoolDetail[]): Promise<WarmupCounts> {
     const { store, clock, config } = this.deps;
     const nowMs = clock.now();
@@ -155,7 +152,7 @@ export class WarmupService {
       const progress = progressOf(ip, stored.find((s) => s.ipId === ip.id));
       const { caps } = warmupState(config.plan, progress, intervalHours, nowMs);
       warming.set(ip.id, { startedAt: ip.warmupStartedAt, startedAtMs: warmupStartMs(ip), intervalHours, caps });
-      used.set(ip.id, [...(this.pending.get(ip.id) ?? zeros())]);
+      used.set(ip.id, zeros());
     }
     for (const row of sends) {
       const counts = used.get(row.ipId);
@@ -165,29 +162,39 @@ export class WarmupService {
   }
 
   /**
-   * Reserves one send of a warming IP to `provider` (call it once the IP is chosen) and answers
-   * what the outcome must store; `undefined` when the IP is not warming.
+   * Reserves one send of a warming IP to `provider` in the store (reserve-or-refuse, atomic across
+   * every node on the database: call it once the IP is chosen) and answers what the outcome must
+   * store; `undefined` when the IP is not warming, `null` when today's cap is reached (other nodes'
+   * sends included): `counts` then holds the IP as full, and the caller routes again.
    */
-  reserve(counts: WarmupCounts, ipId: number, provider: number): WarmupSend | undefined {
+  async reserve(counts: WarmupCounts, ipId: number, provider: number): Promise<WarmupSend | undefined | null> {
     const ip = counts.warming.get(ipId);
     if (!ip) return undefined;
-    counts.used.get(ipId)![provider]! += 1;
-    let mine = this.pending.get(ipId);
-    if (!mine) this.pending.set(ipId, (mine = zeros()));
-    mine[provider]! += 1;
     const nowMs = this.deps.clock.now();
-    return { startedAt: ip.startedAt, provider, day: dayOfMs(nowMs), window: warmupWindow(ip.startedAtMs, ip.intervalHours, nowMs) };
+    const day = dayOfMs(nowMs);
+    const cap = ip.caps[provider] ?? Infinity;
+    const used = counts.used.get(ipId)!;
+    if (!(await this.deps.store.warmup.reserveSend({ ipId, day, provider }, cap))) {
+      used[provider] = Math.max(used[provider]!, cap);
+      return null;
+    }
+    used[provider]! += 1;
+    return { startedAt: ip.startedAt, provider, day, window: warmupWindow(ip.startedAtMs, ip.intervalHours, nowMs) };
   }
 
-  /** Ends a reservation of {@link reserve} once its outcome is stored (or was not, on failure). */
-  release(ipId: number | null, send: WarmupSend | undefined): void {
-    if (!send || ipId === null) return;
-    const mine = this.pending.get(ipId);
-    if (mine && mine[send.provider]! > 0) mine[send.provider]! -= 1;
+  /**
+   * Ends a reservation of {@link reserve}: its outcome counted it (`recorded`), or the attempt was
+   * not recorded (handed back, storage failed, the message had moved on) and the send is given
+   * back, as the attempt that is made again reserves anew. A failure to give it back leaves the
+   * IP one send short today, never over its cap.
+   */
+  async release(ipId: number | null, send: WarmupSend | undefined): Promise<void> {
+    if (!send || ipId === null || send.recorded) return;
+    await this.deps.store.warmup.returnSend({ ipId, day: send.day, provider: send.provider }).catch((error: unknown) => {
+      this.deps.logger.warn('warmup: a reserved send could not be given back', { ipId, error: error instanceof Error ? error.message : String(error) });
+    });
   }
 
-  /** Forgets the reservations (`mailplane.close()`): nothing is sent after it. */
-  close(): void {
-    this.pending.clear();
-  }
+  /** Nothing is held in memory any more (reservations live in the store); kept for `mailplane.close()`. */
+  close(): void {}
 }

@@ -7,7 +7,11 @@
  *
  * Whether an account has a webhook for an event kind is remembered for a few seconds, so accounts
  * without webhooks pay nothing per event; webhook writes through this store forget the account at
- * once, and other processes see a new webhook within {@link WEBHOOK_PRESENCE_TTL_MS}.
+ * once. Other processes' writes: when the store is shared (`MailplaneStore.cacheVersion`, the
+ * Kysely store on PostgreSQL), a remembered "no webhook" is trusted only while the configuration
+ * version read in the same transaction is the one it was remembered at, so a webhook created on
+ * another node counts from the next event on. A remembered "has a webhook" needs no check: the
+ * delivery job reads the webhooks again and posts to those switched on then.
  */
 import { WEBHOOK_EVENTS_JOB, type JobPayload, type MailplaneJobs } from '../jobs/kinds.js';
 import { enqueueJobs } from '../jobs/queue.js';
@@ -38,6 +42,8 @@ export function fromOutboxEvent(event: OutboxEvent): EventRecord {
 /** `store` with the webhook outbox: see the module comment. */
 export function withWebhookOutbox(store: MailplaneStore, options: WebhookOutboxOptions): MailplaneStore {
   const presence = new Map<string, { subscribed: boolean; until: number }>();
+  /** The shared configuration version the remembered answers were read at. */
+  let presenceVersion: string | undefined;
   const forget = (accountId: number) => {
     for (const key of presence.keys()) if (key.startsWith(`${accountId}:`)) presence.delete(key);
   };
@@ -45,9 +51,20 @@ export function withWebhookOutbox(store: MailplaneStore, options: WebhookOutboxO
   /** The events of `events` that some webhook wants, read in `tx` when not remembered. */
   async function wanted(tx: MailplaneStore, events: readonly EventRecord[]): Promise<OutboxEvent[]> {
     const out: OutboxEvent[] = [];
+    let versionChecked = false;
     const subscribed = async (accountId: number, toggle: WebhookToggle) => {
       const key = `${accountId}:${toggle}`;
       let known = presence.get(key);
+      // At most one version read per outboxed write, and only when a "no" is about to be trusted.
+      if (known && !known.subscribed && !versionChecked && tx.cacheVersion) {
+        versionChecked = true;
+        const version = await tx.cacheVersion();
+        if (version !== presenceVersion) {
+          presence.clear();
+          presenceVersion = version;
+          known = undefined;
+        }
+      }
       const now = options.clock.now();
       if (!known || known.until <= now) {
         known = { subscribed: (await tx.webhooks.listEnabledForEvent(accountId, toggle)).length > 0, until: now + WEBHOOK_PRESENCE_TTL_MS };

@@ -10,6 +10,7 @@ import { prepareSqliteFile, tightenSqliteSidecars } from './private-files.js';
 import { cachingStatements } from './sqlite-statements.js';
 import type { Database } from './schema.js';
 import { kyselyStore } from './store.js';
+import type { ListenClient } from './jobs-due.js';
 
 /** Options of {@link openKyselyStore}. */
 export interface OpenKyselyStoreOptions {
@@ -37,7 +38,7 @@ export function parseDatabaseUrl(url: string): { dialect: DialectName; target: s
   throw new Error('the database URL must start with sqlite: or postgres://');
 }
 
-async function createKysely(dialect: DialectName, target: string, maxConnections: number, logger: Pick<Logger, 'warn'>): Promise<Kysely<Database>> {
+async function createKysely(dialect: DialectName, target: string, maxConnections: number, logger: Pick<Logger, 'warn'>): Promise<{ db: Kysely<Database>; listenClient?: () => ListenClient }> {
   if (dialect === 'sqlite') {
     const { default: SQLite } = await import('better-sqlite3');
     // The database holds keys (sealed), credentials and every recipient address: owner only, whatever the umask.
@@ -49,7 +50,7 @@ async function createKysely(dialect: DialectName, target: string, maxConnections
     database.pragma('busy_timeout = 5000');
     // Nanosecond timestamps exceed 2^53: read every INTEGER as a bigint and convert in the mappers.
     database.defaultSafeIntegers(true);
-    return new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(database) }) });
+    return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(database) }) }) };
   }
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: target, max: maxConnections });
@@ -62,7 +63,8 @@ async function createKysely(dialect: DialectName, target: string, maxConnections
   // host process would die. The statement in flight or the next one rejects, which the store
   // reports as UnavailableError, and the pool replaces the client.
   pool.on('connect', (client) => client.on('error', () => {}));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // Outside the pool: a LISTEN holds its connection for good (see jobs-due.ts).
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), listenClient: () => new pg.Client({ connectionString: target }) };
 }
 
 /** Applies every pending mailplane migration; throws with the failing migration's error. */
@@ -88,7 +90,7 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: DialectName
 export async function openKyselyStore(options: OpenKyselyStoreOptions): Promise<MailplaneStore> {
   const { dialect, target } = parseDatabaseUrl(options.url);
   const logger = options.logger ?? consoleLogger;
-  const db = await createKysely(dialect, target, options.maxConnections ?? 10, logger);
+  const { db, listenClient } = await createKysely(dialect, target, options.maxConnections ?? 10, logger);
   try {
     if (options.migrate !== false) await migrateToLatest(db, dialect);
     // The WAL and shared-memory files exist by now; SQLite gives them the database's mode, this makes sure.
@@ -97,5 +99,5 @@ export async function openKyselyStore(options: OpenKyselyStoreOptions): Promise<
     await db.destroy();
     throw error;
   }
-  return kyselyStore({ db, dialect });
+  return kyselyStore({ db, dialect, ...(listenClient && { listenClient }) });
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DialectName } from './dialect.js';
+import type { JobsDueSignal } from './jobs-due.js';
 import type { Database } from './schema.js';
 
 /**
@@ -11,6 +12,10 @@ export interface KyselyStoreContext {
   dialect: DialectName;
   /** True inside `MailplaneStore.transaction`: Kysely cannot open a transaction within one. */
   inTransaction: boolean;
+  /** Wakes job runners after enqueues commit (`MailplaneStore.onJobsDue`). */
+  jobsDue: JobsDueSignal;
+  /** Inside a transaction: set when it enqueued jobs, so the signal is raised once it commits. */
+  enqueued?: { value: boolean };
 }
 
 /**

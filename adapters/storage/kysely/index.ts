@@ -10,6 +10,7 @@ export { kyselyStore, type KyselyStoreOptions } from './store.js';
 export { mailplaneMigrations } from './migrations/index.js';
 export { ensurePrivateDirectory, ensurePrivateFile, PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from './private-files.js';
 export type { DialectName } from './dialect.js';
+export type { ListenClient } from './jobs-due.js';
 export type { Database } from './schema.js';
 // The tables of Database, for queries of your own on the same Kysely instance.
 export type { AccountsTable, DbId, DbInt, DbIntNull, SmtpAuthsTable, SubAccountsTable } from './schema.js';

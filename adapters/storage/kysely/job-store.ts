@@ -8,6 +8,7 @@ import type {
   NewJob,
 } from '../../../src/store/index.js';
 import { atomically, type KyselyStoreContext } from './context.js';
+import { JOBS_CHANNEL } from './jobs-due.js';
 import { toNumber, toNumberOrNull } from './rows.js';
 import type { Database } from './schema.js';
 import type { JobsTable } from './tables/jobs.js';
@@ -122,13 +123,22 @@ export function kyselyJobStore(ctx: KyselyStoreContext): JobStore {
   return {
     async enqueue(jobs) {
       if (jobs.length === 0) return [];
-      return atomically(ctx, async (trx) => {
+      const results = await atomically(ctx, async (trx) => {
         const results: EnqueueResult[] = [];
         for (let start = 0; start < jobs.length; start += INSERT_CHUNK) {
           results.push(...(await insertChunk(trx, jobs.slice(start, start + INSERT_CHUNK))));
         }
+        // Delivered to the other processes' listeners at commit, and never for a rollback.
+        if (ctx.dialect === 'postgres' && results.some((r) => r.created)) {
+          await sql`select pg_notify(${JOBS_CHANNEL}, ${ctx.jobsDue.instanceId})`.execute(trx);
+        }
         return results;
       });
+      if (results.some((r) => r.created)) {
+        if (ctx.enqueued) ctx.enqueued.value = true;
+        else ctx.jobsDue.emit();
+      }
+      return results;
     },
 
     async claim({ workerId, kinds, limit, now, leaseMs }) {

@@ -17,6 +17,7 @@ import { kyselyRateLimitStore } from './rate-limit-store.js';
 import { kyselySandboxStore } from './sandbox-store.js';
 import { kyselyReadiness, kyselySettingStore } from './instance-store.js';
 import { kyselyTemplateStore } from './template-store.js';
+import { JobsDueSignal, type ListenClient } from './jobs-due.js';
 
 /** Options of {@link kyselyStore}. */
 export interface KyselyStoreOptions {
@@ -24,6 +25,12 @@ export interface KyselyStoreOptions {
   db: Kysely<Database>;
   /** Which SQL dialect `db` speaks. */
   dialect: DialectName;
+  /**
+   * PostgreSQL: opens a new dedicated connection (e.g. `() => new pg.Client({ connectionString })`)
+   * that LISTENs for other processes' enqueues, so their jobs start here at once. Without it this
+   * store wakes runners for its own enqueues only and the others' jobs are found by polling.
+   */
+  listenClient?: () => ListenClient;
 }
 
 function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): MailplaneStore {
@@ -45,12 +52,20 @@ function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): Mailpl
     settings: kyselySettingStore(ctx),
     templates: kyselyTemplateStore(ctx),
     ready: () => kyselyReadiness(ctx),
-    transaction(work) {
+    async transaction(work) {
       if (ctx.inTransaction) return work(buildStore(ctx, close));
-      return ctx.db
+      const enqueued = { value: false };
+      const result = await ctx.db
         .transaction()
-        .execute((trx) => work(buildStore({ db: trx, dialect: ctx.dialect, inTransaction: true }, close)));
+        .execute((trx) => work(buildStore({ db: trx, dialect: ctx.dialect, inTransaction: true, jobsDue: ctx.jobsDue, enqueued }, close)));
+      if (enqueued.value) ctx.jobsDue.emit();
+      return result;
     },
+    onJobsDue: (listener) => ctx.jobsDue.subscribe(listener),
+    // Only PostgreSQL is shared by several processes (and only there do triggers bump it).
+    ...(ctx.dialect === 'postgres' && {
+      cacheVersion: async () => String((await ctx.db.selectFrom('cache_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow()).version),
+    }),
     close,
   };
 }
@@ -65,5 +80,9 @@ function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): Mailpl
  * const store = kyselyStore({ db, dialect: 'postgres' });
  */
 export function kyselyStore(options: KyselyStoreOptions): MailplaneStore {
-  return buildStore({ db: options.db, dialect: options.dialect, inTransaction: false }, () => options.db.destroy());
+  const jobsDue = new JobsDueSignal(options.dialect === 'postgres' ? options.listenClient : undefined);
+  return buildStore({ db: options.db, dialect: options.dialect, inTransaction: false, jobsDue }, async () => {
+    await jobsDue.close();
+    await options.db.destroy();
+  });
 }

@@ -3,6 +3,12 @@ import type { WarmupStore, WarmupTrafficIncrement } from '../../../src/store/ind
 import type { KyselyStoreContext } from './context.js';
 import { toBigint, toNumber } from './rows.js';
 
+/** True when `error` is a foreign-key violation in either dialect. */
+function isForeignKeyViolation(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
 /** Sums increments that hit the same row, so one statement never touches a row twice (PostgreSQL forbids it). */
 function merge<K extends string>(entries: readonly WarmupTrafficIncrement[], keyOf: (e: WarmupTrafficIncrement) => K) {
   const rows = new Map<K, WarmupTrafficIncrement>();
@@ -43,7 +49,8 @@ export function kyselyWarmupStore(ctx: KyselyStoreContext): WarmupStore {
       if (ctx.dialect === 'postgres') existing = existing.forKeyShare();
       const live = new Set((await existing.execute()).map((row) => toNumber(row.id)));
       const entries = all.filter((e) => live.has(e.ipId));
-      const days = merge(entries, (e) => `${e.ipId}\u0000${e.day}\u0000${e.provider}`).filter((e) => e.sent > 0);
+      // Reserved sends are in the day's count already (reserveSend).
+      const days = merge(entries.filter((e) => !e.reserved), (e) => `${e.ipId}\u0000${e.day}\u0000${e.provider}`).filter((e) => e.sent > 0);
       if (days.length > 0) {
         await db
           .insertInto('ip_daily_sends')
@@ -73,6 +80,39 @@ export function kyselyWarmupStore(ctx: KyselyStoreContext): WarmupStore {
             deferred: eb(eb.ref('ip_warmup_traffic.deferred'), '+', eb.ref('excluded.deferred')),
           })),
         )
+        .execute();
+    },
+
+    async reserveSend(send, cap) {
+      if (!(cap >= 1)) return false;
+      // One statement: the conflict branch locks the row (PostgreSQL) or the database (SQLite) and
+      // judges the cap on the latest count, so processes reserving at once never pass it together.
+      try {
+        const row = await db
+          .insertInto('ip_daily_sends')
+          .values({ ip_id: send.ipId, day: send.day, provider: send.provider, sent: 1 })
+          .onConflict((oc) => {
+            const update = oc.columns(['ip_id', 'day', 'provider']).doUpdateSet((eb) => ({ sent: eb(eb.ref('ip_daily_sends.sent'), '+', 1) }));
+            return cap === Infinity ? update : update.where('ip_daily_sends.sent', '<', cap);
+          })
+          .returning('sent')
+          .executeTakeFirst();
+        return row !== undefined;
+      } catch (error) {
+        // The IP was deleted meanwhile: nothing to reserve on.
+        if (isForeignKeyViolation(error)) return false;
+        throw error;
+      }
+    },
+
+    async returnSend(send) {
+      await db
+        .updateTable('ip_daily_sends')
+        .set({ sent: sql<number>`sent - 1` })
+        .where('ip_id', '=', send.ipId)
+        .where('day', '=', send.day)
+        .where('provider', '=', send.provider)
+        .where('sent', '>', 0)
         .execute();
     },
 

@@ -216,6 +216,31 @@ export function jobStoreConformance(store: () => MailplaneStore): void {
       expect(await store().jobs.countByState('tx')).toEqual({ pending: 1, running: 0, dead: 0 });
     });
 
+    it('wakes onJobsDue listeners after an enqueue commits, not for a rollback (when the store has it)', async () => {
+      const s = store();
+      if (!s.onJobsDue) return;
+      let wakes = 0;
+      const unsubscribe = s.onJobsDue(() => wakes++);
+      try {
+        await expect(
+          s.transaction(async (tx) => {
+            await tx.jobs.enqueue([job('due')]);
+            expect(wakes).toBe(0); // not before the commit
+            throw new Error('abort');
+          }),
+        ).rejects.toThrow('abort');
+        expect(wakes).toBe(0);
+        await s.transaction((tx) => tx.jobs.enqueue([job('due')]));
+        expect(wakes).toBe(1);
+        await s.jobs.enqueue([job('due')]);
+        expect(wakes).toBe(2);
+      } finally {
+        unsubscribe();
+      }
+      await s.jobs.enqueue([job('due')]);
+      expect(wakes).toBe(2);
+    });
+
     it('enqueues a batch of 1,200 jobs atomically and claims them all', async () => {
       const results = await store().jobs.enqueue(Array.from({ length: 1_200 }, (_, i) => job('bulk', T0, { payload: { i } })));
       expect(new Set(results.map((r) => r.id)).size).toBe(1_200);

@@ -54,6 +54,32 @@ export function warmupStoreConformance(store: () => MailplaneStore): void {
       expect(await store().warmup.sentOn([ip.id], '2026-11-22')).toEqual([{ ipId: ip.id, provider: 0, sent: 20 }]);
     });
 
+    it('reserves sends up to a cap and refuses beyond it, atomically under 50 concurrent reservations', async () => {
+      const ip = await warmingIp(store());
+      const day = { ipId: ip.id, day: '2026-11-22', provider: 2 };
+      await store().warmup.addTraffic([send(ip.id, { provider: 2 }), send(ip.id, { provider: 2 })]);
+      const answers = await Promise.all(Array.from({ length: 50 }, () => store().warmup.reserveSend(day, 12)));
+      expect(answers.filter(Boolean)).toHaveLength(10);
+      expect(await store().warmup.sentOn([ip.id], '2026-11-22')).toEqual([{ ipId: ip.id, provider: 2, sent: 12 }]);
+      expect(await store().warmup.reserveSend(day, 12)).toBe(false);
+      // A reserved send's outcome adds its window traffic only: the day's count has it already.
+      await store().warmup.addTraffic([send(ip.id, { provider: 2, reserved: true })]);
+      expect(await store().warmup.sentOn([ip.id], '2026-11-22')).toEqual([{ ipId: ip.id, provider: 2, sent: 12 }]);
+      expect(await store().warmup.trafficBetween(ip.id, T, 0, 1)).toEqual([{ provider: 2, sent: 3, bounced: 0, deferred: 0 }]);
+      // A reservation given back makes room for one more.
+      await store().warmup.returnSend(day);
+      expect(await store().warmup.reserveSend(day, 12)).toBe(true);
+      expect(await store().warmup.reserveSend({ ...day, provider: 3 }, 0)).toBe(false);
+      expect(await store().warmup.reserveSend({ ...day, provider: 3 }, Infinity)).toBe(true);
+      // Never below zero; an IP that is gone reserves nothing.
+      await store().warmup.returnSend({ ...day, provider: 4 });
+      await store().warmup.returnSend({ ...day, provider: 3 });
+      await store().warmup.returnSend({ ...day, provider: 3 });
+      expect(await store().warmup.sentOn([ip.id], '2026-11-22')).toEqual([{ ipId: ip.id, provider: 2, sent: 12 }]);
+      expect((await store().ips.delete(ip.accountId, ip.id)).ok).toBe(true);
+      expect(await store().warmup.reserveSend(day, Infinity)).toBe(false);
+    });
+
     it('saves progress compare-and-set, and a new warmup replaces an old one', async () => {
       const ip = await warmingIp(store());
       const held = new Array<number>(12).fill(0);

@@ -34,6 +34,18 @@ interface MemoryDatabase {
   closed: boolean;
   /** Instance-wide settings; not rolled back with a transaction (a claim is a single write). */
   settings: Map<string, string>;
+  /** `onJobsDue` listeners, called after a commit that enqueued jobs. */
+  jobsDue: Set<() => void>;
+}
+
+function emitJobsDue(db: MemoryDatabase): void {
+  for (const listener of db.jobsDue) {
+    try {
+      listener();
+    } catch {
+      // A listener's fault is its own: the others still wake.
+    }
+  }
 }
 
 function nextId(db: MemoryDatabase) {
@@ -95,7 +107,26 @@ function transactionAccess(db: MemoryDatabase, tables: TableRows, state: { open:
   };
 }
 
-function buildStore(db: MemoryDatabase, access: MemoryContext, inTransaction: boolean): MailplaneStore {
+/**
+ * `jobs` that raise the wake-up signal for what they enqueue: at once outside a transaction, at
+ * commit inside one (`enqueued` is the transaction's flag).
+ */
+function signallingJobs(db: MemoryDatabase, access: MemoryContext, enqueued: { value: boolean } | null): MailplaneStore['jobs'] {
+  const jobs = memoryJobStore(access);
+  return {
+    ...jobs,
+    async enqueue(newJobs) {
+      const results = await jobs.enqueue(newJobs);
+      if (results.some((r) => r.created)) {
+        if (enqueued) enqueued.value = true;
+        else emitJobsDue(db);
+      }
+      return results;
+    },
+  };
+}
+
+function buildStore(db: MemoryDatabase, access: MemoryContext, inTransaction: boolean, enqueued: { value: boolean } | null = null): MailplaneStore {
   const store: MailplaneStore = {
     accounts: memoryAccountStore(access),
     subAccounts: memorySubAccountStore(access),
@@ -105,7 +136,7 @@ function buildStore(db: MemoryDatabase, access: MemoryContext, inTransaction: bo
     tpsps: memoryTpspStore(access),
     ipPools: memoryIpPoolStore(access),
     webhooks: memoryWebhookStore(access),
-    jobs: memoryJobStore(access),
+    jobs: signallingJobs(db, access, enqueued),
     stats: memoryStatsStore(access),
     messages: memoryMessageStore(access),
     warmup: memoryWarmupStore(access),
@@ -130,18 +161,27 @@ function buildStore(db: MemoryDatabase, access: MemoryContext, inTransaction: bo
         assertOpen(db);
         const layer = overlay(db.tables);
         const state = { open: true };
+        const jobsEnqueued = { value: false };
         try {
-          const result = await work(buildStore(db, transactionAccess(db, layer.tables, state), true));
+          const result = await work(buildStore(db, transactionAccess(db, layer.tables, state), true, jobsEnqueued));
           assertOpen(db);
           layer.commit();
+          if (jobsEnqueued.value) emitJobsDue(db);
           return result;
         } finally {
           state.open = false;
         }
       });
     },
+    onJobsDue(listener) {
+      db.jobsDue.add(listener);
+      return () => {
+        db.jobsDue.delete(listener);
+      };
+    },
     async close() {
       db.closed = true;
+      db.jobsDue.clear();
     },
   };
   return store;
@@ -166,6 +206,6 @@ function buildStore(db: MemoryDatabase, access: MemoryContext, inTransaction: bo
  * const mailplane = createMailplane({ store: createMemoryStore(), secret: 'a test secret of at least 32 characters', transport });
  */
 export function createMemoryStore(): MailplaneStore {
-  const db: MemoryDatabase = { tables: createTables(), sequences: new Map(), exclusive: createMutex(), closed: false, settings: new Map() };
+  const db: MemoryDatabase = { tables: createTables(), sequences: new Map(), exclusive: createMutex(), closed: false, settings: new Map(), jobsDue: new Set() };
   return buildStore(db, committedAccess(db), false);
 }

@@ -10,7 +10,7 @@ export function memoryWarmupStore(ctx: MemoryContext): WarmupStore {
         for (const e of entries.filter((entry) => tables.ips.has(entry.ipId))) {
           const dayKey = `${e.ipId}\u0000${e.day}\u0000${e.provider}`;
           const day = tables.dailySends.get(dayKey);
-          if (e.sent > 0) tables.dailySends.set(dayKey, { key: dayKey, ipId: e.ipId, day: e.day, provider: e.provider, sent: (day?.sent ?? 0) + e.sent });
+          if (e.sent > 0 && !e.reserved) tables.dailySends.set(dayKey, { key: dayKey, ipId: e.ipId, day: e.day, provider: e.provider, sent: (day?.sent ?? 0) + e.sent });
           const windowKey = `${e.ipId}\u0000${e.startedAt}\u0000${e.window}\u0000${e.provider}`;
           const window = tables.warmupTraffic.get(windowKey);
           tables.warmupTraffic.set(windowKey, {
@@ -24,6 +24,23 @@ export function memoryWarmupStore(ctx: MemoryContext): WarmupStore {
             deferred: (window?.deferred ?? 0) + e.deferred,
           });
         }
+      }),
+
+    reserveSend: (send, cap) =>
+      ctx.write((tables) => {
+        if (!tables.ips.has(send.ipId)) return false;
+        const key = `${send.ipId}\u0000${send.day}\u0000${send.provider}`;
+        const sent = tables.dailySends.get(key)?.sent ?? 0;
+        if (sent >= cap) return false;
+        tables.dailySends.set(key, { key, ipId: send.ipId, day: send.day, provider: send.provider, sent: sent + 1 });
+        return true;
+      }),
+
+    returnSend: (send) =>
+      ctx.write((tables) => {
+        const key = `${send.ipId}\u0000${send.day}\u0000${send.provider}`;
+        const row = tables.dailySends.get(key);
+        if (row && row.sent > 0) tables.dailySends.set(key, { ...row, sent: row.sent - 1 });
       }),
 
     sentOn: (ipIds, day) =>

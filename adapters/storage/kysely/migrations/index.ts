@@ -18,6 +18,7 @@ import { activityMigration } from './0015-activity.js';
 import { retentionOverrideMigration } from './0016-retention-override.js';
 import { templatesMigration } from './0017-templates.js';
 import { webhookSecretsMigration } from './0020-webhook-secrets.js';
+import { cacheVersionMigration } from './0022-cache-version.js';
 
 /*
  * Versioned migrations, applied in name order on start. Never edit a migration that has shipped:
@@ -42,6 +43,7 @@ const migrationFactories: Record<string, (dialect: DialectName) => Migration> = 
   '0016-retention-override': retentionOverrideMigration,
   '0017-templates': templatesMigration,
   '0020-webhook-secrets': webhookSecretsMigration,
+  '0022-cache-version': cacheVersionMigration,
 };
 
 /** The Kysely migration provider of the mailplane schema for one dialect. */
