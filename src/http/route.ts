@@ -18,6 +18,8 @@ export interface RouteInput<A extends AuthKind, Q, B> {
 export interface RouteResult {
   status?: number;
   body: unknown;
+  /** Extra response headers (lower-case names), e.g. `idempotent-replayed`. */
+  headers?: Record<string, string>;
 }
 
 /** One endpoint of the API. */

@@ -11,6 +11,8 @@ import { compileTemplates, type CompiledTemplates } from '../template/renderer.j
 import { unsubscribeUrl } from '../tracking/links.js';
 import { applyListDrops, envelopeRecipients, planRecipients, type Drop, type DropReasonName, type EnvelopeRecipient } from './recipients.js';
 import type { SendRequest } from './request.js';
+import { claimIdempotencyKey, type IdempotencyClaim } from './idempotency.js';
+import { stringifyJson } from '../model/json.js';
 
 /**
  * Why a recipient was dropped before sending: the `errorCode` (an integer, as the reference's
@@ -75,6 +77,16 @@ function checkRenderedLengths(ctx: MailplaneContext, templates: CompiledTemplate
   });
 }
 
+/** Options of {@link acceptSend}. */
+export interface AcceptOptions {
+  /**
+   * The idempotency key to commit with the send (src/sending/idempotency.ts), with the response
+   * JSON (`stringifyJson` of the entries). When a concurrent send holds the key, nothing is
+   * committed and `IdempotencyKeyTakenError` is thrown.
+   */
+  idempotency?: IdempotencyClaim;
+}
+
 /**
  * Accepts a send request for a sub-account. Checks run in an order a caller can reason about:
  * the request shape (already validated), templates compile (422), the sub-account is not blocked
@@ -86,7 +98,7 @@ function checkRenderedLengths(ctx: MailplaneContext, templates: CompiledTemplate
  * acknowledges (batch, messages, events, counters and the delivery job) is committed in one
  * transaction before it returns.
  */
-export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRecord, request: SendRequest): Promise<SendResponseEntry[]> {
+export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRecord, request: SendRequest, options: AcceptOptions = {}): Promise<SendResponseEntry[]> {
   checkRenderedLengths(ctx, await compileTemplates(request), request);
   if (subAccount.blocked) {
     const reason = subAccount.blockReason ? `: ${subAccount.blockReason}` : '';
@@ -192,6 +204,8 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
 
   // Group commit: concurrent sends share a transaction; each still answers only after its commit.
   await ctx.writes.commit(async (tx) => {
+    // First, so a send that lost its key to a concurrent one writes nothing before it rolls back.
+    if (options.idempotency) await claimIdempotencyKey(tx, subAccount.id, options.idempotency, stringifyJson(entries), nowMs);
     await tx.messages.insertAccepted(batch, messages, events);
     await tx.stats.increment(increments);
     if (dropped < messages.length) {

@@ -3,6 +3,7 @@ import { acceptSend } from '../../sending/accept.js';
 import { messageToWire } from '../../sending/message-wire.js';
 import { sendRequestSchema, type SendRequest } from '../../sending/request.js';
 import { route } from '../route.js';
+import { idempotentSend } from '../idempotent-send.js';
 
 /** A message id is a UUID; anything else is an unknown id. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -23,7 +24,8 @@ export const emailRoutes = [
     body: sendRequestSchema,
     // The send endpoint's rate limit counts recipients, so one large request weighs as much as many small ones.
     rateLimit: { allowance: 'recipients', cost: recipientCount },
-    handle: async ({ ctx, principal, body }) => ({ body: await acceptSend(ctx, principal.subAccount, body) }),
+    // An `Idempotency-Key` makes a retried send answer the first response instead of sending again.
+    handle: (input) => idempotentSend(input, (idempotency) => acceptSend(input.ctx, input.principal.subAccount, input.body, { idempotency })),
   }),
   route({
     method: 'GET',

@@ -23,6 +23,7 @@ import type {
   WebhookRecord,
 } from '../../store/index.js';
 import type { Keyed } from './tables.js';
+import type { IdempotencyKeyRecord } from '../../store/idempotency-store.js';
 
 /** A stored account. */
 export type AccountRow = AccountRecord & Keyed<number>;
@@ -113,3 +114,6 @@ export interface RateLimitRow extends Keyed<string> {
 
 /** A message captured by the sandbox mail catcher, keyed by its id. */
 export type SandboxMessageRow = SandboxMessageRecord & Keyed<number>;
+
+/** An idempotency key, keyed by `${subAccountId}:${key}`. */
+export type IdempotencyKeyRow = IdempotencyKeyRecord & Keyed<string>;

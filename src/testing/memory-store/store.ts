@@ -14,6 +14,7 @@ import { memorySuppressionStore } from './suppressions.js';
 import { createTables, overlay, type TableRows } from './tables.js';
 import { memoryWarmupStore } from './warmup.js';
 import { memoryWebhookStore } from './webhooks.js';
+import { memoryIdempotencyStore } from './idempotency.js';
 
 /** Runs one piece of work at a time, in arrival order. */
 function createMutex() {
@@ -110,6 +111,7 @@ function buildStore(db: MemoryDatabase, access: MemoryContext, inTransaction: bo
     warmup: memoryWarmupStore(access),
     rateLimits: memoryRateLimitStore(access),
     sandbox: memorySandboxStore(access),
+    idempotency: memoryIdempotencyStore(access),
     settings: {
       async claim(name, value) {
         assertOpen(db);

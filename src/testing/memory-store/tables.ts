@@ -107,13 +107,14 @@ export interface TableRows {
   warmupTraffic: Rows<string, R.WarmupTrafficRow>;
   rateLimits: Rows<string, R.RateLimitRow>;
   sandboxMessages: Rows<number, R.SandboxMessageRow>;
+  idempotencyKeys: Rows<string, R.IdempotencyKeyRow>;
 }
 
 /** Table names, in one list so creating and overlaying them cannot forget one. */
 const TABLES = [
   'accounts', 'subAccounts', 'smtpAuths', 'domains', 'suppressions', 'ips', 'tpsps', 'ipPools', 'poolIps',
   'poolTpsps', 'webhooks', 'jobs', 'stats', 'batches', 'messages', 'events', 'warmupProgress', 'dailySends',
-  'warmupTraffic', 'rateLimits', 'sandboxMessages',
+  'warmupTraffic', 'rateLimits', 'sandboxMessages', 'idempotencyKeys',
 ] as const satisfies ReadonlyArray<keyof TableRows>;
 
 /** Empty committed tables. */
