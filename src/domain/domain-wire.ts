@@ -1,5 +1,29 @@
 import type { DomainRecord } from '../store/index.js';
-import { domainDnsRecords } from './records.js';
+import { dkimTextValue, domainDnsRecords, type DnsRecord } from './records.js';
+import { dkimHost } from './dkim-rotation.js';
+
+/**
+ * One DKIM record of a domain as `dkimRecords` lists it: the signing key's (`active`), a
+ * rotation's new key waiting for its record (`pending`), and the key it replaced while its grace
+ * period lasts (`retiring`, until `retireAt`, ns).
+ */
+export interface DkimRecordWire extends DnsRecord {
+  selector: string;
+  state: 'active' | 'pending' | 'retiring';
+  verified: boolean;
+  failureReason?: string;
+  retireAt?: bigint;
+}
+
+/** Every DKIM record the domain's owner keeps published now (docs/domains.md, "DKIM key rotation"). */
+export function dkimRecordsOf(domain: DomainRecord): DkimRecordWire[] {
+  const record = (selector: string, publicKey: string): DnsRecord => ({ host: dkimHost(selector, domain.name), type: 'TXT', textValue: dkimTextValue(publicKey) });
+  const out: DkimRecordWire[] = [{ ...record(domain.dkimSelector, domain.dkimPublicKey), selector: domain.dkimSelector, state: 'active', verified: domain.dkimVerified }];
+  const { dkimPending: pending, dkimPrevious: previous } = domain;
+  if (pending) out.push({ ...record(pending.selector, pending.publicKey), selector: pending.selector, state: 'pending', verified: false, failureReason: pending.failureReason });
+  if (previous) out.push({ ...record(previous.selector, previous.publicKey), selector: previous.selector, state: 'retiring', verified: true, retireAt: previous.retireAt });
+  return out;
+}
 
 /**
  * The `Domain` of the reference document, plus `dnsProvider` and `spfFailureReason` (mailplane
@@ -13,6 +37,8 @@ export function domainToWire(domain: DomainRecord) {
     id: domain.id,
     name: domain.name,
     dkim: records.dkim,
+    // mailplane addition: `dkim` is the signing key's record; during a rotation this lists the new key's too.
+    dkimRecords: dkimRecordsOf(domain),
     spf: records.spf,
     returnPath: records.returnPath,
     track: records.track,

@@ -30,6 +30,9 @@ export const WEBHOOK_RETRY_JOB = 'webhook-retry';
 /** Job kind that deletes messages and events past the retention period (src/retention/jobs.ts). */
 export const RETENTION_JOB = 'retention';
 
+/** Job kind that follows one domain's DKIM rotation: checks the pending key's record, then retires the old key (src/domain/verification-jobs.ts). */
+export const DKIM_ROTATION_JOB = 'dkim-rotation';
+
 /** An event as a `webhook-events` job carries it (JSON: `created`, ns, as a decimal string). */
 const outboxEventSchema = z.object({
   id: z.string(),
@@ -59,6 +62,7 @@ export const jobPayloadSchemas = {
   [WEBHOOK_RETRY_JOB]: z.object({ accountId: id(), webhookId: id(), eventId: z.string(), body: z.string() }),
   /** No payload: the job reads the retention settings of the instance that runs it. */
   [RETENTION_JOB]: z.object({}),
+  [DKIM_ROTATION_JOB]: z.object({ domainId: id(), subAccountId: id() }),
 };
 
 /** A job kind mailplane runs. */

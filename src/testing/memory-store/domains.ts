@@ -39,6 +39,9 @@ export function memoryDomainStore(ctx: MemoryContext): DomainStore {
           domainRegisteredDate: '',
           lastCheckedAt: 0n,
           updated: input.created,
+          dkimPending: null,
+          dkimPrevious: null,
+          dkimRotatedAt: 0n,
         };
         tables.domains.set(id, row);
         return success(asDomain(row));
@@ -69,6 +72,18 @@ export function memoryDomainStore(ctx: MemoryContext): DomainStore {
         const changes = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
         const next: DomainRow = { ...row, ...changes };
         tables.domains.set(id, next);
+        return asDomain(next);
+      }),
+
+    updateDkimKeys: (subAccountId, id, ifPendingSelector, patch) =>
+      ctx.write((tables) => {
+        const row = owned(tables, subAccountId, id);
+        if (!row || (row.dkimPending?.selector ?? '') !== ifPendingSelector) return null;
+        const { current, ...rest } = patch;
+        const changes = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+        const keys = current ? { dkimSelector: current.selector, dkimPublicKey: current.publicKey, dkimPrivateKeySealed: current.privateKeySealed } : {};
+        const next: DomainRow = { ...row, ...changes, ...keys };
+        tables.domains.set(id, structuredClone(next));
         return asDomain(next);
       }),
 

@@ -16,6 +16,7 @@ import { sandboxMessagesMigration } from './0013-sandbox-messages.js';
 import { settingsMigration } from './0014-settings.js';
 import { activityMigration } from './0015-activity.js';
 import { idempotencyMigration } from './0018-idempotency.js';
+import { dkimRotationMigration } from './0021-dkim-rotation.js';
 
 /*
  * Versioned migrations, applied in name order on start. Never edit a migration that has shipped:
@@ -38,6 +39,7 @@ const migrationFactories: Record<string, (dialect: DialectName) => Migration> = 
   '0014-settings': settingsMigration,
   '0015-activity': activityMigration,
   '0018-idempotency': idempotencyMigration,
+  '0021-dkim-rotation': dkimRotationMigration,
 };
 
 /** The Kysely migration provider of the mailplane schema for one dialect. */
