@@ -14,6 +14,7 @@ import { transactionConformance } from './conformance/transactions.js';
 import { webhookStoreConformance } from './conformance/webhooks.js';
 import { warmupStoreConformance } from './conformance/warmup.js';
 import { idempotencyStoreConformance } from './conformance/idempotency.js';
+import { dkimKeysConformance } from './conformance/dkim-keys.js';
 
 /** Options of {@link runStoreConformance}. */
 export interface StoreConformanceOptions {
@@ -63,5 +64,6 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     sandboxStoreConformance(store);
     transactionConformance(store);
     idempotencyStoreConformance(store);
+    dkimKeysConformance(store);
   });
 }

@@ -79,10 +79,13 @@ export function memoryDomainStore(ctx: MemoryContext): DomainStore {
       ctx.write((tables) => {
         const row = owned(tables, subAccountId, id);
         if (!row || (row.dkimPending?.selector ?? '') !== ifPendingSelector) return null;
-        const { current, ...rest } = patch;
-        const changes = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
-        const keys = current ? { dkimSelector: current.selector, dkimPublicKey: current.publicKey, dkimPrivateKeySealed: current.privateKeySealed } : {};
-        const next: DomainRow = { ...row, ...changes, ...keys };
+        const { current, pending, previous, rotatedAt, ...flags } = patch;
+        const changes: Partial<DomainRow> = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined));
+        if (current) Object.assign(changes, { dkimSelector: current.selector, dkimPublicKey: current.publicKey, dkimPrivateKeySealed: current.privateKeySealed });
+        if (pending !== undefined) changes.dkimPending = pending;
+        if (previous !== undefined) changes.dkimPrevious = previous;
+        if (rotatedAt !== undefined) changes.dkimRotatedAt = rotatedAt;
+        const next: DomainRow = { ...row, ...changes };
         tables.domains.set(id, structuredClone(next));
         return asDomain(next);
       }),
