@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { MailplaneContext } from '../context.js';
-import { ValidationError } from '../errors.js';
+import { UnavailableError, ValidationError } from '../errors.js';
 import type { IdempotencyKeyRecord, MailplaneStore } from '../store/index.js';
 
 /** Longest idempotency key, in characters (as Stripe's). */
@@ -118,8 +118,9 @@ export async function sendIdempotently(ctx: MailplaneContext, subAccountId: numb
   } catch (error) {
     if (!(error instanceof IdempotencyKeyTakenError)) throw error;
     const winner = await ctx.store.idempotency.find(subAccountId, claim.key, ctx.clock.now());
-    // The winner's row is committed (the claim saw it live); it can only be gone if it expired since.
-    if (!winner) throw error;
+    // The winner's row is committed (the claim saw it live); it can only be gone if it expired
+    // since. Then nothing was sent for this request: a retry (503) sends.
+    if (!winner) throw new UnavailableError('the idempotency key was released while this request waited for it', error);
     return replay(winner, claim);
   }
 }
