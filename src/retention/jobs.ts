@@ -50,7 +50,7 @@ export async function purgeIdempotencyKeys(ctx: Pick<MailplaneContext, 'store' |
   let deleted = 0;
   for (let batch = 0; batch < batchesPerRun; batch += 1) {
     if (signal?.aborted) return { deleted, more: true };
-    const count = await ctx.store.idempotency.deleteExpired(ctx.clock.now(), batchSize);
+    const count = await ctx.store.idempotency.deleteExpired(Math.floor(ctx.clock.now()), batchSize);
     deleted += count;
     if (count < batchSize) return { deleted, more: false };
   }

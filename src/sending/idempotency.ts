@@ -83,7 +83,9 @@ export function requestHash(operation: string, request: unknown): string {
  * the key exists, which rolls the send back.
  */
 export async function claimIdempotencyKey(tx: MailplaneStore, subAccountId: number, claim: IdempotencyClaim, response: string, nowMs: number): Promise<void> {
-  const record: IdempotencyKeyRecord = { subAccountId, key: claim.key, requestHash: claim.requestHash, response, createdMs: nowMs, expiresMs: nowMs + IDEMPOTENCY_KEY_TTL_MS };
+  // Whole milliseconds: the clock has microseconds, the columns hold integers.
+  const createdMs = Math.floor(nowMs);
+  const record: IdempotencyKeyRecord = { subAccountId, key: claim.key, requestHash: claim.requestHash, response, createdMs, expiresMs: createdMs + IDEMPOTENCY_KEY_TTL_MS };
   if (!(await tx.idempotency.claim(record))) throw new IdempotencyKeyTakenError(claim);
 }
 
@@ -111,13 +113,13 @@ function replay(stored: IdempotencyKeyRecord, claim: IdempotencyClaim): Idempote
  * answer the JSON it stored; when a concurrent send won the key, its response is answered instead.
  */
 export async function sendIdempotently(ctx: MailplaneContext, subAccountId: number, claim: IdempotencyClaim, send: () => Promise<string>): Promise<IdempotentAnswer> {
-  const stored = await ctx.store.idempotency.find(subAccountId, claim.key, ctx.clock.now());
+  const stored = await ctx.store.idempotency.find(subAccountId, claim.key, Math.floor(ctx.clock.now()));
   if (stored) return replay(stored, claim);
   try {
     return { response: await send(), replayed: false };
   } catch (error) {
     if (!(error instanceof IdempotencyKeyTakenError)) throw error;
-    const winner = await ctx.store.idempotency.find(subAccountId, claim.key, ctx.clock.now());
+    const winner = await ctx.store.idempotency.find(subAccountId, claim.key, Math.floor(ctx.clock.now()));
     // The winner's row is committed (the claim saw it live); it can only be gone if it expired
     // since. Then nothing was sent for this request: a retry (503) sends.
     if (!winner) throw new UnavailableError('the idempotency key was released while this request waited for it', error);

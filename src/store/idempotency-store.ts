@@ -10,7 +10,7 @@ export interface IdempotencyKeyRecord {
   requestHash: string;
   /** The JSON answered to that request, exactly as it was written. */
   response: string;
-  /** Epoch milliseconds of the send. */
+  /** Epoch milliseconds of the send (an integer, as every time below). */
   createdMs: number;
   /** Epoch milliseconds from which the key is forgotten (a request with it is then a new send). */
   expiresMs: number;

@@ -109,6 +109,19 @@ describe.each(storeKinds)('idempotent sends (Idempotency-Key) on %s', (kind) => 
     expect(await api.mailplane.context.store.idempotency.find(shop.subAccount.id, 'other-key', clock.now())).not.toBeNull();
   });
 
+  it('works with the machine clock, whose milliseconds have fractions', async () => {
+    const live = await createTestApi(kind);
+    closers.push(() => live.close());
+    const sender = await createSender(live, 'live', 'live.example.com');
+    const call = () => live.call('POST', '/subaccount/email', { sub: sender.subAccount.apiKey, body: sendBody('news@live.example.com', ['a@example.org']), headers: { 'idempotency-key': 'live-1' } });
+    const first = await call();
+    expect(first.status, first.text).toBe(200);
+    const again = await call();
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect(await purgeIdempotencyKeys(live.mailplane.context)).toEqual({ deleted: 0, more: false });
+  });
+
   it('sends once when many requests with one key arrive at once', async () => {
     const body = sendBody('news@shop.example.com', ['a@example.org']);
     const answers = await Promise.all(Array.from({ length: 12 }, () => send(body, 'burst')));
