@@ -109,6 +109,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
       rateLimits: rateLimitsFrom(env),
       // Days messages and events are kept (docs/activity.md, "Retention"); 0 keeps them forever.
       ...(env.MAILPLANE_RETENTION_DAYS && { retention: { days: Number(env.MAILPLANE_RETENTION_DAYS) } }),
+      // Automatic DKIM key rotation every N days (docs/domains.md, "DKIM key rotation"); unset: off.
+      ...(env.MAILPLANE_DKIM_AUTO_ROTATE_DAYS && { domains: { dkimAutoRotateDays: Number(env.MAILPLANE_DKIM_AUTO_ROTATE_DAYS) } }),
       trackingBaseUrl: `${env.MAILPLANE_PUBLIC_URL ?? `http://${env.HOST ?? '127.0.0.1'}:${env.PORT ?? 3000}`}/t`,
     },
     smtp: {

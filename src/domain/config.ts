@@ -19,6 +19,18 @@ export interface DomainRecordsConfig {
    * it through the customer's Return-Path CNAME, and SPF checks look for `include:<spfInclude>`.
    */
   spfInclude: string;
+  /**
+   * Days the previous DKIM key's record stays listed on the domain after a rotation switched
+   * signing to the new key (mail signed just before the switch is still in transit and verified
+   * later). Default 7; at least 1.
+   */
+  dkimRotationGraceDays: number;
+  /**
+   * Rotate every verified domain's DKIM key automatically when its key has signed this many days
+   * (checked by the domain's daily DNS check). 0, the default, never rotates by itself. The new
+   * key signs only once its customer has published its record.
+   */
+  dkimAutoRotateDays: number;
 }
 
 /** Defaults for a local deployment; production operators set their own hosts. */
@@ -29,6 +41,8 @@ export const defaultDomainRecordsConfig: DomainRecordsConfig = {
   trackingLabel: 'mp-track',
   trackingTarget: 'track.mailplane.localhost',
   spfInclude: 'spf.mailplane.localhost',
+  dkimRotationGraceDays: 7,
+  dkimAutoRotateDays: 0,
 };
 
 const DNS_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
@@ -46,6 +60,12 @@ export function resolveDomainRecordsConfig(partial: Partial<DomainRecordsConfig>
   }
   for (const key of ['returnPathTarget', 'trackingTarget', 'spfInclude'] as const) {
     if (!HOST_NAME.test(config[key])) throw new Error(`domains.${key} must be a host name, got "${config[key]}"`);
+  }
+  if (!Number.isInteger(config.dkimRotationGraceDays) || config.dkimRotationGraceDays < 1) {
+    throw new Error(`domains.dkimRotationGraceDays must be a whole number of days >= 1, got ${config.dkimRotationGraceDays}`);
+  }
+  if (!Number.isInteger(config.dkimAutoRotateDays) || config.dkimAutoRotateDays < 0) {
+    throw new Error(`domains.dkimAutoRotateDays must be a whole number of days >= 0 (0: off), got ${config.dkimAutoRotateDays}`);
   }
   // Lower-cased like the domain names they are joined to, so published hosts compare exactly.
   return {

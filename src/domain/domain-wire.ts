@@ -1,16 +1,45 @@
 import { z } from 'zod';
 import { epochNsSchema } from '../model/wire-schemas.js';
 import type { DomainRecord } from '../store/index.js';
-import { domainDnsRecords } from './records.js';
+import { dkimTextValue, domainDnsRecords, type DnsRecord } from './records.js';
+import { dkimHost } from './dkim-rotation.js';
+
+/**
+ * One DKIM record of a domain as `dkimRecords` lists it: the signing key's (`active`), a
+ * rotation's new key waiting for its record (`pending`), and the key it replaced while its grace
+ * period lasts (`retiring`, until `retireAt`, ns).
+ */
+export type DkimRecordWire = z.output<typeof dkimRecordWireSchema>;
+
+/** Every DKIM record the domain's owner keeps published now (docs/domains.md, "DKIM key rotation"). */
+export function dkimRecordsOf(domain: DomainRecord): DkimRecordWire[] {
+  const record = (selector: string, publicKey: string): DnsRecord => ({ host: dkimHost(selector, domain.name), type: 'TXT', textValue: dkimTextValue(publicKey) });
+  const out: DkimRecordWire[] = [{ ...record(domain.dkimSelector, domain.dkimPublicKey), selector: domain.dkimSelector, state: 'active', verified: domain.dkimVerified }];
+  const { dkimPending: pending, dkimPrevious: previous } = domain;
+  if (pending) out.push({ ...record(pending.selector, pending.publicKey), selector: pending.selector, state: 'pending', verified: false, failureReason: pending.failureReason });
+  if (previous) out.push({ ...record(previous.selector, previous.publicKey), selector: previous.selector, state: 'retiring', verified: true, retireAt: previous.retireAt });
+  return out;
+}
 
 /** One DNS record to publish, as the domain resource shows it. */
 const dnsRecordWireSchema = z.object({ host: z.string(), type: z.enum(['TXT', 'CNAME']), textValue: z.string() });
+
+/** The wire shape of one entry of {@link dkimRecordsOf}. */
+const dkimRecordWireSchema = dnsRecordWireSchema.extend({
+  selector: z.string(),
+  state: z.enum(['active', 'pending', 'retiring']),
+  verified: z.boolean(),
+  failureReason: z.string().optional(),
+  retireAt: epochNsSchema.optional(),
+});
 
 /** The wire shape of {@link domainToWire}. */
 export const domainWireSchema = z.object({
   id: z.int(),
   name: z.string(),
   dkim: dnsRecordWireSchema,
+  /** mailplane addition: every DKIM record to keep published, with its state (docs/domains.md). */
+  dkimRecords: z.array(dkimRecordWireSchema),
   spf: dnsRecordWireSchema,
   returnPath: dnsRecordWireSchema,
   track: dnsRecordWireSchema,
@@ -43,6 +72,8 @@ export function domainToWire(domain: DomainRecord): z.output<typeof domainWireSc
     id: domain.id,
     name: domain.name,
     dkim: records.dkim,
+    // mailplane addition: `dkim` is the signing key's record; during a rotation this lists the new key's too.
+    dkimRecords: dkimRecordsOf(domain),
     spf: records.spf,
     returnPath: records.returnPath,
     track: records.track,

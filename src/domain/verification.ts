@@ -7,6 +7,7 @@ import { nowNs } from '../model/time.js';
 import type { DomainRecord, DomainVerificationPatch } from '../store/index.js';
 import { domainDnsRecords } from './records.js';
 import { scheduleNextDomainCheck } from './verification-schedule.js';
+import { advanceDkimRotation } from './dkim-rotation.js';
 
 /**
  * The records a stored domain is checked against. Everything comes from what was stored when the
@@ -125,7 +126,9 @@ export class DomainVerifier {
       throw error;
     });
     this.deps.metrics.dnsChecks.inc({ result: result.dkim.verified ? 'verified' : 'failed' });
-    const updated = await store.domains.updateVerification(domain.subAccountId, domain.id, verificationPatch(result, nowNs(clock)));
+    let updated = await store.domains.updateVerification(domain.subAccountId, domain.id, verificationPatch(result, nowNs(clock)));
+    // A rotation under way moves on with every check: its pending key signs once its record verifies.
+    if (updated && (updated.dkimPending || updated.dkimPrevious)) updated = await advanceDkimRotation(this.deps, updated, options.fresh ?? true);
     if (updated && (options.ensureSchedule ?? true)) {
       // Domains added before the schedule existed, or whose job died, get one back; a pending job
       // keeps its time (dedupe), so this is one no-op insert in the usual case.

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { MailplaneContext } from '../context.js';
 import type { AuthKind, Principal } from './auth.js';
 import type { StreamedBody } from './streamed-body.js';
+import type { RawJson } from './json.js';
 import type { HttpRequest } from './types.js';
 
 /** What a route handler receives: validated input and the authenticated caller. */
@@ -19,6 +20,8 @@ export interface RouteInput<A extends AuthKind, Q, B> {
 export interface RouteResult<R = unknown> {
   status?: number;
   body: R;
+  /** Extra response headers (lower-case names), e.g. `idempotent-replayed`. */
+  headers?: Record<string, string>;
 }
 
 /** One endpoint of the API. */
@@ -45,7 +48,7 @@ export interface RouteDefinition<A extends AuthKind, Q, B, R = unknown> {
   response?: z.ZodType<R>;
   /** Set when the answer is a streamed export of `response` rows (NDJSON or CSV, by `format`) instead of JSON. */
   export?: true;
-  handle(input: RouteInput<A, Q, B>): Promise<RouteResult<NoInfer<R> | StreamedBody>>;
+  handle(input: RouteInput<A, Q, B>): Promise<RouteResult<NoInfer<R> | StreamedBody | RawJson>>;
 }
 
 /** A route with its types erased, as the route table holds it. */

@@ -35,6 +35,8 @@ export const RETENTION_JOB = 'retention';
 
 /** Job kind that releases a scheduled send at its `sendAt` (src/delivery/scheduled-jobs.ts). */
 export const DELIVER_SCHEDULED_JOB = 'deliver-scheduled';
+/** Job kind that follows one domain's DKIM rotation: checks the pending key's record, then retires the old key (src/domain/verification-jobs.ts). */
+export const DKIM_ROTATION_JOB = 'dkim-rotation';
 
 /** An event as a `webhook-events` job carries it (JSON: `created`, ns, as a decimal string). */
 const outboxEventSchema = z.object({
@@ -81,6 +83,7 @@ export const jobPayloadSchemas = {
     requestedAt: z.string().regex(/^\d{1,20}$/),
     after: z.object({ at: z.string().regex(/^\d{1,20}$/), id: z.string() }).optional(),
   }),
+  [DKIM_ROTATION_JOB]: z.object({ domainId: id(), subAccountId: id() }),
 };
 
 /** A job kind mailplane runs. */

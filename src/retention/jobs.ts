@@ -1,7 +1,7 @@
 /**
  * The retention job: one durable job row (dedupe key `retention`) that deletes messages and
- * events older than `retention.days` (or a sub-account's own `retentionDays`), `batchSize` rows
- * per statement, then moves itself to its
+ * events older than `retention.days` (or a sub-account's own `retentionDays`) and expired
+ * idempotency keys, `batchSize` rows per statement, then moves itself to its
  * next run (`RetryJobError` without counting an attempt). Statistics counters are separate rows
  * and are never touched. The kind and its payload schema are in the job registry (src/jobs/kinds.ts).
  */
@@ -75,6 +75,23 @@ export async function runRetention(ctx: Pick<MailplaneContext, 'store' | 'clock'
   return run;
 }
 
+/**
+ * Deletes expired idempotency keys (kept 24 hours, src/sending/idempotency.ts), at most
+ * `batchSize` per statement and `batchesPerRun` statements; answers how many, and whether more are
+ * left. Runs whatever `retention.days` says: a key is never kept past its day.
+ */
+export async function purgeIdempotencyKeys(ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>, signal?: AbortSignal): Promise<{ deleted: number; more: boolean }> {
+  const { batchSize, batchesPerRun } = ctx.config.retention;
+  let deleted = 0;
+  for (let batch = 0; batch < batchesPerRun; batch += 1) {
+    if (signal?.aborted) return { deleted, more: true };
+    const count = await ctx.store.idempotency.deleteExpired(Math.floor(ctx.clock.now()), batchSize);
+    deleted += count;
+    if (count < batchSize) return { deleted, more: false };
+  }
+  return { deleted, more: true };
+}
+
 /** Enqueues the retention job unless one is already pending or running (called by `start()`). */
 export async function scheduleRetention(ctx: Pick<MailplaneContext, 'jobs' | 'clock'>): Promise<void> {
   await ctx.jobs.enqueue([{ kind: RETENTION_JOB, payload: {}, runAt: ctx.clock.now(), dedupeKey: RETENTION_JOB }]);
@@ -84,9 +101,11 @@ export async function scheduleRetention(ctx: Pick<MailplaneContext, 'jobs' | 'cl
 export function retentionJobHandlers(ctx: MailplaneContext): Record<string, JobHandler | JobKindOptions> {
   const handler = jobHandler(RETENTION_JOB, async (_job, { signal }) => {
     const run = await runRetention(ctx, signal);
-    if (run.messages > 0 || run.events > 0) ctx.logger.info('retention deleted old rows', { messages: run.messages, events: run.events });
-    const runAt = ctx.clock.now() + (run.more ? 0 : ctx.config.retention.intervalMs);
-    throw new RetryJobError(run.more ? 'more old rows to delete' : 'next retention run', { runAt, countAttempt: false });
+    const keys = await purgeIdempotencyKeys(ctx, signal);
+    if (run.messages > 0 || run.events > 0 || keys.deleted > 0) ctx.logger.info('retention deleted old rows', { messages: run.messages, events: run.events, idempotencyKeys: keys.deleted });
+    const more = run.more || keys.more;
+    const runAt = ctx.clock.now() + (more ? 0 : ctx.config.retention.intervalMs);
+    throw new RetryJobError(more ? 'more old rows to delete' : 'next retention run', { runAt, countAttempt: false });
   });
   return { [RETENTION_JOB]: { handler, concurrency: 1 } };
 }

@@ -46,6 +46,10 @@ export async function sandboxRecords(store: SandboxStore, config: DomainRecordsC
     if (host === d.trackHost.toLowerCase()) return [{ type: 'CNAME', ttl: TTL, value: d.trackTarget }];
     if (type !== 'TXT') continue;
     if (host === `${d.dkimSelector}._domainkey.${d.name}`) return [{ type: 'TXT', ttl: TTL, value: dkimTextValue(d.dkimPublicKey) }];
+    // A rotation's keys are published at once too, so a rotation completes in the sandbox.
+    for (const key of [d.dkimPending, d.dkimPrevious]) {
+      if (key && host === `${key.selector}._domainkey.${d.name}`) return [{ type: 'TXT', ttl: TTL, value: dkimTextValue(key.publicKey) }];
+    }
     if (host === `_dmarc.${d.name}`) return [{ type: 'TXT', ttl: TTL, value: DEFAULT_DMARC_VALUE }];
   }
   return [];

@@ -12,6 +12,8 @@ import { unsubscribeUrl } from '../tracking/links.js';
 import { applyListDrops, envelopeRecipients, planRecipients, type Drop, type DropReasonName, type EnvelopeRecipient } from './recipients.js';
 import type { SendRequest } from './request.js';
 import { sendSchedule } from './schedule.js';
+import { claimIdempotencyKey, type IdempotencyClaim } from './idempotency.js';
+import { stringifyJson } from '../model/json.js';
 
 /**
  * Why a recipient was dropped before sending: the `errorCode` (an integer, as the reference's
@@ -85,6 +87,12 @@ function checkRenderedLengths(ctx: MailplaneContext, templates: CompiledTemplate
 export interface AcceptOptions {
   /** The stored template the request was made from (src/sending/template-send.ts), kept with the send. */
   template?: TemplateUse;
+  /**
+   * The idempotency key to commit with the send (src/sending/idempotency.ts), with the response
+   * JSON (`stringifyJson` of the entries). When a concurrent send holds the key, nothing is
+   * committed and `IdempotencyKeyTakenError` is thrown.
+   */
+  idempotency?: IdempotencyClaim;
 }
 
 /**
@@ -210,6 +218,8 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
 
   // Group commit: concurrent sends share a transaction; each still answers only after its commit.
   await ctx.writes.commit(async (tx) => {
+    // First, so a send that lost its key to a concurrent one writes nothing before it rolls back.
+    if (options.idempotency) await claimIdempotencyKey(tx, subAccount.id, options.idempotency, stringifyJson(entries), nowMs);
     await tx.messages.insertAccepted(batch, messages, events);
     await tx.stats.increment(increments);
     if (dropped < messages.length) {

@@ -9,14 +9,15 @@
  *   message is composed and DKIM-signed again at delivery, like an API send.
  * - `X-*` headers become the send's custom `headers` (echoed in webhook events), except the
  *   `X-Mailplane-*` controls: `X-Mailplane-Groups` (comma-separated), `X-Mailplane-IpPool`,
- *   `X-Mailplane-Track` (`opens`, `clicks` or both, comma-separated).
+ *   `X-Mailplane-Track` (`opens`, `clicks` or both, comma-separated), and
+ *   `X-Mailplane-Idempotency-Key` (as the API's `Idempotency-Key`, src/sending/idempotency.ts).
  */
 import type { AddressObject, ParsedMail } from 'mailparser';
 import { MAX_HEADERS, sendRequestSchema, type SendRequest } from '../sending/request.js';
 import { plainIssueMessage } from '../model/issues.js';
 
 /** The request, or why the message cannot be one (an SMTP reply text, without the code). */
-export type IngestResult = { ok: true; request: SendRequest } | { ok: false; reply: string };
+export type IngestResult = { ok: true; request: SendRequest; idempotencyKey?: string } | { ok: false; reply: string };
 
 const CONTROL_PREFIX = 'x-mailplane-';
 
@@ -72,5 +73,6 @@ export function sendRequestOf(mail: ParsedMail, recipients: readonly string[]): 
     const issue = parsed.error.issues[0]!;
     return { ok: false, reply: `5.6.0 ${issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''}${issue.message}` };
   }
-  return { ok: true, request: parsed.data };
+  const idempotencyKey = controls.get(`${CONTROL_PREFIX}idempotency-key`);
+  return { ok: true, request: parsed.data, ...(idempotencyKey !== undefined && { idempotencyKey }) };
 }

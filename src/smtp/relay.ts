@@ -21,6 +21,8 @@ import type { SubAccountRecord } from '../store/index.js';
 import { connectionGuard, isLoopbackAddress } from './connection-guard.js';
 import { smtpErrorReply, smtpReplyFor } from './errors.js';
 import { sendRequestOf } from './ingest.js';
+import { checkIdempotencyKey, requestHash, sendIdempotently } from '../sending/idempotency.js';
+import { stringifyJson } from '../model/json.js';
 import { clientKey, LoginThrottle, type LoginThrottleOptions } from './login-throttle.js';
 import { parseReceivedMime, readMessage, smtpListener, smtpReply as reply, type SmtpListener } from './server.js';
 
@@ -157,7 +159,13 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
     const { drop } = await senderDomain(ctx.store, subAccount.id, built.request.from.email);
     if (drop) throw reply(550, `5.7.1 ${drop.detail}`);
     try {
-      const entries = await acceptSend(ctx, subAccount, built.request);
+      const key = checkIdempotencyKey(built.idempotencyKey, 'X-Mailplane-Idempotency-Key');
+      // With a key, a message the client submits again (its connection broke before the 250) is
+      // answered as the first was, from the stored response, and not sent twice.
+      const claim = key === undefined ? undefined : { key, requestHash: requestHash('smtp', built.request) };
+      const send = async () => stringifyJson(await acceptSend(ctx, subAccount, built.request, { idempotency: claim }));
+      const response = claim ? (await sendIdempotently(ctx, subAccount.id, claim, send)).response : await send();
+      const entries = JSON.parse(response) as Array<{ messageId: string }>;
       const first = entries[0]?.messageId ?? '';
       return `2.0.0 Ok: queued ${entries.length} message${entries.length === 1 ? '' : 's'} as ${first}`;
     } catch (error) {

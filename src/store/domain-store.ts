@@ -47,6 +47,48 @@ export interface DomainRecord {
   lastCheckedAt: EpochNs;
   created: EpochNs;
   updated: EpochNs;
+  /**
+   * The key a DKIM rotation made, not signing yet: it replaces the signing key once its record
+   * verifies (docs/domains.md, "DKIM key rotation"). `null` when no rotation is under way.
+   */
+  dkimPending: PendingDkimKey | null;
+  /** The key that signed before the last rotation: its record stays listed until `retireAt`. `null` when none. */
+  dkimPrevious: PreviousDkimKey | null;
+  /** When the current key took over in a rotation; `0n` while it is the domain's first key. */
+  dkimRotatedAt: EpochNs;
+}
+
+/** A DKIM key waiting for its record to verify (see {@link DomainRecord.dkimPending}). */
+export interface PendingDkimKey {
+  selector: string;
+  /** base64 SubjectPublicKeyInfo DER. */
+  publicKey: string;
+  /** PKCS#8 PEM, encrypted with the instance's SecretBox. Never returned. */
+  privateKeySealed: string;
+  created: EpochNs;
+  /** Why the last check of its record failed; empty before the first check. */
+  failureReason: string;
+}
+
+/** A retired signing key whose record is still listed (see {@link DomainRecord.dkimPrevious}). */
+export interface PreviousDkimKey {
+  selector: string;
+  publicKey: string;
+  /** When it is dropped from the domain. */
+  retireAt: EpochNs;
+}
+
+/** What {@link DomainStore.updateDkimKeys} changes; omitted fields stay. */
+export interface DkimKeysPatch {
+  /** The signing key. */
+  current?: { selector: string; publicKey: string; privateKeySealed: string };
+  pending?: PendingDkimKey | null;
+  previous?: PreviousDkimKey | null;
+  rotatedAt?: EpochNs;
+  dkimVerified?: boolean;
+  verified?: boolean;
+  dkimFailureReason?: string;
+  updated: EpochNs;
 }
 
 /** What {@link DomainStore.create} needs; every verification field starts false or empty. */
@@ -103,6 +145,13 @@ export interface DomainStore {
   /** The sub-account's domain with exactly this (normalised) name, or `null`. */
   findByName(subAccountId: number, name: string): Promise<DomainRecord | null>;
   updateVerification(subAccountId: number, id: number, patch: DomainVerificationPatch): Promise<DomainRecord | null>;
+  /**
+   * Changes the DKIM keys of a domain, only if its pending key's selector is `ifPendingSelector`
+   * (`''`: no pending key) at that moment, in one atomic step. Answers the updated domain, or
+   * `null` when the domain is missing, belongs to another sub-account, or the condition failed.
+   * Two concurrent rotations, or two nodes promoting one pending key, thus change it once.
+   */
+  updateDkimKeys(subAccountId: number, id: number, ifPendingSelector: string, patch: DkimKeysPatch): Promise<DomainRecord | null>;
   /** True when the domain existed in that sub-account and is now gone. */
   delete(subAccountId: number, id: number): Promise<boolean>;
 }

@@ -16,6 +16,7 @@ import type { RateLimitStore } from './rate-limit-store.js';
 import type { SandboxStore } from './sandbox-store.js';
 import type { SettingStore, StoreReadiness } from './instance-store.js';
 import type { TemplateStore } from './template-store.js';
+import type { IdempotencyStore } from './idempotency-store.js';
 
 export type * from './account-store.js';
 export type * from './sub-account-store.js';
@@ -33,6 +34,7 @@ export type * from './rate-limit-store.js';
 export type * from './sandbox-store.js';
 export type * from './instance-store.js';
 export type * from './template-store.js';
+export type * from './idempotency-store.js';
 export { EventType } from './message-store.js';
 export type { Outcome } from './outcome.js';
 export { SubAccountType } from './sub-account-store.js';
@@ -69,6 +71,8 @@ export interface MailplaneStore {
   readonly settings?: SettingStore;
   /** Stored templates of sub-accounts and their versions (`/subaccount/template`, docs/templates.md). */
   readonly templates: TemplateStore;
+  /** Idempotency keys of sends (`Idempotency-Key`, docs/sending.md). */
+  readonly idempotency: IdempotencyStore;
   transaction<T>(work: (store: MailplaneStore) => Promise<T>): Promise<T>;
   /**
    * Whether the store can serve now: the database answers and its schema is current (no migration

@@ -15,6 +15,8 @@ import { webhookStoreConformance } from './conformance/webhooks.js';
 import { webhookStateConformance } from './conformance/webhook-state.js';
 import { warmupStoreConformance } from './conformance/warmup.js';
 import { templateStoreConformance } from './conformance/templates.js';
+import { idempotencyStoreConformance } from './conformance/idempotency.js';
+import { dkimKeysConformance } from './conformance/dkim-keys.js';
 
 /** Options of {@link runStoreConformance}. */
 export interface StoreConformanceOptions {
@@ -65,5 +67,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     sandboxStoreConformance(store);
     transactionConformance(store);
     templateStoreConformance(store);
+    idempotencyStoreConformance(store);
+    dkimKeysConformance(store);
   });
 }

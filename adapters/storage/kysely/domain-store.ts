@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import { failure, success } from '../../../src/store/outcome.js';
-import type { DomainRecord, DomainStore, DomainVerificationPatch, NewDomain } from '../../../src/store/index.js';
+import type { DkimKeysPatch, DomainRecord, DomainStore, DomainVerificationPatch, NewDomain } from '../../../src/store/index.js';
 import type { KyselyStoreContext } from './context.js';
 import { containsText } from './dialect.js';
 import { fromBool, toBigint, toBool, toNumber } from './rows.js';
@@ -35,7 +35,50 @@ export function toDomain(row: Selectable<DomainsTable>): DomainRecord {
     lastCheckedAt: toBigint(row.last_checked_at),
     created: toBigint(row.created),
     updated: toBigint(row.updated),
+    dkimPending:
+      row.dkim_pending_selector === ''
+        ? null
+        : {
+            selector: row.dkim_pending_selector,
+            publicKey: row.dkim_pending_public_key,
+            privateKeySealed: row.dkim_pending_private_key_sealed,
+            created: toBigint(row.dkim_pending_created),
+            failureReason: row.dkim_pending_failure_reason,
+          },
+    dkimPrevious:
+      row.dkim_previous_selector === ''
+        ? null
+        : { selector: row.dkim_previous_selector, publicKey: row.dkim_previous_public_key, retireAt: toBigint(row.dkim_previous_retire_at) },
+    dkimRotatedAt: toBigint(row.dkim_rotated_at),
   };
+}
+
+/** A {@link DkimKeysPatch} as column values; an absent key is stored as empty columns. */
+function dkimKeyValues(patch: DkimKeysPatch): Partial<Record<keyof DomainsTable, unknown>> {
+  const values: Partial<Record<keyof DomainsTable, unknown>> = { updated: patch.updated };
+  if (patch.current) {
+    values.dkim_selector = patch.current.selector;
+    values.dkim_public_key = patch.current.publicKey;
+    values.dkim_private_key_sealed = patch.current.privateKeySealed;
+  }
+  if (patch.pending !== undefined) {
+    const p = patch.pending;
+    values.dkim_pending_selector = p?.selector ?? '';
+    values.dkim_pending_public_key = p?.publicKey ?? '';
+    values.dkim_pending_private_key_sealed = p?.privateKeySealed ?? '';
+    values.dkim_pending_created = p?.created ?? 0n;
+    values.dkim_pending_failure_reason = p?.failureReason ?? '';
+  }
+  if (patch.previous !== undefined) {
+    values.dkim_previous_selector = patch.previous?.selector ?? '';
+    values.dkim_previous_public_key = patch.previous?.publicKey ?? '';
+    values.dkim_previous_retire_at = patch.previous?.retireAt ?? 0n;
+  }
+  if (patch.rotatedAt !== undefined) values.dkim_rotated_at = patch.rotatedAt;
+  if (patch.dkimVerified !== undefined) values.dkim_verified = fromBool(patch.dkimVerified);
+  if (patch.verified !== undefined) values.verified = fromBool(patch.verified);
+  if (patch.dkimFailureReason !== undefined) values.dkim_failure_reason = patch.dkimFailureReason;
+  return values;
 }
 
 /** Patch fields -> columns; flags become the 0/1 integers both dialects store. */
@@ -107,7 +150,8 @@ export function kyselyDomainStore(ctx: KyselyStoreContext): DomainStore {
           last_checked_at: 0,
           created: input.created,
           updated: input.created,
-        })
+          ...dkimKeyValues({ pending: null, previous: null, rotatedAt: 0n, updated: input.created }),
+        } as never)
         .onConflict((oc) => oc.doNothing())
         .returningAll()
         .executeTakeFirst();
@@ -148,6 +192,18 @@ export function kyselyDomainStore(ctx: KyselyStoreContext): DomainStore {
         .set(patchValues(patch) as never)
         .where('sub_account_id', '=', subAccountId)
         .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      return row ? toDomain(row) : null;
+    },
+
+    async updateDkimKeys(subAccountId, id, ifPendingSelector, patch) {
+      const row = await db
+        .updateTable('domains')
+        .set(dkimKeyValues(patch) as never)
+        .where('sub_account_id', '=', subAccountId)
+        .where('id', '=', id)
+        .where('dkim_pending_selector', '=', ifPendingSelector)
         .returningAll()
         .executeTakeFirst();
       return row ? toDomain(row) : null;

@@ -12,6 +12,7 @@ import type { SandboxTables } from './tables/sandbox.js';
 import type { SettingTables } from './tables/settings.js';
 import type { TemplateTables } from './tables/templates.js';
 import type { CacheVersionTables } from './tables/cache-version.js';
+import type { IdempotencyTables } from './tables/idempotency.js';
 
 /*
  * Column types as the drivers deliver them. SQLite runs with safe integers (every INTEGER comes
@@ -70,7 +71,7 @@ export interface SmtpAuthsTable {
 }
 
 /** Every table of the mailplane schema; each area declares its tables in `tables/`. */
-export interface Database extends DomainTables, SuppressionTables, IpPoolTables, WebhookTables, JobTables, StatsTables, MessageTables, WarmupTables, RateLimitTables, SandboxTables, SettingTables, TemplateTables, CacheVersionTables {
+export interface Database extends DomainTables, SuppressionTables, IpPoolTables, WebhookTables, JobTables, StatsTables, MessageTables, WarmupTables, RateLimitTables, SandboxTables, SettingTables, TemplateTables, CacheVersionTables, IdempotencyTables {
   accounts: AccountsTable;
   sub_accounts: SubAccountsTable;
   smtp_auths: SmtpAuthsTable;

@@ -18,6 +18,7 @@ import { kyselySandboxStore } from './sandbox-store.js';
 import { kyselyReadiness, kyselySettingStore } from './instance-store.js';
 import { kyselyTemplateStore } from './template-store.js';
 import { JobsDueSignal, type ListenClient } from './jobs-due.js';
+import { kyselyIdempotencyStore } from './idempotency-store.js';
 
 /** Options of {@link kyselyStore}. */
 export interface KyselyStoreOptions {
@@ -51,6 +52,7 @@ function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): Mailpl
     sandbox: kyselySandboxStore(ctx),
     settings: kyselySettingStore(ctx),
     templates: kyselyTemplateStore(ctx),
+    idempotency: kyselyIdempotencyStore(ctx),
     ready: () => kyselyReadiness(ctx),
     async transaction(work) {
       if (ctx.inTransaction) return work(buildStore(ctx, close));

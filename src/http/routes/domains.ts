@@ -4,6 +4,7 @@ import { deletedSchema } from '../../model/wire-schemas.js';
 import { domainService } from '../../domain/domains.js';
 import { domainNameSchema } from '../../domain/name.js';
 import { verifyDomainNow } from '../../domain/verification.js';
+import { startDkimRotation } from '../../domain/dkim-rotation.js';
 import { parseResourceId } from '../../model/ids.js';
 import { listQuerySchema } from '../../model/paging.js';
 import { route } from '../route.js';
@@ -64,6 +65,16 @@ export const domainRoutes = [
     handle: async ({ ctx, principal, params }) => {
       const domain = await domainService.delete(ctx, principal.subAccount.id, parseResourceId(params.domain_id));
       return { body: { id: domain.id, message: `Domain (${domain.name}) has been deleted successfully.` } };
+    },
+  }),
+  route({
+    // A new DKIM key under a new selector, pending until its record verifies (docs/domains.md).
+    method: 'POST',
+    path: '/subaccount/domain/:domain_id/dkim/rotate',
+    auth: 'subaccount',
+    handle: async ({ ctx, principal, params }) => {
+      const domain = await startDkimRotation(ctx, principal.subAccount.id, parseResourceId(params.domain_id));
+      return { body: domainToWire(domain) };
     },
   }),
 ];

@@ -5,6 +5,7 @@ import { sendRequestSchema, type SendRequest } from '../../sending/request.js';
 import { templateSendRequest, templateSendRequestSchema } from '../../sending/template-send.js';
 import { route } from '../route.js';
 import { parseOrThrow } from '../validation.js';
+import { idempotentSend } from '../idempotent-send.js';
 
 /** A message id is a UUID; anything else is an unknown id. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -26,7 +27,8 @@ export const emailRoutes = [
     body: sendRequestSchema,
     // The send endpoint's rate limit counts recipients, so one large request weighs as much as many small ones.
     rateLimit: { allowance: 'recipients', cost: recipientCount },
-    handle: async ({ ctx, principal, body }) => ({ body: await acceptSend(ctx, principal.subAccount, body) }),
+    // An `Idempotency-Key` makes a retried send answer the first response instead of sending again.
+    handle: (input) => idempotentSend(input, (idempotency) => acceptSend(input.ctx, input.principal.subAccount, input.body, { idempotency })),
   }),
   route({
     // The vendor's sendEmailWithTemplate: the stored template makes the plain request, sent as one (docs/templates.md).
@@ -35,9 +37,11 @@ export const emailRoutes = [
     auth: 'subaccount',
     body: templateSendRequestSchema,
     rateLimit: { allowance: 'recipients', cost: recipientCount },
-    handle: async ({ ctx, principal, body }) => {
-      const { request, template } = await templateSendRequest(ctx, principal.subAccount.id, body);
-      return { body: await acceptSend(ctx, principal.subAccount, parseOrThrow(sendRequestSchema, request, 'body'), { template }) };
+    handle: async (input) => {
+      const { request, template } = await templateSendRequest(input.ctx, input.principal.subAccount.id, input.body);
+      const plain = parseOrThrow(sendRequestSchema, request, 'body');
+      // The same Idempotency-Key rule as the plain send; the key's hash is of this route and this body.
+      return idempotentSend(input, (idempotency) => acceptSend(input.ctx, input.principal.subAccount, plain, { template, idempotency }));
     },
   }),
   route({

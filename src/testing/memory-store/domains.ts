@@ -39,6 +39,9 @@ export function memoryDomainStore(ctx: MemoryContext): DomainStore {
           domainRegisteredDate: '',
           lastCheckedAt: 0n,
           updated: input.created,
+          dkimPending: null,
+          dkimPrevious: null,
+          dkimRotatedAt: 0n,
         };
         tables.domains.set(id, row);
         return success(asDomain(row));
@@ -69,6 +72,21 @@ export function memoryDomainStore(ctx: MemoryContext): DomainStore {
         const changes = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
         const next: DomainRow = { ...row, ...changes };
         tables.domains.set(id, next);
+        return asDomain(next);
+      }),
+
+    updateDkimKeys: (subAccountId, id, ifPendingSelector, patch) =>
+      ctx.write((tables) => {
+        const row = owned(tables, subAccountId, id);
+        if (!row || (row.dkimPending?.selector ?? '') !== ifPendingSelector) return null;
+        const { current, pending, previous, rotatedAt, ...flags } = patch;
+        const changes: Partial<DomainRow> = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined));
+        if (current) Object.assign(changes, { dkimSelector: current.selector, dkimPublicKey: current.publicKey, dkimPrivateKeySealed: current.privateKeySealed });
+        if (pending !== undefined) changes.dkimPending = pending;
+        if (previous !== undefined) changes.dkimPrevious = previous;
+        if (rotatedAt !== undefined) changes.dkimRotatedAt = rotatedAt;
+        const next: DomainRow = { ...row, ...changes };
+        tables.domains.set(id, structuredClone(next));
         return asDomain(next);
       }),
 

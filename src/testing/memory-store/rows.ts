@@ -24,6 +24,7 @@ import type {
   WebhookRecord,
 } from '../../store/index.js';
 import type { Keyed } from './tables.js';
+import type { IdempotencyKeyRecord } from '../../store/idempotency-store.js';
 
 /** A stored account. */
 export type AccountRow = AccountRecord & Keyed<number>;
@@ -128,3 +129,5 @@ export interface TemplateRow extends Keyed<number> {
 
 /** A kept template version, keyed by `<templateId>:<version>`. */
 export type TemplateVersionRow = TemplateVersionRecord & Keyed<string>;
+/** An idempotency key, keyed by `${subAccountId}:${key}`. */
+export type IdempotencyKeyRow = IdempotencyKeyRecord & Keyed<string>;

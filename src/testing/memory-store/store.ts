@@ -15,6 +15,7 @@ import { createTables, overlay, type TableRows } from './tables.js';
 import { memoryWarmupStore } from './warmup.js';
 import { memoryWebhookStore } from './webhooks.js';
 import { memoryTemplateStore } from './templates.js';
+import { memoryIdempotencyStore } from './idempotency.js';
 
 /** Runs one piece of work at a time, in arrival order. */
 function createMutex() {
@@ -143,6 +144,7 @@ function buildStore(db: MemoryDatabase, access: MemoryContext, inTransaction: bo
     rateLimits: memoryRateLimitStore(access),
     sandbox: memorySandboxStore(access),
     templates: memoryTemplateStore(access),
+    idempotency: memoryIdempotencyStore(access),
     settings: {
       async claim(name, value) {
         assertOpen(db);

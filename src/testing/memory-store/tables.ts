@@ -110,13 +110,14 @@ export interface TableRows {
   templates: Rows<number, R.TemplateRow>;
   /** Keyed by `<templateId>:<version>`. */
   templateVersions: Rows<string, R.TemplateVersionRow>;
+  idempotencyKeys: Rows<string, R.IdempotencyKeyRow>;
 }
 
 /** Table names, in one list so creating and overlaying them cannot forget one. */
 const TABLES = [
   'accounts', 'subAccounts', 'smtpAuths', 'domains', 'suppressions', 'ips', 'tpsps', 'ipPools', 'poolIps',
   'poolTpsps', 'webhooks', 'jobs', 'stats', 'batches', 'messages', 'events', 'warmupProgress', 'dailySends',
-  'warmupTraffic', 'rateLimits', 'sandboxMessages', 'templates', 'templateVersions',
+  'warmupTraffic', 'rateLimits', 'sandboxMessages', 'templates', 'templateVersions', 'idempotencyKeys',
 ] as const satisfies ReadonlyArray<keyof TableRows>;
 
 /** Empty committed tables. */

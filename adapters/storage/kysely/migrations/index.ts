@@ -17,7 +17,9 @@ import { settingsMigration } from './0014-settings.js';
 import { activityMigration } from './0015-activity.js';
 import { retentionOverrideMigration } from './0016-retention-override.js';
 import { templatesMigration } from './0017-templates.js';
+import { idempotencyMigration } from './0018-idempotency.js';
 import { webhookSecretsMigration } from './0020-webhook-secrets.js';
+import { dkimRotationMigration } from './0021-dkim-rotation.js';
 import { cacheVersionMigration } from './0022-cache-version.js';
 
 /*
@@ -42,7 +44,9 @@ const migrationFactories: Record<string, (dialect: DialectName) => Migration> = 
   '0015-activity': activityMigration,
   '0016-retention-override': retentionOverrideMigration,
   '0017-templates': templatesMigration,
+  '0018-idempotency': idempotencyMigration,
   '0020-webhook-secrets': webhookSecretsMigration,
+  '0021-dkim-rotation': dkimRotationMigration,
   '0022-cache-version': cacheVersionMigration,
 };
 

@@ -30,6 +30,16 @@ export interface DomainsTable {
   last_checked_at: DbInt;
   created: DbInt;
   updated: DbInt;
+  /** DKIM rotation (migration 0021): the pending key (selector `''`: none) and the previous one. */
+  dkim_pending_selector: string;
+  dkim_pending_public_key: string;
+  dkim_pending_private_key_sealed: string;
+  dkim_pending_created: DbInt;
+  dkim_pending_failure_reason: string;
+  dkim_previous_selector: string;
+  dkim_previous_public_key: string;
+  dkim_previous_retire_at: DbInt;
+  dkim_rotated_at: DbInt;
 }
 
 /** The tables of the domains area. */

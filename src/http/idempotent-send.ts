@@ -1,0 +1,41 @@
+import type { SubAccountRecord } from '../store/index.js';
+import { stringifyJson } from '../model/json.js';
+import type { SendResponseEntry } from '../sending/accept.js';
+import { checkIdempotencyKey, requestHash, sendIdempotently, type IdempotencyClaim } from '../sending/idempotency.js';
+import { RawJson } from './json.js';
+import type { RouteInput, RouteResult } from './route.js';
+
+/** The request header that names a send (docs/sending.md, "Idempotent sends"). */
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+
+/** The response header of a replayed answer. */
+export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
+
+/**
+ * The handler body of a send route, made idempotent: without an `Idempotency-Key` header it is
+ * `send()`; with one, the first request with the key sends (committing the key with the send)
+ * and every repeat with the same body gets the same JSON, byte for byte, with
+ * `Idempotent-Replayed: true`, and sends nothing. A repeat with another body is a 422
+ * `IDEMPOTENCY_KEY_REUSED`; a key over 255 characters a 422 `IDEMPOTENCY_KEY_TOO_LONG`.
+ * Any send route uses it: `send` passes the claim on to `acceptSend(..., { idempotency })`.
+ *
+ * @example
+ * handle: (input) => idempotentSend(input, (idempotency) => acceptSend(input.ctx, input.principal.subAccount, input.body, { idempotency })),
+ */
+export async function idempotentSend<Q, B>(
+  input: RouteInput<'subaccount', Q, B>,
+  send: (idempotency?: IdempotencyClaim) => Promise<SendResponseEntry[]>,
+): Promise<RouteResult<SendResponseEntry[] | RawJson>> {
+  const key = checkIdempotencyKey(input.request.headers[IDEMPOTENCY_KEY_HEADER], 'Idempotency-Key');
+  if (key === undefined) return { body: await send() };
+  const subAccount: SubAccountRecord = input.principal.subAccount;
+  // The route's method and path are part of the hash: one key cannot name a plain and a template send.
+  const claim: IdempotencyClaim = { key, requestHash: requestHash(`${input.request.method.toUpperCase()} ${routePathOf(input)}`, input.body) };
+  const answer = await sendIdempotently(input.ctx, subAccount.id, claim, async () => stringifyJson(await send(claim)));
+  return { body: new RawJson(answer.response), headers: answer.replayed ? { [IDEMPOTENT_REPLAYED_HEADER]: 'true' } : {} };
+}
+
+/** The request path without a trailing slash (a send route has no path parameters). */
+function routePathOf(input: RouteInput<'subaccount', unknown, unknown>): string {
+  return input.request.path.replace(/\/+$/, '');
+}
