@@ -72,6 +72,7 @@ export const domainRoutes = [
     method: 'POST',
     path: '/subaccount/domain/:domain_id/dkim/rotate',
     auth: 'subaccount',
+    response: domainWireSchema,
     handle: async ({ ctx, principal, params }) => {
       const domain = await startDkimRotation(ctx, principal.subAccount.id, parseResourceId(params.domain_id));
       return { body: domainToWire(domain) };
