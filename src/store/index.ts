@@ -15,6 +15,7 @@ import type { WarmupStore } from './warmup-store.js';
 import type { RateLimitStore } from './rate-limit-store.js';
 import type { SandboxStore } from './sandbox-store.js';
 import type { SettingStore, StoreReadiness } from './instance-store.js';
+import type { DashboardSessionStore } from './dashboard-session-store.js';
 
 export type * from './account-store.js';
 export type * from './sub-account-store.js';
@@ -31,6 +32,7 @@ export type * from './warmup-store.js';
 export type * from './rate-limit-store.js';
 export type * from './sandbox-store.js';
 export type * from './instance-store.js';
+export type * from './dashboard-session-store.js';
 export { EventType } from './message-store.js';
 export type { Outcome } from './outcome.js';
 export { SubAccountType } from './sub-account-store.js';
@@ -65,6 +67,11 @@ export interface MailplaneStore {
    * `MAILPLANE_SECRET` from starting). Optional: without it that check is skipped.
    */
   readonly settings?: SettingStore;
+  /**
+   * Sessions of the dashboard (`mailplane/dashboard`). Optional: without it the dashboard keeps
+   * its sessions in the memory of the process that opened them (one node only).
+   */
+  readonly dashboardSessions?: DashboardSessionStore;
   transaction<T>(work: (store: MailplaneStore) => Promise<T>): Promise<T>;
   /**
    * Whether the store can serve now: the database answers and its schema is current (no migration

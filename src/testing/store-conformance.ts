@@ -13,6 +13,7 @@ import { suppressionStoreConformance } from './conformance/suppressions.js';
 import { transactionConformance } from './conformance/transactions.js';
 import { webhookStoreConformance } from './conformance/webhooks.js';
 import { warmupStoreConformance } from './conformance/warmup.js';
+import { dashboardSessionStoreConformance } from './conformance/dashboard-sessions.js';
 
 /** Options of {@link runStoreConformance}. */
 export interface StoreConformanceOptions {
@@ -61,5 +62,6 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     activityStoreConformance(store);
     sandboxStoreConformance(store);
     transactionConformance(store);
+    dashboardSessionStoreConformance(store, options.another);
   });
 }

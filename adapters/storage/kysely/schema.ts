@@ -10,6 +10,7 @@ import type { WarmupTables } from './tables/warmup.js';
 import type { RateLimitTables } from './tables/rate-limits.js';
 import type { SandboxTables } from './tables/sandbox.js';
 import type { SettingTables } from './tables/settings.js';
+import type { DashboardSessionTables } from './tables/dashboard-sessions.js';
 
 /*
  * Column types as the drivers deliver them. SQLite runs with safe integers (every INTEGER comes
@@ -66,7 +67,7 @@ export interface SmtpAuthsTable {
 }
 
 /** Every table of the mailplane schema; each area declares its tables in `tables/`. */
-export interface Database extends DomainTables, SuppressionTables, IpPoolTables, WebhookTables, JobTables, StatsTables, MessageTables, WarmupTables, RateLimitTables, SandboxTables, SettingTables {
+export interface Database extends DomainTables, SuppressionTables, IpPoolTables, WebhookTables, JobTables, StatsTables, MessageTables, WarmupTables, RateLimitTables, SandboxTables, SettingTables, DashboardSessionTables {
   accounts: AccountsTable;
   sub_accounts: SubAccountsTable;
   smtp_auths: SmtpAuthsTable;

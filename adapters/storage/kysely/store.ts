@@ -16,6 +16,7 @@ import { kyselyWarmupStore } from './warmup-store.js';
 import { kyselyRateLimitStore } from './rate-limit-store.js';
 import { kyselySandboxStore } from './sandbox-store.js';
 import { kyselyReadiness, kyselySettingStore } from './instance-store.js';
+import { kyselyDashboardSessionStore } from './dashboard-session-store.js';
 
 /** Options of {@link kyselyStore}. */
 export interface KyselyStoreOptions {
@@ -42,6 +43,7 @@ function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): Mailpl
     rateLimits: kyselyRateLimitStore(ctx),
     sandbox: kyselySandboxStore(ctx),
     settings: kyselySettingStore(ctx),
+    dashboardSessions: kyselyDashboardSessionStore(ctx),
     ready: () => kyselyReadiness(ctx),
     transaction(work) {
       if (ctx.inTransaction) return work(buildStore(ctx, close));

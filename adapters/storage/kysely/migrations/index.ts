@@ -15,6 +15,7 @@ import { messageCopiesMigration } from './0012-message-copies.js';
 import { sandboxMessagesMigration } from './0013-sandbox-messages.js';
 import { settingsMigration } from './0014-settings.js';
 import { activityMigration } from './0015-activity.js';
+import { dashboardSessionsMigration } from './0023-dashboard-sessions.js';
 
 /*
  * Versioned migrations, applied in name order on start. Never edit a migration that has shipped:
@@ -36,6 +37,7 @@ const migrationFactories: Record<string, (dialect: DialectName) => Migration> = 
   '0013-sandbox-messages': sandboxMessagesMigration,
   '0014-settings': settingsMigration,
   '0015-activity': activityMigration,
+  '0023-dashboard-sessions': dashboardSessionsMigration,
 };
 
 /** The Kysely migration provider of the mailplane schema for one dialect. */
