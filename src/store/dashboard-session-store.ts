@@ -31,3 +31,35 @@ export interface DashboardSessionStore {
   /** Removes sessions expired at or before `now`, at most `limit` of them; returns how many. */
   prune(now: number, limit: number): Promise<number>;
 }
+
+/**
+ * A {@link DashboardSessionStore} in this process's memory: the in-memory store's, and the
+ * dashboard's own for a store without one (sessions then live on the node that opened them and end
+ * with the process).
+ */
+export function mapDashboardSessionStore(): DashboardSessionStore {
+  const rows = new Map<string, DashboardSessionRow>();
+  return {
+    async create(session) {
+      rows.set(session.idHash, { ...session });
+    },
+    async find(idHash, now) {
+      const row = rows.get(idHash);
+      return row && row.expiresAt > now ? { ...row } : null;
+    },
+    async delete(idHash) {
+      rows.delete(idHash);
+    },
+    async prune(now, limit) {
+      let removed = 0;
+      for (const [idHash, row] of rows) {
+        if (removed >= limit) break;
+        if (row.expiresAt <= now) {
+          rows.delete(idHash);
+          removed++;
+        }
+      }
+      return removed;
+    },
+  };
+}

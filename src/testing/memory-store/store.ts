@@ -1,4 +1,5 @@
-import type { DashboardSessionRow, DashboardSessionStore, MailplaneStore } from '../../store/index.js';
+import type { DashboardSessionStore, MailplaneStore } from '../../store/index.js';
+import { mapDashboardSessionStore } from '../../store/dashboard-session-store.js';
 import { memoryAccountStore } from './accounts.js';
 import type { MemoryContext } from './common.js';
 import { memoryDomainStore } from './domains.js';
@@ -34,7 +35,7 @@ interface MemoryDatabase {
   /** Instance-wide settings; not rolled back with a transaction (a claim is a single write). */
   settings: Map<string, string>;
   /** Dashboard sessions by id hash; like settings, single writes outside transactions. */
-  dashboardSessions: Map<string, DashboardSessionRow>;
+  dashboardSessions: DashboardSessionStore;
 }
 
 function nextId(db: MemoryDatabase) {
@@ -96,38 +97,6 @@ function transactionAccess(db: MemoryDatabase, tables: TableRows, state: { open:
   };
 }
 
-/** The dashboard's sessions in {@link MemoryDatabase.dashboardSessions}. */
-function memoryDashboardSessionStore(db: MemoryDatabase): DashboardSessionStore {
-  return {
-    async create(session) {
-      assertOpen(db);
-      if (db.dashboardSessions.has(session.idHash)) throw new Error('memory store: duplicate dashboard session');
-      db.dashboardSessions.set(session.idHash, { ...session });
-    },
-    async find(idHash, now) {
-      assertOpen(db);
-      const session = db.dashboardSessions.get(idHash);
-      return session && session.expiresAt > now ? { ...session } : null;
-    },
-    async delete(idHash) {
-      assertOpen(db);
-      db.dashboardSessions.delete(idHash);
-    },
-    async prune(now, limit) {
-      assertOpen(db);
-      let removed = 0;
-      for (const [idHash, session] of db.dashboardSessions) {
-        if (removed >= limit) break;
-        if (session.expiresAt <= now) {
-          db.dashboardSessions.delete(idHash);
-          removed++;
-        }
-      }
-      return removed;
-    },
-  };
-}
-
 function buildStore(db: MemoryDatabase, access: MemoryContext, inTransaction: boolean): MailplaneStore {
   const store: MailplaneStore = {
     accounts: memoryAccountStore(access),
@@ -151,7 +120,7 @@ function buildStore(db: MemoryDatabase, access: MemoryContext, inTransaction: bo
         return db.settings.get(name)!;
       },
     },
-    dashboardSessions: memoryDashboardSessionStore(db),
+    dashboardSessions: db.dashboardSessions,
     async ready() {
       assertOpen(db);
       return { ready: true };
@@ -199,6 +168,6 @@ function buildStore(db: MemoryDatabase, access: MemoryContext, inTransaction: bo
  * const mailplane = createMailplane({ store: createMemoryStore(), secret: 'a test secret of at least 32 characters', transport });
  */
 export function createMemoryStore(): MailplaneStore {
-  const db: MemoryDatabase = { tables: createTables(), sequences: new Map(), exclusive: createMutex(), closed: false, settings: new Map(), dashboardSessions: new Map() };
+  const db: MemoryDatabase = { tables: createTables(), sequences: new Map(), exclusive: createMutex(), closed: false, settings: new Map(), dashboardSessions: mapDashboardSessionStore() };
   return buildStore(db, committedAccess(db), false);
 }
