@@ -6,7 +6,7 @@ import { ACCOUNT_KEY_PREFIX, SUBACCOUNT_KEY_PREFIX } from '../account/keys.js';
 import { authenticateAccount, authenticateSubAccount } from '../account/accounts.js';
 import type { MailplaneContext } from '../context.js';
 import { ForbiddenError, MailplaneError, RouteNotFoundError, UnauthorizedError } from '../errors.js';
-import { describeError, errorResponse } from '../http/errors.js';
+import { describeError, errorResponse, httpErrorRule } from '../http/errors.js';
 import { jsonResponse } from '../http/json.js';
 import type { HeaderMap, HttpHandler, HttpRequest, HttpResponse } from '../http/types.js';
 import { DashboardAssets } from './assets.js';
@@ -152,7 +152,7 @@ export function createDashboard(mailplane: DashboardTarget, options: DashboardOp
     try {
       return withHeaders(await route(request), {});
     } catch (error) {
-      if (!(error instanceof MailplaneError)) ctx.logger.error('dashboard: the request failed', { error: describeError(error) });
+      if (httpErrorRule(error).fault) ctx.logger.error('dashboard: the request failed', { error: describeError(error) });
       return withHeaders(errorResponse(error), {});
     }
   };

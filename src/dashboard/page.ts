@@ -43,6 +43,7 @@ export function pageResponse(basePath: string): HttpResponse {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>mailplane dashboard</title>
 <link rel="stylesheet" href="${base}/assets/app.css">
 <script type="module" src="${base}/assets/app.js"></script>

@@ -39,11 +39,16 @@ export class DashboardSessions {
     return this.secrets.sign(`dashboard-csrf.${id}`);
   }
 
+  /** Now in whole milliseconds: the system clock has fractions, the stores keep integers. */
+  private now(): number {
+    return Math.floor(this.clock.now());
+  }
+
   /** Opens a session for a key already checked, and removes some expired ones. */
   async open(kind: OpenSession['kind'], apiKey: string): Promise<OpenSession> {
-    const now = this.clock.now();
+    const now = this.now();
     const id = randomBytes(32).toString('base64url');
-    const expiresAt = now + this.ttlMs;
+    const expiresAt = now + Math.floor(this.ttlMs);
     await this.store.prune(now, PRUNE_BATCH);
     await this.store.create({ idHash: this.secrets.lookupHash(id), kind, sealedKey: this.secrets.encrypt(apiKey), createdAt: now, expiresAt });
     return { id, kind, apiKey, csrfToken: this.csrfToken(id), expiresAt };
@@ -52,7 +57,7 @@ export class DashboardSessions {
   /** The live session of a cookie value, or `null` (none, unknown, expired, or sealed under another secret). */
   async find(id: string | undefined): Promise<OpenSession | null> {
     if (!id || !/^[A-Za-z0-9_-]{43}$/.test(id)) return null;
-    const row = await this.store.find(this.secrets.lookupHash(id), this.clock.now());
+    const row = await this.store.find(this.secrets.lookupHash(id), this.now());
     if (!row) return null;
     let apiKey: string;
     try {

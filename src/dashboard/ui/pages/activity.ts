@@ -143,7 +143,7 @@ export function MessagePage({ id }: { id: string }) {
         ${loaded.data!.events.map(
           (e) => html`<li class=${eventIsProblem(e.type) ? 'problem' : ''}>
             <strong>${eventName(e.type)}</strong> <time>${formatNs(e.submittedAt)}</time>
-            ${e.smtpCode !== undefined && html`<div class="smtp">SMTP ${e.smtpCode} ${e.smtpDescription ?? ''}</div>`}
+            ${e.smtpCode !== undefined && html`<div class="smtp">SMTP reply: ${e.smtpDescription?.startsWith(String(e.smtpCode)) ? e.smtpDescription : `${e.smtpCode} ${e.smtpDescription ?? ''}`}</div>`}
             ${(e.ipID !== undefined || e.ipPoolID !== undefined) && html`<div class="route">IP ${e.ipID ?? '—'}, pool ${e.ipPoolID ?? '—'}</div>`}
           </li>`,
         )}

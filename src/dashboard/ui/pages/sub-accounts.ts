@@ -77,7 +77,7 @@ export function SubAccounts() {
             <td>${s.blocked ? html`<span class="badge status-hard_bounced">blocked</span> ${s.block_reason ?? ''}` : html`<span class="badge status-delivered">active</span>`}</td>
             <td>
               <button type="button" onClick=${() => setBlocked(s, !s.blocked)} aria-label=${`${s.blocked ? 'Unblock' : 'Block'} ${s.name}`}>${s.blocked ? 'Unblock' : 'Block'}</button>
-              <a href=${`#/domains/${s.id}`}>Domains</a>
+              <a href=${`#/domains/${s.id}`} aria-label=${`Domains of ${s.name}`}>Domains</a>
             </td>
           </tr>`,
         )}

@@ -1,0 +1,159 @@
+/**
+ * The dashboard in a real browser: headless Chromium from Debian's `chromium` package, driven by
+ * playwright-core (no browser download). Signs in, creates a sub-account, adds and verifies a
+ * sandbox domain, sends a message, finds it on the activity page, opens its timeline and checks the
+ * overview chart draws the day's mail, with no console error and no failed request, on SQLite and
+ * PostgreSQL. Screenshots go to test-results/ (and, with MAILPLANE_UPDATE_SCREENSHOTS=1, the
+ * README's to docs/images/).
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { copyFile } from 'node:fs/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startSandbox } from 'mailplane';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { mxTransport } from '../../adapters/transport/smtp/index.js';
+import { createTestApi, type TestApi } from '../support/api.js';
+import { storeKinds } from '../support/databases.js';
+import { startDashboardServer, type DashboardServer } from '../support/dashboard-server.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+const RESULTS = 'test-results';
+/** How long a page may take to show what the test waits for (the machine may be loaded). */
+const POLL = { timeout: 10_000 };
+if (!haveChromium) console.warn(`dashboard browser tests skipped: ${CHROMIUM} is not installed (apt-get install -y chromium; .ci/run installs it)`);
+
+let browser: Browser | undefined;
+let api: TestApi | undefined;
+let server: DashboardServer | undefined;
+beforeAll(async () => {
+  if (!haveChromium) return;
+  mkdirSync(RESULTS, { recursive: true });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  await server?.close();
+  await api?.mailplane.close();
+  await api?.close();
+  api = server = undefined;
+});
+
+/** Everything the page reported going wrong: console errors, uncaught exceptions, failed or 4xx/5xx requests. */
+function watch(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`));
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
+  });
+  return problems;
+}
+
+async function screenshot(page: Page, kind: string, name: string, docs?: string): Promise<void> {
+  const file = `${RESULTS}/dashboard-${kind}-${name}.png`;
+  await page.screenshot({ path: file, fullPage: true });
+  if (docs && kind === 'sqlite' && process.env.MAILPLANE_UPDATE_SCREENSHOTS === '1') await copyFile(file, `docs/images/${docs}`);
+}
+
+describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${haveChromium ? '' : ` (skipped: no ${CHROMIUM})`}`, (kind) => {
+  it('signs in, creates a sub-account, verifies a sandbox domain, finds a sent message and its timeline, and charts it', async () => {
+    const sandbox = await startSandbox();
+    api = await createTestApi(kind, {
+      sandbox,
+      delivery: { retryDelaysMs: [50, 50], connectionTimeoutMs: 3000, greetingTimeoutMs: 3000, socketTimeoutMs: 3000 },
+      jobs: { pollIntervalMs: 25 },
+      transport: (ctx) => mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort, ehloName: 'mta.mailplane.test' }),
+    });
+    api.mailplane.start();
+    server = await startDashboardServer(api);
+    const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const problems = watch(page);
+    try {
+      // Sign in with the account key.
+      await page.goto(`${server.origin}/dashboard`);
+      await page.getByLabel('Account or sub-account API key').fill(api.accountKey);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('navigation', { name: 'Dashboard' }).waitFor({ timeout: 10_000 }).catch(async (e) => { throw new Error(String(problems) + (await page.textContent('body')), { cause: e }); });
+      expect((await context.cookies()).map((c) => ({ name: c.name, httpOnly: c.httpOnly, sameSite: c.sameSite }))).toEqual([
+        { name: 'mailplane_dashboard', httpOnly: true, sameSite: 'Strict' },
+      ]);
+      expect(await page.evaluate(() => document.cookie)).toBe('');
+
+      // Create a sub-account: its key is shown once.
+      await page.getByRole('link', { name: 'Sub-accounts' }).click();
+      await page.getByLabel('Name').fill('Acme <b>Mail</b>');
+      await page.getByRole('button', { name: 'Create sub-account' }).click();
+      const subKey = (await page.getByTestId('new-api-key').textContent())!;
+      expect(subKey).toMatch(/^mpsk_/);
+      // The tenant's string is text, never markup.
+      await expect.poll(() => page.getByRole('cell', { name: 'Acme <b>Mail</b>', exact: true }).count(), POLL).toBe(1);
+      await screenshot(page, kind, 'sub-accounts');
+
+      // Add acme.test and verify it against the sandbox DNS.
+      await page.getByRole('link', { name: 'Domains of Acme <b>Mail</b>' }).click();
+      await page.getByLabel('Domain name').fill('acme.test');
+      await page.getByRole('button', { name: 'Add domain' }).click();
+      await page.getByRole('button', { name: 'Check the DNS records of acme.test now' }).click();
+      await expect.poll(() => page.locator('.domain h2 .badge').textContent(), { timeout: 15_000 }).toBe('verified');
+      await screenshot(page, kind, 'domains');
+
+      // Send a message with the new key, as any client would, and wait for its delivery.
+      const sent = await fetch(`${server.origin}/api/v1/subaccount/email`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-subaccount-apikey': subKey },
+        body: JSON.stringify({ from: { email: 'hello@acme.test' }, to: [{ email: 'ada@example.com' }], subject: 'Welcome aboard', textBody: 'Hello!' }),
+      });
+      expect(sent.status).toBe(200);
+      const [{ messageId }] = (await sent.json()) as { messageId: string }[];
+      await vi.waitFor(
+        async () => {
+          const view = await api!.call('GET', `/account/message/${messageId}`, { account: api!.accountKey });
+          if (view.body.status !== "delivered") throw new Error(`status ${view.body.status} ${JSON.stringify(view.body.events)}`);
+        },
+        { timeout: 20_000, interval: 100 },
+      );
+
+      // Find it on the activity page and open its timeline.
+      await page.getByRole('link', { name: 'Activity' }).click();
+      await page.getByLabel('Recipient').fill('ada@example.com');
+      await page.getByRole('button', { name: 'Search' }).click();
+      await expect.poll(() => page.getByRole('link', { name: 'Welcome aboard' }).count(), POLL).toBe(1);
+      await screenshot(page, kind, 'activity', 'dashboard-activity.png');
+      await page.getByRole('link', { name: 'Welcome aboard' }).click();
+      const timeline = page.getByRole('list', { name: 'Events, oldest first' });
+      await expect.poll(() => timeline.locator('li strong').allTextContents(), POLL).toEqual(['Processed', 'Delivered']);
+      expect(await timeline.textContent()).toMatch(/SMTP reply: 250 /);
+      await screenshot(page, kind, 'message');
+
+      // The overview charts today's mail: the delivered line rises above the baseline.
+      await page.getByRole('link', { name: 'Overview' }).click();
+      await expect.poll(() => page.locator('.chart-canvas canvas').count(), POLL).toBe(1);
+      const today = page.getByRole('table', { name: 'Today (UTC)' });
+      await expect.poll(() => today.locator('td').first().textContent(), POLL).toBe('1');
+      const raised = await page.evaluate(() => {
+        const canvas = document.querySelector<HTMLCanvasElement>('.chart-canvas canvas')!;
+        const pixels = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, Math.floor(canvas.height / 2)).data;
+        let count = 0;
+        // the Delivered series' colour (#2f9e44), drawn over Processed on the same values
+        for (let i = 0; i < pixels.length; i += 4) if (Math.abs(pixels[i]! - 47) < 40 && Math.abs(pixels[i + 1]! - 158) < 40 && Math.abs(pixels[i + 2]! - 68) < 40 && pixels[i + 3]! > 100) count++;
+        return count;
+      });
+      expect(raised).toBeGreaterThan(5);
+      await screenshot(page, kind, 'overview', 'dashboard-overview.png');
+
+      // Sign out: back to the sign-in form, and the session is gone on the server.
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('Account or sub-account API key').waitFor({ timeout: 10_000 });
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
+});
