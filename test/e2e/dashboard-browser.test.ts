@@ -80,11 +80,18 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
       await page.goto(`${server.origin}/dashboard`);
       await page.getByLabel('Account or sub-account API key').fill(api.accountKey);
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('navigation', { name: 'Dashboard' }).waitFor({ timeout: 10_000 }).catch(async (e) => { throw new Error(String(problems) + (await page.textContent('body')), { cause: e }); });
+      await page
+        .getByRole('navigation', { name: 'Dashboard' })
+        .waitFor({ timeout: 10_000 })
+        .catch(async (error: unknown) => {
+          // say what the page showed instead (an error note, a failed request)
+          throw new Error(`not signed in: ${problems.join('; ')} | ${await page.textContent('body')}`, { cause: error });
+        });
       expect((await context.cookies()).map((c) => ({ name: c.name, httpOnly: c.httpOnly, sameSite: c.sameSite }))).toEqual([
         { name: 'mailplane_dashboard', httpOnly: true, sameSite: 'Strict' },
       ]);
-      expect(await page.evaluate(() => document.cookie)).toBe('');
+      // the session cookie is HttpOnly: the page's scripts cannot read it
+      expect(await page.evaluate('document.cookie')).toBe('');
 
       // Create a sub-account: its key is shown once.
       await page.getByRole('link', { name: 'Sub-accounts' }).click();
@@ -111,7 +118,7 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
         body: JSON.stringify({ from: { email: 'hello@acme.test' }, to: [{ email: 'ada@example.com' }], subject: 'Welcome aboard', textBody: 'Hello!' }),
       });
       expect(sent.status).toBe(200);
-      const [{ messageId }] = (await sent.json()) as { messageId: string }[];
+      const [{ messageId }] = (await sent.json()) as [{ messageId: string }];
       await vi.waitFor(
         async () => {
           const view = await api!.call('GET', `/account/message/${messageId}`, { account: api!.accountKey });
@@ -137,14 +144,17 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
       await expect.poll(() => page.locator('.chart-canvas canvas').count(), POLL).toBe(1);
       const today = page.getByRole('table', { name: 'Today (UTC)' });
       await expect.poll(() => today.locator('td').first().textContent(), POLL).toBe('1');
-      const raised = await page.evaluate(() => {
-        const canvas = document.querySelector<HTMLCanvasElement>('.chart-canvas canvas')!;
-        const pixels = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, Math.floor(canvas.height / 2)).data;
+      // Pixels of the Delivered series' colour (#2f9e44, drawn over Processed on the same values) in
+      // the canvas's upper half. (A string: the test's own TypeScript has no DOM types.)
+      const raised = await page.evaluate<number>(`(() => {
+        const canvas = document.querySelector('.chart-canvas canvas');
+        const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, Math.floor(canvas.height / 2)).data;
         let count = 0;
-        // the Delivered series' colour (#2f9e44), drawn over Processed on the same values
-        for (let i = 0; i < pixels.length; i += 4) if (Math.abs(pixels[i]! - 47) < 40 && Math.abs(pixels[i + 1]! - 158) < 40 && Math.abs(pixels[i + 2]! - 68) < 40 && pixels[i + 3]! > 100) count++;
+        for (let i = 0; i < pixels.length; i += 4) {
+          if (Math.abs(pixels[i] - 47) < 40 && Math.abs(pixels[i + 1] - 158) < 40 && Math.abs(pixels[i + 2] - 68) < 40 && pixels[i + 3] > 100) count++;
+        }
         return count;
-      });
+      })()`);
       expect(raised).toBeGreaterThan(5);
       await screenshot(page, kind, 'overview', 'dashboard-overview.png');
 
