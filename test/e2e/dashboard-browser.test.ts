@@ -111,6 +111,16 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
       await expect.poll(() => page.locator('.domain h2 .badge').textContent(), { timeout: 15_000 }).toBe('verified');
       await screenshot(page, kind, 'domains');
 
+      // Suppress an address of that sub-account, find it, and remove it again.
+      await page.getByRole('link', { name: 'Suppressions' }).click();
+      await page.getByLabel('Sub-account').selectOption({ label: 'Acme <b>Mail</b>' });
+      await page.getByLabel('Address', { exact: true }).fill('blocked@example.com');
+      await page.getByRole('button', { name: 'Add suppression' }).click();
+      await expect.poll(() => page.getByRole('cell', { name: 'blocked@example.com', exact: true }).count(), POLL).toBe(1);
+      await screenshot(page, kind, 'suppressions');
+      await page.getByRole('button', { name: 'Remove blocked@example.com' }).click();
+      await expect.poll(() => page.getByText('No suppressions match.').count(), POLL).toBe(1);
+
       // Send a message with the new key, as any client would, and wait for its delivery.
       const sent = await fetch(`${server.origin}/api/v1/subaccount/email`, {
         method: 'POST',

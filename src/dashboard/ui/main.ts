@@ -13,6 +13,7 @@ import { Activity, MessagePage } from './pages/activity.js';
 import { Domains } from './pages/domains.js';
 import { Overview } from './pages/overview.js';
 import { SubAccounts } from './pages/sub-accounts.js';
+import { Suppressions } from './pages/suppressions.js';
 
 const root = document.getElementById('app')!;
 const api = new Api(root.dataset.base ?? '');
@@ -48,11 +49,13 @@ const ACCOUNT_PAGES = [
   ['activity', 'Activity'],
   ['subaccounts', 'Sub-accounts'],
   ['domains', 'Domains'],
+  ['suppressions', 'Suppressions'],
 ] as const;
 const SUBACCOUNT_PAGES = [
   ['overview', 'Overview'],
   ['activity', 'Activity'],
   ['domains', 'Domains'],
+  ['suppressions', 'Suppressions'],
 ] as const;
 
 function useHash(): string {
@@ -70,6 +73,7 @@ function Page({ page, arg }: { page: string; arg: string | undefined }) {
   if (page === 'message' && arg) return html`<${MessagePage} id=${arg} />`;
   if (page === 'subaccounts') return html`<${SubAccounts} />`;
   if (page === 'domains') return html`<${Domains} subAccountId=${arg} />`;
+  if (page === 'suppressions') return html`<${Suppressions} subAccountId=${arg} />`;
   return html`<${Overview} />`;
 }
 

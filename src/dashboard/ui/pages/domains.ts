@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { CopyButton, ErrorNote, html, Status, useApp, useLoad } from '../lib.js';
-import type { SubAccount } from './sub-accounts.js';
+import { useActAs } from './act-as.js';
 
 interface DnsRecord {
   host: string;
@@ -69,11 +69,8 @@ function DomainCard({ domain, actAs, onChange }: { domain: Domain; actAs: number
 
 /** The domains page; `subAccountId` is the sub-account an account session looks at. */
 export function Domains({ subAccountId }: { subAccountId: string | undefined }) {
-  const { api, session } = useApp();
-  const isAccount = session.kind === 'account';
-  const subs = useLoad(() => (isAccount ? api.call<SubAccount[]>('GET', '/account/subaccount', { query: { limit: '100' } }) : Promise.resolve([])), []);
-  const actAs = isAccount ? Number(subAccountId ?? subs.data?.[0]?.id ?? NaN) : undefined;
-  const ready = !isAccount || Number.isInteger(actAs);
+  const { api } = useApp();
+  const { actAs, ready, picker } = useActAs('domains', subAccountId);
   const [name, setName] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [changed, setChanged] = useState<Record<number, Domain>>({});
@@ -91,19 +88,13 @@ export function Domains({ subAccountId }: { subAccountId: string | undefined }) 
   };
   return html`<section aria-labelledby="domains-title">
     <h1 id="domains-title">Domains</h1>
-    ${isAccount &&
-    html`<label>Sub-account
-      <select value=${String(actAs)} onChange=${(e: Event) => (location.hash = `#/domains/${(e.target as HTMLSelectElement).value}`)}>
-        ${(subs.data ?? []).map((s) => html`<option value=${String(s.id)}>${s.name}</option>`)}
-      </select>
-    </label>`}
-    ${isAccount && subs.data?.length === 0 && html`<${Status}>Create a sub-account first: domains belong to sub-accounts.</${Status}>`}
+    ${picker}
     ${ready &&
     html`<form class="inline" onSubmit=${add} aria-label="Add a domain">
       <label>Domain name <input type="text" required value=${name} placeholder="mail.example.com" onInput=${(e: Event) => setName((e.target as HTMLInputElement).value)} /></label>
       <button type="submit">Add domain</button>
     </form>`}
-    <${ErrorNote} message=${error ?? list.error ?? subs.error} />
+    <${ErrorNote} message=${error ?? list.error} />
     ${list.loading && html`<${Status}>Loading domains…</${Status}>`}
     ${(list.data ?? []).map((d) => html`<${DomainCard} key=${d.id} domain=${changed[d.id] ?? d} actAs=${actAs} onChange=${(next: Domain) => setChanged({ ...changed, [d.id]: next })} />`)}
   </section>`;
