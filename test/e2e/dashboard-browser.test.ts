@@ -2,7 +2,8 @@
  * The dashboard in a real browser: headless Chromium from Debian's `chromium` package, driven by
  * playwright-core (no browser download). Signs in, creates a sub-account, adds and verifies a
  * sandbox domain, sends a message, finds it on the activity page, opens its timeline and checks the
- * overview chart draws the day's mail, with no console error and no failed request, on SQLite and
+ * overview chart draws the day's mail, reads the message in the sandbox inbox (its script refused),
+ * with no other console error and no failed request, on SQLite and
  * PostgreSQL. Screenshots go to test-results/ (and, with MAILPLANE_UPDATE_SCREENSHOTS=1, the
  * README's to docs/images/).
  */
@@ -125,7 +126,15 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
       const sent = await fetch(`${server.origin}/api/v1/subaccount/email`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-subaccount-apikey': subKey },
-        body: JSON.stringify({ from: { email: 'hello@acme.test' }, to: [{ email: 'ada@example.com' }], subject: 'Welcome aboard', textBody: 'Hello!' }),
+        body: JSON.stringify({
+          from: { email: 'hello@acme.test' },
+          to: [{ email: 'ada@example.com' }],
+          subject: 'Welcome aboard',
+          textBody: 'Hello!',
+          htmlBody: '<p>Hello <b>Ada</b></p><script>parent.document.title = "pwned"</script>',
+          trackOpens: false,
+          trackClicks: false,
+        }),
       });
       expect(sent.status).toBe(200);
       const [{ messageId }] = (await sent.json()) as [{ messageId: string }];
@@ -149,6 +158,17 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
       expect(await timeline.textContent()).toMatch(/SMTP reply: 250 /);
       await screenshot(page, kind, 'message');
 
+      // The sandbox inbox shows the captured message: DKIM passes, and its HTML is in a frame that
+      // runs no script.
+      await page.getByRole('link', { name: 'Sandbox inbox' }).click();
+      await page.getByRole('link', { name: 'Welcome aboard' }).click();
+      await expect.poll(() => page.locator('.captured .badge').first().textContent(), POLL).toBe('pass');
+      const frame = page.locator('iframe.mail-html');
+      expect(await frame.getAttribute('sandbox')).toBe('');
+      await expect.poll(() => page.frameLocator('iframe.mail-html').locator('b').textContent(), POLL).toBe('Ada');
+      expect(await page.title()).toBe('mailplane dashboard');
+      await screenshot(page, kind, 'sandbox');
+
       // The overview charts today's mail: the delivered line rises above the baseline.
       await page.getByRole('link', { name: 'Overview' }).click();
       await expect.poll(() => page.locator('.chart-canvas canvas').count(), POLL).toBe(1);
@@ -171,7 +191,10 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
       // Sign out: back to the sign-in form, and the session is gone on the server.
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByLabel('Account or sub-account API key').waitFor({ timeout: 10_000 });
-      expect(problems).toEqual([]);
+      // The one console error is Chromium refusing the captured message's script: the proof that
+      // the frame runs none. Nothing else went wrong.
+      const blocked = "console: Blocked script execution in 'about:srcdoc' because the document's frame is sandboxed and the 'allow-scripts' permission is not set.";
+      expect(problems).toEqual([blocked]);
     } finally {
       await context.close();
     }

@@ -77,3 +77,40 @@ describe('dashboard server helpers', () => {
     expect(hidden[0]).toEqual({ id: 1, name: tricky, apiKey: null, smtpAuths: [{ username: 'u', password: null }] });
   });
 });
+
+describe('dashboard sandbox inbox: MIME', () => {
+  it('reads folded headers and the text and HTML parts of a nested multipart, in their encodings', async () => {
+    const { parseMail } = await import('../../src/dashboard/ui/mime.js');
+    const raw = [
+      'From: Acme <hello@acme.test>',
+      'Subject: =?UTF-8?Q?Caf=C3=A9?=',
+      'DKIM-Signature: v=1; a=rsa-sha256;',
+      '\td=acme.test; s=mp1',
+      'Content-Type: multipart/mixed; boundary="outer"',
+      '',
+      '--outer',
+      'Content-Type: multipart/alternative; boundary=inner',
+      '',
+      '--inner',
+      'Content-Type: text/plain; charset=utf-8',
+      'Content-Transfer-Encoding: quoted-printable',
+      '',
+      'Caf=C3=A9 au lait, a long line that is =',
+      'soft-broken',
+      '--inner',
+      'Content-Type: text/html; charset=utf-8',
+      'Content-Transfer-Encoding: base64',
+      '',
+      Buffer.from('<p>Café <b>au lait</b></p>').toString('base64'),
+      '--inner--',
+      '--outer--',
+      '',
+    ].join('\r\n');
+    const mail = parseMail(raw);
+    expect(mail.headers.map((h) => h.name)).toEqual(['From', 'Subject', 'DKIM-Signature', 'Content-Type']);
+    expect(mail.headers[2]!.value).toBe('v=1; a=rsa-sha256; d=acme.test; s=mp1');
+    expect(mail.text).toBe('Café au lait, a long line that is soft-broken');
+    expect(mail.html).toBe('<p>Café <b>au lait</b></p>');
+    expect(parseMail('Subject: plain\r\n\r\nHello!\r\n')).toEqual({ headers: [{ name: 'Subject', value: 'plain' }], text: 'Hello!\r\n', html: undefined });
+  });
+});

@@ -14,6 +14,7 @@ import { Domains } from './pages/domains.js';
 import { Overview } from './pages/overview.js';
 import { SubAccounts } from './pages/sub-accounts.js';
 import { Suppressions } from './pages/suppressions.js';
+import { SandboxInbox } from './pages/sandbox.js';
 
 const root = document.getElementById('app')!;
 const api = new Api(root.dataset.base ?? '');
@@ -50,6 +51,7 @@ const ACCOUNT_PAGES = [
   ['subaccounts', 'Sub-accounts'],
   ['domains', 'Domains'],
   ['suppressions', 'Suppressions'],
+  ['sandbox', 'Sandbox inbox'],
 ] as const;
 const SUBACCOUNT_PAGES = [
   ['overview', 'Overview'],
@@ -74,6 +76,7 @@ function Page({ page, arg }: { page: string; arg: string | undefined }) {
   if (page === 'subaccounts') return html`<${SubAccounts} />`;
   if (page === 'domains') return html`<${Domains} subAccountId=${arg} />`;
   if (page === 'suppressions') return html`<${Suppressions} subAccountId=${arg} />`;
+  if (page === 'sandbox') return html`<${SandboxInbox} arg=${arg} />`;
   return html`<${Overview} />`;
 }
 
