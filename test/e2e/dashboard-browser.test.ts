@@ -122,6 +122,24 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
       await page.getByRole('button', { name: 'Remove blocked@example.com' }).click();
       await expect.poll(() => page.getByText('No suppressions match.').count(), POLL).toBe(1);
 
+      // Register a webhook: its signing secret is shown once; then turn it off and one event on.
+      await page.getByRole('link', { name: 'Webhooks' }).click();
+      await page.getByLabel('Endpoint URL').fill('https://hooks.example.com/mail');
+      await page.getByRole('button', { name: 'Register webhook' }).click();
+      expect(await page.getByTestId('webhook-secret').textContent()).toMatch(/^\S{20,}$/);
+      const hook = () => page.getByRole('article', { name: 'https://hooks.example.com/mail' });
+      await hook().getByLabel('Enabled').click();
+      await expect.poll(() => hook().getByLabel('Enabled').isChecked(), POLL).toBe(false);
+      const opened = await hook().getByLabel('Opened').isChecked();
+      await hook().getByLabel('Opened').click();
+      await expect.poll(() => hook().getByLabel('Opened').isChecked(), POLL).toBe(!opened);
+      // (the list's own re-read must end first: a reload would abort it)
+      await page.waitForLoadState('networkidle');
+      await page.reload();
+      await expect.poll(() => hook().getByLabel('Opened').isChecked(), POLL).toBe(!opened);
+      expect(await hook().getByLabel('Enabled').isChecked()).toBe(false);
+      await screenshot(page, kind, 'webhooks');
+
       // Send a message with the new key, as any client would, and wait for its delivery.
       const sent = await fetch(`${server.origin}/api/v1/subaccount/email`, {
         method: 'POST',

@@ -15,6 +15,7 @@ import { Overview } from './pages/overview.js';
 import { SubAccounts } from './pages/sub-accounts.js';
 import { Suppressions } from './pages/suppressions.js';
 import { SandboxInbox } from './pages/sandbox.js';
+import { Webhooks } from './pages/webhooks.js';
 
 const root = document.getElementById('app')!;
 const api = new Api(root.dataset.base ?? '');
@@ -51,6 +52,7 @@ const ACCOUNT_PAGES = [
   ['subaccounts', 'Sub-accounts'],
   ['domains', 'Domains'],
   ['suppressions', 'Suppressions'],
+  ['webhooks', 'Webhooks'],
   ['sandbox', 'Sandbox inbox'],
 ] as const;
 const SUBACCOUNT_PAGES = [
@@ -77,6 +79,7 @@ function Page({ page, arg }: { page: string; arg: string | undefined }) {
   if (page === 'domains') return html`<${Domains} subAccountId=${arg} />`;
   if (page === 'suppressions') return html`<${Suppressions} subAccountId=${arg} />`;
   if (page === 'sandbox') return html`<${SandboxInbox} arg=${arg} />`;
+  if (page === 'webhooks') return html`<${Webhooks} />`;
   return html`<${Overview} />`;
 }
 
