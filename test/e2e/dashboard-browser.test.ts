@@ -206,6 +206,12 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
       expect(raised).toBeGreaterThan(5);
       await screenshot(page, kind, 'overview', 'dashboard-overview.png');
 
+      // The IPs and pools page reads both lists.
+      await page.getByRole('link', { name: 'IPs and pools' }).click();
+      await page.getByRole('heading', { name: 'IPs and pools' }).waitFor({ timeout: 10_000 });
+      await expect.poll(() => page.getByText('Loading…').count(), POLL).toBe(0);
+      await screenshot(page, kind, 'ips');
+
       // Sign out: back to the sign-in form, and the session is gone on the server.
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByLabel('Account or sub-account API key').waitFor({ timeout: 10_000 });

@@ -4,7 +4,7 @@
  * of sub-account secrets on the dashboard's API path (src/dashboard/).
  */
 import { describe, expect, it } from 'vitest';
-import { activityQuery, chartData, eventIsProblem, eventName, formatCount, formatNs, lastDays, parseRoute, seriesTotals, type DayStat } from '../../src/dashboard/ui/format.js';
+import { activityQuery, chartData, warmupStages, eventIsProblem, eventName, formatCount, formatNs, lastDays, parseRoute, seriesTotals, type DayStat } from '../../src/dashboard/ui/format.js';
 import { readCookie, sessionCookie } from '../../src/dashboard/cookies.js';
 import { redactSecrets } from '../../src/dashboard/proxy.js';
 
@@ -112,5 +112,16 @@ describe('dashboard sandbox inbox: MIME', () => {
     expect(mail.text).toBe('Café au lait, a long line that is soft-broken');
     expect(mail.html).toBe('<p>Café <b>au lait</b></p>');
     expect(parseMail('Subject: plain\r\n\r\nHello!\r\n')).toEqual({ headers: [{ name: 'Subject', value: 'plain' }], text: 'Hello!\r\n', html: undefined });
+  });
+});
+
+describe('dashboard IPs page', () => {
+  it('reads each provider\'s warmup stage from the plan\'s JSON-string fields, skipping what it cannot read', () => {
+    const plan = { gmailWarmupPlan: JSON.stringify({ stage: 2, dailyLimit: 500, sentToday: 12, stages: [] }), yahooWarmupPlan: '{', defaultWarmupPlan: JSON.stringify({ stage: 6, dailyLimit: null, sentToday: 3 }) };
+    expect(warmupStages(plan)).toEqual([
+      { provider: 'gmail', text: 'stage 2, 12/500 today' },
+      { provider: 'default', text: 'stage 6, 3/∞ today' },
+    ]);
+    expect(warmupStages(undefined)).toEqual([]);
   });
 });

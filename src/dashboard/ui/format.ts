@@ -88,3 +88,21 @@ export function parseRoute(hash: string): { page: string; arg: string | undefine
   const [page = 'overview', arg] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   return { page: page === '' ? 'overview' : page, arg };
 }
+
+/** The providers of a warmup plan, by its field names. */
+const PROVIDERS = ['gmail', 'yahoo', 'aol', 'microsoft', 'comcast', 'yandex', 'gmx', 'mailru', 'icloud', 'zoho', 'qq', 'default'];
+
+/** Each provider's warmup stage and daily limit, from the plan's JSON-string fields. */
+export function warmupStages(plan: Record<string, unknown> | undefined): { provider: string; text: string }[] {
+  if (!plan) return [];
+  return PROVIDERS.flatMap((provider) => {
+    const raw = plan[`${provider}WarmupPlan`];
+    if (typeof raw !== 'string') return [];
+    try {
+      const stage = JSON.parse(raw) as { stage: number; dailyLimit: number | null; sentToday: number };
+      return [{ provider, text: `stage ${stage.stage}, ${stage.sentToday}/${stage.dailyLimit ?? '∞'} today` }];
+    } catch {
+      return [];
+    }
+  });
+}

@@ -16,6 +16,7 @@ import { SubAccounts } from './pages/sub-accounts.js';
 import { Suppressions } from './pages/suppressions.js';
 import { SandboxInbox } from './pages/sandbox.js';
 import { Webhooks } from './pages/webhooks.js';
+import { IpsAndPools } from './pages/ips.js';
 
 const root = document.getElementById('app')!;
 const api = new Api(root.dataset.base ?? '');
@@ -52,6 +53,7 @@ const ACCOUNT_PAGES = [
   ['subaccounts', 'Sub-accounts'],
   ['domains', 'Domains'],
   ['suppressions', 'Suppressions'],
+  ['ips', 'IPs and pools'],
   ['webhooks', 'Webhooks'],
   ['sandbox', 'Sandbox inbox'],
 ] as const;
@@ -80,6 +82,7 @@ function Page({ page, arg }: { page: string; arg: string | undefined }) {
   if (page === 'suppressions') return html`<${Suppressions} subAccountId=${arg} />`;
   if (page === 'sandbox') return html`<${SandboxInbox} arg=${arg} />`;
   if (page === 'webhooks') return html`<${Webhooks} />`;
+  if (page === 'ips') return html`<${IpsAndPools} />`;
   return html`<${Overview} />`;
 }
 
