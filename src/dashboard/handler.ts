@@ -89,10 +89,8 @@ async function checkKey(ctx: MailplaneContext, apiKey: unknown): Promise<{ kind:
   throw new UnauthorizedError('INVALID_API_KEY', 'this is not a valid account or sub-account API key');
 }
 
-const withHeaders = (response: HttpResponse, headers: Record<string, string>): HttpResponse => ({
-  ...response,
-  headers: { ...response.headers, ...SECURITY_HEADERS, ...headers },
-});
+/** `response` with the headers every dashboard answer carries. */
+const withSecurityHeaders = (response: HttpResponse): HttpResponse => ({ ...response, headers: { ...response.headers, ...SECURITY_HEADERS } });
 
 /**
  * The dashboard as an {@link HttpHandler}: mount it with a bridge at `basePath`, next to the API.
@@ -150,10 +148,10 @@ export function createDashboard(mailplane: DashboardTarget, options: DashboardOp
 
   return async (request) => {
     try {
-      return withHeaders(await route(request), {});
+      return withSecurityHeaders(await route(request));
     } catch (error) {
       if (httpErrorRule(error).fault) ctx.logger.error('dashboard: the request failed', { error: describeError(error) });
-      return withHeaders(errorResponse(error), {});
+      return withSecurityHeaders(errorResponse(error));
     }
   };
 }
