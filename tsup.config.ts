@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
+import { writeDashboardAssets } from './src/dashboard/build-assets.js';
 
 export default defineConfig({
   entry: {
@@ -9,6 +10,7 @@ export default defineConfig({
     express: 'adapters/http/express/index.ts',
     koa: 'adapters/http/koa/index.ts',
     testing: 'src/testing/index.ts',
+    dashboard: 'src/dashboard/index.ts',
   },
   format: ['esm'],
   target: 'node20',
@@ -16,5 +18,8 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   splitting: true,
-  external: ['better-sqlite3', 'pg', 'kysely', 'express', 'koa', 'vitest'],
+  // esbuild only bundles the dashboard's UI at build time (src/dashboard/build-assets.ts)
+  external: ['better-sqlite3', 'pg', 'kysely', 'express', 'koa', 'vitest', 'esbuild'],
+  // The dashboard's browser code, bundled into dist/dashboard-assets/ and shipped in the package.
+  onSuccess: () => writeDashboardAssets('dist/dashboard-assets', 'src/dashboard/ui/main.ts'),
 });

@@ -11,6 +11,7 @@ export default defineConfig({
       { find: /^mailplane\/node$/, replacement: here('./adapters/http/node/index.ts') },
       { find: /^mailplane\/express$/, replacement: here('./adapters/http/express/index.ts') },
       { find: /^mailplane\/koa$/, replacement: here('./adapters/http/koa/index.ts') },
+      { find: /^mailplane\/dashboard$/, replacement: here('./src/dashboard/index.ts') },
       { find: /^mailplane\/testing$/, replacement: here('./src/testing/index.ts') },
       { find: /^mailplane$/, replacement: here('./src/index.ts') },
     ],

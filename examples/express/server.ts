@@ -5,6 +5,7 @@
 import express from 'express';
 import { HEALTH_PATHS } from 'mailplane';
 import { toExpress } from 'mailplane/express';
+import { createDashboard } from 'mailplane/dashboard';
 import { closeOnSignals, readConfig, startMailplane, startSmtpServers } from '../shared/bootstrap.js';
 import { boundPort, exitOnStartupFailure, listenHttp } from '../shared/startup.js';
 
@@ -17,11 +18,13 @@ try {
   app.disable('x-powered-by');
   app.use('/api/v1', toExpress(mailplane.handle));
   app.use('/t', toExpress(mailplane.handleLinks));
+  // The web console (docs/dashboard.md): sign in with the account key printed at first start.
+  app.use('/dashboard', toExpress(createDashboard(mailplane, { basePath: '/dashboard' })));
   app.get([...HEALTH_PATHS], toExpress(mailplane.handleHealth));
   if (config.metrics) app.get('/metrics', toExpress(mailplane.handleMetrics));
 
   const server = await listenHttp(app, config);
-  console.log(`mailplane (express) listening on http://${config.host}:${boundPort(server, config.port)}/api/v1`);
+  console.log(`mailplane (express) listening on http://${config.host}:${boundPort(server, config.port)}/api/v1 (dashboard: /dashboard)`);
   closeOnSignals({ server, smtpServers, mailplane });
 } catch (error) {
   exitOnStartupFailure(error);

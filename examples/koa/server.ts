@@ -5,6 +5,7 @@
 import Koa from 'koa';
 import { HEALTH_PATHS } from 'mailplane';
 import { toKoa } from 'mailplane/koa';
+import { createDashboard } from 'mailplane/dashboard';
 import { closeOnSignals, readConfig, startMailplane, startSmtpServers } from '../shared/bootstrap.js';
 import { boundPort, exitOnStartupFailure, listenHttp } from '../shared/startup.js';
 
@@ -16,6 +17,8 @@ try {
   const app = new Koa();
   app.use(toKoa(mailplane.handle, { prefix: '/api/v1' }));
   app.use(toKoa(mailplane.handleLinks, { prefix: '/t' }));
+  // The web console (docs/dashboard.md): sign in with the account key printed at first start.
+  app.use(toKoa(createDashboard(mailplane, { basePath: '/dashboard' }), { prefix: '/dashboard' }));
   const health = toKoa(mailplane.handleHealth);
   app.use((ctx, next) => (HEALTH_PATHS.includes(ctx.path) ? health(ctx, next) : next()));
   if (config.metrics) {
@@ -24,7 +27,7 @@ try {
   }
 
   const server = await listenHttp(app.callback(), config);
-  console.log(`mailplane (koa) listening on http://${config.host}:${boundPort(server, config.port)}/api/v1`);
+  console.log(`mailplane (koa) listening on http://${config.host}:${boundPort(server, config.port)}/api/v1 (dashboard: /dashboard)`);
   closeOnSignals({ server, smtpServers, mailplane });
 } catch (error) {
   exitOnStartupFailure(error);

@@ -17,6 +17,7 @@ import type { SandboxStore } from './sandbox-store.js';
 import type { SettingStore, StoreReadiness } from './instance-store.js';
 import type { TemplateStore } from './template-store.js';
 import type { IdempotencyStore } from './idempotency-store.js';
+import type { DashboardSessionStore } from './dashboard-session-store.js';
 
 export type * from './account-store.js';
 export type * from './sub-account-store.js';
@@ -35,6 +36,7 @@ export type * from './sandbox-store.js';
 export type * from './instance-store.js';
 export type * from './template-store.js';
 export type * from './idempotency-store.js';
+export type * from './dashboard-session-store.js';
 export { EventType } from './message-store.js';
 export type { Outcome } from './outcome.js';
 export { SubAccountType } from './sub-account-store.js';
@@ -73,6 +75,11 @@ export interface MailplaneStore {
   readonly templates: TemplateStore;
   /** Idempotency keys of sends (`Idempotency-Key`, docs/sending.md). */
   readonly idempotency: IdempotencyStore;
+  /**
+   * Sessions of the dashboard (`mailplane/dashboard`). Optional: without it the dashboard keeps
+   * its sessions in the memory of the process that opened them (one node only).
+   */
+  readonly dashboardSessions?: DashboardSessionStore;
   transaction<T>(work: (store: MailplaneStore) => Promise<T>): Promise<T>;
   /**
    * Whether the store can serve now: the database answers and its schema is current (no migration

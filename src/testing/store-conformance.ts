@@ -17,6 +17,7 @@ import { warmupStoreConformance } from './conformance/warmup.js';
 import { templateStoreConformance } from './conformance/templates.js';
 import { idempotencyStoreConformance } from './conformance/idempotency.js';
 import { dkimKeysConformance } from './conformance/dkim-keys.js';
+import { dashboardSessionStoreConformance } from './conformance/dashboard-sessions.js';
 
 /** Options of {@link runStoreConformance}. */
 export interface StoreConformanceOptions {
@@ -69,5 +70,6 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     templateStoreConformance(store);
     idempotencyStoreConformance(store);
     dkimKeysConformance(store);
+    dashboardSessionStoreConformance(store, options.another);
   });
 }

@@ -62,6 +62,21 @@ describe.each(['express', 'koa'] as const)('the %s example server', (name) => {
     expect(await call('DELETE', '/subaccount/email/00000000-0000-4000-8000-000000000000', undefined, sub)).toMatchObject({ status: 406, body: { code: 'MESSAGE_NOT_FOUND' } });
     expect(await call('DELETE', '/subaccount/email/batch/00000000-0000-4000-8000-000000000000/', undefined, sub)).toMatchObject({ status: 406, body: { code: 'BATCH_NOT_FOUND' } });
   });
+
+  it('serves the dashboard at /dashboard, and signs in with the printed key', async () => {
+    const origin = new URL(server.baseUrl).origin;
+    const page = await fetch(`${origin}/dashboard`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(await page.text()).toContain('src="/dashboard/assets/app.js"');
+    expect((await fetch(`${origin}/dashboard/assets/app.js`)).status).toBe(200);
+    const signIn = await fetch(`${origin}/dashboard/session`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: JSON.stringify({ apiKey: server.accountKey }) });
+    expect(signIn.status).toBe(200);
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const subAccounts = await fetch(`${origin}/dashboard/api/v1/account/subaccount`, { headers: { cookie } });
+    expect(subAccounts.status).toBe(200);
+    expect(((await subAccounts.json()) as { name: string }[]).map((s) => s.name)).toContain('Default');
+  });
 });
 
 describe('the express example with a configured account key', () => {

@@ -39,6 +39,7 @@ const expected: Record<string, string> = {
   './express': 'toExpress',
   './koa': 'toKoa',
   './testing': 'createMemoryStore',
+  './dashboard': 'createDashboard',
 };
 
 describe('the built package', () => {

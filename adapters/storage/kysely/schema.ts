@@ -13,6 +13,7 @@ import type { SettingTables } from './tables/settings.js';
 import type { TemplateTables } from './tables/templates.js';
 import type { CacheVersionTables } from './tables/cache-version.js';
 import type { IdempotencyTables } from './tables/idempotency.js';
+import type { DashboardSessionTables } from './tables/dashboard-sessions.js';
 
 /*
  * Column types as the drivers deliver them. SQLite runs with safe integers (every INTEGER comes
@@ -71,7 +72,7 @@ export interface SmtpAuthsTable {
 }
 
 /** Every table of the mailplane schema; each area declares its tables in `tables/`. */
-export interface Database extends DomainTables, SuppressionTables, IpPoolTables, WebhookTables, JobTables, StatsTables, MessageTables, WarmupTables, RateLimitTables, SandboxTables, SettingTables, TemplateTables, CacheVersionTables, IdempotencyTables {
+export interface Database extends DomainTables, SuppressionTables, IpPoolTables, WebhookTables, JobTables, StatsTables, MessageTables, WarmupTables, RateLimitTables, SandboxTables, SettingTables, TemplateTables, CacheVersionTables, IdempotencyTables, DashboardSessionTables {
   accounts: AccountsTable;
   sub_accounts: SubAccountsTable;
   smtp_auths: SmtpAuthsTable;

@@ -19,6 +19,7 @@ import { kyselyReadiness, kyselySettingStore } from './instance-store.js';
 import { kyselyTemplateStore } from './template-store.js';
 import { JobsDueSignal, type ListenClient } from './jobs-due.js';
 import { kyselyIdempotencyStore } from './idempotency-store.js';
+import { kyselyDashboardSessionStore } from './dashboard-session-store.js';
 
 /** Options of {@link kyselyStore}. */
 export interface KyselyStoreOptions {
@@ -53,6 +54,7 @@ function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): Mailpl
     settings: kyselySettingStore(ctx),
     templates: kyselyTemplateStore(ctx),
     idempotency: kyselyIdempotencyStore(ctx),
+    dashboardSessions: kyselyDashboardSessionStore(ctx),
     ready: () => kyselyReadiness(ctx),
     async transaction(work) {
       if (ctx.inTransaction) return work(buildStore(ctx, close));

@@ -1,4 +1,5 @@
-import type { MailplaneStore } from '../../store/index.js';
+import type { DashboardSessionStore, MailplaneStore } from '../../store/index.js';
+import { mapDashboardSessionStore } from '../../store/dashboard-session-store.js';
 import { memoryAccountStore } from './accounts.js';
 import type { MemoryContext } from './common.js';
 import { memoryDomainStore } from './domains.js';
@@ -37,6 +38,8 @@ interface MemoryDatabase {
   settings: Map<string, string>;
   /** `onJobsDue` listeners, called after a commit that enqueued jobs. */
   jobsDue: Set<() => void>;
+  /** Dashboard sessions by id hash; like settings, single writes outside transactions. */
+  dashboardSessions: DashboardSessionStore;
 }
 
 function emitJobsDue(db: MemoryDatabase): void {
@@ -152,6 +155,7 @@ function buildStore(db: MemoryDatabase, access: MemoryContext, inTransaction: bo
         return db.settings.get(name)!;
       },
     },
+    dashboardSessions: db.dashboardSessions,
     async ready() {
       assertOpen(db);
       return { ready: true };
@@ -208,6 +212,6 @@ function buildStore(db: MemoryDatabase, access: MemoryContext, inTransaction: bo
  * const mailplane = createMailplane({ store: createMemoryStore(), secret: 'a test secret of at least 32 characters', transport });
  */
 export function createMemoryStore(): MailplaneStore {
-  const db: MemoryDatabase = { tables: createTables(), sequences: new Map(), exclusive: createMutex(), closed: false, settings: new Map(), jobsDue: new Set() };
+  const db: MemoryDatabase = { tables: createTables(), sequences: new Map(), exclusive: createMutex(), closed: false, settings: new Map(), jobsDue: new Set(), dashboardSessions: mapDashboardSessionStore() };
   return buildStore(db, committedAccess(db), false);
 }

@@ -21,6 +21,7 @@ import { idempotencyMigration } from './0018-idempotency.js';
 import { webhookSecretsMigration } from './0020-webhook-secrets.js';
 import { dkimRotationMigration } from './0021-dkim-rotation.js';
 import { cacheVersionMigration } from './0022-cache-version.js';
+import { dashboardSessionsMigration } from './0023-dashboard-sessions.js';
 
 /*
  * Versioned migrations, applied in name order on start. Never edit a migration that has shipped:
@@ -48,6 +49,7 @@ const migrationFactories: Record<string, (dialect: DialectName) => Migration> = 
   '0020-webhook-secrets': webhookSecretsMigration,
   '0021-dkim-rotation': dkimRotationMigration,
   '0022-cache-version': cacheVersionMigration,
+  '0023-dashboard-sessions': dashboardSessionsMigration,
 };
 
 /** The Kysely migration provider of the mailplane schema for one dialect. */

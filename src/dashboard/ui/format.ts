@@ -1,0 +1,108 @@
+/**
+ * The dashboard's browser logic that needs no DOM: dates of a range, counters to chart series,
+ * labels of event types and statuses. Unit-tested in test/unit/dashboard-format.test.ts.
+ */
+
+/** The counters of one day as `/stat` answers them. */
+export interface StatCounters {
+  processed: number;
+  delivered: number;
+  hardBounced: number;
+  softBounced: number;
+  opened: number;
+  clicked: number;
+  unsubscribed: number;
+  spam: number;
+  [name: string]: number;
+}
+
+/** One day of a `/stat` answer. */
+export interface DayStat {
+  date: string;
+  stat: StatCounters;
+}
+
+/** The series the overview charts, in order, with the counter each reads. */
+export const CHART_SERIES: readonly { label: string; read: (s: StatCounters) => number }[] = [
+  { label: 'Processed', read: (s) => s.processed },
+  { label: 'Delivered', read: (s) => s.delivered },
+  { label: 'Bounced', read: (s) => (s.hardBounced ?? 0) + (s.softBounced ?? 0) },
+  { label: 'Opened', read: (s) => s.opened },
+  { label: 'Clicked', read: (s) => s.clicked },
+  { label: 'Unsubscribed', read: (s) => s.unsubscribed },
+  { label: 'Spam', read: (s) => s.spam },
+];
+
+/** A UTC day `YYYY-MM-DD` of epoch milliseconds. */
+export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/** The first and last day (inclusive) of the `days` UTC days ending with the day of `nowMs`. */
+export function lastDays(nowMs: number, days: number): { from: string; to: string } {
+  return { from: utcDay(nowMs - (days - 1) * 86_400_000), to: utcDay(nowMs) };
+}
+
+/**
+ * uPlot's columnar data of a `/stat` answer: x in epoch seconds (UTC midnight), then one column
+ * per {@link CHART_SERIES} entry; missing counters count 0.
+ */
+export function chartData(days: readonly DayStat[]): number[][] {
+  const xs = days.map((d) => Date.parse(`${d.date}T00:00:00Z`) / 1000);
+  return [xs, ...CHART_SERIES.map((series) => days.map((d) => series.read(d.stat) || 0))];
+}
+
+/** Each series' total over the days. */
+export function seriesTotals(days: readonly DayStat[]): { label: string; total: number }[] {
+  return CHART_SERIES.map((series) => ({ label: series.label, total: days.reduce((sum, d) => sum + (series.read(d.stat) || 0), 0) }));
+}
+
+/** Names of the event types (`Event.type`). */
+const EVENT_NAMES = ['Processed', 'Dropped', 'Delivered', 'Soft bounce', 'Hard bounce', 'Opened', 'Clicked', 'Unsubscribed', 'Spam complaint'];
+
+/** The name of an event type number, or `Event <n>` for one this dashboard does not know. */
+export const eventName = (type: number): string => EVENT_NAMES[type] ?? `Event ${type}`;
+
+/** Whether an event type is bad news (a drop, a bounce, a complaint), for its badge. */
+export const eventIsProblem = (type: number): boolean => type === 1 || type === 3 || type === 4 || type === 8;
+
+/** A wire time (epoch nanoseconds, possibly past 2^53 and so rounded by `JSON.parse`) as UTC text. */
+export function formatNs(ns: number | string | null | undefined): string {
+  if (ns === null || ns === undefined || ns === '' || Number(ns) === 0) return '—';
+  const ms = Math.floor(Number(ns) / 1e6);
+  return Number.isFinite(ms) ? `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC` : '—';
+}
+
+/** A count with thousands separators, locale-independent so tests and screenshots are stable. */
+export const formatCount = (n: number): string => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+/** The activity search's query string: empty fields left out, days as `YYYY-MM-DD`. */
+export function activityQuery(filters: Record<string, string>, cursor?: string | null): URLSearchParams {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(filters)) if (value.trim() !== '') query.set(name, value.trim());
+  if (cursor) query.set('cursor', cursor);
+  query.set('limit', '50');
+  return query;
+}
+
+/** A hash route (`#/message/abc`) as its page and argument. */
+export function parseRoute(hash: string): { page: string; arg: string | undefined } {
+  const [page = 'overview', arg] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  return { page: page === '' ? 'overview' : page, arg };
+}
+
+/** The providers of a warmup plan, by its field names. */
+const PROVIDERS = ['gmail', 'yahoo', 'aol', 'microsoft', 'comcast', 'yandex', 'gmx', 'mailru', 'icloud', 'zoho', 'qq', 'default'];
+
+/** Each provider's warmup stage and daily limit, from the plan's JSON-string fields. */
+export function warmupStages(plan: Record<string, unknown> | undefined): { provider: string; text: string }[] {
+  if (!plan) return [];
+  return PROVIDERS.flatMap((provider) => {
+    const raw = plan[`${provider}WarmupPlan`];
+    if (typeof raw !== 'string') return [];
+    try {
+      const stage = JSON.parse(raw) as { stage: number; dailyLimit: number | null; sentToday: number };
+      return [{ provider, text: `stage ${stage.stage}, ${stage.sentToday}/${stage.dailyLimit ?? '∞'} today` }];
+    } catch {
+      return [];
+    }
+  });
+}

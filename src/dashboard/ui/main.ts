@@ -1,0 +1,127 @@
+/**
+ * The dashboard's browser entry: sign-in, the navigation shell and the hash router. Bundled by
+ * src/dashboard/build-assets.ts; loaded by the page the handler serves.
+ */
+import { render } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import 'uplot/dist/uPlot.min.css';
+import './styles.css';
+import { Api, type SessionState } from './api.js';
+import { parseRoute } from './format.js';
+import { AppContext, ErrorNote, html } from './lib.js';
+import { Activity, MessagePage } from './pages/activity.js';
+import { Domains } from './pages/domains.js';
+import { Overview } from './pages/overview.js';
+import { SubAccounts } from './pages/sub-accounts.js';
+import { Suppressions } from './pages/suppressions.js';
+import { SandboxInbox } from './pages/sandbox.js';
+import { Webhooks } from './pages/webhooks.js';
+import { IpsAndPools } from './pages/ips.js';
+
+const root = document.getElementById('app')!;
+const api = new Api(root.dataset.base ?? '');
+
+function SignIn({ onSignedIn }: { onSignedIn: (s: SessionState) => void }) {
+  const [key, setKey] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setError(undefined);
+    try {
+      const state = await api.signIn(key.trim());
+      setKey('');
+      onSignedIn(state);
+    } catch (failure) {
+      setError((failure as Error).message);
+    }
+  };
+  return html`<main class="sign-in">
+    <h1>mailplane</h1>
+    <form onSubmit=${submit} aria-label="Sign in">
+      <label for="api-key">Account or sub-account API key</label>
+      <input id="api-key" type="password" autocomplete="off" required value=${key} onInput=${(e: Event) => setKey((e.target as HTMLInputElement).value)} />
+      <button type="submit">Sign in</button>
+      <${ErrorNote} message=${error} />
+      <p class="hint">The key stays on the server for this session; the browser keeps only a session cookie.</p>
+    </form>
+  </main>`;
+}
+
+const ACCOUNT_PAGES = [
+  ['overview', 'Overview'],
+  ['activity', 'Activity'],
+  ['subaccounts', 'Sub-accounts'],
+  ['domains', 'Domains'],
+  ['suppressions', 'Suppressions'],
+  ['ips', 'IPs and pools'],
+  ['webhooks', 'Webhooks'],
+  ['sandbox', 'Sandbox inbox'],
+] as const;
+const SUBACCOUNT_PAGES = [
+  ['overview', 'Overview'],
+  ['activity', 'Activity'],
+  ['domains', 'Domains'],
+  ['suppressions', 'Suppressions'],
+] as const;
+
+function useHash(): string {
+  const [hash, setHash] = useState(location.hash);
+  useEffect(() => {
+    const changed = () => setHash(location.hash);
+    window.addEventListener('hashchange', changed);
+    return () => window.removeEventListener('hashchange', changed);
+  }, []);
+  return hash;
+}
+
+function Page({ page, arg }: { page: string; arg: string | undefined }) {
+  if (page === 'activity') return html`<${Activity} />`;
+  if (page === 'message' && arg) return html`<${MessagePage} id=${arg} />`;
+  if (page === 'subaccounts') return html`<${SubAccounts} />`;
+  if (page === 'domains') return html`<${Domains} subAccountId=${arg} />`;
+  if (page === 'suppressions') return html`<${Suppressions} subAccountId=${arg} />`;
+  if (page === 'sandbox') return html`<${SandboxInbox} arg=${arg} />`;
+  if (page === 'webhooks') return html`<${Webhooks} />`;
+  if (page === 'ips') return html`<${IpsAndPools} />`;
+  return html`<${Overview} />`;
+}
+
+function Shell({ session, onSignedOut }: { session: SessionState; onSignedOut: () => void }) {
+  const { page, arg } = parseRoute(useHash());
+  const main = useRef<HTMLElement>(null);
+  // Focus moves to the new page's content, so keyboard and screen-reader users land on it.
+  useEffect(() => main.current?.focus(), [page, arg]);
+  const signOut = async () => {
+    await api.signOut().catch(() => undefined);
+    onSignedOut();
+  };
+  const pages = session.kind === 'account' ? ACCOUNT_PAGES : SUBACCOUNT_PAGES;
+  const current = page === 'message' ? 'activity' : page;
+  return html`<${AppContext.Provider} value=${{ api, session }}>
+    <a class="skip" href="#main" onClick=${(e: Event) => (e.preventDefault(), main.current?.focus())}>Skip to content</a>
+    <header class="top">
+      <span class="brand">mailplane</span>
+      <nav aria-label="Dashboard">
+        <ul>${pages.map(([id, label]) => html`<li><a href=${`#/${id}`} aria-current=${current === id ? 'page' : undefined}>${label}</a></li>`)}</ul>
+      </nav>
+      <span class="who">${session.kind === 'account' ? 'Account' : 'Sub-account'}</span>
+      <button type="button" onClick=${signOut}>Sign out</button>
+    </header>
+    <main id="main" ref=${main} tabindex="-1"><${Page} page=${page} arg=${arg} /></main>
+  </${AppContext.Provider}>`;
+}
+
+function App() {
+  const [session, setSession] = useState<SessionState | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  useEffect(() => {
+    api.onSignedOut = () => setSession({ signedIn: false });
+    api.session().then(setSession, (failure: Error) => setError(failure.message));
+  }, []);
+  if (error) return html`<${ErrorNote} message=${error} />`;
+  if (!session) return html`<p role="status">Loading…</p>`;
+  if (!session.signedIn) return html`<${SignIn} onSignedIn=${setSession} />`;
+  return html`<${Shell} session=${session} onSignedOut=${() => setSession({ signedIn: false })} />`;
+}
+
+render(html`<${App} />`, root);

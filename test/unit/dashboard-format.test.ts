@@ -1,0 +1,127 @@
+/**
+ * The dashboard's logic without a browser: the overview's date range and chart columns, labels,
+ * the activity query, hash routes (src/dashboard/ui/format.ts), the cookie helpers and the hiding
+ * of sub-account secrets on the dashboard's API path (src/dashboard/).
+ */
+import { describe, expect, it } from 'vitest';
+import { activityQuery, chartData, warmupStages, eventIsProblem, eventName, formatCount, formatNs, lastDays, parseRoute, seriesTotals, type DayStat } from '../../src/dashboard/ui/format.js';
+import { readCookie, sessionCookie } from '../../src/dashboard/cookies.js';
+import { redactSecrets } from '../../src/dashboard/proxy.js';
+
+const counters = (processed: number, delivered: number, hardBounced = 0, softBounced = 0) => ({
+  processed,
+  delivered,
+  hardBounced,
+  softBounced,
+  opened: 0,
+  clicked: 0,
+  unsubscribed: 0,
+  spam: 0,
+});
+
+describe('dashboard overview logic', () => {
+  it('takes the 30 UTC days ending today, across a month end', () => {
+    expect(lastDays(Date.UTC(2026, 2, 1, 23, 59), 30)).toEqual({ from: '2026-01-31', to: '2026-03-01' });
+    expect(lastDays(Date.UTC(2026, 10, 25), 1)).toEqual({ from: '2026-11-25', to: '2026-11-25' });
+  });
+
+  it('turns /stat days into uPlot columns (seconds at UTC midnight, bounces summed) and totals', () => {
+    const days: DayStat[] = [
+      { date: '2026-11-24', stat: counters(3, 2, 1, 0) },
+      { date: '2026-11-25', stat: counters(5, 4, 0, 1) },
+    ];
+    const [xs, processed, delivered, bounced, ...rest] = chartData(days);
+    expect(xs).toEqual([Date.UTC(2026, 10, 24) / 1000, Date.UTC(2026, 10, 25) / 1000]);
+    expect([processed, delivered, bounced]).toEqual([[3, 5], [2, 4], [1, 1]]);
+    expect(rest).toHaveLength(4);
+    expect(seriesTotals(days).slice(0, 3)).toEqual([
+      { label: 'Processed', total: 8 },
+      { label: 'Delivered', total: 6 },
+      { label: 'Bounced', total: 2 },
+    ]);
+  });
+
+  it('formats counts and nanosecond times, and names event types', () => {
+    expect(formatCount(1234567)).toBe('1,234,567');
+    expect(formatCount(12)).toBe('12');
+    expect(formatNs(1795570942208791000)).toBe('2026-11-25 01:42:22 UTC');
+    expect(formatNs(0)).toBe('—');
+    expect(eventName(2)).toBe('Delivered');
+    expect(eventName(42)).toBe('Event 42');
+    expect([0, 1, 2, 3, 4, 8].map(eventIsProblem)).toEqual([false, true, false, true, true, true]);
+  });
+
+  it('builds the activity query from the filled fields and the cursor, and reads hash routes', () => {
+    expect(activityQuery({ recipient: ' ada@example.com ', sender: '', status: 'delivered' }, 'abc').toString()).toBe(
+      'recipient=ada%40example.com&status=delivered&cursor=abc&limit=50',
+    );
+    expect(parseRoute('')).toEqual({ page: 'overview', arg: undefined });
+    expect(parseRoute('#/message/01a2%2Fx')).toEqual({ page: 'message', arg: '01a2/x' });
+    expect(parseRoute('#/domains/7')).toEqual({ page: 'domains', arg: '7' });
+  });
+});
+
+describe('dashboard server helpers', () => {
+  it('reads its cookie among others and writes HttpOnly SameSite=Strict, Secure only over TLS', () => {
+    expect(readCookie({ cookie: 'a=1; mailplane_dashboard=xyz; b=2' }, 'mailplane_dashboard')).toBe('xyz');
+    expect(readCookie({ cookie: ['a=1', 'mailplane_dashboard=q'] }, 'mailplane_dashboard')).toBe('q');
+    expect(readCookie({}, 'mailplane_dashboard')).toBeUndefined();
+    expect(sessionCookie('v', { path: '/dashboard', secure: false }, 60)).toBe('mailplane_dashboard=v; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=60');
+    expect(sessionCookie('v', { path: '/', secure: true }, 0)).toMatch(/; Secure$/);
+  });
+
+  it('hides sub-account keys and SMTP passwords, never a tenant string that looks like one', () => {
+    const tricky = 'x","apiKey":"mpsk_fake';
+    const json = JSON.stringify([{ id: 1, name: tricky, apiKey: 'mpsk_real', smtpAuths: [{ username: 'u', password: 'p\\"w' }] }]);
+    const hidden = JSON.parse(redactSecrets(json)) as { name: string; apiKey: unknown; smtpAuths: { username: string; password: unknown }[] }[];
+    expect(hidden[0]).toEqual({ id: 1, name: tricky, apiKey: null, smtpAuths: [{ username: 'u', password: null }] });
+  });
+});
+
+describe('dashboard sandbox inbox: MIME', () => {
+  it('reads folded headers and the text and HTML parts of a nested multipart, in their encodings', async () => {
+    const { parseMail } = await import('../../src/dashboard/ui/mime.js');
+    const raw = [
+      'From: Acme <hello@acme.test>',
+      'Subject: =?UTF-8?Q?Caf=C3=A9?=',
+      'DKIM-Signature: v=1; a=rsa-sha256;',
+      '\td=acme.test; s=mp1',
+      'Content-Type: multipart/mixed; boundary="outer"',
+      '',
+      '--outer',
+      'Content-Type: multipart/alternative; boundary=inner',
+      '',
+      '--inner',
+      'Content-Type: text/plain; charset=utf-8',
+      'Content-Transfer-Encoding: quoted-printable',
+      '',
+      'Caf=C3=A9 au lait, a long line that is =',
+      'soft-broken',
+      '--inner',
+      'Content-Type: text/html; charset=utf-8',
+      'Content-Transfer-Encoding: base64',
+      '',
+      Buffer.from('<p>Café <b>au lait</b></p>').toString('base64'),
+      '--inner--',
+      '--outer--',
+      '',
+    ].join('\r\n');
+    const mail = parseMail(raw);
+    expect(mail.headers.map((h) => h.name)).toEqual(['From', 'Subject', 'DKIM-Signature', 'Content-Type']);
+    expect(mail.headers[2]!.value).toBe('v=1; a=rsa-sha256; d=acme.test; s=mp1');
+    expect(mail.text).toBe('Café au lait, a long line that is soft-broken');
+    expect(mail.html).toBe('<p>Café <b>au lait</b></p>');
+    expect(parseMail('Subject: plain\r\n\r\nHello!\r\n')).toEqual({ headers: [{ name: 'Subject', value: 'plain' }], text: 'Hello!\r\n', html: undefined });
+  });
+});
+
+describe('dashboard IPs page', () => {
+  it('reads each provider\'s warmup stage from the plan\'s JSON-string fields, skipping what it cannot read', () => {
+    const plan = { gmailWarmupPlan: JSON.stringify({ stage: 2, dailyLimit: 500, sentToday: 12, stages: [] }), yahooWarmupPlan: '{', defaultWarmupPlan: JSON.stringify({ stage: 6, dailyLimit: null, sentToday: 3 }) };
+    expect(warmupStages(plan)).toEqual([
+      { provider: 'gmail', text: 'stage 2, 12/500 today' },
+      { provider: 'default', text: 'stage 6, 3/∞ today' },
+    ]);
+    expect(warmupStages(undefined)).toEqual([]);
+  });
+});
