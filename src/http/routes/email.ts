@@ -33,6 +33,7 @@ export const emailRoutes = [
     method: 'POST',
     path: '/subaccount/email/template',
     auth: 'subaccount',
+    response: sendResponseWireSchema,
     body: templateSendRequestSchema,
     rateLimit: { allowance: 'recipients', cost: recipientCount },
     handle: async ({ ctx, principal, body }) => {
