@@ -33,7 +33,7 @@ export interface ReplayRequest {
   eventTypes?: readonly EventType[];
 }
 
-/** A queued replay, as the API answers it. */
+/** A queued replay, as {@link startReplay} returns it ({@link queuedReplayToWire} makes the API answer of it). */
 export interface QueuedReplay {
   id: string;
   webhookId: number;
