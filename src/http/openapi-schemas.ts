@@ -11,9 +11,12 @@ import { eventPageWireSchema, messagePageWireSchema } from '../activity/list.js'
 import { domainWireSchema } from '../domain/domain-wire.js';
 import { ipAllocationWireSchema, ipWireSchema, poolWireSchema, tpspWireSchema, warmupPlanWireSchema } from '../ip/wire.js';
 import { deletedSchema, messageOnlySchema } from '../model/wire-schemas.js';
+import { cancelResultWireSchema } from '../sending/cancel.js';
 import { eventWireSchema, messageItemWireSchema, messageWireSchema, sendResponseWireSchema } from '../sending/message-wire.js';
 import { dailyStatWireSchema, statCountersWireSchema } from '../stats/queries.js';
 import { suppressionWireSchema } from '../suppression/suppression-wire.js';
+import { templateSummaryWireSchema, templateVersionSummaryWireSchema, templateVersionWireSchema, templateWireSchema } from '../template/template-wire.js';
+import { queuedReplayWireSchema } from '../webhook/replay.js';
 import { webhookUpdateWireSchema, webhookWireSchema, webhookWithSecretWireSchema } from '../webhook/webhook-wire.js';
 import type { AnyRoute } from './route.js';
 
@@ -46,6 +49,12 @@ const NAMED_SCHEMAS: ReadonlyArray<[string, z.ZodType]> = [
   ['AggregateStat', statCountersWireSchema],
   ['DeleteResponse', deletedSchema],
   ['MessageResponse', messageOnlySchema],
+  ['Template', templateWireSchema],
+  ['TemplateSummary', templateSummaryWireSchema],
+  ['TemplateVersion', templateVersionWireSchema],
+  ['TemplateVersionSummary', templateVersionSummaryWireSchema],
+  ['CancelResponse', cancelResultWireSchema],
+  ['WebhookReplay', queuedReplayWireSchema],
 ];
 
 /** Where a component is referred to from anywhere in the document. */

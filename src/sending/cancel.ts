@@ -5,6 +5,7 @@
  * racing the release at `sendAt` either wins or is told the send has started) and records a
  * Cancelled event, which reaches the activity log and the webhooks like every event.
  */
+import { z } from 'zod';
 import type { MailplaneContext } from '../context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { applyLifecycle } from '../lifecycle/apply.js';
@@ -15,11 +16,11 @@ const PAGE = 500;
 /** A message or batch id is a UUID; anything else is an unknown id. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** What a cancel answers: the request's id and the messages it cancelled. */
-export interface CancelResult {
-  batchId: string;
-  cancelled: string[];
-}
+/** The wire shape of a cancel's answer: the request's (batch) id and the ids of the messages it cancelled. */
+export const cancelResultWireSchema = z.object({ batchId: z.string(), cancelled: z.array(z.string()) });
+
+/** What a cancel answers, as {@link cancelResultWireSchema} has it. */
+export type CancelResult = z.output<typeof cancelResultWireSchema>;
 
 /** Every message of batch `batchId`, in id order. */
 async function batchMessages(ctx: MailplaneContext, batchId: string): Promise<MessageRecord[]> {

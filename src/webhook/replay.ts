@@ -7,12 +7,14 @@
  * by each batch, taken over when a dead replay has not renewed it for {@link REPLAY_STALE_MS}),
  * and a webhook may start `replaysPerHour` replays per clock hour.
  */
+import { z } from 'zod';
 import type { MailplaneContext } from '../context.js';
 import { RateLimitedError, ValidationError } from '../errors.js';
 import { jobHandler, WEBHOOK_REPLAY_JOB } from '../jobs/kinds.js';
 import type { JobHandler } from '../jobs/types.js';
 import { msToNs, nowNs } from '../model/time.js';
-import type { EventType, WebhookRecord } from '../store/index.js';
+import { epochNsSchema } from '../model/wire-schemas.js';
+import { EventType, type WebhookRecord } from '../store/index.js';
 import { webhookPayload } from './payload.js';
 import type { WebhookPost, WebhookSender } from './sender.js';
 import { togglesForEvent } from './toggles.js';
@@ -31,7 +33,7 @@ export interface ReplayRequest {
   eventTypes?: readonly EventType[];
 }
 
-/** A queued replay, as the API answers it. */
+/** A queued replay, as {@link startReplay} returns it ({@link queuedReplayToWire} makes the API answer of it). */
 export interface QueuedReplay {
   id: string;
   webhookId: number;
@@ -39,6 +41,22 @@ export interface QueuedReplay {
   to: bigint;
   eventTypes: EventType[] | null;
   requestedAt: bigint;
+}
+
+/** The wire shape of {@link queuedReplayToWire}: the replay, `queued` (its events go out later, as jobs). */
+export const queuedReplayWireSchema = z.object({
+  id: z.string(),
+  webhookId: z.int(),
+  from: epochNsSchema,
+  to: epochNsSchema,
+  eventTypes: z.array(z.enum(EventType)).nullable(),
+  requestedAt: epochNsSchema,
+  status: z.literal('queued'),
+});
+
+/** A just started replay as `POST /account/webhook/{id}/replay` answers it (with status 202). */
+export function queuedReplayToWire(replay: QueuedReplay): z.output<typeof queuedReplayWireSchema> {
+  return { ...replay, status: 'queued' };
 }
 
 /** Refuses a range that is inverted, empty or longer than the retention period (whose events are gone anyway). */

@@ -1,4 +1,4 @@
-import { cancelBatch, cancelMessage } from '../../sending/cancel.js';
+import { cancelBatch, cancelMessage, cancelResultWireSchema } from '../../sending/cancel.js';
 import { route } from '../route.js';
 
 /**
@@ -11,12 +11,14 @@ export const emailCancelRoutes = [
     method: 'DELETE',
     path: '/subaccount/email/:message_id',
     auth: 'subaccount',
+    response: cancelResultWireSchema,
     handle: async ({ ctx, principal, params }) => ({ body: await cancelMessage(ctx, principal.subAccount, params.message_id ?? '') }),
   }),
   route({
     method: 'DELETE',
     path: '/subaccount/email/batch/:batch_id',
     auth: 'subaccount',
+    response: cancelResultWireSchema,
     handle: async ({ ctx, principal, params }) => ({ body: await cancelBatch(ctx, principal.subAccount, params.batch_id ?? '') }),
   }),
 ];

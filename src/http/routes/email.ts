@@ -35,6 +35,7 @@ export const emailRoutes = [
     method: 'POST',
     path: '/subaccount/email/template',
     auth: 'subaccount',
+    response: sendResponseWireSchema,
     body: templateSendRequestSchema,
     rateLimit: { allowance: 'recipients', cost: recipientCount },
     handle: async (input) => {

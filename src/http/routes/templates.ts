@@ -1,9 +1,19 @@
 import { z } from 'zod';
 import { parseResourceId } from '../../model/ids.js';
 import { listQuerySchema } from '../../model/paging.js';
+import { deletedSchema } from '../../model/wire-schemas.js';
 import { nameSchema } from '../../model/text.js';
 import { templateService } from '../../template/templates.js';
-import { templateSummaryToWire, templateToWire, versionSummaryToWire, versionToWire } from '../../template/template-wire.js';
+import {
+  templateSummaryToWire,
+  templateSummaryWireSchema,
+  templateToWire,
+  templateVersionSummaryWireSchema,
+  templateVersionWireSchema,
+  templateWireSchema,
+  versionSummaryToWire,
+  versionToWire,
+} from '../../template/template-wire.js';
 import { route, type AnyRoute } from '../route.js';
 
 /** A Handlebars part: any text but U+0000, which PostgreSQL text cannot hold. */
@@ -26,6 +36,7 @@ export const templateRoutes: AnyRoute[] = [
     method: 'POST',
     path: '/subaccount/template',
     auth: 'subaccount',
+    response: templateWireSchema,
     body: createBody,
     handle: async ({ ctx, principal, body }) => {
       const { name, ...content } = body;
@@ -36,6 +47,7 @@ export const templateRoutes: AnyRoute[] = [
     method: 'GET',
     path: '/subaccount/template',
     auth: 'subaccount',
+    response: z.array(templateSummaryWireSchema),
     query: listQuerySchema,
     handle: async ({ ctx, principal, query }) => ({ body: (await templateService.list(ctx, principal.subAccount.id, query)).map(templateSummaryToWire) }),
   }),
@@ -43,12 +55,14 @@ export const templateRoutes: AnyRoute[] = [
     method: 'GET',
     path: '/subaccount/template/:template_id',
     auth: 'subaccount',
+    response: templateWireSchema,
     handle: async ({ ctx, principal, params }) => ({ body: templateToWire(await templateService.get(ctx, principal.subAccount.id, parseResourceId(params.template_id))) }),
   }),
   route({
     method: 'PUT',
     path: '/subaccount/template/:template_id',
     auth: 'subaccount',
+    response: templateWireSchema,
     body: updateBody,
     handle: async ({ ctx, principal, params, body }) => ({
       body: templateToWire(await templateService.update(ctx, principal.subAccount.id, parseResourceId(params.template_id), body)),
@@ -58,6 +72,7 @@ export const templateRoutes: AnyRoute[] = [
     method: 'GET',
     path: '/subaccount/template/:template_id/version',
     auth: 'subaccount',
+    response: z.array(templateVersionSummaryWireSchema),
     handle: async ({ ctx, principal, params }) => {
       const { template, versions } = await templateService.versions(ctx, principal.subAccount.id, parseResourceId(params.template_id));
       return { body: versions.map((version) => versionSummaryToWire(version, template.activeVersion)) };
@@ -67,6 +82,7 @@ export const templateRoutes: AnyRoute[] = [
     method: 'GET',
     path: '/subaccount/template/:template_id/version/:version',
     auth: 'subaccount',
+    response: templateVersionWireSchema,
     handle: async ({ ctx, principal, params }) => {
       const found = await templateService.version(ctx, principal.subAccount.id, parseResourceId(params.template_id), parseResourceId(params.version));
       return { body: versionToWire(found.version, found.template.activeVersion) };
@@ -76,6 +92,7 @@ export const templateRoutes: AnyRoute[] = [
     method: 'POST',
     path: '/subaccount/template/:template_id/version/:version/activate',
     auth: 'subaccount',
+    response: templateWireSchema,
     handle: async ({ ctx, principal, params }) => {
       const template = await templateService.activate(ctx, principal.subAccount.id, parseResourceId(params.template_id), parseResourceId(params.version));
       return { body: templateToWire(template) };
@@ -85,6 +102,7 @@ export const templateRoutes: AnyRoute[] = [
     method: 'DELETE',
     path: '/subaccount/template/:template_id',
     auth: 'subaccount',
+    response: deletedSchema,
     handle: async ({ ctx, principal, params }) => {
       const deleted = await templateService.delete(ctx, principal.subAccount.id, parseResourceId(params.template_id));
       return { body: { id: deleted.id, message: `Template (${deleted.name}) has been deleted successfully.` } };

@@ -13,7 +13,7 @@ import {
 } from '../../webhook/webhook-wire.js';
 import { deletedSchema } from '../../model/wire-schemas.js';
 import { webhookService } from '../../webhook/webhooks.js';
-import { startReplay } from '../../webhook/replay.js';
+import { queuedReplayToWire, queuedReplayWireSchema, startReplay } from '../../webhook/replay.js';
 import { EventType } from '../../store/index.js';
 import { route, type AnyRoute } from '../route.js';
 
@@ -119,6 +119,7 @@ export const webhookRoutes: AnyRoute[] = [
     method: 'POST',
     path: '/account/webhook/:webhook_id/secret/rotate',
     auth: 'account',
+    response: webhookWithSecretWireSchema,
     handle: async ({ ctx, principal, params }) => {
       const { webhook, secret } = await webhookService.rotateSecret(ctx, principal.account.id, parseResourceId(params.webhook_id));
       return { body: webhookWithSecretToWire(webhook, secret) };
@@ -129,10 +130,11 @@ export const webhookRoutes: AnyRoute[] = [
     method: 'POST',
     path: '/account/webhook/:webhook_id/replay',
     auth: 'account',
+    response: queuedReplayWireSchema,
     body: replayBody,
     handle: async ({ ctx, principal, params, body }) => {
       const replay = await startReplay(ctx, principal.account.id, parseResourceId(params.webhook_id), body);
-      return { status: 202, body: { ...replay, status: 'queued' } };
+      return { status: 202, body: queuedReplayToWire(replay) };
     },
   }),
 ];
