@@ -35,14 +35,18 @@ async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
   }
 }
 
-/** Waits until the store's LISTEN connection is up: the first enqueue must not race it. */
-async function listening(admin: pg.Client, count: number): Promise<number[]> {
+/**
+ * Waits until the store's LISTEN connection is up: the first enqueue must not race it. `gone`: pids
+ * of terminated backends, which pg_stat_activity can still list for a moment after
+ * pg_terminate_backend returns.
+ */
+async function listening(admin: pg.Client, count: number, gone: readonly number[] = []): Promise<number[]> {
   let pids: number[] = [];
   for (let i = 0; i < 400 && pids.length < count; i++) {
     const { rows } = await admin.query<{ pid: number }>(
       "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN mailplane_jobs'",
     );
-    pids = rows.map((r) => r.pid);
+    pids = rows.map((r) => r.pid).filter((pid) => !gone.includes(pid));
     if (pids.length < count) await new Promise((resolve) => setTimeout(resolve, 25));
   }
   expect(pids.length).toBe(count);
@@ -83,7 +87,7 @@ describe.skipIf(!pgUrl)('wake-ups across two nodes on one PostgreSQL', () => {
 
       // The listening connection dies (server restart, admin termination): it comes back with backoff.
       await admin.query('SELECT pg_terminate_backend($1)', [pid]);
-      const [again] = await listening(admin, 1);
+      const [again] = await listening(admin, 1, [pid!]);
       expect(again).not.toBe(pid);
       await queueA.enqueue([{ kind: 'tick', payload: { sentAt: Date.now() } }]);
       await waitFor(() => started.length === 6, 5_000);
