@@ -152,6 +152,7 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
           htmlBody: '<p>Hello <b>Ada</b></p><script>parent.document.title = "pwned"</script>',
           trackOpens: false,
           trackClicks: false,
+          groups: ['welcome'],
         }),
       });
       expect(sent.status).toBe(200);
@@ -204,6 +205,15 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
         return count;
       })()`);
       expect(raised).toBeGreaterThan(5);
+      // Every sub-account's 30-day totals side by side, and a named group's, as a table with row headers.
+      await page.getByLabel('Groups to compare').fill('welcome, nobody');
+      await page.getByRole('button', { name: 'Compare' }).click();
+      const compare = page.getByRole('table', { name: 'Last 30 days, totals by sub-account and group' });
+      const processed = (name: string) => compare.getByRole('row', { name }).getByRole('cell').first().textContent();
+      await expect.poll(() => compare.getByRole('rowheader').allTextContents(), POLL).toEqual(['Sub-account: Default', 'Sub-account: Acme <b>Mail</b>', 'Group: welcome', 'Group: nobody']);
+      expect(await processed('Sub-account: Acme <b>Mail</b>')).toBe('1');
+      expect(await processed('Group: welcome')).toBe('1');
+      expect(await processed('Group: nobody')).toBe('0');
       await screenshot(page, kind, 'overview', 'dashboard-overview.png');
 
       // The IPs and pools page reads both lists.
@@ -213,6 +223,19 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
       await screenshot(page, kind, 'ips');
 
       // Sign out: back to the sign-in form, and the session is gone on the server.
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('Account or sub-account API key').waitFor({ timeout: 10_000 });
+
+      // A sub-account session opens the message's page straight from its address (no activity list first).
+      await page.getByLabel('Account or sub-account API key').fill(subKey);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('navigation', { name: 'Dashboard' }).waitFor({ timeout: 10_000 });
+      // (the address still names the account's IPs page: the sub-account gets its overview instead)
+      await page.getByRole('heading', { name: 'Overview' }).waitFor({ timeout: 10_000 });
+      await page.waitForLoadState('networkidle');
+      await page.goto(`${server.origin}/dashboard#/message/${messageId}`);
+      const subTimeline = page.getByRole('list', { name: 'Events, oldest first' });
+      await expect.poll(() => subTimeline.locator('li strong').allTextContents(), POLL).toEqual(['Processed', 'Delivered']);
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByLabel('Account or sub-account API key').waitFor({ timeout: 10_000 });
       // The one console error is Chromium refusing the captured message's script: the proof that

@@ -106,3 +106,33 @@ export function warmupStages(plan: Record<string, unknown> | undefined): { provi
     }
   });
 }
+
+/** Each series' value in one flat record of counters (an `/aggregate` answer). */
+export const counterTotals = (counters: StatCounters): { label: string; total: number }[] =>
+  CHART_SERIES.map((series) => ({ label: series.label, total: series.read(counters) || 0 }));
+
+/** At most this many groups in the comparison: each is one request. */
+export const MAX_COMPARED_GROUPS = 10;
+
+/** The group names of a comma-separated field: trimmed, without blanks or repeats, at most {@link MAX_COMPARED_GROUPS}. */
+export function groupList(text: string): string[] {
+  const names = text.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  return [...new Set(names)].slice(0, MAX_COMPARED_GROUPS);
+}
+
+/**
+ * `work` of each item, at most `limit` at a time, the answers in the items' order: the comparison
+ * reads one aggregate per sub-account, and a hundred at once would spend the key's rate limit.
+ */
+export async function inBatches<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      out[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
