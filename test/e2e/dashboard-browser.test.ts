@@ -220,6 +220,23 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
       await page.getByRole('link', { name: 'IPs and pools' }).click();
       await page.getByRole('heading', { name: 'IPs and pools' }).waitFor({ timeout: 10_000 });
       await expect.poll(() => page.getByText('Loading…').count(), POLL).toBe(0);
+      // Create a pool, then edit it: overflow to the Shared pool (each a change with the CSRF token).
+      const create = page.getByRole('form', { name: 'Create IP pool' });
+      await create.getByLabel('Pool name').fill('Bulk <i>mail</i>');
+      await create.getByRole('button', { name: 'Create pool' }).click();
+      const pools = page.getByRole('table', { name: 'IP pools' });
+      const bulk = () => pools.getByRole('row').filter({ has: page.getByRole('cell', { name: 'Bulk <i>mail</i>', exact: true }) });
+      await expect.poll(() => bulk().count(), POLL).toBe(1);
+      expect(await bulk().getByRole('cell').nth(1).textContent()).toBe('Round robin');
+      await page.getByRole('button', { name: 'Edit Bulk <i>mail</i>' }).click();
+      const edit = page.getByRole('form', { name: 'Edit pool Bulk <i>mail</i>' });
+      await edit.getByLabel('Overflow to another pool').check();
+      await edit.getByLabel('Overflow pool').selectOption('Shared');
+      await edit.getByRole('button', { name: 'Save pool Bulk <i>mail</i>' }).click();
+      await expect.poll(() => bulk().getByRole('cell').nth(2).textContent(), POLL).toBe('to Shared');
+      await expect.poll(() => edit.count(), POLL).toBe(0);
+      const stored = await api.call('GET', '/account/ippool', { account: api.accountKey });
+      expect(stored.body.find((p: { name: string }) => p.name === 'Bulk <i>mail</i>')).toMatchObject({ routingStrategy: 0, shouldOverflow: true, overflowPoolName: 'Shared' });
       await screenshot(page, kind, 'ips');
 
       // Sign out: back to the sign-in form, and the session is gone on the server.

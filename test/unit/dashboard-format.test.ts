@@ -4,7 +4,7 @@
  * of sub-account secrets on the dashboard's API path (src/dashboard/).
  */
 import { describe, expect, it } from 'vitest';
-import { activityQuery, chartData, counterTotals, groupList, inBatches, warmupStages, eventIsProblem, eventName, formatCount, formatNs, lastDays, parseRoute, seriesTotals, type DayStat } from '../../src/dashboard/ui/format.js';
+import { activityQuery, chartData, counterTotals, groupList, inBatches, poolRequestBody, warmupStages, eventIsProblem, eventName, formatCount, formatNs, lastDays, parseRoute, seriesTotals, type DayStat } from '../../src/dashboard/ui/format.js';
 import { readCookie, sessionCookie } from '../../src/dashboard/cookies.js';
 import { redactSecrets } from '../../src/dashboard/proxy.js';
 
@@ -60,6 +60,13 @@ describe('dashboard overview logic', () => {
     expect(answers).toEqual([50, 10, 30, 20, 40, 0]);
     expect(most).toBe(2);
     expect(await inBatches([], 4, async () => 1)).toEqual([]);
+  });
+
+  it('writes a pool form as the API’s body: the name only when changed, {} for round robin, no overflow pool without overflow', () => {
+    const draft = { name: ' Bulk ', routingStrategy: 0, routingMetaData: '{"x":1}', shouldOverflow: false, overflowPoolName: 'Shared', warmupInterval: '48', ips: ['192.0.2.1'] };
+    expect(poolRequestBody(draft)).toEqual({ name: 'Bulk', routingStrategy: 0, routingMetaData: '{}', shouldOverflow: false, overflowPoolName: '', warmupInterval: 48, ips: [{ publicIp: '192.0.2.1' }] });
+    const edited = poolRequestBody({ ...draft, name: 'Shared', routingStrategy: 2, shouldOverflow: true, warmupInterval: '' }, { name: 'Shared' });
+    expect(edited).toEqual({ routingStrategy: 2, routingMetaData: '{"x":1}', shouldOverflow: true, overflowPoolName: 'Shared', ips: [{ publicIp: '192.0.2.1' }] });
   });
 
   it('formats counts and nanosecond times, and names event types', () => {

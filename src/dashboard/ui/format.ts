@@ -136,3 +136,35 @@ export async function inBatches<T, R>(items: readonly T[], limit: number, work: 
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return out;
 }
+
+/** What the pool form holds. */
+export interface PoolDraft {
+  name: string;
+  routingStrategy: number;
+  routingMetaData: string;
+  shouldOverflow: boolean;
+  overflowPoolName: string;
+  warmupInterval: string;
+  /** The member IPs' addresses. */
+  ips: string[];
+}
+
+/**
+ * The body of `POST /account/ippool` (no `original`) or `PUT /account/ippool/{id}` of a pool form:
+ * the name only when it changed (the Shared pool refuses any rename), round robin's metadata `{}`,
+ * no overflow pool without overflow, and the TPSP members left as they are (not in the form).
+ */
+export function poolRequestBody(draft: PoolDraft, original?: { name: string }): Record<string, unknown> {
+  const name = draft.name.trim();
+  const metadata = draft.routingMetaData.trim();
+  const interval = Number(draft.warmupInterval);
+  return {
+    ...((!original || name !== original.name) && { name }),
+    routingStrategy: draft.routingStrategy,
+    routingMetaData: draft.routingStrategy === 0 || metadata === '' ? '{}' : metadata,
+    shouldOverflow: draft.shouldOverflow,
+    overflowPoolName: draft.shouldOverflow ? draft.overflowPoolName : '',
+    ...(draft.warmupInterval.trim() !== '' && { warmupInterval: Number.isInteger(interval) ? interval : draft.warmupInterval }),
+    ips: draft.ips.map((publicIp) => ({ publicIp })),
+  };
+}
