@@ -119,7 +119,14 @@ describe.each(storeKinds)('activity API on %s', (kind) => {
     expect(next.body.items).toHaveLength(1);
     expect(next.body.items[0].eventID).not.toBe(all.body.items[0].eventID);
 
-    const queries: Array<Record<string, string>> = [{ cursor: 'bm9wZQ' }, { from: 'yesterday' }, { status: 'lost' }, { type: '10' }, { limit: '0' }, { unknown: '1' }];
+    // One message's events, by its id in any case; another sub-account's message has none for this key.
+    const other = (await send(blog, ['c@example.org'])).body[0].messageId as string;
+    const byId = await api.call('GET', '/account/event', { account: api.accountKey, query: { messageId: id.toUpperCase() } });
+    expect(byId.body.items.map((e: { messageID: string; type: number }) => [e.messageID, e.type])).toEqual([[id, 0]]);
+    expect((await api.call('GET', '/subaccount/event', { sub: shop.subAccount.apiKey, query: { messageId: other } })).body.items).toEqual([]);
+    expect(ids((await api.call('GET', '/account/message', { account: api.accountKey, query: { messageId: other } })).body)).toEqual([other]);
+
+    const queries: Array<Record<string, string>> = [{ cursor: 'bm9wZQ' }, { from: 'yesterday' }, { status: 'lost' }, { type: '10' }, { limit: '0' }, { unknown: '1' }, { messageId: 'not-an-id' }];
     for (const query of queries) {
       const bad = await api.call('GET', '/account/message', { account: api.accountKey, query });
       expectError(bad, 422);
