@@ -34,6 +34,8 @@ const filterShape = {
   group: text(100).optional(),
   ippool: text(100).optional(),
   subAccountId: queryInt(1).optional(),
+  /** One message's id (a UUID, any case). */
+  messageId: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a message id (a UUID)').optional(),
   from: bound(false).optional(),
   to: bound(true).optional(),
   /** Events only: comma-separated event type numbers. */
@@ -94,6 +96,7 @@ export function toActivityFilter(query: ActivityFilterQuery, accountId: number, 
     ...(query.sender !== undefined && { sender: query.sender.toLowerCase() }),
     ...(query.status !== undefined && { status: query.status }),
     ...(query.group !== undefined && { group: query.group }),
+    ...(query.messageId !== undefined && { messageId: query.messageId.toLowerCase() }),
     // No pool of that name: an id no row has, so the answer is empty rather than unfiltered.
     ...(ipPoolId !== undefined && { ipPoolId: ipPoolId ?? -1 }),
     ...(query.from !== undefined && { from: query.from }),

@@ -15,6 +15,8 @@ export interface ActivityFilter {
   status?: MessageStatus;
   /** One of the send's groups (exact). */
   group?: string;
+  /** One message, by its id (lower-case): its events, on the event lists. */
+  messageId?: string;
   ipPoolId?: number;
   /** Inclusive lower bound on the message's `submittedAt` (the event's `created` for events). */
   from?: EpochNs;

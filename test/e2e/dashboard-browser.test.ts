@@ -152,6 +152,7 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
           htmlBody: '<p>Hello <b>Ada</b></p><script>parent.document.title = "pwned"</script>',
           trackOpens: false,
           trackClicks: false,
+          groups: ['welcome'],
         }),
       });
       expect(sent.status).toBe(200);
@@ -204,15 +205,54 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
         return count;
       })()`);
       expect(raised).toBeGreaterThan(5);
+      // Every sub-account's 30-day totals side by side, and a named group's, as a table with row headers.
+      await page.getByLabel('Groups to compare').fill('welcome, nobody');
+      await page.getByRole('button', { name: 'Compare' }).click();
+      const compare = page.getByRole('table', { name: 'Last 30 days, totals by sub-account and group' });
+      const processed = (name: string) => compare.getByRole('row', { name }).getByRole('cell').first().textContent();
+      await expect.poll(() => compare.getByRole('rowheader').allTextContents(), POLL).toEqual(['Sub-account: Default', 'Sub-account: Acme <b>Mail</b>', 'Group: welcome', 'Group: nobody']);
+      expect(await processed('Sub-account: Acme <b>Mail</b>')).toBe('1');
+      expect(await processed('Group: welcome')).toBe('1');
+      expect(await processed('Group: nobody')).toBe('0');
       await screenshot(page, kind, 'overview', 'dashboard-overview.png');
 
       // The IPs and pools page reads both lists.
       await page.getByRole('link', { name: 'IPs and pools' }).click();
       await page.getByRole('heading', { name: 'IPs and pools' }).waitFor({ timeout: 10_000 });
       await expect.poll(() => page.getByText('Loading…').count(), POLL).toBe(0);
+      // Create a pool, then edit it: overflow to the Shared pool (each a change with the CSRF token).
+      const create = page.getByRole('form', { name: 'Create IP pool' });
+      await create.getByLabel('Pool name').fill('Bulk <i>mail</i>');
+      await create.getByRole('button', { name: 'Create pool' }).click();
+      const pools = page.getByRole('table', { name: 'IP pools' });
+      const bulk = () => pools.getByRole('row').filter({ has: page.getByRole('cell', { name: 'Bulk <i>mail</i>', exact: true }) });
+      await expect.poll(() => bulk().count(), POLL).toBe(1);
+      expect(await bulk().getByRole('cell').nth(1).textContent()).toBe('Round robin');
+      await page.getByRole('button', { name: 'Edit Bulk <i>mail</i>' }).click();
+      const edit = page.getByRole('form', { name: 'Edit pool Bulk <i>mail</i>' });
+      await edit.getByLabel('Overflow to another pool').check();
+      await edit.getByLabel('Overflow pool').selectOption('Shared');
+      await edit.getByRole('button', { name: 'Save pool Bulk <i>mail</i>' }).click();
+      await expect.poll(() => bulk().getByRole('cell').nth(2).textContent(), POLL).toBe('to Shared');
+      await expect.poll(() => edit.count(), POLL).toBe(0);
+      const stored = await api.call('GET', '/account/ippool', { account: api.accountKey });
+      expect(stored.body.find((p: { name: string }) => p.name === 'Bulk <i>mail</i>')).toMatchObject({ routingStrategy: 0, shouldOverflow: true, overflowPoolName: 'Shared' });
       await screenshot(page, kind, 'ips');
 
       // Sign out: back to the sign-in form, and the session is gone on the server.
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('Account or sub-account API key').waitFor({ timeout: 10_000 });
+
+      // A sub-account session opens the message's page straight from its address (no activity list first).
+      await page.getByLabel('Account or sub-account API key').fill(subKey);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('navigation', { name: 'Dashboard' }).waitFor({ timeout: 10_000 });
+      // (the address still names the account's IPs page: the sub-account gets its overview instead)
+      await page.getByRole('heading', { name: 'Overview' }).waitFor({ timeout: 10_000 });
+      await page.waitForLoadState('networkidle');
+      await page.goto(`${server.origin}/dashboard#/message/${messageId}`);
+      const subTimeline = page.getByRole('list', { name: 'Events, oldest first' });
+      await expect.poll(() => subTimeline.locator('li strong').allTextContents(), POLL).toEqual(['Processed', 'Delivered']);
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByLabel('Account or sub-account API key').waitFor({ timeout: 10_000 });
       // The one console error is Chromium refusing the captured message's script: the proof that

@@ -64,6 +64,23 @@ describe.each(storeKinds)('activity API on %s', (kind) => {
     expect(ids(shopOwn.body)).toEqual([first]);
   });
 
+  it('answers a sub-account key its own message as the account key does, and another sub-account’s as unknown', async () => {
+    const mine = (await send(shop, ['ada@example.org'])).body[0].messageId as string;
+    const theirs = (await send(blog, ['bob@example.org'])).body[0].messageId as string;
+    const byAccount = await api.call('GET', `/account/message/${mine}`, { account: api.accountKey });
+    const bySub = await api.call('GET', `/subaccount/message/${mine.toUpperCase()}`, { sub: shop.subAccount.apiKey });
+    expect(bySub.status).toBe(200);
+    expect(bySub.body).toEqual(byAccount.body);
+    expect(bySub.body.events.map((e: { type: number }) => e.type)).toEqual([0]);
+    for (const id of [theirs, '00000000-0000-7000-8000-000000000000', 'not-a-uuid']) {
+      const refused = await api.call('GET', `/subaccount/message/${id}`, { sub: shop.subAccount.apiKey });
+      expect(refused.status, id).toBe(406);
+      expect(refused.body.code).toBe('MESSAGE_NOT_FOUND');
+    }
+    // The account key is the wrong kind for the sub-account route.
+    expect((await api.call('GET', `/subaccount/message/${mine}`, { sub: api.accountKey })).status).toBe(401);
+  });
+
   it('pages by cursor without repeats or gaps while new mail arrives', async () => {
     const sent: string[] = [];
     for (let i = 0; i < 5; i += 1) {
@@ -102,7 +119,14 @@ describe.each(storeKinds)('activity API on %s', (kind) => {
     expect(next.body.items).toHaveLength(1);
     expect(next.body.items[0].eventID).not.toBe(all.body.items[0].eventID);
 
-    const queries: Array<Record<string, string>> = [{ cursor: 'bm9wZQ' }, { from: 'yesterday' }, { status: 'lost' }, { type: '10' }, { limit: '0' }, { unknown: '1' }];
+    // One message's events, by its id in any case; another sub-account's message has none for this key.
+    const other = (await send(blog, ['c@example.org'])).body[0].messageId as string;
+    const byId = await api.call('GET', '/account/event', { account: api.accountKey, query: { messageId: id.toUpperCase() } });
+    expect(byId.body.items.map((e: { messageID: string; type: number }) => [e.messageID, e.type])).toEqual([[id, 0]]);
+    expect((await api.call('GET', '/subaccount/event', { sub: shop.subAccount.apiKey, query: { messageId: other } })).body.items).toEqual([]);
+    expect(ids((await api.call('GET', '/account/message', { account: api.accountKey, query: { messageId: other } })).body)).toEqual([other]);
+
+    const queries: Array<Record<string, string>> = [{ cursor: 'bm9wZQ' }, { from: 'yesterday' }, { status: 'lost' }, { type: '10' }, { limit: '0' }, { unknown: '1' }, { messageId: 'not-an-id' }];
     for (const query of queries) {
       const bad = await api.call('GET', '/account/message', { account: api.accountKey, query });
       expectError(bad, 422);

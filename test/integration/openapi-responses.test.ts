@@ -108,6 +108,7 @@ function battery(tenant: Tenant, made: Record<string, string | number>): Call[] 
     c('POST', '/subaccount/suppression', 'sub', { body: { manual: [{ email: `${tenant.tag}-more@example.org` }], unsubscribe: [{ email: `${tenant.tag}-unsub@example.org` }], spamComplaint: [{ email: `${tenant.tag}-spam@example.org` }] } }),
     c('GET', '/account/message/:message_id', 'account'),
     c('GET', '/account/message/:message_id', 'account', undefined, { message_id: made.copied_message_id! }),
+    c('GET', '/subaccount/message/:message_id', 'sub'),
     c('GET', '/account/ip', 'account'),
     c('GET', '/account/ip/:ip_id', 'account'),
     c('GET', '/account/ip/:ip_id', 'account', undefined, { ip_id: made.warming_ip_id! }),
@@ -332,6 +333,7 @@ describe('answers about delivered mail against both documents (sqlite)', () => {
       ['/account/message', '/account/message', account],
       ['/account/event', '/account/event', account],
       ['/subaccount/event', '/subaccount/event', { sub: env.key }],
+      ['/subaccount/message/:message_id', `/subaccount/message/${entry!.messageId}`, { sub: env.key }],
     ];
     const answers: Answer[] = [];
     for (const [route, path, options] of calls) {

@@ -102,6 +102,7 @@ const EXAMPLES: Record<string, (r: ExampleRefs) => RouteExample> = {
       groups: [r.group],
     },
   }),
+  'GET /subaccount/message/:message_id': () => ({}),
 };
 
 /** A value of the JSON Schema `schema` (from zod), for routes the table above does not know yet. */

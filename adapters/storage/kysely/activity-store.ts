@@ -15,6 +15,7 @@ function whereMessage<Q extends SelectQueryBuilder<Database, 'messages', unknown
   if (filter.sender !== undefined) q = q.where('messages.from_key', '=', filter.sender) as Q;
   if (filter.status !== undefined) q = q.where('messages.status', '=', filter.status) as Q;
   if (filter.ipPoolId !== undefined) q = q.where('messages.ip_pool_id', '=', filter.ipPoolId) as Q;
+  if (filter.messageId !== undefined) q = q.where('messages.id', '=', filter.messageId) as Q;
   if (filter.group !== undefined) {
     // A plain substring test: LIKE would fold case on SQLite and give meaning to % and _.
     const needle = groupNeedle(filter.group);

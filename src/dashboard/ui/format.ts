@@ -106,3 +106,65 @@ export function warmupStages(plan: Record<string, unknown> | undefined): { provi
     }
   });
 }
+
+/** Each series' value in one flat record of counters (an `/aggregate` answer). */
+export const counterTotals = (counters: StatCounters): { label: string; total: number }[] =>
+  CHART_SERIES.map((series) => ({ label: series.label, total: series.read(counters) || 0 }));
+
+/** At most this many groups in the comparison: each is one request. */
+export const MAX_COMPARED_GROUPS = 10;
+
+/** The group names of a comma-separated field: trimmed, without blanks or repeats, at most {@link MAX_COMPARED_GROUPS}. */
+export function groupList(text: string): string[] {
+  const names = text.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  return [...new Set(names)].slice(0, MAX_COMPARED_GROUPS);
+}
+
+/**
+ * `work` of each item, at most `limit` at a time, the answers in the items' order: the comparison
+ * reads one aggregate per sub-account, and a hundred at once would spend the key's rate limit.
+ */
+export async function inBatches<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      out[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/** What the pool form holds. */
+export interface PoolDraft {
+  name: string;
+  routingStrategy: number;
+  routingMetaData: string;
+  shouldOverflow: boolean;
+  overflowPoolName: string;
+  warmupInterval: string;
+  /** The member IPs' addresses. */
+  ips: string[];
+}
+
+/**
+ * The body of `POST /account/ippool` (no `original`) or `PUT /account/ippool/{id}` of a pool form:
+ * the name only when it changed (the Shared pool refuses any rename), round robin's metadata `{}`,
+ * no overflow pool without overflow, and the TPSP members left as they are (not in the form).
+ */
+export function poolRequestBody(draft: PoolDraft, original?: { name: string }): Record<string, unknown> {
+  const name = draft.name.trim();
+  const metadata = draft.routingMetaData.trim();
+  const interval = Number(draft.warmupInterval);
+  return {
+    ...((!original || name !== original.name) && { name }),
+    routingStrategy: draft.routingStrategy,
+    routingMetaData: draft.routingStrategy === 0 || metadata === '' ? '{}' : metadata,
+    shouldOverflow: draft.shouldOverflow,
+    overflowPoolName: draft.shouldOverflow ? draft.overflowPoolName : '',
+    ...(draft.warmupInterval.trim() !== '' && { warmupInterval: Number.isInteger(interval) ? interval : draft.warmupInterval }),
+    ips: draft.ips.map((publicIp) => ({ publicIp })),
+  };
+}

@@ -96,7 +96,10 @@ function Shell({ session, onSignedOut }: { session: SessionState; onSignedOut: (
     onSignedOut();
   };
   const pages = session.kind === 'account' ? ACCOUNT_PAGES : SUBACCOUNT_PAGES;
-  const current = page === 'message' ? 'activity' : page;
+  // An address left from an account session (sign out, then in with a sub-account key) may name an
+  // account-only page: the sub-account gets its overview instead of that page's refused calls.
+  const shown = page === 'message' || pages.some(([id]) => id === page) ? page : 'overview';
+  const current = shown === 'message' ? 'activity' : shown;
   return html`<${AppContext.Provider} value=${{ api, session }}>
     <a class="skip" href="#main" onClick=${(e: Event) => (e.preventDefault(), main.current?.focus())}>Skip to content</a>
     <header class="top">
@@ -107,7 +110,7 @@ function Shell({ session, onSignedOut }: { session: SessionState; onSignedOut: (
       <span class="who">${session.kind === 'account' ? 'Account' : 'Sub-account'}</span>
       <button type="button" onClick=${signOut}>Sign out</button>
     </header>
-    <main id="main" ref=${main} tabindex="-1"><${Page} page=${page} arg=${arg} /></main>
+    <main id="main" ref=${main} tabindex="-1"><${Page} page=${shown} arg=${arg} /></main>
   </${AppContext.Provider}>`;
 }
 

@@ -58,4 +58,18 @@ export const emailRoutes = [
       return { body: messageToWire(found.message, found.batch, events) };
     },
   }),
+  route({
+    // The same answer for a sub-account's key, of its own messages only: another sub-account's id is unknown.
+    method: 'GET',
+    path: '/subaccount/message/:message_id',
+    auth: 'subaccount',
+    response: messageWireSchema,
+    handle: async ({ ctx, principal: { subAccount }, params }) => {
+      const id = params.message_id ?? '';
+      const found = UUID.test(id) ? await ctx.store.messages.get(subAccount.accountId, id.toLowerCase()) : null;
+      if (!found || found.message.subAccountId !== subAccount.id) throw new NotFoundError('MESSAGE_NOT_FOUND', `no message with id ${id} in this sub-account`);
+      const events = await ctx.store.messages.listEvents(found.message.id);
+      return { body: messageToWire(found.message, found.batch, events) };
+    },
+  }),
 ];

@@ -69,6 +69,8 @@ export function activityStoreConformance(store: () => MailplaneStore): void {
       expect(await ids({})).toEqual([...events].reverse().map((e) => e.id));
       expect(await ids({ eventTypes: [2] })).toEqual([events[3].id, events[1].id]);
       expect(await ids({ subAccountId: subB.id, recipient: 'ada@example.com' })).toEqual([events[4].id, events[3].id]);
+      expect(await ids({ messageId: events[3].messageId })).toEqual(events.filter((e) => e.messageId === events[3].messageId).reverse().map((e) => e.id));
+      expect(await ids({ messageId: events[3].messageId, subAccountId: -1 })).toEqual([]);
       const page = await store().messages.listActivityEvents({ accountId: account.id }, { limit: 2, after: { at: events[4].created, id: events[4].id } });
       expect(page.map((x) => [x.event.id, x.message.id])).toEqual([[events[3].id, b[0].id], [events[2].id, events[2].messageId]]);
     });

@@ -12,6 +12,7 @@ function messageMatches(row: MessageRow, sender: string, groups: readonly string
     (filter.sender === undefined || sender.toLowerCase() === filter.sender) &&
     (filter.status === undefined || row.status === filter.status) &&
     (filter.ipPoolId === undefined || row.ipPoolId === filter.ipPoolId) &&
+    (filter.messageId === undefined || row.id === filter.messageId) &&
     (filter.group === undefined || groups.includes(filter.group))
   );
 }

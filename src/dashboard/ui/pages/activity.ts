@@ -34,10 +34,6 @@ interface EventItem {
   ipPoolID?: number;
 }
 
-/** Messages opened from the list in this tab, for a sub-account session (no single-message route). */
-const seen = new Map<string, MessageItem>();
-
-
 /** The activity page: filters, results, and the next page on demand. */
 export function Activity() {
   const { api, session } = useApp();
@@ -93,7 +89,7 @@ export function Activity() {
           (m) => html`<tr>
             <td>${formatNs(m.submittedAt)}</td>
             <td>${m.to.email}</td>
-            <td><a href=${`#/message/${encodeURIComponent(m.messageID)}`} onClick=${() => seen.set(m.messageID, m)}>${m.subject || '(no subject)'}</a></td>
+            <td><a href=${`#/message/${encodeURIComponent(m.messageID)}`}>${m.subject || '(no subject)'}</a></td>
             <td><span class=${`badge status-${m.status}`}>${m.status}</span></td>
           </tr>`,
         )}
@@ -103,17 +99,11 @@ export function Activity() {
   </section>`;
 }
 
-/** The message and its events, oldest first: from the single-message route, or for a sub-account from the event list. */
+/** The message and its events, oldest first, from the single-message route of the session's kind of key. */
 async function loadMessage(api: ReturnType<typeof useApp>['api'], kind: string | undefined, id: string): Promise<{ message: MessageItem; events: EventItem[] }> {
-  if (kind === 'account') {
-    const message = await api.call<MessageItem>('GET', `/account/message/${encodeURIComponent(id)}`);
-    return { message, events: message.events ?? [] };
-  }
-  const message = seen.get(id);
-  if (!message) throw new Error('Open this message from the activity list.');
-  const page = await api.call<{ items: EventItem[] }>('GET', '/subaccount/event', { query: { recipient: message.to.email, limit: '1000' } });
-  const events = page.items.filter((e) => e.messageID === id).reverse();
-  return { message, events };
+  const prefix = kind === 'account' ? '/account' : '/subaccount';
+  const message = await api.call<MessageItem>('GET', `${prefix}/message/${encodeURIComponent(id)}`);
+  return { message, events: message.events ?? [] };
 }
 
 /** A message's page. */

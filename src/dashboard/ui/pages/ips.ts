@@ -1,12 +1,12 @@
 /**
- * IPs and pools of the account (docs/ip-pools.md, docs/routing.md), read-only: each IP's state and
- * warmup stage per mailbox provider, each pool's routing strategy, overflow pool and members.
+ * IPs and pools of the account (docs/ip-pools.md, docs/routing.md): each IP's state and warmup
+ * stage per mailbox provider; each pool's routing strategy, overflow pool and members, with a form
+ * to create a pool and one to edit each.
  */
+import { useState } from 'preact/hooks';
 import { formatNs, warmupStages } from '../format.js';
 import { ErrorNote, html, Status, useApp, useLoad } from '../lib.js';
-
-/** Routing strategy names by `routingStrategy` number. */
-const STRATEGIES = ['Round robin', 'Email provider', 'Volume percentage', 'Sending domain'];
+import { PoolForm, STRATEGIES, type Pool } from './pool-form.js';
 
 interface Ip {
   id: number;
@@ -19,21 +19,13 @@ interface Ip {
   created: number;
 }
 
-interface Pool {
-  id: number;
-  name: string;
-  routingStrategy: number;
-  shouldOverflow: boolean;
-  overflowPoolName: string;
-  ips: { publicIp: string }[];
-  thirdPartySendingProviders: { name: string }[];
-}
-
 /** The IPs and pools page. */
 export function IpsAndPools() {
   const { api } = useApp();
   const ips = useLoad(() => api.call<Ip[]>('GET', '/account/ip', { query: { limit: '100' } }), []);
   const pools = useLoad(() => api.call<Pool[]>('GET', '/account/ippool', { query: { limit: '100' } }), []);
+  const [editing, setEditing] = useState<number | undefined>();
+  const addresses = (ips.data ?? []).map((ip) => ip.publicIp);
   return html`<section aria-labelledby="ips-title">
     <h1 id="ips-title">IPs and pools</h1>
     <${ErrorNote} message=${ips.error ?? pools.error} />
@@ -60,7 +52,7 @@ export function IpsAndPools() {
     pools.data.length > 0 &&
     html`<table class="list">
       <caption>IP pools</caption>
-      <thead><tr><th scope="col">Pool</th><th scope="col">Strategy</th><th scope="col">Overflow</th><th scope="col">Members</th></tr></thead>
+      <thead><tr><th scope="col">Pool</th><th scope="col">Strategy</th><th scope="col">Overflow</th><th scope="col">Members</th><th scope="col">Change</th></tr></thead>
       <tbody>
         ${pools.data.map(
           (p) => html`<tr>
@@ -68,9 +60,24 @@ export function IpsAndPools() {
             <td>${STRATEGIES[p.routingStrategy] ?? p.routingStrategy}</td>
             <td>${p.shouldOverflow ? `to ${p.overflowPoolName}` : 'no'}</td>
             <td>${[...p.ips.map((ip) => ip.publicIp), ...p.thirdPartySendingProviders.map((t) => t.name)].join(', ') || '—'}</td>
+            <td><button type="button" aria-expanded=${editing === p.id} onClick=${() => setEditing(editing === p.id ? undefined : p.id)}>Edit ${p.name}</button></td>
           </tr>`,
         )}
       </tbody>
     </table>`}
+    ${pools.data &&
+    editing !== undefined &&
+    pools.data.some((p) => p.id === editing) &&
+    html`<${PoolForm}
+      key=${editing}
+      pool=${pools.data.find((p) => p.id === editing)}
+      pools=${pools.data}
+      ips=${addresses}
+      onDone=${() => (setEditing(undefined), pools.reload())}
+      onCancel=${() => setEditing(undefined)}
+    />`}
+    ${pools.data &&
+    html`<h2>Create a pool</h2>
+      <${PoolForm} pools=${pools.data} ips=${addresses} onDone=${() => pools.reload()} />`}
   </section>`;
 }

@@ -1,11 +1,12 @@
 /**
  * Overview: today's counters and the last 30 days as a chart, for the whole account, one
- * sub-account or one group.
+ * sub-account or one group; for an account, every sub-account's and named group's totals side by side.
  */
 import { useState } from 'preact/hooks';
 import { DailyChart } from '../chart.js';
 import { formatCount, lastDays, seriesTotals, type DayStat } from '../format.js';
 import { ErrorNote, html, Status, useApp, useLoad } from '../lib.js';
+import { Comparison } from './overview-compare.js';
 
 interface SubAccountItem {
   id: number;
@@ -66,5 +67,6 @@ export function Overview() {
     html`<${Totals} days=${stats.data.today} caption="Today (UTC)" />
       <${DailyChart} days=${stats.data.days} title="Last 30 days" />
       <${Totals} days=${stats.data.days} caption="Last 30 days, totals" />`}
+    ${session.kind === 'account' && subAccounts.data && html`<${Comparison} subAccounts=${subAccounts.data} />`}
   </section>`;
 }
