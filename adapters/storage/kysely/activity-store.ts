@@ -93,8 +93,11 @@ export function kyselyActivityQueries(ctx: KyselyStoreContext, map: ActivityMapp
     },
 
     async listActivityEvents(filter: ActivityFilter, page: ActivityPage): Promise<ActivityEvent[]> {
-      // Every filter is a column of the event row (migration 0024): an index range, no join.
-      let q = whereMessage(ctx, db.selectFrom('events').selectAll('events'), filter, 'events');
+      // Every filter is a column of the event row (migration 0024), so a page is an index range of
+      // events; the join only drops events whose message retention removed (a primary-key lookup
+      // per listed row, not per scanned one).
+      const joined = db.selectFrom('events').innerJoin('messages', 'messages.id', 'events.message_id').selectAll('events');
+      let q = whereMessage(ctx, joined as never, filter, 'events') as unknown as typeof joined;
       if (filter.eventTypes !== undefined) q = q.where('events.type', 'in', [...filter.eventTypes]);
       if (filter.from !== undefined) q = q.where('events.created', '>=', filter.from);
       if (filter.to !== undefined) q = q.where('events.created', '<', filter.to);

@@ -87,6 +87,11 @@ export function activityStoreConformance(store: () => MailplaneStore): void {
       expect(await ids({ status: 'delivered' })).toEqual([later.id, events[4].id, events[3].id, events[0].id]);
       expect(await ids({ ipPoolId: 7 })).toEqual([later.id, events[2].id, events[0].id]);
       expect(await ids({ status: a[1].status })).toEqual([events[2].id, events[1].id]);
+      // Events outlive a message retention removed, but are no longer listed, and a page stays full.
+      expect(await store().messages.deleteMessagesBefore(at(1), 10)).toBe(1);
+      expect(await ids({ status: 'delivered' })).toEqual([events[4].id, events[3].id]);
+      const first = await store().messages.listActivityEvents({ accountId: account.id, ipPoolId: 7 }, { limit: 1 });
+      expect(first.map((x) => x.event.id)).toEqual([events[2].id]);
     });
 
     it('deletes old messages and events in bounded batches', async () => {
