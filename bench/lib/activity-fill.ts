@@ -4,7 +4,8 @@
  * messages and 50,000,000 events load in minutes instead of the days the store's own inserts
  * would take. Rows carry the filter columns of migration 0015 exactly as the store writes them
  * (`to_key` = lower-cased recipient, `from_key` = lower-cased from address, `group_key` =
- * `groupKey(groups)`), and every message has its send, as the activity queries join them.
+ * `groupKey(groups)`), and each event its message's keys, status and pool (migration 0024), and
+ * every message has its send, as the activity queries join them.
  *
  * The indexes of the three tables (primary keys included) are dropped before the load and
  * rebuilt from their own definitions after it, then the tables are analysed: the same indexes
@@ -135,12 +136,14 @@ export async function fillActivity(client: pg.Client, plan: FillPlan): Promise<v
   for (let from = 0; from < plan.messages; from += MESSAGE_CHUNK) {
     const to = Math.min(plan.messages, from + MESSAGE_CHUNK) - 1;
     await client.query(
-      `insert into events (id, message_id, account_id, sub_account_id, type, created, metadata)
+      `insert into events (id, message_id, account_id, sub_account_id, type, created, metadata, to_key, from_key, group_key, status, ip_pool_id)
        select ${uuid('e', 'n * 5 + j')}, ${uuid('m', 'n')}, ${plan.accountId}, sub_account_id, ${type},
-         at + j * j * 3600000000000::bigint + (e % 3600)::bigint * 1000000000, '{}'
+         at + j * j * 3600000000000::bigint + (e % 3600)::bigint * 1000000000, '{}',
+         lower(email), 'news' || s || '@brand' || (s % 10) || '.example', ${groupKey}, st, nullif(p, 0)
        from (${messageRows}) as m
        cross join generate_series(0, ${SPREAD.eventsPerMessage - 1}) as j
-       cross join lateral (select ${mix('n * 5 + j', 7)} as e) as h`,
+       cross join lateral (select ${mix('n * 5 + j', 7)} as e) as h
+       cross join lateral (select case when r % 5 = 0 then 'User' else 'user' end || r || '@mail' || (r % 8) || '.example' as email) as rc`,
       [from, to],
     );
     log(`  events ${((to + 1) * SPREAD.eventsPerMessage).toLocaleString()} / ${(plan.messages * SPREAD.eventsPerMessage).toLocaleString()}`);

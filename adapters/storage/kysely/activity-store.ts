@@ -5,21 +5,29 @@ import type { KyselyStoreContext } from './context.js';
 import type { Database } from './schema.js';
 import { groupNeedle } from './activity-keys.js';
 
-type MessageQuery<O> = SelectQueryBuilder<Database, 'messages' | 'events', O>;
-
-/** The message filters of `filter` on the `messages` table (joined or alone). */
-function whereMessage<Q extends SelectQueryBuilder<Database, 'messages', unknown>>(ctx: KyselyStoreContext, query: Q, filter: ActivityFilter): Q {
-  let q = query.where('messages.account_id', '=', filter.accountId) as Q;
-  if (filter.subAccountId !== undefined) q = q.where('messages.sub_account_id', '=', filter.subAccountId) as Q;
-  if (filter.recipient !== undefined) q = q.where('messages.to_key', '=', filter.recipient) as Q;
-  if (filter.sender !== undefined) q = q.where('messages.from_key', '=', filter.sender) as Q;
-  if (filter.status !== undefined) q = q.where('messages.status', '=', filter.status) as Q;
-  if (filter.ipPoolId !== undefined) q = q.where('messages.ip_pool_id', '=', filter.ipPoolId) as Q;
-  if (filter.messageId !== undefined) q = q.where('messages.id', '=', filter.messageId) as Q;
+/**
+ * The message filters of `filter` on `table`: the messages, or the events, which carry their
+ * message's keys, status and pool (migration 0024) so the event list never joins per row.
+ */
+function whereMessage<Q extends SelectQueryBuilder<Database, 'messages' | 'events', unknown>>(
+  ctx: KyselyStoreContext,
+  query: Q,
+  filter: ActivityFilter,
+  table: 'messages' | 'events',
+): Q {
+  const col = (name: string) => sql.ref(`${table}.${name}`);
+  let q = query.where(col('account_id'), '=', filter.accountId) as Q;
+  if (filter.subAccountId !== undefined) q = q.where(col('sub_account_id'), '=', filter.subAccountId) as Q;
+  if (filter.recipient !== undefined) q = q.where(col('to_key'), '=', filter.recipient) as Q;
+  if (filter.sender !== undefined) q = q.where(col('from_key'), '=', filter.sender) as Q;
+  if (filter.status !== undefined) q = q.where(col('status'), '=', filter.status) as Q;
+  if (filter.ipPoolId !== undefined) q = q.where(col('ip_pool_id'), '=', filter.ipPoolId) as Q;
+  if (filter.messageId !== undefined) q = q.where(col(table === 'messages' ? 'id' : 'message_id'), '=', filter.messageId) as Q;
   if (filter.group !== undefined) {
     // A plain substring test: LIKE would fold case on SQLite and give meaning to % and _.
     const needle = groupNeedle(filter.group);
-    const found = ctx.dialect === 'postgres' ? sql<number>`strpos(messages.group_key, ${needle})` : sql<number>`instr(messages.group_key, ${needle})`;
+    const groups = col('group_key');
+    const found = ctx.dialect === 'postgres' ? sql<number>`strpos(${groups}, ${needle})` : sql<number>`instr(${groups}, ${needle})`;
     q = q.where(found, '>', 0) as Q;
   }
   return q;
@@ -66,7 +74,7 @@ export function kyselyActivityQueries(ctx: KyselyStoreContext, map: ActivityMapp
   const { db } = ctx;
   return {
     async listActivity(filter: ActivityFilter, page: ActivityPage): Promise<ActivityMessage[]> {
-      let q = whereMessage(ctx, db.selectFrom('messages').selectAll('messages'), filter);
+      let q = whereMessage(ctx, db.selectFrom('messages').selectAll('messages'), filter, 'messages');
       if (filter.from !== undefined) q = q.where('messages.submitted_at', '>=', filter.from);
       if (filter.to !== undefined) q = q.where('messages.submitted_at', '<', filter.to);
       const after = page.after;
@@ -86,16 +94,11 @@ export function kyselyActivityQueries(ctx: KyselyStoreContext, map: ActivityMapp
     },
 
     async listActivityEvents(filter: ActivityFilter, page: ActivityPage): Promise<ActivityEvent[]> {
-      let q = db
-        .selectFrom('events')
-        .innerJoin('messages', 'messages.id', 'events.message_id')
-        .selectAll('events')
-        .where('events.account_id', '=', filter.accountId) as unknown as MessageQuery<Record<string, unknown>>;
-      // The sub-account is tested on the event alone (an event has its message's): the same test
-      // on the message too made PostgreSQL misjudge the rows and start parallel workers for a page.
-      const { subAccountId, ...messageFilter } = filter;
-      q = whereMessage(ctx, q as never, messageFilter) as never;
-      if (subAccountId !== undefined) q = q.where('events.sub_account_id', '=', subAccountId);
+      // Every filter is a column of the event row (migration 0024), so a page is an index range of
+      // events; the join only drops events whose message retention removed (a primary-key lookup
+      // per listed row, not per scanned one).
+      const joined = db.selectFrom('events').innerJoin('messages', 'messages.id', 'events.message_id').selectAll('events');
+      let q = whereMessage(ctx, joined as never, filter, 'events') as unknown as typeof joined;
       if (filter.eventTypes !== undefined) q = q.where('events.type', 'in', [...filter.eventTypes]);
       if (filter.from !== undefined) q = q.where('events.created', '>=', filter.from);
       if (filter.to !== undefined) q = q.where('events.created', '<', filter.to);

@@ -75,9 +75,28 @@ const messageValues = (batch: SendBatchRecord) => (m: MessageRecord) => [
   m.to.email.toLowerCase(), batch.content.from.email.toLowerCase(), groupKey(batch.content.groups),
 ];
 
-const EVENT_COLUMNS = ['id', 'message_id', 'account_id', 'sub_account_id', 'type', 'created', 'metadata'] as const;
+const EVENT_COLUMNS = [
+  'id', 'message_id', 'account_id', 'sub_account_id', 'type', 'created', 'metadata', 'to_key', 'from_key', 'group_key', 'status', 'ip_pool_id',
+] as const;
 
-const eventValues = (e: EventRecord) => [e.id, e.messageId, e.accountId, e.subAccountId, e.type, e.created, JSON.stringify(e.metadata)];
+/** The message columns each event row carries (migration 0024), so the event list filters on the event alone. */
+type EventKeys = Pick<Selectable<MessagesTable>, 'to_key' | 'from_key' | 'group_key' | 'status' | 'ip_pool_id'>;
+
+const NO_KEYS: EventKeys = { to_key: '', from_key: '', group_key: '', status: '', ip_pool_id: null };
+
+const eventValues = (keys: ReadonlyMap<string, EventKeys>) => (e: EventRecord) => {
+  const k = keys.get(e.messageId) ?? NO_KEYS;
+  return [e.id, e.messageId, e.accountId, e.subAccountId, e.type, e.created, JSON.stringify(e.metadata), k.to_key, k.from_key, k.group_key, k.status, k.ip_pool_id];
+};
+
+/** The event keys of messages being written with their send (one place with {@link messageValues}). */
+const acceptedKeys = (batch: SendBatchRecord, messages: readonly MessageRecord[]) =>
+  new Map<string, EventKeys>(
+    messages.map((m) => [
+      m.id,
+      { to_key: m.to.email.toLowerCase(), from_key: batch.content.from.email.toLowerCase(), group_key: groupKey(batch.content.groups), status: m.status, ip_pool_id: m.ipPoolId },
+    ]),
+  );
 
 /** {@link MessageStore} on Kysely. */
 export function kyselyMessageStore(ctx: KyselyStoreContext): MessageStore {
@@ -105,7 +124,7 @@ export function kyselyMessageStore(ctx: KyselyStoreContext): MessageStore {
         })
         .execute();
       await bulkInsert(ctx, 'messages', MESSAGE_COLUMNS, messages.map(messageValues(batch)));
-      await bulkInsert(ctx, 'events', EVENT_COLUMNS, events.map(eventValues));
+      await bulkInsert(ctx, 'events', EVENT_COLUMNS, events.map(eventValues(acceptedKeys(batch, messages))));
     },
 
     async get(accountId, messageId) {
@@ -149,7 +168,9 @@ export function kyselyMessageStore(ctx: KyselyStoreContext): MessageStore {
     },
 
     async addEvents(events) {
-      await bulkInsert(ctx, 'events', EVENT_COLUMNS, events.map(eventValues));
+      const ids = [...new Set(events.map((e) => e.messageId))];
+      const rows = ids.length === 0 ? [] : await db.selectFrom('messages').select(['id', 'to_key', 'from_key', 'group_key', 'status', 'ip_pool_id']).where('id', 'in', ids).execute();
+      await bulkInsert(ctx, 'events', EVENT_COLUMNS, events.map(eventValues(new Map(rows.map((row) => [row.id, row])))));
     },
 
     async recordOutcome(messageId, from, outcome) {
@@ -168,7 +189,12 @@ export function kyselyMessageStore(ctx: KyselyStoreContext): MessageStore {
       // The attempt that was made: two workers that made the same one record it once.
       if (outcome.attempts !== undefined) update = update.where('attempts', '=', outcome.attempts - 1);
       const result = await update.executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+      if (Number(result.numUpdatedRows) !== 1) return false;
+      // The message's events carry its status and pool for the event list's filters (migration 0024).
+      const eventFields: Record<string, unknown> = { status: outcome.status };
+      if (outcome.ipPoolId !== undefined) eventFields.ip_pool_id = outcome.ipPoolId;
+      await db.updateTable('events').set(eventFields as never).where('message_id', '=', messageId).execute();
+      return true;
     },
   };
 }

@@ -75,6 +75,27 @@ export function activityStoreConformance(store: () => MailplaneStore): void {
       expect(page.map((x) => [x.event.id, x.message.id])).toEqual([[events[3].id, b[0].id], [events[2].id, events[2].messageId]]);
     });
 
+    it('filters events by their message keys, and by the current status and pool after an outcome and a later event', async () => {
+      const { account, events, a, at } = await seeded();
+      const ids = async (filter: object) => (await store().messages.listActivityEvents({ accountId: account.id, ...filter }, { limit: 100 })).map((x) => x.event.id);
+      expect(await ids({ sender: 'other@example.com' })).toEqual([events[4].id, events[3].id]);
+      expect(await ids({ group: 'promo' })).toEqual([events[4].id, events[3].id]);
+      expect(await ids({ ipPoolId: 7 })).toEqual([events[2].id]);
+      expect(await ids({ status: 'delivered' })).toEqual([events[4].id, events[3].id]);
+      const later = sampleEvent(a[0], orderedId(52, 9), 2, at(9));
+      await store().messages.addEvents([later]);
+      expect(await ids({ recipient: 'ada@example.com', status: a[0].status })).toEqual([later.id, events[2].id, events[0].id]);
+      expect(await store().messages.recordOutcome(a[0].id, [a[0].status], { status: 'delivered', updated: at(10), ipPoolId: 7 })).toBe(true);
+      expect(await ids({ status: 'delivered' })).toEqual([later.id, events[4].id, events[3].id, events[0].id]);
+      expect(await ids({ ipPoolId: 7 })).toEqual([later.id, events[2].id, events[0].id]);
+      expect(await ids({ status: a[1].status })).toEqual([events[2].id, events[1].id]);
+      // Events outlive a message retention removed, but are no longer listed, and a page stays full.
+      expect(await store().messages.deleteMessagesBefore(at(1), 10)).toBe(1);
+      expect(await ids({ status: 'delivered' })).toEqual([events[4].id, events[3].id]);
+      const first = await store().messages.listActivityEvents({ accountId: account.id, ipPoolId: 7 }, { limit: 1 });
+      expect(first.map((x) => x.event.id)).toEqual([events[2].id]);
+    });
+
     it('deletes old messages and events in bounded batches', async () => {
       const { account, at } = await seeded();
       expect(await store().messages.deleteMessagesBefore(at(4), 2)).toBe(2);

@@ -22,6 +22,7 @@ import { webhookSecretsMigration } from './0020-webhook-secrets.js';
 import { dkimRotationMigration } from './0021-dkim-rotation.js';
 import { cacheVersionMigration } from './0022-cache-version.js';
 import { dashboardSessionsMigration } from './0023-dashboard-sessions.js';
+import { eventKeysMigration } from './0024-event-keys.js';
 
 /*
  * Versioned migrations, applied in name order on start. Never edit a migration that has shipped:
@@ -50,6 +51,7 @@ const migrationFactories: Record<string, (dialect: DialectName) => Migration> = 
   '0021-dkim-rotation': dkimRotationMigration,
   '0022-cache-version': cacheVersionMigration,
   '0023-dashboard-sessions': dashboardSessionsMigration,
+  '0024-event-keys': eventKeysMigration,
 };
 
 /** The Kysely migration provider of the mailplane schema for one dialect. */

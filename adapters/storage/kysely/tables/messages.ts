@@ -51,6 +51,13 @@ export interface EventsTable {
   type: DbInt;
   created: DbInt;
   metadata: string;
+  /** The message's filter keys (migration 0024): fixed for its life, copied when the event is written. */
+  to_key: string;
+  from_key: string;
+  group_key: string;
+  /** The message's current status and pool, kept in step by `recordOutcome` (migration 0024). */
+  status: string;
+  ip_pool_id: DbIntNull;
 }
 
 /** Tables of the message area. */

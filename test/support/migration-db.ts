@@ -1,0 +1,34 @@
+/**
+ * A database as an earlier version of mailplane left it: fresh, migrated up to one named migration,
+ * for tests of the migrations after it (they write rows the old way, then migrate to the latest).
+ */
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { mailplaneMigrations, parseDatabaseUrl, type Database } from '../../adapters/storage/kysely/index.js';
+import { freshDatabaseUrl, type StoreKind } from './databases.js';
+
+/** The dialect of a database URL. */
+export type DialectName = ReturnType<typeof parseDatabaseUrl>['dialect'];
+
+/**
+ * Runs `work` on a fresh `kind` database migrated up to `migration` (a name such as
+ * `0015-activity`), then closes and drops it. SQLite runs with foreign keys on, as the store opens it.
+ */
+export async function withDatabaseAt(kind: StoreKind, migration: string, work: (db: Kysely<Database>, dialect: DialectName) => Promise<void>): Promise<void> {
+  const { url, drop } = await freshDatabaseUrl(kind);
+  const { dialect, target } = parseDatabaseUrl(url);
+  const sqlite = dialect === 'sqlite' ? new SQLite(target) : null;
+  sqlite?.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({
+    dialect: sqlite ? new SqliteDialect({ database: sqlite }) : new PostgresDialect({ pool: new pg.Pool({ connectionString: target }) }),
+  });
+  try {
+    const { error } = await new Migrator({ db, provider: mailplaneMigrations(dialect) }).migrateTo(migration);
+    if (error) throw error;
+    await work(db, dialect);
+  } finally {
+    await db.destroy();
+    await drop();
+  }
+}
