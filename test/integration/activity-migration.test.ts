@@ -4,22 +4,14 @@
  * lists find mail accepted before the upgrade; and 0024-event-keys, which copies them with the
  * status and pool onto existing events.
  */
-import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { kyselyStore, mailplaneMigrations, migrateToLatest, parseDatabaseUrl, type Database } from '../../adapters/storage/kysely/index.js';
-import { freshDatabaseUrl, storeKinds } from '../support/databases.js';
+import { kyselyStore, migrateToLatest } from '../../adapters/storage/kysely/index.js';
+import { storeKinds } from '../support/databases.js';
+import { withDatabaseAt } from '../support/migration-db.js';
 
 describe.each(storeKinds)('migration 0015-activity on %s', (kind) => {
   it('backfills the filter columns of messages accepted before it', async () => {
-    const { url, drop } = await freshDatabaseUrl(kind);
-    const { dialect, target } = parseDatabaseUrl(url);
-    const db = new Kysely<Database>({
-      dialect: dialect === 'sqlite' ? new SqliteDialect({ database: new SQLite(target) }) : new PostgresDialect({ pool: new pg.Pool({ connectionString: target }) }),
-    });
-    try {
-      expect((await new Migrator({ db, provider: mailplaneMigrations(dialect) }).migrateTo('0014-settings')).error).toBeUndefined();
+    await withDatabaseAt(kind, '0014-settings', async (db, dialect) => {
       const content = { from: { email: 'News@Shop.example', name: '' }, groups: ['weekly', 'a|b'] };
       await db.insertInto('send_batches').values({ id: 'b1', account_id: 1, sub_account_id: 2, domain_id: null, content: JSON.stringify(content), created: 5n } as never).execute();
       const message = { batch_id: 'b1', account_id: 1, sub_account_id: 2, to_name: '', cc: '[]', bcc: '[]', custom_fields: '{}', status: 'queued', submitted_at: 5n, updated: 5n };
@@ -32,22 +24,13 @@ describe.each(storeKinds)('migration 0015-activity on %s', (kind) => {
       expect(await ids({ sender: 'news@shop.example' })).toEqual(['m2', 'm1']);
       expect(await ids({ group: 'a|b' })).toEqual(['m2', 'm1']);
       expect(await ids({ group: 'a' })).toEqual([]);
-    } finally {
-      await db.destroy();
-      await drop();
-    }
+    });
   });
 });
 
 describe.each(storeKinds)('migration 0024-event-keys on %s', (kind) => {
   it('copies the message keys, status and pool onto events written before it, so the event filters find them', async () => {
-    const { url, drop } = await freshDatabaseUrl(kind);
-    const { dialect, target } = parseDatabaseUrl(url);
-    const db = new Kysely<Database>({
-      dialect: dialect === 'sqlite' ? new SqliteDialect({ database: new SQLite(target) }) : new PostgresDialect({ pool: new pg.Pool({ connectionString: target }) }),
-    });
-    try {
-      expect((await new Migrator({ db, provider: mailplaneMigrations(dialect) }).migrateTo('0023-dashboard-sessions')).error).toBeUndefined();
+    await withDatabaseAt(kind, '0023-dashboard-sessions', async (db, dialect) => {
       const content = { from: { email: 'News@Shop.example', name: '' }, groups: ['weekly'] };
       await db.insertInto('send_batches').values({ id: 'b1', account_id: 1, sub_account_id: 2, domain_id: null, content: JSON.stringify(content), created: 5n } as never).execute();
       const message = { batch_id: 'b1', account_id: 1, sub_account_id: 2, to_name: '', cc: '[]', bcc: '[]', custom_fields: '{}', submitted_at: 5n, updated: 5n, from_key: 'news@shop.example', group_key: '|weekly|' };
@@ -78,9 +61,6 @@ describe.each(storeKinds)('migration 0024-event-keys on %s', (kind) => {
       expect(await ids({ status: 'delivered' })).toEqual(['e3', 'e1']);
       expect(await ids({ status: 'queued' })).toEqual(['e2']);
       expect(await ids({ ipPoolId: 3 })).toEqual(['e3', 'e1']);
-    } finally {
-      await db.destroy();
-      await drop();
-    }
+    });
   });
 });

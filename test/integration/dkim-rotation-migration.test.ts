@@ -3,22 +3,14 @@
  * domain added before reads with no rotation under way and can be rotated; the idempotency key
  * table takes claims.
  */
-import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { kyselyStore, mailplaneMigrations, migrateToLatest, parseDatabaseUrl, type Database } from '../../adapters/storage/kysely/index.js';
-import { freshDatabaseUrl, storeKinds } from '../support/databases.js';
+import { kyselyStore, migrateToLatest } from '../../adapters/storage/kysely/index.js';
+import { storeKinds } from '../support/databases.js';
+import { withDatabaseAt } from '../support/migration-db.js';
 
 describe.each(storeKinds)('migrations 0018-idempotency and 0021-dkim-rotation on %s', (kind) => {
   it('keep the domains of an earlier version, with no rotation under way, and add the key table', async () => {
-    const { url, drop } = await freshDatabaseUrl(kind);
-    const { dialect, target } = parseDatabaseUrl(url);
-    const db = new Kysely<Database>({
-      dialect: dialect === 'sqlite' ? new SqliteDialect({ database: new SQLite(target) }) : new PostgresDialect({ pool: new pg.Pool({ connectionString: target }) }),
-    });
-    try {
-      expect((await new Migrator({ db, provider: mailplaneMigrations(dialect) }).migrateTo('0015-activity')).error).toBeUndefined();
+    await withDatabaseAt(kind, '0015-activity', async (db, dialect) => {
       const before = kyselyStore({ db, dialect });
       const account = await before.accounts.create({ name: 'a', apiKeyHash: 'h', apiKeySealed: 's', created: 1n });
       const sub = await before.subAccounts.create({ accountId: account.id, name: 'sub', companyName: '', type: 1, apiKeyHash: 'sh', apiKeySealed: 'ss', created: 1n, smtpAuth: { username: 'u', passwordHash: 'p', passwordSealed: 'q' } });
@@ -35,9 +27,6 @@ describe.each(storeKinds)('migrations 0018-idempotency and 0021-dkim-rotation on
       const record = { subAccountId: sub.value.id, key: 'k', requestHash: 'h', response: '[]', createdMs: 1, expiresMs: 2 };
       expect(await store.idempotency.claim(record)).toBe(true);
       expect(await store.idempotency.find(sub.value.id, 'k', 1)).toEqual(record);
-    } finally {
-      await db.destroy();
-      await drop();
-    }
+    });
   });
 });

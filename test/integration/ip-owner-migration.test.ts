@@ -4,22 +4,14 @@
  * operator's call), and applies once the address is released; afterwards the database itself
  * refuses a second owner.
  */
-import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { mailplaneMigrations, migrateToLatest, parseDatabaseUrl, type Database } from '../../adapters/storage/kysely/index.js';
-import { freshDatabaseUrl, storeKinds } from '../support/databases.js';
+import { migrateToLatest } from '../../adapters/storage/kysely/index.js';
+import { storeKinds } from '../support/databases.js';
+import { withDatabaseAt } from '../support/migration-db.js';
 
 describe.each(storeKinds)('migration 0010-ip-owner on %s', (kind) => {
   it('refuses a store where two accounts hold one address, naming it, and applies once it is released', async () => {
-    const { url, drop } = await freshDatabaseUrl(kind);
-    const { dialect, target } = parseDatabaseUrl(url);
-    const db = new Kysely<Database>({
-      dialect: dialect === 'sqlite' ? new SqliteDialect({ database: new SQLite(target) }) : new PostgresDialect({ pool: new pg.Pool({ connectionString: target }) }),
-    });
-    try {
-      expect((await new Migrator({ db, provider: mailplaneMigrations(dialect) }).migrateTo('0009-ip-warmup')).error).toBeUndefined();
+    await withDatabaseAt(kind, '0009-ip-warmup', async (db, dialect) => {
       const account = async (name: string) =>
         (await db.insertInto('accounts').values({ name, api_key_hash: name, api_key_sealed: name, created: 1n } as never).returning('id').executeTakeFirstOrThrow()).id;
       const ip = (accountId: number, address: string) =>
@@ -37,9 +29,6 @@ describe.each(storeKinds)('migration 0010-ip-owner on %s', (kind) => {
       await db.deleteFrom('ips').where('id', '=', shared.id).execute();
       await migrateToLatest(db, dialect);
       await expect(ip(b, '127.0.0.2')).rejects.toThrow(/unique/i);
-    } finally {
-      await db.destroy();
-      await drop();
-    }
+    });
   });
 });

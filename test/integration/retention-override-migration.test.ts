@@ -3,22 +3,15 @@
  * sub-accounts keep the instance's retention (`retentionDays` null) and can be given their own,
  * and the status, pool and event-type activity indexes exist.
  */
-import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { kyselyStore, mailplaneMigrations, migrateToLatest, parseDatabaseUrl, type Database } from '../../adapters/storage/kysely/index.js';
-import { freshDatabaseUrl, storeKinds } from '../support/databases.js';
+import { kyselyStore, migrateToLatest } from '../../adapters/storage/kysely/index.js';
+import { storeKinds } from '../support/databases.js';
+import { withDatabaseAt } from '../support/migration-db.js';
 
 describe.each(storeKinds)('migration 0016-retention-override on %s', (kind) => {
   it('adds a null retentionDays to existing sub-accounts and the activity filter indexes', async () => {
-    const { url, drop } = await freshDatabaseUrl(kind);
-    const { dialect, target } = parseDatabaseUrl(url);
-    const db = new Kysely<Database>({
-      dialect: dialect === 'sqlite' ? new SqliteDialect({ database: new SQLite(target) }) : new PostgresDialect({ pool: new pg.Pool({ connectionString: target }) }),
-    });
-    try {
-      expect((await new Migrator({ db, provider: mailplaneMigrations(dialect) }).migrateTo('0015-activity')).error).toBeUndefined();
+    await withDatabaseAt(kind, '0015-activity', async (db, dialect) => {
       const store = kyselyStore({ db, dialect });
       const account = await store.accounts.create({ name: 'acct', apiKeyHash: 'akh', apiKeySealed: 'aks', created: 1n });
       await sql`insert into sub_accounts (account_id, name, name_key, company_name, type, is_plus, blocked, blocked_at, block_reason, hb_exempt,
@@ -37,9 +30,6 @@ describe.each(storeKinds)('migration 0016-retention-override on %s', (kind) => {
           ? (await sql<{ name: string }>`select name from sqlite_master where type = 'index'`.execute(db)).rows
           : (await sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema()`.execute(db)).rows;
       expect(indexes.map((i) => i.name)).toEqual(expect.arrayContaining(['messages_activity_status', 'messages_activity_pool', 'events_activity_type']));
-    } finally {
-      await db.destroy();
-      await drop();
-    }
+    });
   });
 });

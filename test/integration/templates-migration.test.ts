@@ -2,24 +2,15 @@
  * Migration 0017-templates on a store written by an earlier version: it applies over existing
  * sub-accounts, and its tables hold templates with the uniqueness and cascades the store relies on.
  */
-import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { kyselyStore, mailplaneMigrations, migrateToLatest, parseDatabaseUrl, type Database } from '../../adapters/storage/kysely/index.js';
-import { freshDatabaseUrl, storeKinds } from '../support/databases.js';
+import { kyselyStore, migrateToLatest } from '../../adapters/storage/kysely/index.js';
+import { storeKinds } from '../support/databases.js';
+import { withDatabaseAt } from '../support/migration-db.js';
 
 describe.each(storeKinds)('migration 0017-templates on %s', (kind) => {
   it('adds the template tables to a database with sub-accounts, unique names per sub-account and cascades on delete', async () => {
-    const { url, drop } = await freshDatabaseUrl(kind);
-    const { dialect, target } = parseDatabaseUrl(url);
-    const sqlite = dialect === 'sqlite' ? new SQLite(target) : null;
-    sqlite?.pragma('foreign_keys = ON');
-    const db = new Kysely<Database>({
-      dialect: sqlite ? new SqliteDialect({ database: sqlite }) : new PostgresDialect({ pool: new pg.Pool({ connectionString: target }) }),
-    });
-    try {
-      expect((await new Migrator({ db, provider: mailplaneMigrations(dialect) }).migrateTo('0015-activity')).error).toBeUndefined();
+    await withDatabaseAt(kind, '0015-activity', async (db, dialect) => {
       const store = kyselyStore({ db, dialect });
       const account = await store.accounts.create({ name: 'a', apiKeyHash: 'h', apiKeySealed: 's', created: 1n });
       const smtpAuth = { username: 'u', passwordHash: 'ph', passwordSealed: 'ps' };
@@ -39,9 +30,6 @@ describe.each(storeKinds)('migration 0017-templates on %s', (kind) => {
       await db.deleteFrom('sub_accounts').where('id', '=', sub.value.id).execute();
       const left = await sql<{ n: number | bigint | string }>`select (select count(*) from templates) + (select count(*) from template_versions) as n`.execute(db);
       expect(Number(left.rows[0]!.n)).toBe(0);
-    } finally {
-      await db.destroy();
-      await drop();
-    }
+    });
   });
 });

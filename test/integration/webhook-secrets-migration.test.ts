@@ -3,23 +3,15 @@
  * before it reads back with no previous secret, no failure streak, not disabled and no replay, and
  * takes the new state (rotation, streak, claim) afterwards.
  */
-import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { kyselyStore, mailplaneMigrations, migrateToLatest, parseDatabaseUrl, type Database } from '../../adapters/storage/kysely/index.js';
+import { kyselyStore, migrateToLatest } from '../../adapters/storage/kysely/index.js';
 import { allToggles } from '../../src/webhook/toggles.js';
-import { freshDatabaseUrl, storeKinds } from '../support/databases.js';
+import { storeKinds } from '../support/databases.js';
+import { withDatabaseAt } from '../support/migration-db.js';
 
 describe.each(storeKinds)('migration 0020-webhook-secrets on %s', (kind) => {
   it('adds the rotation, streak and replay state to existing webhooks, empty', async () => {
-    const { url, drop } = await freshDatabaseUrl(kind);
-    const { dialect, target } = parseDatabaseUrl(url);
-    const db = new Kysely<Database>({
-      dialect: dialect === 'sqlite' ? new SqliteDialect({ database: new SQLite(target) }) : new PostgresDialect({ pool: new pg.Pool({ connectionString: target }) }),
-    });
-    try {
-      expect((await new Migrator({ db, provider: mailplaneMigrations(dialect) }).migrateTo('0015-activity')).error).toBeUndefined();
+    await withDatabaseAt(kind, '0015-activity', async (db, dialect) => {
       const before = kyselyStore({ db, dialect });
       const account = await before.accounts.create({ name: 'old', apiKeyHash: 'h', apiKeySealed: 's', created: 1n });
       const created = await before.webhooks.create({ accountId: account.id, url: 'https://old.example/hook', enabled: true, ...allToggles(true), secretSealed: 'sealed', created: 5n });
@@ -43,9 +35,6 @@ describe.each(storeKinds)('migration 0020-webhook-secrets on %s', (kind) => {
       expect(await store.webhooks.recordDeliveryOutcome(account.id, id, { ok: false, at: 10n, disableAfter: 5n, reason: 'r' })).toBeNull();
       expect(await store.webhooks.recordDeliveryOutcome(account.id, id, { ok: false, at: 15n, disableAfter: 5n, reason: 'r' })).toMatchObject({ enabled: false, disabledReason: 'r', disabledAt: 15n, failingSince: 10n, previousSecretUntil: 99n });
       expect(await store.webhooks.claimReplay(account.id, id, { replayId: 'x', at: 20n, staleBefore: 0n })).toBe(true);
-    } finally {
-      await db.destroy();
-      await drop();
-    }
+    });
   });
 });
