@@ -66,8 +66,7 @@ function errorResponses(route: AnyRoute): Record<string, unknown> {
  * 202 for a webhook replay (the events go out later, as jobs).
  */
 function successStatus(route: AnyRoute): string {
-  if (route.method === 'POST' && route.path === '/account/subaccount') return '201';
-  return route.method === 'POST' && route.path === '/account/webhook/:webhook_id/replay' ? '202' : '200';
+  return String(route.successStatus ?? 200);
 }
 
 /** The OpenAPI operation of one route. */

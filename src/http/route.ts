@@ -16,7 +16,7 @@ export interface RouteInput<A extends AuthKind, Q, B> {
   request: HttpRequest;
 }
 
-/** What a route handler returns; `status` defaults to 200. */
+/** What a route handler returns; `status` defaults to the route's `successStatus`. */
 export interface RouteResult<R = unknown> {
   status?: number;
   body: R;
@@ -46,6 +46,8 @@ export interface RouteDefinition<A extends AuthKind, Q, B, R = unknown> {
    * `export` route, the schema of one exported row.
    */
   response?: z.ZodType<R>;
+  /** The status of a success answer (the OpenAPI document publishes it); default 200. */
+  successStatus?: 200 | 201 | 202;
   /** Set when the answer is a streamed export of `response` rows (NDJSON or CSV, by `format`) instead of JSON. */
   export?: true;
   handle(input: RouteInput<A, Q, B>): Promise<RouteResult<NoInfer<R> | StreamedBody | RawJson>>;

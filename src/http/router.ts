@@ -122,7 +122,7 @@ export function createRouter(ctx: MailplaneContext, routes: readonly AnyRoute[],
       }
       if (invalid !== undefined) throw invalid;
       const result = await route.handle({ params, query, body, principal, ctx, request });
-      return jsonResponse(result.status ?? 200, result.body, { ...limitHeaders, ...result.headers });
+      return jsonResponse(result.status ?? route.successStatus ?? 200, result.body, { ...limitHeaders, ...result.headers });
     } catch (error) {
       if (httpErrorRule(error).fault) ctx.logger.error('request failed', { method, route: route.path, error: describeError(error) });
       return errorResponse(error, limitHeaders);

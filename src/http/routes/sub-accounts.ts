@@ -30,13 +30,14 @@ export const subAccountRoutes = [
     path: '/account/subaccount',
     auth: 'account',
     response: subAccountWireSchema,
+    successStatus: 201,
     body: createBody,
     handle: async ({ ctx, principal, body }) => {
       const view = await subAccountService.create(ctx, principal.account.id, {
         name: body.name,
         companyName: body.companyName ?? '',
       });
-      return { status: 201, body: subAccountToWire(view, ctx.secrets) };
+      return { body: subAccountToWire(view, ctx.secrets) };
     },
   }),
   route({

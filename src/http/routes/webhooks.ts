@@ -131,10 +131,11 @@ export const webhookRoutes: AnyRoute[] = [
     path: '/account/webhook/:webhook_id/replay',
     auth: 'account',
     response: queuedReplayWireSchema,
+    successStatus: 202,
     body: replayBody,
     handle: async ({ ctx, principal, params, body }) => {
       const replay = await startReplay(ctx, principal.account.id, parseResourceId(params.webhook_id), body);
-      return { status: 202, body: queuedReplayToWire(replay) };
+      return { body: queuedReplayToWire(replay) };
     },
   }),
 ];
