@@ -15,6 +15,7 @@ import { openKyselyStore } from '../adapters/storage/kysely/index.js';
 import type { ActivityCursor, ActivityFilter, MailplaneStore } from '../src/store/index.js';
 import { newAccount, newSubAccount } from '../src/testing/conformance/fixtures.js';
 import { fillActivity, senderOf, SPREAD } from './lib/activity-fill.js';
+import { medianMs } from './lib/median.js';
 
 const DAY_NS = 86_400_000_000_000n;
 const END = 1_767_225_600_000_000_000n; // 2026-01-01T00:00:00Z
@@ -126,17 +127,6 @@ function cases(db: Filled): Array<{ filter: string; where: Omit<ActivityFilter, 
   ];
 }
 
-async function median(samples: number, run: () => Promise<unknown>): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < samples; i++) {
-    const start = performance.now();
-    await run();
-    times.push(performance.now() - start);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
-}
-
 /** Median milliseconds and row count of every case on one database. */
 async function measure(db: Filled): Promise<Map<string, { ms: number; rows: number }>> {
   const results = new Map<string, { ms: number; rows: number }>();
@@ -151,8 +141,8 @@ async function measure(db: Filled): Promise<Map<string, { ms: number; rows: numb
         const request = { limit: PAGE, ...(after && { after }) };
         const run = () => (list === 'message' ? db.store.messages.listActivity(filter, request) : db.store.messages.listActivityEvents(filter, request));
         const rows = (await run()).length;
-        await median(3, run);
-        results.set(`${list}|${c.filter}|${page}`, { ms: await median(15, run), rows });
+        await medianMs(3, run);
+        results.set(`${list}|${c.filter}|${page}`, { ms: await medianMs(15, run), rows });
       }
     }
   }

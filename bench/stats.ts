@@ -10,6 +10,7 @@ import { createMailplane, silentLogger, type StatsIncrement } from '../src/index
 import { openKyselyStore } from '../adapters/storage/kysely/index.js';
 import { eachDay } from '../src/model/dates.js';
 import { newSubAccount } from '../src/testing/conformance/fixtures.js';
+import { medianMs as timeMedian } from './lib/median.js';
 
 /** Median milliseconds of the 366-day aggregate for a sub-account with `events` events. */
 export interface StatsBenchRow {
@@ -19,17 +20,6 @@ export interface StatsBenchRow {
   medianMs: number;
   /** medianMs relative to the 10-event sub-account. */
   ratio: number;
-}
-
-async function median(samples: number, run: () => Promise<unknown>): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < samples; i++) {
-    const start = performance.now();
-    await run();
-    times.push(performance.now() - start);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
 }
 
 const SIZES = [
@@ -60,8 +50,8 @@ export async function benchStats(): Promise<StatsBenchRow[]> {
       const scope = { accountId: account.id, subAccountId: sub.id };
       const check = await store.stats.total(scope, '2025-01-01', '2025-12-31');
       if (check.processed !== size.events) throw new Error(`expected ${size.events} processed, got ${check.processed}`);
-      await median(20, () => store.stats.total(scope, '2025-01-01', '2025-12-31'));
-      const medianMs = await median(300, () => store.stats.total(scope, '2025-01-01', '2025-12-31'));
+      await timeMedian(20, () => store.stats.total(scope, '2025-01-01', '2025-12-31'));
+      const medianMs = await timeMedian(300, () => store.stats.total(scope, '2025-01-01', '2025-12-31'));
       measured.push({ events: size.events, daysWithData: Math.min(size.writes, days.length), medianMs: Number(medianMs.toFixed(3)) });
     }
     const base = measured[0]!.medianMs;

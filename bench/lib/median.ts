@@ -1,0 +1,11 @@
+/** Median milliseconds of `samples` sequential runs of `run` (the middle of the sorted times). */
+export async function medianMs(samples: number, run: () => Promise<unknown>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const start = performance.now();
+    await run();
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
