@@ -1,7 +1,7 @@
 /**
- * Send acceptance: emails accepted per second through the Express example on SQLite (1 and 100
- * recipients per request), next to a bare Express endpoint that parses the same JSON and answers
- * the same shape. Each server runs in its own process; the load generator runs in this one.
+ * Send acceptance: emails accepted per second through the Express example and through the bare
+ * `mailplane/node` bridge on SQLite (1 and 100 recipients per request), next to a bare Express
+ * endpoint that parses the same JSON and answers the same shape. Each server runs in its own process; the load generator runs in this one.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,8 @@ import { startServer } from './lib/process.js';
 /** One row of the report. */
 export interface SendBenchRow {
   case: string;
+  /** The bridge mailplane was served through (the baseline is bare Express either way). */
+  server: string;
   baselineRequestsPerSecond: number;
   mailplaneRequestsPerSecond: number;
   mailplaneEmailsPerSecond: number;
@@ -34,6 +36,11 @@ const CASES = [
   { name: '100 recipients per request', recipients: 100, concurrency: 4 },
 ];
 
+const SERVERS = [
+  { name: 'express', script: 'examples/express/server.ts' },
+  { name: 'node:http', script: 'bench/servers/node-http.ts' },
+];
+
 /** Runs the send benchmark; `durationMs` per measured case. */
 export async function benchSend(durationMs: number): Promise<SendBenchRow[]> {
   const baseline = new Map<string, number>();
@@ -46,19 +53,37 @@ export async function benchSend(durationMs: number): Promise<SendBenchRow[]> {
   } finally {
     await bare.stop();
   }
+  const rows: SendBenchRow[] = [];
+  for (const server of SERVERS) {
+    for (const measured of await measureMailplane(server.script, durationMs)) {
+      const base = baseline.get(measured.case)!;
+      rows.push({
+        case: measured.case,
+        server: server.name,
+        baselineRequestsPerSecond: Math.round(base),
+        mailplaneRequestsPerSecond: Math.round(measured.perSecond),
+        mailplaneEmailsPerSecond: Math.round(measured.perSecond * measured.recipients),
+        ratio: Number((measured.perSecond / base).toFixed(3)),
+      });
+    }
+  }
+  return rows;
+}
 
+/** Requests per second of each case through one server script, on a fresh SQLite database. */
+async function measureMailplane(script: string, durationMs: number) {
   const dataDir = mkdtempSync(join(tmpdir(), 'mailplane-bench-'));
   const databaseUrl = `sqlite:${join(dataDir, 'mailplane.db')}`;
-  const server = await startServer('examples/express/server.ts', {
+  const server = await startServer(script, {
     PORT: '0',
     MAILPLANE_DATA_DIR: dataDir,
     MAILPLANE_DATABASE_URL: databaseUrl,
     MAILPLANE_WORKERS: 'off',
-    // 100-recipient requests reach some 28,000 recipients a second, past the default 600,000 a
-    // minute per key: the limiter still runs (its cost is in the figure) but never refuses.
+    // 100-recipient requests reach tens of thousands of recipients a second, past the default
+    // 600,000 a minute per key: the limiter still runs (its cost is in the figure) but never refuses.
     MAILPLANE_RATE_LIMIT_RECIPIENTS_PER_MINUTE: '1000000000',
   });
-  const rows: SendBenchRow[] = [];
+  const results: Array<{ case: string; recipients: number; perSecond: number }> = [];
   try {
     const accountKey = /account API key \(shown once, keep it\): (\S+)/.exec(server.output())![1]!;
     const call = async (method: string, path: string, headers: Record<string, string>, payload: unknown) => {
@@ -80,19 +105,12 @@ export async function benchSend(durationMs: number): Promise<SendBenchRow[]> {
         concurrency: c.concurrency,
         durationMs,
       });
-      if (result.errors > 0) throw new Error(`${result.errors} failed requests in "${c.name}"`);
-      const base = baseline.get(c.name)!;
-      rows.push({
-        case: c.name,
-        baselineRequestsPerSecond: Math.round(base),
-        mailplaneRequestsPerSecond: Math.round(result.perSecond),
-        mailplaneEmailsPerSecond: Math.round(result.perSecond * c.recipients),
-        ratio: Number((result.perSecond / base).toFixed(3)),
-      });
+      if (result.errors > 0) throw new Error(`${result.errors} failed requests in "${c.name}" (${script})`);
+      results.push({ case: c.name, recipients: c.recipients, perSecond: result.perSecond });
     }
   } finally {
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
-  return rows;
+  return results;
 }

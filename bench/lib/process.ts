@@ -11,9 +11,15 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Runs `script` (relative to the repository) with tsx and the given environment; resolves on "listening on <url>". */
+/**
+ * With `BENCH_CPU_PROF=<dir>` every server process writes a V8 CPU profile into `<dir>` when it
+ * stops (`npx tsx bench/profile-summary.ts <dir>/*.cpuprofile` lists where the time went).
+ */
+const profiling = (): string[] => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []);
+
+/** Runs `script` (relative to the repository) with node and the tsx loader and the given environment; resolves on "listening on <url>". */
 export async function startServer(script: string, env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(`${root}node_modules/.bin/tsx`, [`${root}${script}`], {
+  const child = spawn(process.execPath, [...profiling(), '--import', 'tsx', `${root}${script}`], {
     cwd: root,
     env: { ...process.env, NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,11 +1,12 @@
 /**
  * API rate limits: a fixed one-minute window per key and allowance, counted in the store so that
  * every node on one database shares it. Each limited request costs one small atomic statement
- * (`RateLimitStore.hit`), and the hits of requests that arrive while one is being counted are
- * counted together in one store call (on SQLite: one turn of its single connection and one
+ * (`RateLimitStore.hit`), and the hits of requests that arrive in the same turn of the event loop
+ * or while others are being counted are counted together in one store call (on SQLite: one turn of its single connection and one
  * commit). Stale counters are pruned once per window by whichever node notices the change first.
  */
 import type { MailplaneContext } from '../context.js';
+import { createBatcher } from '../store/batcher.js';
 import { RateLimitedError } from '../errors.js';
 import type { RateLimitHit, RateLimitUsage } from '../store/index.js';
 import type { Principal } from './auth.js';
@@ -79,30 +80,20 @@ function refusalMessage(allowance: RateLimitAllowance, limit: number, remaining:
 /** A {@link RateLimiter} on `ctx.store.rateLimits` and `ctx.clock`. */
 export function createRateLimiter(ctx: MailplaneContext, config: RateLimitConfig): RateLimiter {
   let prunedBefore = 0;
-  const waiting: Array<{ hit: RateLimitHit; resolve: (usage: RateLimitUsage) => void; reject: (error: unknown) => void }> = [];
-  let counting = false;
-  // A lone hit is counted at once; hits that arrive meanwhile wait for it and go together next.
-  const drain = async () => {
-    counting = true;
-    try {
-      while (waiting.length > 0) {
-        const batch = waiting.splice(0, MAX_HIT_BATCH);
-        try {
-          const usages = await ctx.store.rateLimits.hit(batch.map((entry) => entry.hit));
-          batch.forEach((entry, i) => entry.resolve(usages[i]!));
-        } catch (error) {
-          for (const entry of batch) entry.reject(error);
-        }
+  type Waiting = { hit: RateLimitHit; resolve: (usage: RateLimitUsage) => void; reject: (error: unknown) => void };
+  // The hits of one turn of the event loop, or that arrive while others are counted, go together.
+  const hits = createBatcher<Waiting>(
+    async (batch) => {
+      try {
+        const usages = await ctx.store.rateLimits.hit(batch.map((entry) => entry.hit));
+        batch.forEach((entry, i) => entry.resolve(usages[i]!));
+      } catch (error) {
+        for (const entry of batch) entry.reject(error);
       }
-    } finally {
-      counting = false;
-    }
-  };
-  const count = (hit: RateLimitHit) =>
-    new Promise<RateLimitUsage>((resolve, reject) => {
-      waiting.push({ hit, resolve, reject });
-      if (!counting) void drain();
-    });
+    },
+    { maxBatch: MAX_HIT_BATCH },
+  );
+  const count = (hit: RateLimitHit) => new Promise<RateLimitUsage>((resolve, reject) => hits.add({ hit, resolve, reject }));
   const prune = async (before: number) => {
     // Bounded statements: a window's stale buckets go in batches, never in one unbounded delete.
     while ((await ctx.store.rateLimits.prune(before, PRUNE_BATCH)) === PRUNE_BATCH);

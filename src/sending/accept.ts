@@ -93,6 +93,11 @@ export interface AcceptOptions {
    * committed and `IdempotencyKeyTakenError` is thrown.
    */
   idempotency?: IdempotencyClaim;
+  /**
+   * The {@link senderDomain} of the request's from address, when the caller looked it up already
+   * (the SMTP relay refuses a message whose domain cannot send before it accepts it).
+   */
+  senderDomain?: Awaited<ReturnType<typeof senderDomain>>;
 }
 
 /**
@@ -125,7 +130,7 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
     ipPoolId = pool.id;
   }
 
-  const { domain, drop: domainDrop } = await senderDomain(store, subAccount.id, request.from.email);
+  const { domain, drop: domainDrop } = options.senderDomain ?? (await senderDomain(store, subAccount.id, request.from.email));
 
   const planned = planRecipients(request);
   const candidates = envelopeRecipients(planned).filter((r) => r.drop === null).map((r) => r.email);

@@ -156,16 +156,15 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
     const mail = await parseReceivedMime(raw);
     const built = sendRequestOf(mail, session.envelope.rcptTo.map((r) => r.address));
     if (!built.ok) throw reply(550, built.reply);
-    const { drop } = await senderDomain(ctx.store, subAccount.id, built.request.from.email);
-    if (drop) throw reply(550, `5.7.1 ${drop.detail}`);
+    const sender = await senderDomain(ctx.store, subAccount.id, built.request.from.email);
+    if (sender.drop) throw reply(550, `5.7.1 ${sender.drop.detail}`);
     try {
       const key = checkIdempotencyKey(built.idempotencyKey, 'X-Mailplane-Idempotency-Key');
       // With a key, a message the client submits again (its connection broke before the 250) is
       // answered as the first was, from the stored response, and not sent twice.
       const claim = key === undefined ? undefined : { key, requestHash: requestHash('smtp', built.request) };
-      const send = async () => stringifyJson(await acceptSend(ctx, subAccount, built.request, { idempotency: claim }));
-      const response = claim ? (await sendIdempotently(ctx, subAccount.id, claim, send)).response : await send();
-      const entries = JSON.parse(response) as Array<{ messageId: string }>;
+      const send = () => acceptSend(ctx, subAccount, built.request, { idempotency: claim, senderDomain: sender });
+      const entries: Array<{ messageId: string }> = claim ? JSON.parse((await sendIdempotently(ctx, subAccount.id, claim, async () => stringifyJson(await send()))).response) : await send();
       const first = entries[0]?.messageId ?? '';
       return `2.0.0 Ok: queued ${entries.length} message${entries.length === 1 ? '' : 's'} as ${first}`;
     } catch (error) {

@@ -1,3 +1,4 @@
+import { createBatcher } from './batcher.js';
 import type { EventRecord, MailplaneStore, StatsIncrement, WarmupTrafficIncrement } from './index.js';
 
 /** A write that must be committed before its caller answers. */
@@ -49,11 +50,12 @@ async function runGathered(tx: MailplaneStore, writes: readonly StoreWrite[]): P
 }
 
 /**
- * Group commit: a write that arrives while a transaction is being committed waits for it and is
- * then committed together with every other write that arrived meanwhile, in one transaction. No
- * write waits for more than the transaction ahead of it, and the fixed cost of a commit (the pages
- * every accept touches: batches, messages, events, counters, jobs) is shared. If a group fails,
- * each of its writes is retried in a transaction of its own, so only a faulty write fails.
+ * Group commit: the writes that arrive in the same turn of the event loop, or while a transaction
+ * is being committed, are committed together in one transaction (src/store/batcher.ts says why a
+ * turn). No write waits for more than the transaction ahead of it, and the fixed cost of a commit
+ * (the pages every accept touches: batches, messages, events, counters, jobs) is shared. If a
+ * group fails, each of its writes is retried in a transaction of its own, so only a faulty write
+ * fails.
  *
  * With `lingerMs`, a write that finds nothing being committed waits up to that long for others
  * (or until `maxGroup` are waiting) before its transaction starts. Writes that arrive one by one
@@ -61,13 +63,9 @@ async function runGathered(tx: MailplaneStore, writes: readonly StoreWrite[]): P
  * otherwise each commit alone, and a commit costs more than the few rows it writes.
  *
  * @param maxGroup most writes in one transaction (bounds the transaction's size and latency)
- * @param lingerMs how long a lone write waits for company (0: it commits at once)
+ * @param lingerMs how long a lone write waits for company (0: to the end of the event loop's turn)
  */
 export function createGroupCommit(store: MailplaneStore, maxGroup = 64, lingerMs = 0): GroupCommit {
-  const queue: Pending[] = [];
-  let flushing = false;
-  let lingering: NodeJS.Timeout | null = null;
-
   const runAlone = async (item: Pending) => {
     try {
       await store.transaction((tx) => runGathered(tx, [item.write]));
@@ -76,42 +74,17 @@ export function createGroupCommit(store: MailplaneStore, maxGroup = 64, lingerMs
       item.reject(error);
     }
   };
-
-  const flush = async () => {
-    flushing = true;
+  const runGroup = async (group: Pending[]) => {
+    if (group.length === 1) return runAlone(group[0]!);
     try {
-      while (queue.length > 0) {
-        const group = queue.splice(0, maxGroup);
-        if (group.length === 1) {
-          await runAlone(group[0]!);
-          continue;
-        }
-        try {
-          await store.transaction((tx) => runGathered(tx, group.map((item) => item.write)));
-          for (const item of group) item.resolve();
-        } catch {
-          for (const item of group) await runAlone(item);
-        }
-      }
-    } finally {
-      flushing = false;
+      await store.transaction((tx) => runGathered(tx, group.map((item) => item.write)));
+      for (const item of group) item.resolve();
+    } catch {
+      for (const item of group) await runAlone(item);
     }
   };
-
-  const flushNow = () => {
-    if (lingering) clearTimeout(lingering);
-    lingering = null;
-    void flush();
-  };
-
+  const batcher = createBatcher(runGroup, { maxBatch: maxGroup, lingerMs });
   return {
-    commit(write) {
-      return new Promise<void>((resolve, reject) => {
-        queue.push({ write, resolve, reject });
-        if (flushing) return;
-        if (lingerMs <= 0 || queue.length >= maxGroup) flushNow();
-        else lingering ??= setTimeout(flushNow, lingerMs);
-      });
-    },
+    commit: (write) => new Promise<void>((resolve, reject) => batcher.add({ write, resolve, reject })),
   };
 }

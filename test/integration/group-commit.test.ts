@@ -32,6 +32,23 @@ describe.each(storeKinds)('group commit on %s', (kind) => {
     expect(transactions).toBeLessThan(100);
   });
 
+  it('writes made in one turn of the event loop share one transaction, even when each comes from its own callback', async () => {
+    // As requests read from several sockets in one poll phase: each reaches its commit in a
+    // callback of its own. On SQLite a transaction started at the first one would be over (its
+    // statements are synchronous) before the second callback ran, and each would commit alone.
+    const account = await newAccount(store);
+    const sub = await newSubAccount(store, account.id);
+    let transactions = 0;
+    const counting: MailplaneStore = { ...store, transaction: (work) => (transactions++, store.transaction(work)) };
+    const writes = createGroupCommit(counting);
+    const committed = await Promise.all(
+      Array.from({ length: 10 }, () => new Promise<void>((resolve, reject) => setImmediate(() => writes.commit(counted(account.id, sub.id)).then(resolve, reject)))),
+    );
+    expect(committed).toHaveLength(10);
+    expect(transactions).toBe(1);
+    expect((await store.stats.total({ accountId: account.id }, '2026-01-01', '2026-01-01')).processed).toBe(10);
+  });
+
   it('fails only the faulty write of a group; the others commit', async () => {
     const account = await newAccount(store);
     const sub = await newSubAccount(store, account.id);
