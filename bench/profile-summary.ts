@@ -16,6 +16,8 @@ interface ProfileNode {
 interface Profile {
   nodes: ProfileNode[];
   samples: number[];
+  /** Microseconds from the previous sample to each one. */
+  timeDeltas: number[];
 }
 
 /** One line of the summary. */
@@ -32,13 +34,21 @@ const shortUrl = (url: string) => {
   return inModules >= 0 ? path.slice(inModules + 'node_modules/'.length) : relative(process.cwd(), path);
 };
 
-/** Sums the self samples of one or more profiles by function (or by file) and sorts them, largest first. */
-export function summarise(profiles: Profile[], by: 'function' | 'file'): ProfileEntry[] {
+/**
+ * Sums the self samples of one or more profiles by function (or by file) and sorts them, largest
+ * first. Samples of the first `skipSeconds` of each profile (start-up: module loading, compiling)
+ * are left out.
+ */
+export function summarise(profiles: Profile[], by: 'function' | 'file', skipSeconds = 0): ProfileEntry[] {
   const totals = new Map<string, number>();
   let all = 0;
   for (const profile of profiles) {
     const hits = new Map<number, number>();
-    for (const id of profile.samples) hits.set(id, (hits.get(id) ?? 0) + 1);
+    let elapsed = 0;
+    profile.samples.forEach((id, i) => {
+      elapsed += profile.timeDeltas[i] ?? 0;
+      if (elapsed >= skipSeconds * 1e6) hits.set(id, (hits.get(id) ?? 0) + 1);
+    });
     for (const node of profile.nodes) {
       const count = hits.get(node.id) ?? 0;
       if (count === 0) continue;
@@ -62,8 +72,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   };
   const top = Number(option('--top') ?? 25);
   const by = option('--by') === 'file' ? 'file' : 'function';
+  const skip = Number(option('--skip') ?? 0);
   const profiles = args.map((file) => JSON.parse(readFileSync(file, 'utf8')) as Profile);
-  for (const entry of summarise(profiles, by).slice(0, top)) {
+  for (const entry of summarise(profiles, by, skip).slice(0, top)) {
     console.log(`${(entry.share * 100).toFixed(1).padStart(5)}%  ${entry.name}`);
   }
 }

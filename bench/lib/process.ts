@@ -4,9 +4,13 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
+/** Characters of a server's output kept after it listens (see {@link startServer}). */
+const TAIL_CHARACTERS = 64 * 1024;
+
 /** A server process started by {@link startServer}. */
 export interface ServerProcess {
   baseUrl: string;
+  /** What it printed until it listened, and the end of what it printed since. */
   output(): string;
   stop(): Promise<void>;
 }
@@ -24,23 +28,34 @@ export async function startServer(script: string, env: Record<string, string>): 
     env: { ...process.env, NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
+  // What the server printed up to "listening", whole (keys, credentials), then only the last
+  // TAIL_CHARACTERS: a server under load logs a line per request, and keeping (and scanning) all of
+  // it would cost the load generator, which runs in this process, more and more as a case goes on.
+  let startup = '';
+  let tail = '';
+  let listening = false;
+  const take = (chunk: Buffer) => {
+    if (!listening) startup += chunk;
+    else tail = (tail + chunk).slice(-TAIL_CHARACTERS);
+  };
+  child.stdout.on('data', take);
+  child.stderr.on('data', take);
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 60_000);
-    child.stdout.on('data', () => {
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}:\n${output}`)));
+    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${startup}`)), 60_000);
+    const seek = () => {
+      const match = /listening on (http:\/\/\S+)/.exec(startup);
+      if (!match) return;
+      listening = true;
+      child.stdout.off('data', seek);
+      clearTimeout(timer);
+      resolve(match[1]!);
+    };
+    child.stdout.on('data', seek);
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}:\n${startup}${tail}`)));
   });
   return {
     baseUrl,
-    output: () => output,
+    output: () => startup + tail,
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
