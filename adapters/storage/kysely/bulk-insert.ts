@@ -20,12 +20,13 @@ export async function bulkInsert<T extends keyof Database & string>(
 ): Promise<void> {
   const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / columns.length));
   const head = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values `;
+  // SQLite's placeholders are the same for every row: one tuple, repeated. PostgreSQL's are numbered.
+  const sqliteTuple = `(${'?, '.repeat(columns.length - 1)}?)`;
   for (let start = 0; start < rows.length; start += perStatement) {
     const chunk = rows.slice(start, start + perStatement);
     let next = 0;
-    const tuple = () =>
-      `(${columns.map(() => (ctx.dialect === 'sqlite' ? '?' : `$${++next}`)).join(', ')})`;
-    const placeholders = chunk.map(tuple).join(', ');
+    const numberedTuple = () => `(${columns.map(() => `$${++next}`).join(', ')})`;
+    const placeholders = ctx.dialect === 'sqlite' ? new Array<string>(chunk.length).fill(sqliteTuple).join(', ') : chunk.map(numberedTuple).join(', ');
     await ctx.db.executeQuery(CompiledQuery.raw(head + placeholders, chunk.flat()));
   }
 }
