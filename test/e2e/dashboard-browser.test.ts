@@ -250,6 +250,9 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
       expect(await processed('Group: welcome')).toBe('1');
       await screenshot(page, kind, 'overview', 'dashboard-overview.png');
 
+      // A third-party sending provider (made with the API) to offer as a pool member.
+      const relay = await api.call('POST', '/account/tpsp', { account: api.accountKey, body: { name: 'Relay <u>one</u>', type: 0, host: 'smtp.example.com', port: 587, security: 'starttls', username: 'u', password: 'p' } });
+      expect(relay.status, relay.text).toBe(200);
       // The IPs and pools page reads both lists.
       await page.getByRole('link', { name: 'IPs and pools' }).click();
       await page.getByRole('heading', { name: 'IPs and pools' }).waitFor({ timeout: 10_000 });
@@ -266,11 +269,13 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
       const edit = page.getByRole('form', { name: 'Edit pool Bulk <i>mail</i>' });
       await edit.getByLabel('Overflow to another pool').check();
       await edit.getByLabel('Overflow pool').selectOption('Shared');
+      await edit.getByRole('group', { name: 'Third-party sending providers' }).getByLabel('Relay <u>one</u>').check();
       await edit.getByRole('button', { name: 'Save pool Bulk <i>mail</i>' }).click();
       await expect.poll(() => bulk().getByRole('cell').nth(2).textContent(), POLL).toBe('to Shared');
+      expect(await bulk().getByRole('cell').nth(3).textContent()).toBe('Relay <u>one</u>');
       await expect.poll(() => edit.count(), POLL).toBe(0);
       const stored = await api.call('GET', '/account/ippool', { account: api.accountKey });
-      expect(stored.body.find((p: { name: string }) => p.name === 'Bulk <i>mail</i>')).toMatchObject({ routingStrategy: 0, shouldOverflow: true, overflowPoolName: 'Shared' });
+      expect(stored.body.find((p: { name: string }) => p.name === 'Bulk <i>mail</i>')).toMatchObject({ routingStrategy: 0, shouldOverflow: true, overflowPoolName: 'Shared', thirdPartySendingProviders: [{ id: relay.body.id }] });
       // Allocate an IP to the account, then delete the pool and release the IP (each confirmed).
       await page.getByLabel('IP addresses').fill('203.0.113.7');
       await page.getByRole('button', { name: 'Allocate', exact: true }).click();
