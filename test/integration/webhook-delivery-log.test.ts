@@ -71,4 +71,22 @@ describe.each(storeKinds)('webhook delivery log (%s)', (kind) => {
     expect(await purgeWebhookDeliveries(ctx)).toEqual({ deleted: 2, more: false });
     expect(await log()).toEqual([]);
   });
+
+  it('shows the last retry of the schedule as gave-up, with no next retry', async () => {
+    receiver = await startWebhookReceiver();
+    env = await startDeliveryEnv(kind, {}, { webhooks: { allowPrivateTargets: true, timeoutMs: 2000, retryDelaysMs: [MINUTE] } });
+    const account = env.api.accountKey;
+    const id = (await env.api.call('POST', '/account/webhook', { account, body: { url: receiver.url, delivered: true } })).body.id as number;
+    const log = async () => (await env.api.call('GET', `/account/webhook/${id}/delivery`, { account })).body as Array<Record<string, unknown>>;
+    receiver.answer(500, 503);
+    const [entry] = await env.send([`gone@${RCPT_DOMAIN}`]);
+    await env.waitForStatus(entry!.messageId, 'delivered');
+    await vi.waitFor(async () => expect(await log()).toHaveLength(1), { timeout: 10_000, interval: 50 });
+    env.advance(MINUTE);
+    await vi.waitFor(async () => expect(await log()).toHaveLength(2), { timeout: 10_000, interval: 50 });
+    expect((await log()).map((d) => [d.attempt, d.result, d.status, d.error, d.nextRetryAt === null])).toEqual([
+      [2, 'gave-up', 503, 'HTTP 503', true],
+      [1, 'will-retry', 500, 'HTTP 500', false],
+    ]);
+  });
 });
