@@ -1,7 +1,7 @@
 /**
  * The retention job: one durable job row (dedupe key `retention`) that deletes messages and
- * events older than `retention.days` (or a sub-account's own `retentionDays`) and expired
- * idempotency keys, `batchSize` rows per statement, then moves itself to its
+ * events older than `retention.days` (or a sub-account's own `retentionDays`), webhook delivery log
+ * rows older than `retention.days`, and expired idempotency keys, `batchSize` rows per statement, then moves itself to its
  * next run (`RetryJobError` without counting an attempt). Statistics counters are separate rows
  * and are never touched. The kind and its payload schema are in the job registry (src/jobs/kinds.ts).
  */
@@ -92,6 +92,25 @@ export async function purgeIdempotencyKeys(ctx: Pick<MailplaneContext, 'store' |
   return { deleted, more: true };
 }
 
+/**
+ * Deletes webhook delivery log rows older than `retention.days` (none when it is 0), as
+ * {@link purgeIdempotencyKeys} does: `batchSize` per statement, at most `batchesPerRun` statements.
+ * Webhooks belong to the account, so a sub-account's own retention does not apply to their log.
+ */
+export async function purgeWebhookDeliveries(ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>, signal?: AbortSignal): Promise<{ deleted: number; more: boolean }> {
+  const { days, batchSize, batchesPerRun } = ctx.config.retention;
+  if (days === 0) return { deleted: 0, more: false };
+  const before = msToNs(ctx.clock.now() - days * DAY_MS);
+  let deleted = 0;
+  for (let batch = 0; batch < batchesPerRun; batch += 1) {
+    if (signal?.aborted) return { deleted, more: true };
+    const count = await ctx.store.webhooks.deleteDeliveriesBefore(before, batchSize);
+    deleted += count;
+    if (count < batchSize) return { deleted, more: false };
+  }
+  return { deleted, more: true };
+}
+
 /** Enqueues the retention job unless one is already pending or running (called by `start()`). */
 export async function scheduleRetention(ctx: Pick<MailplaneContext, 'jobs' | 'clock'>): Promise<void> {
   await ctx.jobs.enqueue([{ kind: RETENTION_JOB, payload: {}, runAt: ctx.clock.now(), dedupeKey: RETENTION_JOB }]);
@@ -102,8 +121,11 @@ export function retentionJobHandlers(ctx: MailplaneContext): Record<string, JobH
   const handler = jobHandler(RETENTION_JOB, async (_job, { signal }) => {
     const run = await runRetention(ctx, signal);
     const keys = await purgeIdempotencyKeys(ctx, signal);
-    if (run.messages > 0 || run.events > 0 || keys.deleted > 0) ctx.logger.info('retention deleted old rows', { messages: run.messages, events: run.events, idempotencyKeys: keys.deleted });
-    const more = run.more || keys.more;
+    const log = await purgeWebhookDeliveries(ctx, signal);
+    if (run.messages > 0 || run.events > 0 || keys.deleted > 0 || log.deleted > 0) {
+      ctx.logger.info('retention deleted old rows', { messages: run.messages, events: run.events, idempotencyKeys: keys.deleted, webhookDeliveries: log.deleted });
+    }
+    const more = run.more || keys.more || log.more;
     const runAt = ctx.clock.now() + (more ? 0 : ctx.config.retention.intervalMs);
     throw new RetryJobError(more ? 'more old rows to delete' : 'next retention run', { runAt, countAttempt: false });
   });

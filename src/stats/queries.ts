@@ -58,3 +58,15 @@ export async function aggregateStats(stats: StatsStore, scope: StatsScope, from:
   checkRange(from, to, MAX_AGGREGATE_DAYS);
   return withSent(await stats.total(scope, from, to));
 }
+
+/** Most group names {@link statGroups} answers. */
+export const MAX_STAT_GROUPS = 1000;
+
+/**
+ * The group names with mail counted in [from, to] (at most {@link MAX_STAT_GROUPS}, ascending):
+ * mailplane's addition, so a client can offer the groups to compare instead of asking for names.
+ */
+export async function statGroups(stats: StatsStore, scope: Omit<StatsScope, 'group'>, from: Day, to: Day): Promise<string[]> {
+  checkRange(from, to, MAX_AGGREGATE_DAYS);
+  return stats.groups(scope, from, to, MAX_STAT_GROUPS);
+}

@@ -53,6 +53,8 @@ export interface StatsScope {
  * - Reads MUST cost in proportion to the number of days (and sub-accounts) read, never to the
  *   number of events counted: counters are stored per (sub-account, day, group).
  * - Reads MUST NOT see another account's or (when `subAccountId` is given) sub-account's counters.
+ * - `groups` MUST answer the distinct group names (never {@link ALL_MAIL}) that have a counters row
+ *   in the scope (its `group` is ignored) on a day of [from, to], ascending, at most `limit`.
  */
 export interface StatsStore {
   increment(entries: readonly StatsIncrement[]): Promise<void>;
@@ -60,4 +62,6 @@ export interface StatsStore {
   daily(scope: StatsScope, from: Day, to: Day): Promise<Array<{ day: Day; counters: StoredCounters }>>;
   /** Sums over [from, to]. */
   total(scope: StatsScope, from: Day, to: Day): Promise<StoredCounters>;
+  /** The group names with counters on a day of [from, to], ascending (see the contract above). */
+  groups(scope: Omit<StatsScope, 'group'>, from: Day, to: Day, limit: number): Promise<string[]>;
 }

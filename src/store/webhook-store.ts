@@ -86,6 +86,39 @@ export interface WebhookDeliveryOutcome {
   reason: string;
 }
 
+/**
+ * What one webhook POST came to, as the delivery log keeps it: `delivered` (2xx), `will-retry` (a
+ * retry is queued for `nextRetryAt`), `gave-up` (the retries ran out) or `failed` (not retried:
+ * trying again cannot help, e.g. a refused target).
+ */
+export type WebhookDeliveryResult = 'delivered' | 'will-retry' | 'gave-up' | 'failed';
+
+/** One attempt to POST an event to a webhook (first tries, retries and replays alike). */
+export interface NewWebhookDelivery {
+  accountId: number;
+  webhookId: number;
+  /** The event posted (the `webhook-id`). */
+  eventId: string;
+  /** Set when the attempt belongs to a replay. */
+  replayId: string | null;
+  /** 1 for the first attempt, 2 for the first retry, and so on. */
+  attempt: number;
+  result: WebhookDeliveryResult;
+  /** The receiver's HTTP status; `null` when there was no answer. */
+  status: number | null;
+  /** Why it failed, in plain words (bounded; never a body or a secret); `null` on success. */
+  error: string | null;
+  durationMs: number;
+  created: EpochNs;
+  /** When the queued retry is due; `null` unless `result` is `will-retry`. */
+  nextRetryAt: EpochNs | null;
+}
+
+/** A {@link NewWebhookDelivery} as stored. */
+export interface WebhookDeliveryRecord extends NewWebhookDelivery {
+  id: number;
+}
+
 /** What {@link WebhookStore.claimReplay} needs. */
 export interface ReplayClaim {
   replayId: string;
@@ -118,6 +151,11 @@ export interface ReplayClaim {
  *   otherwise it changes nothing and answers `false`. Of concurrent claims with distinct ids on a free
  *   webhook exactly one wins. A missing webhook answers `false`.
  * - `releaseReplay` clears the replay only when it is `replayId`'s.
+ * - `recordDeliveries` inserts every entry (in as few statements as it can: it runs per attempt);
+ *   `listDeliveries` MUST answer only the account's rows of that webhook, newest first (`created`
+ *   descending, then id descending), paged by `limit`/`offset`, from an index on the webhook;
+ *   deleting a webhook deletes its log. `deleteDeliveriesBefore` deletes at most `limit` rows
+ *   created before `before` and answers how many.
  */
 export interface WebhookStore {
   create(input: NewWebhook): Promise<Outcome<WebhookRecord, 'duplicate-url'>>;
@@ -134,4 +172,10 @@ export interface WebhookStore {
   claimReplay(accountId: number, id: number, claim: ReplayClaim): Promise<boolean>;
   /** Ends `replayId`'s claim on the webhook (nothing when another replay holds it). */
   releaseReplay(accountId: number, id: number, replayId: string): Promise<void>;
+  /** Appends attempts to the delivery log. */
+  recordDeliveries(entries: readonly NewWebhookDelivery[]): Promise<void>;
+  /** The webhook's delivery log, newest first. */
+  listDeliveries(accountId: number, webhookId: number, query: Pick<ListQuery, 'limit' | 'offset'>): Promise<WebhookDeliveryRecord[]>;
+  /** Deletes up to `limit` log rows created before `before` (the retention job); answers how many. */
+  deleteDeliveriesBefore(before: EpochNs, limit: number): Promise<number>;
 }

@@ -13,6 +13,7 @@ import { suppressionStoreConformance } from './conformance/suppressions.js';
 import { transactionConformance } from './conformance/transactions.js';
 import { webhookStoreConformance } from './conformance/webhooks.js';
 import { webhookStateConformance } from './conformance/webhook-state.js';
+import { webhookDeliveryConformance } from './conformance/webhook-deliveries.js';
 import { warmupStoreConformance } from './conformance/warmup.js';
 import { templateStoreConformance } from './conformance/templates.js';
 import { idempotencyStoreConformance } from './conformance/idempotency.js';
@@ -71,5 +72,6 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     idempotencyStoreConformance(store);
     dkimKeysConformance(store);
     dashboardSessionStoreConformance(store, options.another);
+    webhookDeliveryConformance(store);
   });
 }

@@ -16,7 +16,7 @@ import type { MessageRecord, SendBatchRecord, WebhookRecord } from '../store/ind
 import { fromOutboxEvent } from './outbox.js';
 import { webhookPayload } from './payload.js';
 import { replayJobHandler } from './replay.js';
-import { webhookSender, type WebhookPost } from './sender.js';
+import { deliveryLogEntry, webhookSender, type WebhookPost } from './sender.js';
 import { togglesForEvent } from './toggles.js';
 
 /** The webhook delivery job handlers (webhook-events, webhook-retry, webhook-replay). */
@@ -57,12 +57,16 @@ export function webhookJobHandlers(ctx: MailplaneContext): Record<string, JobHan
     const webhook = await ctx.store.webhooks.get(accountId, webhookId);
     // Deleted, paused or disabled since: its events are no longer wanted.
     if (!webhook || !webhook.enabled) return;
-    const result = await sender.attempt({ webhook, eventId, body, ...(replayId !== undefined && { replayId }) });
-    if (result.ok || !result.retry) return;
+    const post: WebhookPost = { webhook, eventId, body, ...(replayId !== undefined && { replayId }) };
+    const result = await sender.attempt(post);
     // job.attempts counts this run: the retry with index job.attempts - 1 has just failed.
-    const next = config.retryDelaysMs[job.attempts];
+    const next = result.ok || !result.retry ? undefined : config.retryDelaysMs[job.attempts];
+    const runAt = next === undefined ? null : ctx.clock.now() + next;
+    // The first attempt was number 1, in the job that queued this one.
+    await sender.log([deliveryLogEntry(post, job.attempts + 1, result, runAt)]);
+    if (result.ok || !result.retry) return;
     if (next === undefined) throw new PermanentJobError(`gave up after ${job.attempts + 1} attempts: ${result.error}`);
-    throw new RetryJobError(result.error, { runAt: ctx.clock.now() + next });
+    throw new RetryJobError(result.error, { runAt: runAt ?? ctx.clock.now() + next });
   });
 
   return {

@@ -3,14 +3,15 @@
  * replays (src/webhook/replay.ts): each attempt is signed with the webhook's secrets of that moment
  * under the Standard Webhooks id of its event, counted, and recorded on the webhook (the failure
  * streak that disables a webhook after `disableAfterMs` without a success); a failed first attempt
- * becomes a `webhook-retry` job.
+ * becomes a `webhook-retry` job. Every attempt is also a row of the delivery log
+ * (`WebhookStore.recordDeliveries`): a job's first attempts in one insert, a retry in one.
  */
 import PQueue from 'p-queue';
 import type { MailplaneContext } from '../context.js';
 import { WEBHOOK_RETRY_JOB, type MailplaneJobs } from '../jobs/kinds.js';
 import type { EnqueueJob } from '../jobs/queue.js';
-import { nowNs } from '../model/time.js';
-import type { WebhookRecord } from '../store/index.js';
+import { msToNs, nowNs, type EpochNs } from '../model/time.js';
+import type { NewWebhookDelivery, WebhookRecord } from '../store/index.js';
 import { postWebhook, type WebhookAttempt } from './post.js';
 import { disabledReason, webhookService } from './webhooks.js';
 
@@ -24,10 +25,39 @@ export interface WebhookPost {
   replayId?: string;
 }
 
+/** An attempt's result with when it started and how long it took, for the delivery log. */
+export type TimedWebhookAttempt = WebhookAttempt & { at: EpochNs; durationMs: number };
+
+/** Longest error text kept in the delivery log: enough for a DNS or socket error, never a body. */
+const MAX_LOGGED_ERROR = 300;
+
+/**
+ * The delivery log row of one attempt. `retryAtMs`: when the retry queued for a failure is due,
+ * `null` when none is (the retries ran out: `gave-up`; a failure that is not retried: `failed`).
+ */
+export function deliveryLogEntry(post: WebhookPost, attempt: number, result: TimedWebhookAttempt, retryAtMs: number | null): NewWebhookDelivery {
+  const outcome = result.ok ? 'delivered' : !result.retry ? 'failed' : retryAtMs !== null ? 'will-retry' : 'gave-up';
+  return {
+    accountId: post.webhook.accountId,
+    webhookId: post.webhook.id,
+    eventId: post.eventId,
+    replayId: post.replayId ?? null,
+    attempt,
+    result: outcome,
+    status: result.status ?? null,
+    error: result.ok ? null : result.error.slice(0, MAX_LOGGED_ERROR),
+    durationMs: result.durationMs,
+    created: result.at,
+    nextRetryAt: outcome === 'will-retry' && retryAtMs !== null ? msToNs(retryAtMs) : null,
+  };
+}
+
 /** What {@link webhookSender} gives its callers. */
 export interface WebhookSender {
   /** One attempt, recorded on the webhook (a webhook this failure disabled is logged once). */
-  attempt(post: WebhookPost): Promise<WebhookAttempt>;
+  attempt(post: WebhookPost): Promise<TimedWebhookAttempt>;
+  /** Writes attempts to the delivery log; a failure to write is logged, never fails the delivery. */
+  log(entries: readonly NewWebhookDelivery[]): Promise<void>;
   /** First attempts of `posts`, `concurrency` at a time; the failed ones are queued as retries. */
   postAll(posts: readonly WebhookPost[]): Promise<void>;
 }
@@ -54,9 +84,11 @@ export function webhookSender(ctx: MailplaneContext): WebhookSender {
     }
   };
 
-  const attempt = async (post: WebhookPost): Promise<WebhookAttempt> => {
+  const attempt = async (post: WebhookPost): Promise<TimedWebhookAttempt> => {
     const { webhook } = post;
-    const result = await postWebhook(webhook.url, post.body, webhookService.signingSecrets(ctx, webhook), {
+    const at = nowNs(ctx.clock);
+    const started = performance.now();
+    const posted = await postWebhook(webhook.url, post.body, webhookService.signingSecrets(ctx, webhook), {
       resolver: ctx.resolver,
       allowPrivateTargets: config.allowPrivateTargets,
       timeoutMs: config.timeoutMs,
@@ -64,6 +96,7 @@ export function webhookSender(ctx: MailplaneContext): WebhookSender {
       messageId: post.eventId,
       ...(post.replayId !== undefined && { replayId: post.replayId }),
     });
+    const result: TimedWebhookAttempt = { ...posted, at, durationMs: Math.round(performance.now() - started) };
     ctx.metrics.webhookDeliveries.inc({ result: result.ok ? 'delivered' : result.retry ? 'failed' : 'refused' });
     if (!result.ok && !result.retry) {
       ctx.logger.warn('webhook: delivery refused, not retried', { webhookId: webhook.id, accountId: webhook.accountId, eventId: post.eventId, error: result.error });
@@ -72,24 +105,38 @@ export function webhookSender(ctx: MailplaneContext): WebhookSender {
     return result;
   };
 
+  const log = async (entries: readonly NewWebhookDelivery[]): Promise<void> => {
+    try {
+      await ctx.store.webhooks.recordDeliveries(entries);
+    } catch (error) {
+      // The log is for people reading it; the events were posted whatever it says.
+      ctx.logger.warn('webhook: the delivery log could not be written', { attempts: entries.length, error: error instanceof Error ? error.message : String(error) });
+    }
+  };
+
   const postAll = async (posts: readonly WebhookPost[]): Promise<void> => {
     const queue = new PQueue({ concurrency: config.concurrency });
     const retries: EnqueueJob<MailplaneJobs>[] = [];
+    const entries: NewWebhookDelivery[] = [];
+    const firstDelay = config.retryDelaysMs[0];
     await Promise.all(
       posts.map((post) =>
         queue.add(async () => {
           const result = await attempt(post);
-          if (result.ok || !result.retry) return;
+          const runAt = !result.ok && result.retry && firstDelay !== undefined ? ctx.clock.now() + firstDelay : null;
+          entries.push(deliveryLogEntry(post, 1, result, runAt));
+          if (runAt === null) return;
           const { webhook, eventId, body, replayId } = post;
           const payload = { accountId: webhook.accountId, webhookId: webhook.id, eventId, body, ...(replayId !== undefined && { replayId }) };
           const dedupeKey = `${webhook.id}:${eventId}${replayId === undefined ? '' : `:${replayId}`}`;
-          retries.push({ kind: WEBHOOK_RETRY_JOB, payload, runAt: ctx.clock.now() + config.retryDelaysMs[0]!, dedupeKey });
+          retries.push({ kind: WEBHOOK_RETRY_JOB, payload, runAt, dedupeKey });
         }),
       ),
     );
+    await log(entries);
     // If this fails, the whole job runs again: some events are then posted twice (at least once).
-    if (retries.length > 0 && config.retryDelaysMs.length > 0) await ctx.jobs.enqueue(retries);
+    if (retries.length > 0) await ctx.jobs.enqueue(retries);
   };
 
-  return { attempt, postAll };
+  return { attempt, log, postAll };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { epochNsSchema } from '../model/wire-schemas.js';
-import type { WebhookRecord, WebhookToggle } from '../store/index.js';
+import type { WebhookDeliveryRecord, WebhookRecord, WebhookToggle } from '../store/index.js';
 import { pickToggles, WEBHOOK_TOGGLES } from './toggles.js';
 
 const toggleFields = Object.fromEntries(WEBHOOK_TOGGLES.map((toggle) => [toggle, z.boolean()])) as Record<WebhookToggle, z.ZodBoolean>;
@@ -47,4 +47,40 @@ export function webhookToWire(record: WebhookRecord): z.output<typeof webhookWir
 /** {@link webhookToWire} plus the plaintext signing secret; only for the response that made the secret. */
 export function webhookWithSecretToWire(record: WebhookRecord, secret: string): z.output<typeof webhookWithSecretWireSchema> {
   return { ...webhookToWire(record), secret };
+}
+
+/** The wire shape of {@link webhookDeliveryToWire}: one attempt of the delivery log. */
+export const webhookDeliveryWireSchema = z.object({
+  id: z.int(),
+  webhookId: z.int(),
+  eventId: z.string(),
+  replayId: z.string().nullable(),
+  attempt: z.int(),
+  result: z.enum(['delivered', 'will-retry', 'gave-up', 'failed']),
+  status: z.int().nullable(),
+  error: z.string().nullable(),
+  durationMs: z.int(),
+  created: epochNsSchema,
+  nextRetryAt: epochNsSchema.nullable(),
+});
+
+/**
+ * One attempt of `GET /account/webhook/{id}/delivery` (mailplane's addition, docs/webhooks.md):
+ * which event, which attempt, what came of it, the receiver's status or the error in plain words,
+ * how long it took, and when the queued retry is due.
+ */
+export function webhookDeliveryToWire(record: WebhookDeliveryRecord): z.output<typeof webhookDeliveryWireSchema> {
+  return {
+    id: record.id,
+    webhookId: record.webhookId,
+    eventId: record.eventId,
+    replayId: record.replayId,
+    attempt: record.attempt,
+    result: record.result,
+    status: record.status,
+    error: record.error,
+    durationMs: record.durationMs,
+    created: record.created,
+    nextRetryAt: record.nextRetryAt,
+  };
 }

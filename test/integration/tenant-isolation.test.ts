@@ -101,6 +101,7 @@ describe.each(storeKinds)('tenant isolation over every route (%s)', (kind) => {
       for (const p of t.pools) await read(`pool ${p.id}`, `/account/ippool/${p.id}`, account);
       for (const x of t.tpsps) await read(`tpsp ${x.id}`, `/account/tpsp/${x.id}`, account);
       for (const w of t.webhooks) await read(`webhook ${w.id}`, `/account/webhook/${w.id}`, account);
+      for (const w of t.webhooks) await read(`webhook deliveries ${w.id}`, `/account/webhook/${w.id}/delivery`, account);
       for (const s of t.subs) {
         for (const m of s.messageIds) await read(`message ${m}`, `/account/message/${m}`, account);
         await read(`domain ${s.domain.id}`, `/subaccount/domain/${s.domain.id}`, { sub: s.apiKey });
@@ -132,7 +133,10 @@ describe.each(storeKinds)('tenant isolation over every route (%s)', (kind) => {
       for (const s of t.subs) {
         expect((await callJson(harness, 'GET', '/subaccount/stat/aggregate', { sub: s.apiKey, query: range })).body.processed).toBe(s.messageIds.length);
         expect((await callJson(harness, 'GET', `/account/subaccount/stat/${s.id}/aggregate`, { account: t.accountKey, query: range })).body.processed).toBe(s.messageIds.length);
+        expect((await callJson(harness, 'GET', '/subaccount/stat/groups', { sub: s.apiKey, query: range })).body).toEqual([s.group]);
       }
+      // The account's group names are its sub-accounts' own, none of another tenant's.
+      expect((await callJson(harness, 'GET', '/account/stat/groups', { account: t.accountKey, query: range })).body).toEqual(t.subs.map((s) => s.group).sort());
     }
   });
 

@@ -166,6 +166,10 @@ describe.each(storeKinds)('Standard Webhooks (%s)', (kind) => {
       expect(delivery.headers['webhook-id']).toBe(original.headers['webhook-id']);
       expect(verifies(secret, delivery)).toBe(true);
     }
+    // The delivery log has the replay's three attempts, marked with its id, above the six first tries.
+    const log = (await call('GET', `/account/webhook/${id}/delivery`)).body as Array<{ replayId: string | null; result: string; attempt: number }>;
+    expect(log.map((d) => d.replayId)).toEqual([...Array<string>(3).fill(replay.body.id), ...Array<null>(6).fill(null)]);
+    expect(new Set(log.map((d) => `${d.attempt} ${d.result}`))).toEqual(new Set(['1 delivered']));
 
     // Second of the hour: allowed; third: refused. Bad ranges are 422 with their own codes.
     expect((await call('POST', `/account/webhook/${id}/replay`, { from, to, eventTypes: [0] })).status).toBe(202);

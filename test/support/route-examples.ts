@@ -103,6 +103,7 @@ const EXAMPLES: Record<string, (r: ExampleRefs) => RouteExample> = {
     },
   }),
   'GET /subaccount/message/:message_id': () => ({}),
+  'GET /account/webhook/:webhook_id/delivery': () => ({ query: { limit: '5', offset: '0' } }),
 };
 
 /** A value of the JSON Schema `schema` (from zod), for routes the table above does not know yet. */

@@ -4,7 +4,7 @@
  * of sub-account secrets on the dashboard's API path (src/dashboard/).
  */
 import { describe, expect, it } from 'vitest';
-import { activityQuery, chartData, counterTotals, groupList, inBatches, poolRequestBody, warmupStages, eventIsProblem, eventName, formatCount, formatNs, lastDays, parseRoute, seriesTotals, type DayStat } from '../../src/dashboard/ui/format.js';
+import { activityQuery, chartData, counterTotals, inBatches, poolRequestBody, warmupStages, eventIsProblem, eventName, formatCount, formatNs, lastDays, parseRoute, seriesTotals, type DayStat } from '../../src/dashboard/ui/format.js';
 import { readCookie, sessionCookie } from '../../src/dashboard/cookies.js';
 import { redactSecrets } from '../../src/dashboard/proxy.js';
 
@@ -41,14 +41,12 @@ describe('dashboard overview logic', () => {
     ]);
   });
 
-  it('reads the comparison: an aggregate’s series, the named groups, and the requests a few at a time', async () => {
+  it('reads the comparison: an aggregate’s series, and the requests a few at a time', async () => {
     expect(counterTotals(counters(5, 4, 1, 2)).slice(0, 3)).toEqual([
       { label: 'Processed', total: 5 },
       { label: 'Delivered', total: 4 },
       { label: 'Bounced', total: 3 },
     ]);
-    expect(groupList(' welcome, promo,,welcome , ')).toEqual(['welcome', 'promo']);
-    expect(groupList(Array.from({ length: 15 }, (_, i) => `g${i}`).join(','))).toHaveLength(10);
     let running = 0;
     let most = 0;
     const answers = await inBatches([5, 1, 3, 2, 4, 0], 2, async (n) => {
@@ -62,11 +60,11 @@ describe('dashboard overview logic', () => {
     expect(await inBatches([], 4, async () => 1)).toEqual([]);
   });
 
-  it('writes a pool form as the API’s body: the name only when changed, {} for round robin, no overflow pool without overflow', () => {
-    const draft = { name: ' Bulk ', routingStrategy: 0, routingMetaData: '{"x":1}', shouldOverflow: false, overflowPoolName: 'Shared', warmupInterval: '48', ips: ['192.0.2.1'] };
-    expect(poolRequestBody(draft)).toEqual({ name: 'Bulk', routingStrategy: 0, routingMetaData: '{}', shouldOverflow: false, overflowPoolName: '', warmupInterval: 48, ips: [{ publicIp: '192.0.2.1' }] });
+  it('writes a pool form as the API’s body: the name only when changed, {} for round robin, no overflow pool without overflow, the TPSP members by id', () => {
+    const draft = { name: ' Bulk ', routingStrategy: 0, routingMetaData: '{"x":1}', shouldOverflow: false, overflowPoolName: 'Shared', warmupInterval: '48', ips: ['192.0.2.1'], tpsps: [3] };
+    expect(poolRequestBody(draft)).toEqual({ name: 'Bulk', routingStrategy: 0, routingMetaData: '{}', shouldOverflow: false, overflowPoolName: '', warmupInterval: 48, ips: [{ publicIp: '192.0.2.1' }], tpsps: [3] });
     const edited = poolRequestBody({ ...draft, name: 'Shared', routingStrategy: 2, shouldOverflow: true, warmupInterval: '' }, { name: 'Shared' });
-    expect(edited).toEqual({ routingStrategy: 2, routingMetaData: '{"x":1}', shouldOverflow: true, overflowPoolName: 'Shared', ips: [{ publicIp: '192.0.2.1' }] });
+    expect(edited).toEqual({ routingStrategy: 2, routingMetaData: '{"x":1}', shouldOverflow: true, overflowPoolName: 'Shared', ips: [{ publicIp: '192.0.2.1' }], tpsps: [3] });
   });
 
   it('formats counts and nanosecond times, and names event types', () => {

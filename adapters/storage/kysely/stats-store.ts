@@ -101,5 +101,20 @@ export function kyselyStatsStore(ctx: KyselyStoreContext): StatsStore {
       const row = await scoped(scope, from, to).select(sums).executeTakeFirst();
       return row ? toCounters(row) : zeroCounters();
     },
+
+    async groups(scope, from, to, limit) {
+      // The account index (account_id, grp, day) or the primary key (sub_account_id, day, grp) serves it.
+      let query = db
+        .selectFrom('stats_daily')
+        .select('grp')
+        .distinct()
+        .where('account_id', '=', scope.accountId)
+        .where('grp', '<>', ALL_MAIL)
+        .where('day', '>=', from)
+        .where('day', '<=', to);
+      if (scope.subAccountId !== undefined) query = query.where('sub_account_id', '=', scope.subAccountId);
+      const rows = await query.orderBy('grp').limit(limit).execute();
+      return rows.map((row) => row.grp);
+    },
   };
 }

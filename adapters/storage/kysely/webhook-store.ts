@@ -5,6 +5,7 @@ import type { KyselyStoreContext } from './context.js';
 import { containsText, isUniqueViolation } from './dialect.js';
 import { fromBool, toBigint, toBool, toNumber } from './rows.js';
 import type { WebhooksTable } from './tables/webhooks.js';
+import { kyselyWebhookDeliveryLog } from './webhook-delivery-store.js';
 
 /** The column of each event switch. */
 const TOGGLE_COLUMNS = {
@@ -196,5 +197,7 @@ export function kyselyWebhookStore(ctx: KyselyStoreContext): WebhookStore {
         .where('replay_id', '=', replayId)
         .execute();
     },
+
+    ...kyselyWebhookDeliveryLog(ctx),
   };
 }

@@ -114,12 +114,6 @@ export const counterTotals = (counters: StatCounters): { label: string; total: n
 /** At most this many groups in the comparison: each is one request. */
 export const MAX_COMPARED_GROUPS = 10;
 
-/** The group names of a comma-separated field: trimmed, without blanks or repeats, at most {@link MAX_COMPARED_GROUPS}. */
-export function groupList(text: string): string[] {
-  const names = text.split(',').map((name) => name.trim()).filter((name) => name !== '');
-  return [...new Set(names)].slice(0, MAX_COMPARED_GROUPS);
-}
-
 /**
  * `work` of each item, at most `limit` at a time, the answers in the items' order: the comparison
  * reads one aggregate per sub-account, and a hundred at once would spend the key's rate limit.
@@ -147,12 +141,14 @@ export interface PoolDraft {
   warmupInterval: string;
   /** The member IPs' addresses. */
   ips: string[];
+  /** The member third-party sending providers' ids. */
+  tpsps: number[];
 }
 
 /**
  * The body of `POST /account/ippool` (no `original`) or `PUT /account/ippool/{id}` of a pool form:
  * the name only when it changed (the Shared pool refuses any rename), round robin's metadata `{}`,
- * no overflow pool without overflow, and the TPSP members left as they are (not in the form).
+ * no overflow pool without overflow; the members (IPs by address, TPSPs by id) as the form has them.
  */
 export function poolRequestBody(draft: PoolDraft, original?: { name: string }): Record<string, unknown> {
   const name = draft.name.trim();
@@ -166,5 +162,6 @@ export function poolRequestBody(draft: PoolDraft, original?: { name: string }): 
     overflowPoolName: draft.shouldOverflow ? draft.overflowPoolName : '',
     ...(draft.warmupInterval.trim() !== '' && { warmupInterval: Number.isInteger(interval) ? interval : draft.warmupInterval }),
     ips: draft.ips.map((publicIp) => ({ publicIp })),
+    tpsps: draft.tpsps,
   };
 }

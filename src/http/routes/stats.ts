@@ -9,6 +9,7 @@ import {
   groupRangeQuerySchema,
   rangeQuerySchema,
   statCountersWireSchema,
+  statGroups,
 } from '../../stats/queries.js';
 import { route } from '../route.js';
 
@@ -119,6 +120,27 @@ export const statsRoutes = [
     query: groupRangeQuerySchema,
     handle: async ({ ctx, principal: { account }, query }) => ({
       body: await aggregateStats(ctx.store.stats, { accountId: account.id, group: query.group }, query.from, query.to),
+    }),
+  }),
+  // mailplane's additions: the group names with mail in the range (the per-group routes need one).
+  route({
+    method: 'GET',
+    path: '/subaccount/stat/groups',
+    auth: 'subaccount',
+    response: z.array(z.string()),
+    query: rangeQuerySchema,
+    handle: async ({ ctx, principal: { subAccount }, query }) => ({
+      body: await statGroups(ctx.store.stats, { accountId: subAccount.accountId, subAccountId: subAccount.id }, query.from, query.to),
+    }),
+  }),
+  route({
+    method: 'GET',
+    path: '/account/stat/groups',
+    auth: 'account',
+    response: z.array(z.string()),
+    query: rangeQuerySchema,
+    handle: async ({ ctx, principal: { account }, query }) => ({
+      body: await statGroups(ctx.store.stats, { accountId: account.id }, query.from, query.to),
     }),
   }),
 ];

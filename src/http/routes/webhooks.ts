@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { parseResourceId } from '../../model/ids.js';
-import { listQuerySchema } from '../../model/paging.js';
+import { listQuerySchema, queryInt } from '../../model/paging.js';
 import type { WebhookToggle } from '../../store/index.js';
 import { WEBHOOK_TOGGLES } from '../../webhook/toggles.js';
 import { webhookUrlSchema } from '../../webhook/url.js';
 import {
+  webhookDeliveryToWire,
+  webhookDeliveryWireSchema,
   webhookToWire,
   webhookUpdateWireSchema,
   webhookWireSchema,
@@ -56,6 +58,16 @@ const replayBody = z.strictObject({
   from: replayBound,
   to: replayBound,
   eventTypes: z.array(z.enum(EventType)).max(9).optional(),
+});
+
+/** The delivery log's page: at most 100 attempts (clamped, as the other lists clamp), skipping `offset`. */
+const deliveryQuery = z.object({
+  limit: queryInt(1)
+    .optional()
+    .transform((v) => Math.min(v ?? 20, 100)),
+  offset: queryInt(0)
+    .optional()
+    .transform((v) => v ?? 0),
 });
 
 /** `/account/webhook`: the webhooks of the calling account. */
@@ -136,6 +148,20 @@ export const webhookRoutes: AnyRoute[] = [
     handle: async ({ ctx, principal, params, body }) => {
       const replay = await startReplay(ctx, principal.account.id, parseResourceId(params.webhook_id), body);
       return { body: queuedReplayToWire(replay) };
+    },
+  }),
+  // mailplane's addition: the webhook's delivery log, newest attempt first.
+  route({
+    method: 'GET',
+    path: '/account/webhook/:webhook_id/delivery',
+    auth: 'account',
+    response: z.array(webhookDeliveryWireSchema),
+    query: deliveryQuery,
+    handle: async ({ ctx, principal, params, query }) => {
+      // 406 for a webhook the account does not have, as every other webhook route.
+      const webhook = await webhookService.get(ctx, principal.account.id, parseResourceId(params.webhook_id));
+      const log = await ctx.store.webhooks.listDeliveries(principal.account.id, webhook.id, query);
+      return { body: log.map(webhookDeliveryToWire) };
     },
   }),
 ];

@@ -54,5 +54,24 @@ export function statsStoreConformance(store: () => MailplaneStore): void {
       expect((await store().stats.total({ accountId: a.id }, '2026-03-02', '2026-03-02')).processed).toBe(0);
       expect((await store().stats.total({ accountId: b.id, subAccountId: a1.id }, '2026-03-01', '2026-03-31')).processed).toBe(0);
     });
+    it('lists the group names with counters in a range, per sub-account or account, never another account\'s', async () => {
+      const a = await newAccount(store(), 'ga');
+      const b = await newAccount(store(), 'gb');
+      const a1 = await newSubAccount(store(), a.id);
+      const a2 = await newSubAccount(store(), a.id);
+      const b1 = await newSubAccount(store(), b.id);
+      await store().stats.increment([
+        { accountId: a.id, subAccountId: a1.id, day: '2026-04-01', group: ALL_MAIL, counters: { processed: 2 } },
+        { accountId: a.id, subAccountId: a1.id, day: '2026-04-01', group: 'welcome', counters: { processed: 1 } },
+        { accountId: a.id, subAccountId: a1.id, day: '2026-04-02', group: 'news', counters: { processed: 1 } },
+        { accountId: a.id, subAccountId: a2.id, day: '2026-04-02', group: 'news', counters: { processed: 1 } },
+        { accountId: a.id, subAccountId: a2.id, day: '2026-04-09', group: 'later', counters: { processed: 1 } },
+        { accountId: b.id, subAccountId: b1.id, day: '2026-04-01', group: 'secret-b', counters: { processed: 1 } },
+      ]);
+      expect(await store().stats.groups({ accountId: a.id }, '2026-04-01', '2026-04-05', 100)).toEqual(['news', 'welcome']);
+      expect(await store().stats.groups({ accountId: a.id, subAccountId: a2.id }, '2026-04-01', '2026-04-30', 100)).toEqual(['later', 'news']);
+      expect(await store().stats.groups({ accountId: a.id }, '2026-04-01', '2026-04-30', 2)).toEqual(['later', 'news']);
+      expect(await store().stats.groups({ accountId: a.id, subAccountId: b1.id }, '2026-04-01', '2026-04-30', 100)).toEqual([]);
+    });
   });
 }

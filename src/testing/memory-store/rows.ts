@@ -22,6 +22,7 @@ import type {
   TpspRecord,
   WarmupProgressRecord,
   WebhookRecord,
+  WebhookDeliveryRecord,
 } from '../../store/index.js';
 import type { Keyed } from './tables.js';
 import type { IdempotencyKeyRecord } from '../../store/idempotency-store.js';
@@ -54,6 +55,8 @@ export interface PoolTpspRow extends Keyed<string> {
 }
 /** A stored webhook. */
 export type WebhookRow = WebhookRecord & Keyed<number>;
+/** One attempt of the webhook delivery log. */
+export type WebhookDeliveryRow = WebhookDeliveryRecord & Keyed<number>;
 
 /** A stored job, as the Kysely schema keeps it: `availableAt` is `runAt` when pending, the lease end when running. */
 export interface JobRow extends Keyed<number> {

@@ -57,5 +57,16 @@ export function memoryStatsStore(ctx: MemoryContext): StatsStore {
         for (const row of scoped(tables, scope, from, to)) addInto(counters, row.counters);
         return counters;
       }),
+
+    groups: (scope, from, to, limit) =>
+      ctx.read((tables) => {
+        const names = new Set<string>();
+        for (const row of tables.stats.values()) {
+          if (row.accountId !== scope.accountId || row.group === ALL_MAIL || row.day < from || row.day > to) continue;
+          if (scope.subAccountId === undefined || row.subAccountId === scope.subAccountId) names.add(row.group);
+        }
+        // Code-unit order, as the databases' binary collation of the column.
+        return [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).slice(0, limit);
+      }),
   };
 }

@@ -111,6 +111,7 @@ export interface TableRows {
   /** Keyed by `<templateId>:<version>`. */
   templateVersions: Rows<string, R.TemplateVersionRow>;
   idempotencyKeys: Rows<string, R.IdempotencyKeyRow>;
+  webhookDeliveries: Rows<number, R.WebhookDeliveryRow>;
 }
 
 /** Table names, in one list so creating and overlaying them cannot forget one. */
@@ -118,6 +119,7 @@ const TABLES = [
   'accounts', 'subAccounts', 'smtpAuths', 'domains', 'suppressions', 'ips', 'tpsps', 'ipPools', 'poolIps',
   'poolTpsps', 'webhooks', 'jobs', 'stats', 'batches', 'messages', 'events', 'warmupProgress', 'dailySends',
   'warmupTraffic', 'rateLimits', 'sandboxMessages', 'templates', 'templateVersions', 'idempotencyKeys',
+  'webhookDeliveries',
 ] as const satisfies ReadonlyArray<keyof TableRows>;
 
 /** Empty committed tables. */

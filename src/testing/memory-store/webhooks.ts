@@ -72,6 +72,7 @@ export function memoryWebhookStore(ctx: MemoryContext): WebhookStore {
         const row = owned(tables, accountId, id);
         if (!row) return null;
         tables.webhooks.delete(id);
+        for (const entry of [...tables.webhookDeliveries.values()]) if (entry.webhookId === id) tables.webhookDeliveries.delete(entry.key);
         return asWebhook(row);
       }),
 
@@ -111,6 +112,31 @@ export function memoryWebhookStore(ctx: MemoryContext): WebhookStore {
       ctx.write((tables) => {
         const row = owned(tables, accountId, id);
         if (row?.replayId === replayId) tables.webhooks.set(id, { ...row, replayId: null, replayClaimedAt: null });
+      }),
+
+    recordDeliveries: (entries) =>
+      ctx.write((tables) => {
+        for (const entry of entries) {
+          requireParent(tables.webhooks.has(entry.webhookId), `webhook ${entry.webhookId}`);
+          const id = ctx.nextId('webhookDeliveries');
+          tables.webhookDeliveries.set(id, { key: id, id, ...structuredClone(entry) });
+        }
+      }),
+
+    listDeliveries: (accountId, webhookId, query) =>
+      ctx.read((tables) =>
+        [...tables.webhookDeliveries.values()]
+          .filter((d) => d.accountId === accountId && d.webhookId === webhookId)
+          .sort((a, b) => (a.created === b.created ? b.id - a.id : a.created < b.created ? 1 : -1))
+          .slice(query.offset, query.offset + query.limit)
+          .map((row) => toRecord(row)),
+      ),
+
+    deleteDeliveriesBefore: (before, limit) =>
+      ctx.write((tables) => {
+        const old = [...tables.webhookDeliveries.values()].filter((d) => d.created < before).sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : 0)).slice(0, limit);
+        for (const row of old) tables.webhookDeliveries.delete(row.key);
+        return old.length;
       }),
   };
 }

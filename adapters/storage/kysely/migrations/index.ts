@@ -23,6 +23,7 @@ import { dkimRotationMigration } from './0021-dkim-rotation.js';
 import { cacheVersionMigration } from './0022-cache-version.js';
 import { dashboardSessionsMigration } from './0023-dashboard-sessions.js';
 import { eventKeysMigration } from './0024-event-keys.js';
+import { webhookDeliveriesMigration } from './0025-webhook-deliveries.js';
 
 /*
  * Versioned migrations, applied in name order on start. Never edit a migration that has shipped:
@@ -52,6 +53,7 @@ const migrationFactories: Record<string, (dialect: DialectName) => Migration> = 
   '0022-cache-version': cacheVersionMigration,
   '0023-dashboard-sessions': dashboardSessionsMigration,
   '0024-event-keys': eventKeysMigration,
+  '0025-webhook-deliveries': webhookDeliveriesMigration,
 };
 
 /** The Kysely migration provider of the mailplane schema for one dialect. */

@@ -1,4 +1,4 @@
-import type { DbFlag, DbId, DbInt } from '../schema.js';
+import type { DbFlag, DbId, DbInt, DbIntNull } from '../schema.js';
 
 /** One webhook of an account; the thirteen event switches are 0/1 flag columns. */
 export interface WebhooksTable {
@@ -38,7 +38,27 @@ export interface WebhooksTable {
   updated: DbInt;
 }
 
+/** Migration 0025: one row per webhook POST attempt (the delivery log). */
+export interface WebhookDeliveriesTable {
+  id: DbId;
+  account_id: DbInt;
+  webhook_id: DbInt;
+  event_id: string;
+  replay_id: string | null;
+  attempt: DbInt;
+  /** `WebhookDeliveryResult`. */
+  result: string;
+  status: DbIntNull;
+  error: string | null;
+  duration_ms: DbInt;
+  /** ns */
+  created: DbInt;
+  /** ns; set when a retry is queued. */
+  next_retry_at: DbIntNull;
+}
+
 /** The tables of the webhook area. */
 export interface WebhookTables {
   webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

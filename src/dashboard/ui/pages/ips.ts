@@ -1,12 +1,14 @@
 /**
  * IPs and pools of the account (docs/ip-pools.md, docs/routing.md): each IP's state and warmup
- * stage per mailbox provider; each pool's routing strategy, overflow pool and members, with a form
- * to create a pool and one to edit each.
+ * stage per mailbox provider; each pool's routing strategy, overflow pool and members (IPs and
+ * third-party sending providers), with a form to create a pool and one to edit each; allocating
+ * IPs to the account and releasing them, deleting a pool.
  */
 import { useState } from 'preact/hooks';
 import { formatNs, warmupStages } from '../format.js';
 import { ErrorNote, html, Status, useApp, useLoad } from '../lib.js';
-import { PoolForm, STRATEGIES, type Pool } from './pool-form.js';
+import { AllocateIps } from './ip-allocate.js';
+import { PoolForm, STRATEGIES, type Pool, type Tpsp } from './pool-form.js';
 
 interface Ip {
   id: number;
@@ -24,18 +26,31 @@ export function IpsAndPools() {
   const { api } = useApp();
   const ips = useLoad(() => api.call<Ip[]>('GET', '/account/ip', { query: { limit: '100' } }), []);
   const pools = useLoad(() => api.call<Pool[]>('GET', '/account/ippool', { query: { limit: '100' } }), []);
+  const tpsps = useLoad(() => api.call<Tpsp[]>('GET', '/account/tpsp', { query: { limit: '100' } }), []);
   const [editing, setEditing] = useState<number | undefined>();
+  const [error, setError] = useState<string | undefined>();
   const addresses = (ips.data ?? []).map((ip) => ip.publicIp);
+  /** A deletion (an IP released, a pool deleted), then both lists read again: a pool lists its IPs. */
+  const remove = async (path: string) => {
+    setError(undefined);
+    try {
+      await api.call('DELETE', path);
+    } catch (failure) {
+      setError((failure as Error).message);
+    }
+    ips.reload();
+    pools.reload();
+  };
   return html`<section aria-labelledby="ips-title">
     <h1 id="ips-title">IPs and pools</h1>
-    <${ErrorNote} message=${ips.error ?? pools.error} />
+    <${ErrorNote} message=${error ?? ips.error ?? pools.error ?? tpsps.error} />
     ${(ips.loading || pools.loading) && html`<${Status}>Loading…</${Status}>`}
     ${ips.data && ips.data.length === 0 && html`<${Status}>No IPs allocated: mail goes out through the default route.</${Status}>`}
     ${ips.data &&
     ips.data.length > 0 &&
     html`<table class="list">
       <caption>IPs</caption>
-      <thead><tr><th scope="col">IP</th><th scope="col">Reverse DNS</th><th scope="col">State</th><th scope="col">Warmup</th><th scope="col">Added</th></tr></thead>
+      <thead><tr><th scope="col">IP</th><th scope="col">Reverse DNS</th><th scope="col">State</th><th scope="col">Warmup</th><th scope="col">Added</th><th scope="col">Change</th></tr></thead>
       <tbody>
         ${ips.data.map(
           (ip) => html`<tr>
@@ -43,6 +58,7 @@ export function IpsAndPools() {
             <td>${ip.autoWarmupEnabled ? html`on${ip.autoWarmupStage !== undefined ? `, stage ${ip.autoWarmupStage}` : ''}
                   <ul class="stages">${warmupStages(ip.autoWarmupPlan).map((s) => html`<li>${s.provider}: ${s.text}</li>`)}</ul>` : 'off'}</td>
             <td>${formatNs(ip.created)}</td>
+            <td><button type="button" class="danger" onClick=${() => confirm(`Release ${ip.publicIp}? Pools stop using it.`) && remove(`/account/ip/${ip.id}`)}>Release ${ip.publicIp}</button></td>
           </tr>`,
         )}
       </tbody>
@@ -60,7 +76,10 @@ export function IpsAndPools() {
             <td>${STRATEGIES[p.routingStrategy] ?? p.routingStrategy}</td>
             <td>${p.shouldOverflow ? `to ${p.overflowPoolName}` : 'no'}</td>
             <td>${[...p.ips.map((ip) => ip.publicIp), ...p.thirdPartySendingProviders.map((t) => t.name)].join(', ') || '—'}</td>
-            <td><button type="button" aria-expanded=${editing === p.id} onClick=${() => setEditing(editing === p.id ? undefined : p.id)}>Edit ${p.name}</button></td>
+            <td>
+              <button type="button" aria-expanded=${editing === p.id} onClick=${() => setEditing(editing === p.id ? undefined : p.id)}>Edit ${p.name}</button>
+              ${p.type !== 0 && html` <button type="button" class="danger" onClick=${() => confirm(`Delete the pool ${p.name}?`) && remove(`/account/ippool/${p.id}`)}>Delete ${p.name}</button>`}
+            </td>
           </tr>`,
         )}
       </tbody>
@@ -73,11 +92,14 @@ export function IpsAndPools() {
       pool=${pools.data.find((p) => p.id === editing)}
       pools=${pools.data}
       ips=${addresses}
+      tpsps=${tpsps.data ?? []}
       onDone=${() => (setEditing(undefined), pools.reload())}
       onCancel=${() => setEditing(undefined)}
     />`}
     ${pools.data &&
     html`<h2>Create a pool</h2>
-      <${PoolForm} pools=${pools.data} ips=${addresses} onDone=${() => pools.reload()} />`}
+      <${PoolForm} pools=${pools.data} ips=${addresses} tpsps=${tpsps.data ?? []} onDone=${() => pools.reload()} />`}
+    <h2>Allocate IPs</h2>
+    <${AllocateIps} onDone=${() => ips.reload()} />
   </section>`;
 }

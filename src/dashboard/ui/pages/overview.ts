@@ -1,6 +1,7 @@
 /**
  * Overview: today's counters and the last 30 days as a chart, for the whole account, one
- * sub-account or one group; for an account, every sub-account's and named group's totals side by side.
+ * sub-account or one group (the groups with mail in the last 30 days, from `GET /account/stat/groups`);
+ * for an account, every sub-account's and the chosen groups' totals side by side.
  */
 import { useState } from 'preact/hooks';
 import { DailyChart } from '../chart.js';
@@ -31,7 +32,10 @@ const Totals = ({ days, caption }: { days: readonly DayStat[]; caption: string }
 export function Overview() {
   const { api, session } = useApp();
   const [scope, setScope] = useState('all');
-  const [group, setGroup] = useState('');
+  const groups = useLoad(
+    () => (session.kind === 'account' ? api.call<string[]>('GET', '/account/stat/groups', { query: lastDays(Date.now(), 30) }) : Promise.resolve([])),
+    [],
+  );
   const subAccounts = useLoad(
     () => (session.kind === 'account' ? api.call<SubAccountItem[]>('GET', '/account/subaccount', { query: { limit: '100' } }) : Promise.resolve([])),
     [],
@@ -42,31 +46,24 @@ export function Overview() {
     const days = await api.call<DayStat[]>('GET', path, { query: { ...query, ...range } });
     return { days, today: days.slice(-1) };
   }, [scope]);
-  const chooseGroup = (event: Event) => {
-    event.preventDefault();
-    setScope(group.trim() === '' ? 'all' : `group:${group.trim()}`);
-  };
   return html`<section aria-labelledby="overview-title">
     <h1 id="overview-title">Overview</h1>
     ${session.kind === 'account' &&
     html`<div class="filters">
       <label>Scope
-        <select value=${scope.startsWith('group:') ? 'all' : scope} onChange=${(e: Event) => setScope((e.target as HTMLSelectElement).value)}>
+        <select value=${scope} onChange=${(e: Event) => setScope((e.target as HTMLSelectElement).value)}>
           <option value="all">Whole account</option>
           ${(subAccounts.data ?? []).map((s) => html`<option value=${`sub:${s.id}`}>Sub-account: ${s.name}</option>`)}
+          ${(groups.data ?? []).map((g) => html`<option value=${`group:${g}`}>Group: ${g}</option>`)}
         </select>
       </label>
-      <form onSubmit=${chooseGroup} class="inline">
-        <label>Group <input type="text" value=${group} onInput=${(e: Event) => setGroup((e.target as HTMLInputElement).value)} /></label>
-        <button type="submit">Show group</button>
-      </form>
     </div>`}
-    <${ErrorNote} message=${stats.error} />
+    <${ErrorNote} message=${stats.error ?? groups.error} />
     ${stats.loading && html`<${Status}>Loading statistics…</${Status}>`}
     ${stats.data &&
     html`<${Totals} days=${stats.data.today} caption="Today (UTC)" />
       <${DailyChart} days=${stats.data.days} title="Last 30 days" />
       <${Totals} days=${stats.data.days} caption="Last 30 days, totals" />`}
-    ${session.kind === 'account' && subAccounts.data && html`<${Comparison} subAccounts=${subAccounts.data} />`}
+    ${session.kind === 'account' && subAccounts.data && groups.data && html`<${Comparison} subAccounts=${subAccounts.data} groupNames=${groups.data} />`}
   </section>`;
 }

@@ -1,6 +1,7 @@
 /**
  * The form that creates an IP pool or edits one (docs/ip-pools.md): name, routing strategy and its
- * metadata, overflow and the overflow pool, warmup interval, member IPs. It calls
+ * metadata, overflow and the overflow pool, warmup interval, member IPs and third-party sending
+ * providers (TPSPs). It calls
  * `POST /account/ippool` or `PUT /account/ippool/{id}` (with the session's CSRF token, as every
  * change); the API's own validation answers are shown as they come.
  */
@@ -22,7 +23,13 @@ export interface Pool {
   overflowPoolName: string;
   warmupInterval: number;
   ips: { publicIp: string }[];
-  thirdPartySendingProviders: { name: string }[];
+  thirdPartySendingProviders: Tpsp[];
+}
+
+/** A third-party sending provider as `GET /account/tpsp` answers it (the fields the form uses). */
+export interface Tpsp {
+  id: number;
+  name: string;
 }
 
 interface Props {
@@ -31,6 +38,8 @@ interface Props {
   pools: readonly Pool[];
   /** The account's allocated IPs, by address. */
   ips: readonly string[];
+  /** The account's third-party sending providers. */
+  tpsps: readonly Tpsp[];
   onDone: () => void;
   onCancel?: () => void;
 }
@@ -43,10 +52,11 @@ const draftOf = (pool?: Pool): PoolDraft => ({
   overflowPoolName: pool?.overflowPoolName ?? '',
   warmupInterval: String(pool?.warmupInterval ?? 24),
   ips: pool?.ips.map((ip) => ip.publicIp) ?? [],
+  tpsps: pool?.thirdPartySendingProviders.map((t) => t.id) ?? [],
 });
 
 /** The pool form; `pool` set edits it. */
-export function PoolForm({ pool, pools, ips, onDone, onCancel }: Props) {
+export function PoolForm({ pool, pools, ips, tpsps, onDone, onCancel }: Props) {
   const { api } = useApp();
   const [draft, setDraft] = useState<PoolDraft>(() => draftOf(pool));
   const [error, setError] = useState<string | undefined>();
@@ -72,6 +82,7 @@ export function PoolForm({ pool, pools, ips, onDone, onCancel }: Props) {
     }
   };
   const toggleIp = (ip: string) => set('ips', draft.ips.includes(ip) ? draft.ips.filter((x) => x !== ip) : [...draft.ips, ip]);
+  const toggleTpsp = (tpsp: number) => set('tpsps', draft.tpsps.includes(tpsp) ? draft.tpsps.filter((x) => x !== tpsp) : [...draft.tpsps, tpsp]);
   return html`<form class="pool-form" aria-label=${pool ? `Edit ${what}` : 'Create IP pool'} onSubmit=${submit}>
     <label>Pool name <input type="text" required maxlength="100" value=${draft.name} disabled=${pool?.type === 0} onInput=${(e: Event) => set('name', value(e))} /></label>
     <label>Routing strategy
@@ -97,6 +108,11 @@ export function PoolForm({ pool, pools, ips, onDone, onCancel }: Props) {
     html`<fieldset>
       <legend>Member IPs</legend>
       ${ips.map((ip) => html`<label><input type="checkbox" checked=${draft.ips.includes(ip)} onChange=${() => toggleIp(ip)} /> ${ip}</label>`)}
+    </fieldset>`}
+    ${tpsps.length > 0 &&
+    html`<fieldset>
+      <legend>Third-party sending providers</legend>
+      ${tpsps.map((t) => html`<label><input type="checkbox" checked=${draft.tpsps.includes(t.id)} onChange=${() => toggleTpsp(t.id)} /> ${t.name}</label>`)}
     </fieldset>`}
     <${ErrorNote} message=${error} />
     <button type="submit" disabled=${busy}>${pool ? `Save ${what}` : 'Create pool'}</button>

@@ -1,10 +1,12 @@
 /**
  * Webhooks of the account (docs/webhooks.md): register (the signing secret shown once), turn a
- * webhook and each of its events on and off, rotate the secret (shown once), delete.
+ * webhook and each of its events on and off, rotate the secret (shown once), delete; why and when
+ * mailplane disabled a webhook that kept failing; its recent deliveries (webhook-deliveries.ts).
  */
 import { useState } from 'preact/hooks';
 import { formatNs } from '../format.js';
 import { CopyButton, ErrorNote, html, Status, useApp, useLoad } from '../lib.js';
+import { RecentDeliveries } from './webhook-deliveries.js';
 
 /** The event toggles of a webhook, with their labels, in the API's order. */
 const TOGGLES = [
@@ -28,6 +30,8 @@ interface Webhook {
   url: string;
   enabled: boolean;
   created: number;
+  disabledReason: string | null;
+  disabledAt: number | null;
   secret?: string;
   [toggle: string]: unknown;
 }
@@ -80,6 +84,8 @@ export function Webhooks() {
       (hook) => html`<article class="domain" aria-labelledby=${`hook-${hook.id}`}>
         <h2 id=${`hook-${hook.id}`}>${hook.url}</h2>
         <p>Registered ${formatNs(hook.created)}</p>
+        ${hook.disabledReason !== null &&
+        html`<p class="error" role="note">Disabled by mailplane ${formatNs(hook.disabledAt)}: ${hook.disabledReason}. Enable it again when the endpoint answers.</p>`}
         <label class="check"><input type="checkbox" checked=${hook.enabled} onChange=${() => update(hook, { enabled: !hook.enabled })} /> Enabled</label>
         <fieldset class="toggles">
           <legend>Events sent to ${hook.url}</legend>
@@ -90,6 +96,8 @@ export function Webhooks() {
         <button type="button" onClick=${() => update(hook, { rotateSecret: true })} aria-label=${`Rotate the signing secret of ${hook.url}`}>Rotate secret</button>
         ${' '}
         <button type="button" class="danger" onClick=${() => confirm(`Delete the webhook ${hook.url}?`) && run(() => api.call('DELETE', `/account/webhook/${hook.id}`))} aria-label=${`Delete ${hook.url}`}>Delete</button>
+        <h3>Recent deliveries</h3>
+        <${RecentDeliveries} id=${hook.id} url=${hook.url} />
       </article>`,
     )}
   </section>`;
