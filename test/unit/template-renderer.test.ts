@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import Handlebars from 'handlebars';
 import { compileTemplates } from '../../src/template/renderer.js';
 import { httpStatusOf, ValidationError } from 'mailplane';
 
@@ -16,6 +17,17 @@ describe('compileTemplates', () => {
     expect(a.htmlBody).toBe('<p>Hello &lt;b&gt;Ada&lt;/b&gt;</p><a href="https://t.example/u/abc?x&#x3D;1&amp;y&#x3D;2">unsubscribe</a>');
     expect(a.textBody).toBe(`Hello <b>Ada</b>, unsubscribe: ${unsubscribeUrl}`);
     expect(t.render({ customFields: { name: 'Bob' }, unsubscribeUrl }).subject).toBe('Hi Bob & co');
+  });
+
+  it('renders text with nothing to substitute exactly as Handlebars does, escaped braces included', async () => {
+    // Such parts skip Handlebars' compiler (src/template/renderer.ts); the answer must not change.
+    const sources = ['Hello & <b>welcome</b>', 'Literal \\{{name}} stays', 'a { b } {c} \\ d', '', '   spaced   \r\nlines\n'];
+    const reference = Handlebars.create();
+    for (const source of sources) {
+      const t = await compileTemplates({ subject: source, htmlBody: source, textBody: source });
+      const expected = reference.compile(source)({});
+      expect(t.render({ customFields: { name: 'Ada' }, unsubscribeUrl })).toEqual({ subject: expected, htmlBody: expected, textBody: expected });
+    }
   });
 
   it('renders a missing variable and #each over missing data as empty', async () => {
