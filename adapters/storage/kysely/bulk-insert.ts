@@ -10,14 +10,17 @@ const MAX_PARAMETERS = 30_000;
  * builds and freezes a node per value, which for a 1,000-recipient send (18,000 values) costs more
  * than SQLite's insert itself. Table and column names come from the code, never from input; every
  * value is a bound parameter. The SQL for a given row count is always the same text, so prepared
- * statements are reused.
+ * statements are reused. `suffix` (code, never input) follows the values, e.g. `on conflict do
+ * nothing returning "id"`; the rows it returns are answered, in statement order.
  */
-export async function bulkInsert<T extends keyof Database & string>(
+export async function bulkInsert<T extends keyof Database & string, R = never>(
   ctx: KyselyStoreContext,
   table: T,
   columns: ReadonlyArray<keyof Database[T] & string>,
   rows: ReadonlyArray<readonly unknown[]>,
-): Promise<void> {
+  suffix = '',
+): Promise<R[]> {
+  const returned: R[] = [];
   const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / columns.length));
   const head = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values `;
   // SQLite's placeholders are the same for every row: one tuple, repeated. PostgreSQL's are numbered.
@@ -27,6 +30,8 @@ export async function bulkInsert<T extends keyof Database & string>(
     let next = 0;
     const numberedTuple = () => `(${columns.map(() => `$${++next}`).join(', ')})`;
     const placeholders = ctx.dialect === 'sqlite' ? new Array<string>(chunk.length).fill(sqliteTuple).join(', ') : chunk.map(numberedTuple).join(', ');
-    await ctx.db.executeQuery(CompiledQuery.raw(head + placeholders, chunk.flat()));
+    const result = await ctx.db.executeQuery<R>(CompiledQuery.raw(`${head}${placeholders}${suffix && ` ${suffix}`}`, chunk.flat()));
+    returned.push(...result.rows);
   }
+  return returned;
 }

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type {
   EnqueueResult,
   JobRecord,
@@ -9,8 +9,8 @@ import type {
 } from '../../../src/store/index.js';
 import { atomically, type KyselyStoreContext } from './context.js';
 import { JOBS_CHANNEL } from './jobs-due.js';
+import { bulkInsert } from './bulk-insert.js';
 import { toNumber, toNumberOrNull } from './rows.js';
-import type { Database } from './schema.js';
 import type { JobsTable } from './tables/jobs.js';
 
 /** Rows per INSERT: five parameters each stays far below both dialects' bind-parameter limits. */
@@ -38,27 +38,18 @@ const ms = (value: number) => Math.floor(value);
 /** Claim order: the due time of the attempt, then insertion order. RETURNING promises no order. */
 const byRunAt = (a: JobRecord, b: JobRecord) => a.runAt - b.runAt || a.id - b.id;
 
+const JOB_COLUMNS = ['kind', 'payload', 'state', 'run_at', 'available_at', 'locked_by', 'attempts', 'dedupe_key', 'active_dedupe_key', 'last_error'] as const;
+
 /** Inserts one chunk and answers, in input order, what became of each job. */
-async function insertChunk(db: Kysely<Database>, jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
-  const inserted = await db
-    .insertInto('jobs')
-    .values(
-      jobs.map((job) => ({
-        kind: job.kind,
-        payload: JSON.stringify(job.payload),
-        state: 'pending',
-        run_at: ms(job.runAt),
-        available_at: ms(job.runAt),
-        locked_by: null,
-        attempts: 0,
-        dedupe_key: job.dedupeKey ?? null,
-        active_dedupe_key: job.dedupeKey ?? null,
-        last_error: null,
-      })),
-    )
-    .onConflict((oc) => oc.doNothing())
-    .returning(['id', 'kind', 'active_dedupe_key'])
-    .execute();
+async function insertChunk(ctx: KyselyStoreContext, jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
+  // Raw, not built: every accepted send enqueues its delivery job, and building costs more than inserting.
+  const inserted = await bulkInsert<'jobs', { id: number | bigint | string; kind: string; active_dedupe_key: string | null }>(
+    ctx,
+    'jobs',
+    JOB_COLUMNS,
+    jobs.map((job) => [job.kind, JSON.stringify(job.payload), 'pending', ms(job.runAt), ms(job.runAt), null, 0, job.dedupeKey ?? null, job.dedupeKey ?? null, null]),
+    'on conflict do nothing returning "id", "kind", "active_dedupe_key"',
+  );
 
   // Rows with a key are matched by (kind, key). Keyless rows cannot conflict, so every one of them
   // was inserted, and both dialects number a multi-row VALUES list in order: match them by rank.
@@ -97,7 +88,7 @@ async function insertChunk(db: Kysely<Database>, jobs: readonly NewJob[]): Promi
   // Duplicates of jobs enqueued earlier: answer with the active job's id.
   const existing = new Map<string, number>();
   for (const [kind, keys] of missing) {
-    const rows = await db
+    const rows = await ctx.db
       .selectFrom('jobs')
       .select(['id', 'active_dedupe_key'])
       .where('kind', '=', kind)
@@ -126,7 +117,7 @@ export function kyselyJobStore(ctx: KyselyStoreContext): JobStore {
       const results = await atomically(ctx, async (trx) => {
         const results: EnqueueResult[] = [];
         for (let start = 0; start < jobs.length; start += INSERT_CHUNK) {
-          results.push(...(await insertChunk(trx, jobs.slice(start, start + INSERT_CHUNK))));
+          results.push(...(await insertChunk({ ...ctx, db: trx }, jobs.slice(start, start + INSERT_CHUNK))));
         }
         // Delivered to the other processes' listeners at commit, and never for a rollback.
         if (ctx.dialect === 'postgres' && results.some((r) => r.created)) {
