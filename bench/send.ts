@@ -31,10 +31,11 @@ const body = (recipients: number) => (i: number) =>
     groups: ['bench'],
   });
 
+/** `BENCH_SEND_RECIPIENTS=1` (or 100) runs that case alone: one case per server process, for profiling. */
 const CASES = [
   { name: '1 recipient per request', recipients: 1, concurrency: 16 },
   { name: '100 recipients per request', recipients: 100, concurrency: 4 },
-];
+].filter((c) => process.env.BENCH_SEND_RECIPIENTS === undefined || String(c.recipients) === process.env.BENCH_SEND_RECIPIENTS);
 
 const SERVERS = [
   { name: 'express', script: 'examples/express/server.ts' },
