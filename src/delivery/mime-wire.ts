@@ -55,8 +55,23 @@ function serializable(node: MimeNode, root: boolean): boolean {
   if (n._raw) return false;
   const content = n.content;
   if (content && typeof content !== 'string' && !Buffer.isBuffer(content)) return false;
-  if (content && node.getTransferEncoding() === 'quoted-printable') return false;
+  if (content && pinTransferEncoding(node) === 'quoted-printable') return false;
   return n.childNodes.every((child) => serializable(child, false));
+}
+
+/**
+ * Decides the node's transfer encoding once and sets it as its Content-Transfer-Encoding header,
+ * where `buildHeaders()` would put it (it sets that header first, and nothing changes the node's
+ * headers in between), so the same bytes come out. Unpinned, nodemailer decides it again at each
+ * of the three reads (here, in `writeNode`, in `buildHeaders()`), and each decision of a body it
+ * base64-encodes converts the whole body to a string first (`_getTextEncoding`): 300 KB of
+ * garbage for a 100 KB body. A pinned base64 or quoted-printable header is taken as is; the other
+ * encodings are decided again, without that conversion.
+ */
+function pinTransferEncoding(node: MimeNode): string | false {
+  const encoding = node.getTransferEncoding();
+  if (encoding) node.setHeader('Content-Transfer-Encoding', encoding);
+  return encoding;
 }
 
 const BASE64_ALPHABET = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/');
