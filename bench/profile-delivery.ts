@@ -11,7 +11,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mailplaneRun, sinkCount } from './delivery.js';
 import { selfTime, type CpuProfile } from './lib/cpu-profile.js';
@@ -35,7 +35,7 @@ let sent = 0;
 try {
   for (const name of cases) {
     let profile: CpuProfile | undefined;
-    let before: ThreadCpu = { main: 0, others: 0 };
+    let before: ThreadCpu = { main: 0, others: 0, children: 0 };
     let after: ThreadCpu = before;
     const perSecond = await mailplaneRun(port, sink, sent, messages, Number.parseInt(name, 10) * 1024, name.endsWith('b'), {
       start: async () => {
@@ -50,7 +50,14 @@ try {
     sent += messages;
     await sinkCount(sink, sent);
     const perMessage = (ms: number) => (ms / messages).toFixed(3);
-    console.log(`\n${name} (${messages} messages): ${Math.round(perSecond)} msgs/s; CPU ms per message: main thread ${perMessage(after.main - before.main)}, other threads ${perMessage(after.others - before.others)}`);
+    const main = after.main - before.main;
+    const total = main + after.others - before.others + after.children - before.children;
+    console.log(
+      `\n${name} (${messages} messages): ${Math.round(perSecond)} msgs/s; CPU ms per message: main thread ${perMessage(main)}, ` +
+        `other threads ${perMessage(after.others - before.others)}, sink ${perMessage(after.children - before.children)}; ` +
+        // The main thread runs on one core at most; everything together on the machine's cores.
+        `ceiling min(1 / main, ${availableParallelism()} cores / all) = ${Math.round(Math.min(messages / main, (availableParallelism() * messages) / total) * 1000)} msgs/s`,
+    );
     if (!profile) continue;
     const file = join(dir, `delivery-${name}.cpuprofile`);
     writeFileSync(file, JSON.stringify(profile));

@@ -56,7 +56,7 @@ describe('DkimSigner (signatures on worker threads, in batches)', () => {
       const message = Buffer.from('From: a@example.com\r\nTo: b@example.org\r\nSubject: hi\r\n\r\nbody\r\n');
       const signed = await dkimSign(message, { domainName: 'example.com', selector: 'sel', privateKey, headerFieldNames: 'From:To:Subject', sign: signer.sign });
       const result = await dkimVerify(signed, { resolver });
-      expect(result.results[0]?.status.result).toBe('pass');
+      expect(result.results[0]?.status?.result).toBe('pass');
     } finally {
       await signer.close();
     }
