@@ -81,7 +81,8 @@ function lastCount(sink: Awaited<ReturnType<typeof startServer>>): number {
   return at === -1 ? 0 : Number.parseInt(output.slice(at + 6), 10);
 }
 
-async function sinkCount(sink: Awaited<ReturnType<typeof startServer>>, atLeast: number): Promise<void> {
+/** Waits until the sink has received `atLeast` messages in all. */
+export async function sinkCount(sink: Awaited<ReturnType<typeof startServer>>, atLeast: number): Promise<void> {
   while (lastCount(sink) < atLeast) await delay(10);
 }
 
@@ -117,7 +118,25 @@ async function baseline(port: number, messages: number, size: number, shared: bo
   return messages / seconds;
 }
 
-async function mailplaneRun(port: number, sink: Awaited<ReturnType<typeof startServer>>, offset: number, messages: number, size: number, shared: boolean): Promise<number> {
+/** Brackets the measured window of {@link mailplaneRun} (bench/profile-delivery.ts profiles it). */
+export interface MeasuredWindow {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * mailplane's half of a case: `messages` accepted first, then timed from the start of delivery to the
+ * last one received by the sink at `port` (whose count is already `offset`).
+ */
+export async function mailplaneRun(
+  port: number,
+  sink: Awaited<ReturnType<typeof startServer>>,
+  offset: number,
+  messages: number,
+  size: number,
+  shared: boolean,
+  window?: MeasuredWindow,
+): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'mailplane-bench-delivery-'));
   const store = await openKyselyStore({ url: `sqlite:${join(dir, 'mailplane.db')}` });
   const staticMx = {
@@ -142,10 +161,13 @@ async function mailplaneRun(port: number, sink: Awaited<ReturnType<typeof startS
       await call('/subaccount/email', { 'x-subaccount-apikey': sub.apiKey }, { from: { email: 'news@bench.example.com', name: 'News' }, to, subject: 'Hello {{n}}', htmlBody: body, textBody: shared ? 'Hello there' : 'Hello {{n}}' });
     }
     // Measured from the start of delivery of already accepted messages to the last one received.
+    await window?.start();
     const started = performance.now();
     mailplane.start();
     await sinkCount(sink, offset + messages);
-    return messages / ((performance.now() - started) / 1000);
+    const perSecond = messages / ((performance.now() - started) / 1000);
+    await window?.stop();
+    return perSecond;
   } finally {
     await mailplane.close();
     rmSync(dir, { recursive: true, force: true });

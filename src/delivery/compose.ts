@@ -16,6 +16,7 @@ import type { AttachmentContent, DomainRecord, Mailbox, MessageRecord, SendBatch
 import { unsubscribeUrl } from '../tracking/links.js';
 import { hasSharedBody, type SharedBody, type SharedBodyCache } from './body-cache.js';
 import { dkimBodyHash, dkimSign, dkimSignatureField } from './dkim.js';
+import type { SignFunction } from './dkim-signer.js';
 import { serializeMimeParts } from './mime-wire.js';
 import { outboundMessage, type OutboundMessage } from './transport.js';
 
@@ -84,6 +85,8 @@ export interface ComposeInput {
   dkimKey: KeyObject;
   /** Date header, epoch milliseconds. */
   dateMs: number;
+  /** Where the DKIM signature is made (delivery's signing threads); default libuv's pool. */
+  sign?: SignFunction;
 }
 
 /** A body as MailComposer gets it: the text, or its UTF-8 bytes when nodemailer would base64 it anyway. */
@@ -191,6 +194,7 @@ const signingKey = (input: ComposeInput) => ({
   selector: input.domain.dkimSelector,
   privateKey: input.dkimKey,
   headerFieldNames: DKIM_SIGNED_HEADERS,
+  ...(input.sign && { sign: input.sign }),
 });
 
 /**

@@ -5,6 +5,7 @@ import { TemplateCache, renderMessage } from '../sending/render.js';
 import type { DomainRecord, MessageRecord, SendBatchRecord } from '../store/index.js';
 import { SharedBodyCache } from './body-cache.js';
 import { composeMessage, DkimKeyCache } from './compose.js';
+import { DkimSigner } from './dkim-signer.js';
 import { recordDeliveryOutcome, type RecordedOutcome } from './outcome.js';
 import { deferByRouting } from './routing-wait.js';
 import { noReply, type DeliveryResult, type Transport } from './transport.js';
@@ -17,6 +18,8 @@ export interface DeliveryCaches {
   bodies: SharedBodyCache;
   /** Where outcomes are committed: several per transaction (see {@link OUTCOME_LINGER_MS}). */
   outcomes: GroupCommit;
+  /** The DKIM signatures' worker threads: batched, off the main thread and off libuv's pool. */
+  signer: DkimSigner;
 }
 
 /**
@@ -29,7 +32,7 @@ export const OUTCOME_LINGER_MS = 10;
 
 /** Fresh caches for one set of delivery handlers. */
 export function createDeliveryCaches(ctx: Pick<MailplaneContext, 'store'>): DeliveryCaches {
-  return { templates: new TemplateCache(), dkimKeys: new DkimKeyCache(), bodies: new SharedBodyCache(), outcomes: createGroupCommit(ctx.store, 64, OUTCOME_LINGER_MS) };
+  return { templates: new TemplateCache(), dkimKeys: new DkimKeyCache(), bodies: new SharedBodyCache(), outcomes: createGroupCommit(ctx.store, 64, OUTCOME_LINGER_MS), signer: new DkimSigner() };
 }
 
 const ABORTED = Symbol('aborted');
@@ -84,6 +87,7 @@ export async function deliverOne(
         rendered: renderMessage(ctx, await caches.templates.get(batch), message, batch),
         dkimKey: caches.dkimKeys.get(ctx, domain),
         dateMs: ctx.clock.now(),
+        sign: caches.signer.sign,
       }, caches.bodies);
       try {
         const via = (choice.kind === 'send' && choice.transport) || transport;

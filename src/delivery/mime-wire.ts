@@ -39,8 +39,6 @@ interface MimeNodeInternals {
 
 const internals = (node: MimeNode) => node as unknown as MimeNodeInternals;
 
-const CRLF = Buffer.from('\r\n');
-const LF = Buffer.from('\n');
 const BASE64_LINE = 76;
 
 /**
@@ -55,8 +53,23 @@ function serializable(node: MimeNode, root: boolean): boolean {
   if (n._raw) return false;
   const content = n.content;
   if (content && typeof content !== 'string' && !Buffer.isBuffer(content)) return false;
-  if (content && node.getTransferEncoding() === 'quoted-printable') return false;
+  if (content && pinTransferEncoding(node) === 'quoted-printable') return false;
   return n.childNodes.every((child) => serializable(child, false));
+}
+
+/**
+ * Decides the node's transfer encoding once and sets it as its Content-Transfer-Encoding header,
+ * where `buildHeaders()` would put it (it sets that header first, and nothing changes the node's
+ * headers in between), so the same bytes come out. Unpinned, nodemailer decides it again at each
+ * of the three reads (here, in `writeNode`, in `buildHeaders()`), and each decision of a body it
+ * base64-encodes converts the whole body to a string first (`_getTextEncoding`): 300 KB of
+ * garbage for a 100 KB body. A pinned base64 or quoted-printable header is taken as is; the other
+ * encodings are decided again, without that conversion.
+ */
+function pinTransferEncoding(node: MimeNode): string | false {
+  const encoding = node.getTransferEncoding();
+  if (encoding) node.setHeader('Content-Transfer-Encoding', encoding);
+  return encoding;
 }
 
 const BASE64_ALPHABET = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/');
@@ -64,6 +77,13 @@ const BASE64_ALPHABET = Buffer.from('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopq
 const BASE64_PAIRS = new Uint16Array(4096).map((_, i) => (BASE64_ALPHABET[i >> 6]! << 8) | BASE64_ALPHABET[i & 63]!);
 /** Input bytes per 76-character base64 line. */
 const LINE_BYTES = (BASE64_LINE / 4) * 3;
+
+/** The length of {@link wrappedBase64}'s output for `length` input bytes. */
+function wrappedLength(length: number): number {
+  if (length === 0) return 0;
+  const encodedLength = Math.ceil(length / 3) * 4;
+  return encodedLength + 2 * (Math.ceil(encodedLength / BASE64_LINE) - 1);
+}
 
 /**
  * Base64 of `bytes`, wrapped at 76 characters with CRLF and no line break after the last line:
@@ -73,20 +93,25 @@ const LINE_BYTES = (BASE64_LINE / 4) * 3;
  * line is encoded natively.
  */
 export function wrappedBase64(bytes: Buffer): Buffer {
+  const out = Buffer.allocUnsafe(wrappedLength(bytes.length));
+  wrappedBase64Into(bytes, out, 0);
+  return out;
+}
+
+/** {@link wrappedBase64} written into `out` at `start` (which has room for it); returns the end. */
+function wrappedBase64Into(bytes: Buffer, out: Buffer, start: number): number {
   const length = bytes.length;
-  if (length === 0) return Buffer.alloc(0);
-  const encodedLength = Math.ceil(length / 3) * 4;
-  const out = Buffer.allocUnsafe(encodedLength + 2 * (Math.ceil(encodedLength / BASE64_LINE) - 1));
+  const end = start + wrappedLength(length);
   const view = new DataView(out.buffer, out.byteOffset, out.length);
   const whole = length - (length % LINE_BYTES);
-  let at = 0;
+  let at = start;
   let i = 0;
   while (i < whole) {
     if (i > 0) {
       view.setUint16(at, 0x0d0a);
       at += 2;
     }
-    for (const end = i + LINE_BYTES; i < end; i += 3) {
+    for (const lineEnd = i + LINE_BYTES; i < lineEnd; i += 3) {
       const group = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
       view.setUint32(at, (BASE64_PAIRS[group >>> 12]! << 16) | BASE64_PAIRS[group & 0xfff]!);
       at += 4;
@@ -99,12 +124,17 @@ export function wrappedBase64(bytes: Buffer): Buffer {
     }
     at += out.write(bytes.toString('base64', i), at, 'latin1');
   }
-  if (at !== out.length) throw new Error('base64: wrapped length mismatch'); // never hand out unwritten bytes
-  return out;
+  if (at !== end) throw new Error('base64: wrapped length mismatch'); // never hand out unwritten bytes
+  return at;
 }
 
+/** A piece of a serialized body: bytes as they are, or bytes to write base64-encoded and wrapped. */
+type Piece = Buffer | { base64: Buffer };
+
+const pieceLength = (piece: Piece) => (Buffer.isBuffer(piece) ? piece.length : wrappedLength(piece.base64.length));
+
 /** Appends `node` (headers unless `skipHeaders`, content, children) to `out`; returns its header block. */
-function writeNode(node: MimeNode, out: Buffer[], skipHeaders: boolean): string {
+function writeNode(node: MimeNode, out: Piece[], skipHeaders: boolean): string {
   const n = internals(node);
   // Same order as MimeNode.stream(): the transfer encoding is read before buildHeaders() sets it.
   const transferEncoding = node.getTransferEncoding();
@@ -113,7 +143,7 @@ function writeNode(node: MimeNode, out: Buffer[], skipHeaders: boolean): string 
   const content = n.content as string | Buffer | undefined;
   if (content) {
     const bytes = typeof content === 'string' ? Buffer.from(content) : content;
-    out.push(transferEncoding === 'base64' ? wrappedBase64(bytes) : bytes);
+    out.push(transferEncoding === 'base64' ? { base64: bytes } : bytes);
   }
   if (n.multipart) {
     n.childNodes.forEach((child, i) => {
@@ -126,17 +156,22 @@ function writeNode(node: MimeNode, out: Buffer[], skipHeaders: boolean): string 
 }
 
 /**
- * nodemailer's LastNewline over the body `out`: the message ends in LF; after a trailing CR only
- * LF is added. An empty body leaves the message ending in the header block's blank line.
+ * The pieces written into one buffer sized up front (no intermediate encoding to copy), followed by
+ * nodemailer's LastNewline: the message ends in LF; after a trailing CR only LF is added. An empty
+ * body leaves the message ending in the header block's blank line.
  */
-function lastNewline(out: Buffer[]): void {
-  for (let i = out.length - 1; i >= 0; i--) {
-    const chunk = out[i]!;
-    if (chunk.length === 0) continue;
-    const last = chunk[chunk.length - 1];
-    if (last !== 0x0a) out.push(last === 0x0d ? LF : CRLF);
-    return;
+function joinPieces(pieces: Piece[]): Buffer {
+  let length = 0;
+  for (const piece of pieces) length += pieceLength(piece);
+  // Room for the closing CRLF; the buffer handed out is the written view only.
+  const out = Buffer.allocUnsafe(length + 2);
+  let at = 0;
+  for (const piece of pieces) at = Buffer.isBuffer(piece) ? at + piece.copy(out, at) : wrappedBase64Into(piece.base64, out, at);
+  if (at > 0 && out[at - 1] !== 0x0a) {
+    if (out[at - 1] !== 0x0d) out[at++] = 0x0d;
+    out[at++] = 0x0a;
   }
+  return out.subarray(0, at);
 }
 
 /**
@@ -145,10 +180,9 @@ function lastNewline(out: Buffer[]): void {
  */
 export function serializeMimeParts(root: MimeNode): MimeWire | null {
   if (!serializable(root, true)) return null;
-  const out: Buffer[] = [];
-  const head = writeNode(root, out, true);
-  lastNewline(out);
-  return { head, body: out.length === 1 ? out[0]! : Buffer.concat(out) };
+  const pieces: Piece[] = [];
+  const head = writeNode(root, pieces, true);
+  return { head, body: joinPieces(pieces) };
 }
 
 /** The whole message `root` serializes to: what `root.build()` resolves to, or `null` (see {@link serializeMimeParts}). */
