@@ -17,7 +17,7 @@ export interface ServerProcess {
 
 /**
  * With `BENCH_CPU_PROF=<dir>` every server process writes a V8 CPU profile into `<dir>` when it
- * stops (`npx tsx bench/profile-summary.ts <dir>/*.cpuprofile` lists where the time went).
+ * stops (`npx tsx bench/lib/cpu-profile.ts <dir>/*.cpuprofile --skip 3` lists where the time went).
  */
 const profiling = (): string[] => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []);
 
