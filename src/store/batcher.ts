@@ -47,9 +47,13 @@ export function createBatcher<T>(run: (batch: T[]) => Promise<void>, { maxBatch,
     }
   };
   const start = () => {
-    if (scheduled && lingerMs > 0) clearTimeout(scheduled as NodeJS.Timeout);
+    if (scheduled) {
+      if (lingerMs > 0) clearTimeout(scheduled as NodeJS.Timeout);
+      else clearImmediate(scheduled as NodeJS.Immediate);
+    }
     scheduled = null;
-    void drain();
+    // A run in flight takes what is queued when it ends: one drain at a time.
+    if (!running) void drain();
   };
 
   return {
