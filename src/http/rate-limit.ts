@@ -2,8 +2,9 @@
  * API rate limits: a fixed one-minute window per key and allowance, counted in the store so that
  * every node on one database shares it. Each limited request costs one small atomic statement
  * (`RateLimitStore.hit`), and the hits of requests that arrive in the same turn of the event loop
- * or while others are being counted are counted together in one store call (on SQLite: one turn of its single connection and one
- * commit). Stale counters are pruned once per window by whichever node notices the change first.
+ * or while others are being counted are counted together in one store call (src/store/batcher.ts;
+ * on SQLite: one turn of its single connection and one commit). Stale counters are pruned once per
+ * window by whichever node notices the change first.
  */
 import type { MailplaneContext } from '../context.js';
 import { createBatcher } from '../store/batcher.js';

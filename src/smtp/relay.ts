@@ -164,7 +164,9 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
       // answered as the first was, from the stored response, and not sent twice.
       const claim = key === undefined ? undefined : { key, requestHash: requestHash('smtp', built.request) };
       const send = () => acceptSend(ctx, subAccount, built.request, { idempotency: claim, senderDomain: sender });
-      const entries: Array<{ messageId: string }> = claim ? JSON.parse((await sendIdempotently(ctx, subAccount.id, claim, async () => stringifyJson(await send()))).response) : await send();
+      // Only a keyed send goes through JSON: its answer is the stored one, which a replay reads back.
+      const replayable = async () => JSON.parse((await sendIdempotently(ctx, subAccount.id, claim!, async () => stringifyJson(await send()))).response) as Array<{ messageId: string }>;
+      const entries = claim ? await replayable() : await send();
       const first = entries[0]?.messageId ?? '';
       return `2.0.0 Ok: queued ${entries.length} message${entries.length === 1 ? '' : 's'} as ${first}`;
     } catch (error) {
