@@ -99,7 +99,7 @@ export class DkimSigner {
 
   /** Ends the worker threads; signatures waiting or under way go to libuv's pool. */
   async close(): Promise<void> {
-    this.broken = true;
+    this.fallBack();
     await Promise.all(this.lanes.map((lane, i) => lane && this.retire(i, lane)));
   }
 
@@ -162,7 +162,10 @@ export class DkimSigner {
       // What it held is signed on libuv's pool instead: a dying worker loses no message.
       for (const job of lane.inFlight?.values() ?? []) signOnPool(job.data, job.key).then(job.resolve, job.reject);
       lane.inFlight = null;
-      if (error !== undefined) this.fallBack();
+      // What waits for a worker must not wait for one that is gone: after an error or close() it
+      // goes to libuv's pool, after any other exit to a worker started for it.
+      if (error !== undefined || this.broken) this.fallBack();
+      else this.dispatch();
     };
     worker.on('error', failed);
     worker.on('exit', () => failed(undefined));

@@ -36,6 +36,16 @@ describe('DkimSigner (signatures on worker threads, in batches)', () => {
     }
   });
 
+  it('answers the signatures still waiting for the worker when it is closed (on libuv\u2019s pool)', async () => {
+    const signer = new DkimSigner(1);
+    // The first batch goes to the worker at once; the rest wait for it when close() comes.
+    const data = Array.from({ length: 100 }, (_, i) => `waiting ${i}`);
+    const pending = data.map((d) => signer.sign(d, privateKey));
+    await signer.close();
+    const signatures = await Promise.all(pending);
+    expect(signatures.every((signature, i) => verifies(data[i]!, signature))).toBe(true);
+  });
+
   it('rejects a request whose key cannot sign, and the others of its batch still succeed', async () => {
     const signer = new DkimSigner(1);
     try {
