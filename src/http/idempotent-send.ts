@@ -1,15 +1,28 @@
 import type { SubAccountRecord } from '../store/index.js';
 import { stringifyJson } from '../model/json.js';
 import type { SendResponseEntry } from '../sending/accept.js';
-import { checkIdempotencyKey, requestHash, sendIdempotently, type IdempotencyClaim } from '../sending/idempotency.js';
+import { checkIdempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH, requestHash, sendIdempotently, type IdempotencyClaim } from '../sending/idempotency.js';
 import { RawJson } from './json.js';
-import type { RouteInput, RouteResult } from './route.js';
+import type { RouteHeader, RouteInput, RouteResult } from './route.js';
 
 /** The request header that names a send (docs/sending.md, "Idempotent sends"). */
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 
 /** The response header of a replayed answer. */
 export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
+
+/** What a route using {@link idempotentSend} declares, so the OpenAPI document describes both headers. */
+export const IDEMPOTENT_SEND_HEADERS: { headers: readonly RouteHeader[]; responseHeaders: Readonly<Record<string, string>> } = {
+  headers: [
+    {
+      name: 'Idempotency-Key',
+      description:
+        'Names this send (1-255 printable ASCII characters): a repeat with the same key and body within 24 hours answers the first response and sends nothing; the same key with another body is a 422 IDEMPOTENCY_KEY_REUSED.',
+      maxLength: MAX_IDEMPOTENCY_KEY_LENGTH,
+    },
+  ],
+  responseHeaders: { 'Idempotent-Replayed': '`true` when this answer is the stored answer to an earlier request with the same Idempotency-Key (nothing was sent again).' },
+};
 
 /**
  * The handler body of a send route, made idempotent: without an `Idempotency-Key` header it is

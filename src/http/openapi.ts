@@ -49,7 +49,19 @@ function queryParameters(route: AnyRoute): JsonSchema[] {
   }));
 }
 
-/** The error statuses `route` can answer, each with its description and the error body. */
+/** The headers of every answer, and those of the rate limiter (docs/security.md), as `components.headers`. */
+const COMMON_HEADERS: Readonly<Record<string, { description: string; schema: JsonSchema }>> = {
+  'X-Request-Id': { description: 'The request\'s id: the one sent in `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._-]`, else a new one; the access log names it.', schema: { type: 'string' } },
+  'X-RateLimit-Limit': { description: 'The key\'s allowance per minute for this kind of request (when rate limits are on).', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'What is left of the allowance in this minute.', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'When the minute ends, in UNIX epoch seconds.', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds until the request may be sent again.', schema: { type: 'integer' } },
+};
+
+const headerRefs = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+
+/** The error statuses `route` can answer, each with its description, headers and the error body. */
 function errorResponses(route: AnyRoute): Record<string, unknown> {
   const statuses = ['401', '403', '429', '503'];
   if (route.path.includes(':')) statuses.push('406');
@@ -57,8 +69,32 @@ function errorResponses(route: AnyRoute): Record<string, unknown> {
   if (route.body || route.query) statuses.push('422');
   statuses.sort();
   return Object.fromEntries(
-    statuses.map((status) => [status, { description: ERROR_STATUSES[status], content: { 'application/json': { schema: ERROR_REF } } }]),
+    statuses.map((status) => [
+      status,
+      {
+        description: ERROR_STATUSES[status],
+        headers: headerRefs(status === '429' ? ['X-Request-Id', 'Retry-After', ...RATE_LIMIT_HEADERS] : ['X-Request-Id']),
+        content: { 'application/json': { schema: ERROR_REF } },
+      },
+    ]),
   );
+}
+
+/** The request headers `route` declares, as header parameters. */
+function headerParameters(route: AnyRoute): JsonSchema[] {
+  return (route.headers ?? []).map((header) => ({
+    name: header.name,
+    in: 'header',
+    required: false,
+    description: header.description,
+    schema: { type: 'string', minLength: 1, ...(header.maxLength !== undefined && { maxLength: header.maxLength }) },
+  }));
+}
+
+/** The headers of `route`'s success answer: every answer's, the rate limiter's and the route's own. */
+function successHeaders(route: AnyRoute): Record<string, unknown> {
+  const own = Object.entries(route.responseHeaders ?? {}).map(([name, description]) => [name, { description, schema: { type: 'string' } }]);
+  return { ...headerRefs(['X-Request-Id', ...RATE_LIMIT_HEADERS]), ...Object.fromEntries(own) };
 }
 
 /**
@@ -77,14 +113,15 @@ function operationOf(route: AnyRoute, responses: ResponseSchemas): JsonSchema {
     required: true,
     schema: { type: 'string' },
   }));
+  const parameters = [...pathParameters, ...queryParameters(route), ...headerParameters(route)];
   return {
     operationId: operationId(route),
     tags: [route.auth === 'account' ? 'account' : 'subaccount'],
     security: [{ [route.auth === 'account' ? 'accountAuth' : 'subAccountAuth']: [] }],
-    ...(pathParameters.length + (route.query ? 1 : 0) > 0 && { parameters: [...pathParameters, ...queryParameters(route)] }),
+    ...(parameters.length > 0 && { parameters }),
     ...(route.body && { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body) } } } }),
     responses: {
-      [successStatus(route)]: { description: 'Success.', content: responses.contentOf(route) },
+      [successStatus(route)]: { description: 'Success.', headers: successHeaders(route), content: responses.contentOf(route) },
       ...errorResponses(route),
     },
   };
@@ -128,6 +165,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], version = '1.0
           },
         },
       },
+      headers: COMMON_HEADERS,
       securitySchemes: {
         accountAuth: { type: 'apiKey', in: 'header', name: 'X-Account-ApiKey' },
         subAccountAuth: { type: 'apiKey', in: 'header', name: 'X-SubAccount-ApiKey' },

@@ -24,6 +24,15 @@ export interface RouteResult<R = unknown> {
   headers?: Record<string, string>;
 }
 
+/** A request header a route reads besides its key; the OpenAPI document publishes it as a header parameter. */
+export interface RouteHeader {
+  /** The name as documented, e.g. `Idempotency-Key` (header names are matched in any case). */
+  name: string;
+  description: string;
+  /** The longest value the route accepts (a longer one is a 422). */
+  maxLength?: number;
+}
+
 /** One endpoint of the API. */
 export interface RouteDefinition<A extends AuthKind, Q, B, R = unknown> {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -48,6 +57,10 @@ export interface RouteDefinition<A extends AuthKind, Q, B, R = unknown> {
   response?: z.ZodType<R>;
   /** The status of a success answer (the OpenAPI document publishes it); default 200. */
   successStatus?: 200 | 201 | 202;
+  /** Request headers the route reads besides its key and `X-Request-Id` (published in the OpenAPI document). */
+  headers?: readonly RouteHeader[];
+  /** Headers a success answer may carry besides those of every answer, by name, with their descriptions. */
+  responseHeaders?: Readonly<Record<string, string>>;
   /** Set when the answer is a streamed export of `response` rows (NDJSON or CSV, by `format`) instead of JSON. */
   export?: true;
   handle(input: RouteInput<A, Q, B>): Promise<RouteResult<NoInfer<R> | StreamedBody | RawJson>>;

@@ -164,6 +164,42 @@ describe('the OpenAPI document against the reference', () => {
     expect(compared).toBeGreaterThanOrEqual(30);
   });
 
+  it('declares the headers a route reads and answers, and real answers carry them', async () => {
+    const document = await served();
+    // Every answer's header is a component with a description and a schema.
+    for (const [path, operations] of Object.entries<Json>(document.paths)) {
+      for (const [method, op] of Object.entries<Json>(operations)) {
+        for (const [status, response] of Object.entries<Json>(op.responses)) {
+          for (const [name, header] of Object.entries<Json>(response.headers ?? {})) {
+            expect(resolve(document, header), `${method} ${path} ${status} ${name}`).toMatchObject({ description: expect.any(String), schema: expect.any(Object) });
+          }
+        }
+      }
+    }
+    // The send routes take an Idempotency-Key and may answer Idempotent-Replayed.
+    for (const path of ['/subaccount/email', '/subaccount/email/template']) {
+      const send = document.paths[path].post;
+      expect(send.parameters, path).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } }));
+      expect(Object.keys(send.responses['200'].headers), path).toContain('Idempotent-Replayed');
+    }
+    expect(Object.keys(document.paths['/subaccount/suppression'].get.responses['200'].headers)).not.toContain('Idempotent-Replayed');
+
+    // What the document says a success answer carries, a real one does.
+    const listed = (path: string, method: string) => Object.keys(document.paths[path][method].responses['200'].headers).map((name) => name.toLowerCase());
+    const sub = await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'headers' } });
+    const subAccounts = await api.call('GET', '/account/subaccount', { account: api.accountKey });
+    for (const name of listed('/account/subaccount', 'get')) expect(subAccounts.headers, name).toHaveProperty(name);
+    const request = { sub: sub.body.apiKey, headers: { 'idempotency-key': 'order-42' }, body: { from: { email: 'a@nowhere.test' }, to: [{ email: 'b@example.org' }], subject: 'Hi', textBody: 'Hi' } };
+    const first = await api.call('POST', '/subaccount/email', request);
+    const again = await api.call('POST', '/subaccount/email', request);
+    expect(first.headers).not.toHaveProperty('idempotent-replayed');
+    for (const name of listed('/subaccount/email', 'post')) expect(again.headers, name).toHaveProperty(name);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    // The declared maxLength is the one enforced.
+    const tooLong = await api.call('POST', '/subaccount/email', { ...request, headers: { 'idempotency-key': 'k'.repeat(256) } });
+    expect(tooLong.status).toBe(422);
+  });
+
   it('is a structurally valid OpenAPI 3.1 document whose schemas compile as JSON Schema 2020-12', async () => {
     const document = await served();
     const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });

@@ -5,7 +5,7 @@ import { sendRequestSchema, type SendRequest } from '../../sending/request.js';
 import { templateSendRequest, templateSendRequestSchema } from '../../sending/template-send.js';
 import { route } from '../route.js';
 import { parseOrThrow } from '../validation.js';
-import { idempotentSend } from '../idempotent-send.js';
+import { IDEMPOTENT_SEND_HEADERS, idempotentSend } from '../idempotent-send.js';
 
 /** A message id is a UUID; anything else is an unknown id. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -28,6 +28,7 @@ export const emailRoutes = [
     // The send endpoint's rate limit counts recipients, so one large request weighs as much as many small ones.
     rateLimit: { allowance: 'recipients', cost: recipientCount },
     // An `Idempotency-Key` makes a retried send answer the first response instead of sending again.
+    ...IDEMPOTENT_SEND_HEADERS,
     handle: (input) => idempotentSend(input, (idempotency) => acceptSend(input.ctx, input.principal.subAccount, input.body, { idempotency })),
   }),
   route({
@@ -38,6 +39,7 @@ export const emailRoutes = [
     response: sendResponseWireSchema,
     body: templateSendRequestSchema,
     rateLimit: { allowance: 'recipients', cost: recipientCount },
+    ...IDEMPOTENT_SEND_HEADERS,
     handle: async (input) => {
       const { request, template } = await templateSendRequest(input.ctx, input.principal.subAccount.id, input.body);
       const plain = parseOrThrow(sendRequestSchema, request, 'body');
