@@ -72,6 +72,13 @@ export interface WebhookPatch extends Partial<WebhookToggles> {
   failingSince?: EpochNs | null;
   disabledReason?: string | null;
   disabledAt?: EpochNs | null;
+  /**
+   * A new signing secret, the stored one becoming the previous one (signing until `previousUntil`):
+   * a rotation, in the same atomic write, so that of two rotations at once the later keeps the
+   * earlier's secret as its previous one. Not together with `secretSealed`, `previousSecretSealed`
+   * or `previousSecretUntil`.
+   */
+  rotateTo?: { secretSealed: string; previousUntil: EpochNs };
   updated: EpochNs;
 }
 
@@ -131,6 +138,9 @@ export interface ReplayClaim {
  * Storage of webhooks. Webhooks belong to an account; every read and write is scoped by
  * `accountId`, so another account's webhook is indistinguishable from a missing one.
  *
+ * - `update` with `rotateTo` MUST set the previous secret to the secret stored at the moment of the
+ *   write (never one read earlier), in one atomic step with the new secret: after concurrent
+ *   rotations every rotation's secret but the last is some later rotation's previous one.
  * - `create` and `update` MUST answer `duplicate-url` when the account already has another webhook
  *   whose `url` is equal (byte for byte: the service normalises URLs first), also under concurrent
  *   creates. The same URL in two accounts is allowed.

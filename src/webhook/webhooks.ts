@@ -81,7 +81,7 @@ export const webhookService = {
 
   async update(ctx: MailplaneContext, accountId: number, id: number | null, input: UpdateWebhookInput): Promise<WebhookWithSecret> {
     if (id === null) throw notFound('given');
-    const rotation = input.rotateSecret === true ? this.rotation(ctx, await this.get(ctx, accountId, id)) : undefined;
+    const rotation = input.rotateSecret === true ? this.rotation(ctx) : undefined;
     const patch: WebhookPatch = {
       ...givenToggles(input),
       updated: nowNs(ctx.clock),
@@ -104,13 +104,15 @@ export const webhookService = {
   },
 
   /**
-   * A new secret and the patch that makes it current: the current one becomes the previous one,
-   * signing too for `rotationOverlapMs`; a previous secret still signing is dropped (one overlap at a time).
+   * A new secret and the patch that makes it current: the stored one becomes the previous one,
+   * signing too for `rotationOverlapMs`; a previous secret still signing is dropped (one overlap at a
+   * time). The store swaps them in one write (`rotateTo`), so two rotations at once both leave
+   * their secret signing: the later one current, the earlier one previous.
    */
-  rotation(ctx: MailplaneContext, webhook: WebhookRecord): { secret: string; patch: Omit<WebhookPatch, 'updated'> } {
+  rotation(ctx: MailplaneContext): { secret: string; patch: Omit<WebhookPatch, 'updated'> } {
     const secret = generateWebhookSecret();
     const until = nowNs(ctx.clock) + BigInt(ctx.config.webhooks.rotationOverlapMs) * 1_000_000n;
-    return { secret, patch: { secretSealed: ctx.secrets.encrypt(secret), previousSecretSealed: webhook.secretSealed, previousSecretUntil: until } };
+    return { secret, patch: { rotateTo: { secretSealed: ctx.secrets.encrypt(secret), previousUntil: until } } };
   },
 
   /** Rotates the signing secret: answers the new one (shown once) and the webhook. */

@@ -135,6 +135,21 @@ describe.each(storeKinds)('Standard Webhooks (%s)', (kind) => {
     expect(verifies(old, after)).toBe(false);
   });
 
+  it('keeps both secrets signing when two rotations come at once (the later current, the earlier previous)', async () => {
+    await start();
+    const { id, secret: original } = await register({ delivered: true });
+    const rotations = await Promise.all([1, 2].map(() => call('POST', `/account/webhook/${id}/secret/rotate`)));
+    expect(rotations.map((r) => r.status)).toEqual([200, 200]);
+    const secrets = rotations.map((r) => r.body.secret as string);
+    expect(new Set(secrets).size).toBe(2);
+    await sendDelivered('dee');
+    await waitForDeliveries(1);
+    const delivery = receiver.received[0]!;
+    // Each caller was shown a secret, and each one verifies; the one before both no longer signs.
+    expect(secrets.map((secret) => verifies(secret, delivery))).toEqual([true, true]);
+    expect(verifies(original, delivery)).toBe(false);
+  });
+
   it('replays the stored events of a range in batches, marked as replays, once at a time and 2 an hour', async () => {
     await start({ replayBatchSize: 2, replaysPerHour: 2 });
     const { id, secret } = await register({ processed: true, delivered: true });

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { failure, success } from '../../../src/store/outcome.js';
 import type { NewWebhook, WebhookPatch, WebhookRecord, WebhookStore, WebhookToggle } from '../../../src/store/index.js';
 import type { KyselyStoreContext } from './context.js';
@@ -112,6 +112,13 @@ export function kyselyWebhookStore(ctx: KyselyStoreContext): WebhookStore {
       }
       if (patch.enabled !== undefined) values.enabled = fromBool(patch.enabled);
       if (patch.secretSealed !== undefined) values.secret_sealed = patch.secretSealed;
+      if (patch.rotateTo) {
+        // The stored secret becomes the previous one in this statement: SET's right-hand sides read
+        // the row as it was before the update, so a concurrent rotation's secret is kept, not lost.
+        values.previous_secret_sealed = sql.ref('secret_sealed');
+        values.secret_sealed = patch.rotateTo.secretSealed;
+        values.previous_secret_until = patch.rotateTo.previousUntil;
+      }
       for (const [field, column] of Object.entries(NULLABLE_COLUMNS)) {
         const value = patch[field as keyof typeof NULLABLE_COLUMNS];
         if (value !== undefined) values[column] = value;

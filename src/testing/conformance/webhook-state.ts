@@ -25,6 +25,26 @@ export function webhookStateConformance(store: () => MailplaneStore): void {
       expect(cleared.ok && cleared.value).toMatchObject({ secretSealed: 'new', previousSecretSealed: null, previousSecretUntil: null, disabledReason: null });
     });
 
+    it('rotates atomically: the stored secret becomes the previous one, also under concurrent rotations', async () => {
+      const account = await newAccount(store());
+      const hook = await create(sampleWebhook(account.id, 'https://rotating.example/'));
+      const rotate = (secret: string, at: bigint) => store().webhooks.update(account.id, hook.id, { rotateTo: { secretSealed: secret, previousUntil: at + DAY }, updated: at });
+      expect(await rotate('first', T)).toEqual({ ok: true, value: { ...hook, secretSealed: 'first', previousSecretSealed: hook.secretSealed, previousSecretUntil: T + DAY, updated: T } });
+      // Ten at once: whatever their order, each one's previous secret is the one stored when it wrote,
+      // so the last one's previous is another rotation's secret, never one read before them all.
+      const secrets = Array.from({ length: 10 }, (_, i) => `concurrent-${i}`);
+      const outcomes = await Promise.all(secrets.map((secret) => rotate(secret, T + 1n)));
+      expect(outcomes.every((o) => o.ok)).toBe(true);
+      const final = (await store().webhooks.get(account.id, hook.id))!;
+      expect(secrets).toContain(final.secretSealed);
+      expect(secrets.filter((s) => s !== final.secretSealed)).toContain(final.previousSecretSealed);
+      // The previous secrets the ten saw form one chain from 'first': each secret is some rotation's previous at most once.
+      const previous = outcomes.map((o) => o.ok && o.value.previousSecretSealed);
+      expect(new Set(previous).size).toBe(10);
+      expect(previous).toContain('first');
+      expect((await store().webhooks.update(account.id, hook.id + 1000, { rotateTo: { secretSealed: 'x', previousUntil: T }, updated: T })).ok).toBe(false);
+    });
+
     it('starts a failure streak, ends it on a success, and disables once the streak is old enough', async () => {
       const account = await newAccount(store());
       const hook = await create(sampleWebhook(account.id, 'https://failing.example/', { delivered: true }));

@@ -61,8 +61,10 @@ export function memoryWebhookStore(ctx: MemoryContext): WebhookStore {
         const row = owned(tables, accountId, id);
         if (!row) return failure('not-found');
         if (patch.url !== undefined && urlTaken(tables, accountId, patch.url, id)) return failure('duplicate-url');
-        const changes = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
-        const next: WebhookRow = { ...row, ...changes };
+        const { rotateTo, ...fields } = patch;
+        const changes = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+        const rotation = rotateTo && { secretSealed: rotateTo.secretSealed, previousSecretSealed: row.secretSealed, previousSecretUntil: rotateTo.previousUntil };
+        const next: WebhookRow = { ...row, ...changes, ...rotation };
         tables.webhooks.set(id, next);
         return success(asWebhook(next));
       }),
