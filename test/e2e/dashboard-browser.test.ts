@@ -65,6 +65,16 @@ async function screenshot(page: Page, kind: string, name: string, docs?: string)
   if (docs && kind === 'sqlite' && process.env.MAILPLANE_UPDATE_SCREENSHOTS === '1') await copyFile(file, `docs/images/${docs}`);
 }
 
+/**
+ * Opens a page from the navigation and waits until it is the current one: the old page's controls
+ * (the Domains and Suppressions pages both have a "Sub-account" picker) must not take the next action.
+ */
+async function open(page: Page, name: string): Promise<void> {
+  const link = page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name, exact: true });
+  await link.click();
+  await expect.poll(() => link.getAttribute('aria-current'), POLL).toBe('page');
+}
+
 describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${haveChromium ? '' : ` (skipped: no ${CHROMIUM})`}`, (kind) => {
   it('signs in, creates a sub-account, verifies a sandbox domain, finds a sent message and its timeline, and charts it', async () => {
     const sandbox = await startSandbox();
@@ -101,7 +111,7 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
       expect(await page.evaluate('document.cookie')).toBe('');
 
       // Create a sub-account: its key is shown once.
-      await page.getByRole('link', { name: 'Sub-accounts' }).click();
+      await open(page, 'Sub-accounts');
       await page.getByLabel('Name').fill('Acme <b>Mail</b>');
       await page.getByRole('button', { name: 'Create sub-account' }).click();
       const subKey = (await page.getByTestId('new-api-key').textContent())!;
@@ -119,7 +129,7 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
       await screenshot(page, kind, 'domains');
 
       // Suppress an address of that sub-account, find it, and remove it again.
-      await page.getByRole('link', { name: 'Suppressions' }).click();
+      await open(page, 'Suppressions');
       await page.getByLabel('Sub-account').selectOption({ label: 'Acme <b>Mail</b>' });
       await page.getByLabel('Address', { exact: true }).fill('blocked@example.com');
       await page.getByRole('button', { name: 'Add suppression' }).click();
@@ -129,7 +139,7 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
       await expect.poll(() => page.getByText('No suppressions match.').count(), POLL).toBe(1);
 
       // Register a webhook: its signing secret is shown once; then turn it off and one event on.
-      await page.getByRole('link', { name: 'Webhooks' }).click();
+      await open(page, 'Webhooks');
       await page.getByLabel('Endpoint URL').fill('https://hooks.example.com/mail');
       await page.getByRole('button', { name: 'Register webhook' }).click();
       expect(await page.getByTestId('webhook-secret').textContent()).toMatch(/^\S{20,}$/);
@@ -179,7 +189,7 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
       );
 
       // The webhook page shows the receiver's deliveries: the 500 to be retried, then the retry's 200.
-      await page.getByRole('link', { name: 'Webhooks' }).click();
+      await open(page, 'Webhooks');
       const deliveries = page.getByRole('table', { name: `Recent deliveries to ${receiver.url}` });
       await expect
         .poll(async () => {
@@ -199,7 +209,7 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
       await screenshot(page, kind, 'webhooks');
 
       // Find it on the activity page and open its timeline.
-      await page.getByRole('link', { name: 'Activity' }).click();
+      await open(page, 'Activity');
       await page.getByLabel('Recipient').fill('ada@example.com');
       await page.getByRole('button', { name: 'Search' }).click();
       await expect.poll(() => page.getByRole('link', { name: 'Welcome aboard' }).count(), POLL).toBe(1);
@@ -212,7 +222,7 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
 
       // The sandbox inbox shows the captured message: DKIM passes, and its HTML is in a frame that
       // runs no script.
-      await page.getByRole('link', { name: 'Sandbox inbox' }).click();
+      await open(page, 'Sandbox inbox');
       await page.getByRole('link', { name: 'Welcome aboard' }).click();
       await expect.poll(() => page.locator('.captured .badge').first().textContent(), POLL).toBe('pass');
       const frame = page.locator('iframe.mail-html');
@@ -222,7 +232,7 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
       await screenshot(page, kind, 'sandbox');
 
       // The overview charts today's mail: the delivered line rises above the baseline.
-      await page.getByRole('link', { name: 'Overview' }).click();
+      await open(page, 'Overview');
       await expect.poll(() => page.locator('.chart-canvas canvas').count(), POLL).toBe(1);
       const today = page.getByRole('table', { name: 'Today (UTC)' });
       await expect.poll(() => today.locator('td').first().textContent(), POLL).toBe('1');
@@ -254,7 +264,7 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
       const relay = await api.call('POST', '/account/tpsp', { account: api.accountKey, body: { name: 'Relay <u>one</u>', type: 0, host: 'smtp.example.com', port: 587, security: 'starttls', username: 'u', password: 'p' } });
       expect(relay.status, relay.text).toBe(200);
       // The IPs and pools page reads both lists.
-      await page.getByRole('link', { name: 'IPs and pools' }).click();
+      await open(page, 'IPs and pools');
       await page.getByRole('heading', { name: 'IPs and pools' }).waitFor({ timeout: 10_000 });
       await expect.poll(() => page.getByText('Loading…').count(), POLL).toBe(0);
       // Create a pool, then edit it: overflow to the Shared pool (each a change with the CSRF token).
@@ -305,7 +315,13 @@ describe.skipIf(!haveChromium).each(storeKinds)(`dashboard in Chromium (%s)${hav
       await page.waitForLoadState('networkidle');
       await page.goto(`${server.origin}/dashboard#/message/${messageId}`);
       const subTimeline = page.getByRole('list', { name: 'Events, oldest first' });
-      await expect.poll(() => subTimeline.locator('li strong').allTextContents(), POLL).toEqual(['Processed', 'Delivered']);
+      await expect
+        .poll(() => subTimeline.locator('li strong').allTextContents(), POLL)
+        .toEqual(['Processed', 'Delivered'])
+        .catch(async (error: unknown) => {
+          // say what the page showed instead (an error note, another page, a failed request)
+          throw new Error(`no timeline at ${page.url()}: ${problems.join('; ')} | ${await page.textContent('main')}`, { cause: error });
+        });
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByLabel('Account or sub-account API key').waitFor({ timeout: 10_000 });
       // The one console error is Chromium refusing the captured message's script: the proof that
