@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { createMailplane, type HttpRequest } from '../src/index.js';
 import { openKyselyStore } from '../adapters/storage/kysely/index.js';
 import { threadCpu } from './lib/thread-cpu.js';
+import { sendBody } from './send.js';
 
 const SIZES = [
   { recipients: 1, concurrency: 16 },
@@ -32,7 +33,8 @@ async function measure(recipients: number, concurrency: number, requests: number
   try {
     const { apiKey } = await mailplane.createAccount({ name: 'bench' });
     const call = async (path: string, headers: Record<string, string>, body: unknown) => {
-      const request: HttpRequest = { method: 'POST', path, headers: { 'content-type': 'application/json', ...headers }, query: new URLSearchParams(), rawBody: JSON.stringify(body) };
+      const rawBody = typeof body === 'string' ? body : JSON.stringify(body);
+      const request: HttpRequest = { method: 'POST', path, headers: { 'content-type': 'application/json', ...headers }, query: new URLSearchParams(), rawBody };
       const response = await mailplane.handle(request);
       if (response.status !== 200 && response.status !== 201) throw new Error(`${path}: ${response.status} ${response.body}`);
       return JSON.parse(response.body) as { id: number; apiKey: string };
@@ -47,15 +49,8 @@ async function measure(recipients: number, concurrency: number, requests: number
       for (const index of drop) database.exec(`drop index ${index}`);
       database.close();
     }
-    const send = (i: number) =>
-      call('/subaccount/email', { 'x-subaccount-apikey': sub.apiKey }, {
-        from: { email: 'news@bench.example.com', name: 'Bench' },
-        to: Array.from({ length: recipients }, (_, r) => ({ email: `r${i}-${r}@example.org`, name: 'Reader', customFields: { n: String(r) } })),
-        subject: 'Hello {{n}}',
-        htmlBody: '<p>Hello {{n}}</p><a href="{{unsubscribe}}">unsubscribe</a>',
-        textBody: 'Hello {{n}}',
-        groups: ['bench'],
-      });
+    const body = sendBody(recipients);
+    const send = (i: number) => call('/subaccount/email', { 'x-subaccount-apikey': sub.apiKey }, body(i));
     let next = 0;
     const run = (until: number) => Promise.all(Array.from({ length: concurrency }, async () => {
       while (next < until) await send(next++);

@@ -21,7 +21,8 @@ export interface SendBenchRow {
   ratio: number;
 }
 
-const body = (recipients: number) => (i: number) =>
+/** The JSON body of the `i`-th benchmark send to `recipients` recipients (also bench/accept-indexes.ts). */
+export const sendBody = (recipients: number) => (i: number) =>
   JSON.stringify({
     from: { email: 'news@bench.example.com', name: 'Bench' },
     to: Array.from({ length: recipients }, (_, r) => ({ email: `r${i}-${r}@example.org`, name: 'Reader', customFields: { n: String(r) } })),
@@ -48,7 +49,7 @@ export async function benchSend(durationMs: number): Promise<SendBenchRow[]> {
   const bare = await startServer('bench/servers/bare-express.ts', {});
   try {
     for (const c of CASES) {
-      const result = await runLoad({ url: `${bare.baseUrl}/subaccount/email`, body: body(c.recipients), concurrency: c.concurrency, durationMs });
+      const result = await runLoad({ url: `${bare.baseUrl}/subaccount/email`, body: sendBody(c.recipients), concurrency: c.concurrency, durationMs });
       baseline.set(c.name, result.perSecond);
     }
   } finally {
@@ -102,7 +103,7 @@ async function measureMailplane(script: string, durationMs: number) {
       const result = await runLoad({
         url: `${server.baseUrl}/subaccount/email`,
         headers: { 'x-subaccount-apikey': sub.apiKey },
-        body: body(c.recipients),
+        body: sendBody(c.recipients),
         concurrency: c.concurrency,
         durationMs,
       });
