@@ -105,7 +105,13 @@ function Shell({ session, onSignedOut }: { session: SessionState; onSignedOut: (
     <header class="top">
       <span class="brand">mailplane</span>
       <nav aria-label="Dashboard">
-        <ul>${pages.map(([id, label]) => html`<li><a href=${`#/${id}`} aria-current=${current === id ? 'page' : undefined}>${label}</a></li>`)}</ul>
+        <ul>
+          ${pages.map(
+            ([id, label]) =>
+              // The link of the page already shown changes no address, so no effect moves focus: this does.
+              html`<li><a href=${`#/${id}`} aria-current=${current === id ? 'page' : undefined} onClick=${() => current === id && main.current?.focus()}>${label}</a></li>`,
+          )}
+        </ul>
       </nav>
       <span class="who">${session.kind === 'account' ? 'Account' : 'Sub-account'}</span>
       <button type="button" onClick=${signOut}>Sign out</button>
