@@ -50,9 +50,8 @@ describe.each(storeKinds)('hostile mail into the SMTP listeners (%s)', (kind) =>
   let receiver: BounceReceiver;
   let relayClient: Transporter;
   let bounceClient: Transporter;
-  /** Envelope recipients of the messages the relay accepted, and of those it refused. */
+  /** Envelope recipients of the messages the relay accepted. */
   const accepted = new Set<string>();
-  const refused = new Set<string>();
 
   beforeAll(async () => {
     env = await startDeliveryEnv(kind, {}, { logger });
@@ -108,15 +107,15 @@ describe.each(storeKinds)('hostile mail into the SMTP listeners (%s)', (kind) =>
           const outcome = await submit(relayClient, from, to, raw);
           const problem = answerProblem(outcome);
           if (problem) throw new Error(`${problem} (the message: ${describeBytes(raw)})`);
-          for (const address of to) (outcome.ok ? accepted : refused).add(address);
+          if (outcome.ok) for (const address of to) accepted.add(address);
           expect(errors).toEqual([]);
         }),
         { numRuns: RUNS, ...(SEED !== undefined && { seed: SEED }), ...(PATH !== undefined && { path: PATH }), endOnFailure: true },
       );
-      expect(accepted.size, 'the generator should get most messages past the relay').toBeGreaterThan(0);
+      expect(accepted.size, 'the generator should get some messages past the relay').toBeGreaterThan(0);
 
       // What was accepted is stored once per recipient and is delivered (the sink takes everything);
-      // what was refused left nothing behind.
+      // what was refused left nothing behind: the stored fuzz recipients are exactly the accepted ones.
       let stored = new Map<string, { messageID: string; status: string }>();
       await vi.waitFor(
         async () => {
