@@ -1,8 +1,8 @@
 /**
- * Property-based fuzzing of every route of the route table (and of the link endpoints) through a
- * real node:http server: whatever a request holds, the answer comes within the bound, is never a
- * 5xx, is a JSON error with a code and a message when it is a 4xx, and the server still answers
- * afterwards.
+ * Property-based fuzzing of every route of the route table (and of the link endpoints and the
+ * dashboard) through a real node:http server: whatever a request holds, the answer comes within the
+ * bound, is never a 5xx, is a JSON error with a code and a message when it is a 4xx, and the server
+ * still answers afterwards.
  *
  * CI runs MAILPLANE_FUZZ_RUNS requests per store kind (default 10,000); `npm run fuzz` runs
  * 100,000. A failure prints fast-check's seed and path: replay it with
@@ -12,6 +12,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../../src/http/routes/index.js';
 import { storeKinds } from '../support/databases.js';
+import { dashboardRequests, type DashboardSession } from '../support/fuzz-dashboard.js';
 import { linkRequests } from '../support/fuzz-links.js';
 import { routeRequests, type FuzzRequest, type FuzzWorld } from '../support/fuzz-requests.js';
 import { REQUEST_BOUND_MS, startHttpHarness, type HttpHarness, type RawResponse } from '../support/http-harness.js';
@@ -21,10 +22,12 @@ import { callJson, createTenant, uniqueTag } from '../support/tenants.js';
 const TOTAL = Number(process.env.MAILPLANE_FUZZ_RUNS ?? 10_000);
 const SEED = process.env.MAILPLANE_FUZZ_SEED === undefined ? undefined : Number(process.env.MAILPLANE_FUZZ_SEED);
 const PATH = process.env.MAILPLANE_FUZZ_PATH;
-/** Share of the requests that go to the link endpoints; the rest is split evenly between the routes. */
+/** Shares of the requests that go to the link endpoints and to the dashboard; the rest is split evenly between the routes. */
 const LINK_SHARE = 0.06;
+const DASHBOARD_SHARE = 0.04;
 const LINK_RUNS = Math.ceil(TOTAL * LINK_SHARE);
-const ROUTE_RUNS = Math.ceil((TOTAL - LINK_RUNS) / apiRoutes.length);
+const DASHBOARD_RUNS = Math.ceil(TOTAL * DASHBOARD_SHARE);
+const ROUTE_RUNS = Math.ceil((TOTAL - LINK_RUNS - DASHBOARD_RUNS) / apiRoutes.length);
 /** Generous: a run's requests take milliseconds each, but the machine may be loaded. */
 const TIMEOUT_MS = Math.max(120_000, ROUTE_RUNS * 100);
 
@@ -64,6 +67,23 @@ function apiProblem(request: FuzzRequest, response: RawResponse): string | null 
     if (typeof body.message !== 'string' || body.message === '') return `an error without a message: ${response.text.slice(0, 300)}`;
   }
   return null;
+}
+
+/**
+ * What is wrong with an answer of the dashboard, or `null`: its page and assets answer HTML, script
+ * and style, and its path to the API answers what the API does; every refusal is the API's JSON error.
+ */
+function dashboardProblem(request: FuzzRequest, response: RawResponse): string | null {
+  if (response.status >= 500) return `answered ${response.status}: ${response.text.slice(0, 500)}`;
+  return response.status < 400 ? null : apiProblem(request, response);
+}
+
+/** Signs in to the dashboard with `apiKey` as a browser does; answers the session's cookie and CSRF token. */
+async function signIn(harness: HttpHarness, apiKey: string): Promise<DashboardSession> {
+  const response = await harness.send({ method: 'POST', target: '/dashboard/session', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey }) });
+  expect(response.status, response.text).toBe(200);
+  const cookie = String(response.headers['set-cookie']).split(';')[0]!;
+  return { cookie, csrf: (JSON.parse(response.text) as { csrfToken: string }).csrfToken };
 }
 
 describe.each(storeKinds)('fuzzing every route through node:http (%s)', (kind) => {
@@ -122,6 +142,20 @@ describe.each(storeKinds)('fuzzing every route through node:http (%s)', (kind) =
     TIMEOUT_MS,
   );
 
+  it(
+    'the dashboard: page, assets, sign-in and sign-out, and its path to the API',
+    async () => {
+      // Tenants of its own: its sessions change and delete what their keys may (through the API
+      // path, as the API fuzzing below does), and the other tests count on the world's tenants.
+      const board: FuzzWorld = { own: await createTenant(harness, uniqueTag('da'), 33), foreign: await createTenant(harness, uniqueTag('db'), 44) };
+      const keys = [board.own.accountKey, board.own.subs[0]!.apiKey, board.foreign.accountKey];
+      const signedIn = () => Promise.all(keys.map((key) => signIn(harness, key)));
+      const sessions = { kept: await signedIn(), disposable: [...(await signedIn()), ...(await signedIn())] };
+      await run('dashboard', dashboardRequests(board, sessions, harness.origin), DASHBOARD_RUNS, dashboardProblem);
+    },
+    TIMEOUT_MS,
+  );
+
   it.each(apiRoutes.map((route) => [routeKey(route), route] as const))('%s', async (key, route) => run(key, routeRequests(world, route), ROUTE_RUNS, apiProblem), TIMEOUT_MS);
 
   // The fuzzer also sends the foreign tenant's own key, so its resources may have changed: only
@@ -135,5 +169,10 @@ describe.each(storeKinds)('fuzzing every route through node:http (%s)', (kind) =
     }
     const domains = await callJson(harness, 'GET', '/subaccount/domain', { sub: world.own.subs[0]!.apiKey });
     expect(domains.status, domains.text).toBe(200);
+    // The dashboard still signs in, serves its page and reads the API.
+    const session = await signIn(harness, world.foreign.accountKey);
+    expect((await harness.send({ method: 'GET', target: '/dashboard/' })).status).toBe(200);
+    const list = await harness.send({ method: 'GET', target: '/dashboard/api/v1/account/subaccount', headers: { cookie: session.cookie } });
+    expect(list.status, list.text).toBe(200);
   });
 });

@@ -33,7 +33,8 @@ export class FuzzRequest implements RawRequest {
   }
 }
 
-const latin1Text = fc.string({
+/** Header-safe text: printable Latin-1 (node refuses to send control characters in a header). */
+export const latin1Text = fc.string({
   unit: fc.oneof(fc.integer({ min: 0x21, max: 0x7e }), fc.integer({ min: 0xa0, max: 0xff })).map((c) => String.fromCharCode(c)),
   maxLength: 60,
 });

@@ -1,11 +1,12 @@
 /**
- * A mailplane instance behind a real node:http server on 127.0.0.1 (the README's mounting: the
- * `/api/v1` router and the `/t` link handler through `toNodeHandler`), with a raw HTTP client that
- * sends exactly the bytes a test gives and bounds every request's time.
+ * A mailplane instance behind a real node:http server on 127.0.0.1 (the examples' mounting: the
+ * `/api/v1` router, the `/t` link handler and the `/dashboard` through `toNodeHandler`), with a raw
+ * HTTP client that sends exactly the bytes a test gives and bounds every request's time.
  */
 import { createServer, maxHeaderSize, request as httpRequest, Agent, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMailplane, silentLogger, type Mailplane, type MailplaneOptions, type MailplaneStore } from 'mailplane';
+import { createDashboard } from 'mailplane/dashboard';
 import { toNodeHandler } from '../../adapters/http/node/index.js';
 import { TEST_SECRET } from './api.js';
 import { openTestStore, type StoreKind } from './databases.js';
@@ -77,7 +78,9 @@ export async function startHttpHarness(kind: StoreKind): Promise<HttpHarness> {
   const mailplane = createMailplane(harnessOptions(store, dns));
   const api = toNodeHandler(mailplane.handle, { prefix: '/api/v1' });
   const links = toNodeHandler(mailplane.handleLinks, { prefix: '/t' });
-  const server: Server = createServer((req, res) => (req.url?.startsWith('/t/') ? links : api)(req, res));
+  const dashboard = toNodeHandler(createDashboard(mailplane), { prefix: '/dashboard' });
+  const handlerOf = (url = '') => (url.startsWith('/t/') ? links : url.startsWith('/dashboard') ? dashboard : api);
+  const server: Server = createServer((req, res) => handlerOf(req.url)(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
