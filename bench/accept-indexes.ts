@@ -9,64 +9,35 @@
  * measurement (default 150,000 recipients' worth). docs/performance.md, "Accept throughput", says
  * what the figures showed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createMailplane, type HttpRequest } from '../src/index.js';
-import { openKyselyStore } from '../adapters/storage/kysely/index.js';
+import SQLite from 'better-sqlite3';
+import { openInProcessAccept } from './lib/in-process-accept.js';
 import { threadCpu } from './lib/thread-cpu.js';
-import { sendBody } from './send.js';
 
 const SIZES = [
   { recipients: 1, concurrency: 16 },
   { recipients: 100, concurrency: 4 },
 ].filter((s) => process.env.BENCH_ACCEPT_RECIPIENTS === undefined || String(s.recipients) === process.env.BENCH_ACCEPT_RECIPIENTS);
 const DROPPED = (process.env.BENCH_DROP_INDEXES ?? 'messages_activity_to,events_activity_to').split(',').filter(Boolean);
-const silent = { info: () => {}, warn: () => {}, error: () => {} };
 
 /** Main-thread µs per recipient and recipients per second of `requests` sends of `recipients` each. */
 async function measure(recipients: number, concurrency: number, requests: number, drop: readonly string[]) {
-  const dir = mkdtempSync(join(tmpdir(), 'mailplane-accept-'));
-  const url = `sqlite:${join(dir, 'mailplane.db')}`;
-  const store = await openKyselyStore({ url });
-  const mailplane = createMailplane({ store, secret: 'bench-accept-indexes-secret-0123456789', logger: silent, rateLimits: false });
+  const accept = await openInProcessAccept(recipients, concurrency, (file) => {
+    if (drop.length === 0) return;
+    const database = new SQLite(file);
+    for (const index of drop) database.exec(`drop index ${index}`);
+    database.close();
+  });
   try {
-    const { apiKey } = await mailplane.createAccount({ name: 'bench' });
-    const call = async (path: string, headers: Record<string, string>, body: unknown) => {
-      const rawBody = typeof body === 'string' ? body : JSON.stringify(body);
-      const request: HttpRequest = { method: 'POST', path, headers: { 'content-type': 'application/json', ...headers }, query: new URLSearchParams(), rawBody };
-      const response = await mailplane.handle(request);
-      if (response.status !== 200 && response.status !== 201) throw new Error(`${path}: ${response.status} ${response.body}`);
-      return JSON.parse(response.body) as { id: number; apiKey: string };
-    };
-    const sub = await call('/account/subaccount', { 'x-account-apikey': apiKey }, { name: 'bench' });
-    const domain = await call('/subaccount/domain', { 'x-subaccount-apikey': sub.apiKey }, { name: 'bench.example.com' });
-    // Stands in for publishing DNS, as bench/send.ts does.
-    await store.domains.updateVerification(sub.id, domain.id, { dkimVerified: true, verified: true, updated: 1n });
-    if (drop.length > 0) {
-      const { default: SQLite } = await import('better-sqlite3');
-      const database = new SQLite(url.slice('sqlite:'.length));
-      for (const index of drop) database.exec(`drop index ${index}`);
-      database.close();
-    }
-    const body = sendBody(recipients);
-    const send = (i: number) => call('/subaccount/email', { 'x-subaccount-apikey': sub.apiKey }, body(i));
-    let next = 0;
-    const run = (until: number) => Promise.all(Array.from({ length: concurrency }, async () => {
-      while (next < until) await send(next++);
-    }));
-    await run(Math.ceil(requests / 10));
-    const measured = requests - next;
+    await accept.sendUntil(Math.ceil(requests / 10));
+    const measured = requests - accept.sent;
     const before = threadCpu();
     const start = performance.now();
-    await run(requests);
+    await accept.sendUntil(requests);
     const seconds = (performance.now() - start) / 1000;
     const cpuMs = threadCpu().main - before.main;
     return { usPerRecipient: (cpuMs * 1000) / (measured * recipients), recipientsPerSecond: (measured * recipients) / seconds };
   } finally {
-    await mailplane.close();
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    await accept.close();
   }
 }
 
