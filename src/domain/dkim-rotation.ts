@@ -83,6 +83,23 @@ export async function startDkimRotation(ctx: Pick<MailplaneContext, 'store' | 'c
   return updated;
 }
 
+/**
+ * Abandons the rotation under way: drops the pending key, whose record then need not be published,
+ * and answers the domain; the signing key, and a previous key still retiring, stay as they are.
+ * Throws 406 `DOMAIN_NOT_FOUND`, or 403 `DKIM_ROTATION_NOT_PENDING` when no key is pending (none was,
+ * or its record verified first and it signs now: rotate again to replace it).
+ */
+export async function cancelDkimRotation(ctx: Pick<MailplaneContext, 'store' | 'clock'>, subAccountId: number, domainId: number | null): Promise<DomainRecord> {
+  const domain = domainId === null ? null : await ctx.store.domains.get(subAccountId, domainId);
+  if (!domain) throw new NotFoundError('DOMAIN_NOT_FOUND', `no domain with id ${domainId ?? 'given'} in this sub-account`);
+  const notPending = () => new ConflictError('DKIM_ROTATION_NOT_PENDING', `no DKIM key rotation of ${domain.name} is waiting for its record`);
+  if (!domain.dkimPending) throw notPending();
+  // Conditional on the selector: a check that promoted the key at the same moment wins, once.
+  const updated = await ctx.store.domains.updateDkimKeys(subAccountId, domain.id, domain.dkimPending.selector, { pending: null, updated: nowNs(ctx.clock) });
+  if (!updated) throw notPending();
+  return updated;
+}
+
 /** What advancing a rotation needs. */
 export type DkimRotationDeps = Pick<MailplaneContext, 'store' | 'clock' | 'resolver' | 'config'>;
 

@@ -2,7 +2,7 @@
  * DKIM key rotation end to end: a new key under a new selector, listed beside the signing key;
  * signing switches only once the new record verifies in (real, test) DNS; the old record stays
  * listed for the grace period and is then retired; the rotation job advances it without a press
- * of "verify"; refusals; automatic rotation.
+ * of "verify"; a pending rotation abandoned; refusals; automatic rotation.
  */
 import { createPublicKey } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -26,6 +26,7 @@ describe.each(storeKinds)('DKIM key rotation on %s', (kind) => {
   let env: DeliveryEnv;
   const domainPath = () => `/subaccount/domain/${env.sender.domain.id}`;
   const rotate = (id: unknown = env.sender.domain.id, sub = env.key) => env.api.call('POST', `/subaccount/domain/${id}/dkim/rotate`, { sub });
+  const cancel = (id: unknown = env.sender.domain.id, sub = env.key) => env.api.call('DELETE', `/subaccount/domain/${id}/dkim/rotate`, { sub });
   const read = async (): Promise<Domain> => (await env.api.call('GET', domainPath(), { sub: env.key })).body;
   const deliverOne = async (to: string) => {
     const [entry] = await env.send([to]);
@@ -91,6 +92,38 @@ describe.each(storeKinds)('DKIM key rotation on %s', (kind) => {
     env.advance(61_000);
     await vi.waitFor(async () => expect((await read()).dkim.host).toBe(pending.host), { timeout: 15_000, interval: 50 });
     expect(await deliverOne(`job@${RCPT_DOMAIN}`)).toMatchObject({ selector: pending.selector, dkim: { status: 'pass' } });
+  });
+
+  it('abandons a pending rotation: the key is dropped, the old one goes on signing, and a new rotation can start', async () => {
+    const pending = (await rotate()).body.dkimRecords[1];
+    const cancelled = await cancel();
+    expect(cancelled.status).toBe(200);
+    expect(schemaErrors('Domain', cancelled.body)).toEqual([]);
+    expect(cancelled.body.dkimRecords.map((r: { state: string; selector: string }) => [r.state, r.selector])).toEqual([['active', 'mp1']]);
+    expect((await read()).dkimRecords).toEqual(cancelled.body.dkimRecords);
+    // Publishing the abandoned record now changes nothing: mail is signed with the old key.
+    env.dns.txt(pending.host, pending.textValue);
+    env.advance(61_000);
+    expect((await env.api.call('POST', `${domainPath()}/verify`, { sub: env.key })).body.dkim.host).toBe('mp1._domainkey.sender.test');
+    expect(await deliverOne(`kept@${RCPT_DOMAIN}`)).toEqual({ selector: 'mp1', dkim: expect.objectContaining({ status: 'pass' }) });
+    // Nothing left to abandon; a new rotation starts under a new selector.
+    expectError(await cancel(), 403, 'DKIM_ROTATION_NOT_PENDING');
+    env.advance(1000);
+    const again = await rotate();
+    expect(again.status).toBe(200);
+    expect(again.body.dkimRecords[1].selector).not.toBe(pending.selector);
+  });
+
+  it('has nothing to abandon once the pending key signs, and refuses unknown and foreign ids (406)', async () => {
+    const pending = (await rotate()).body.dkimRecords[1];
+    env.dns.txt(pending.host, pending.textValue);
+    await env.api.call('POST', `${domainPath()}/verify`, { sub: env.key });
+    expectError(await cancel(), 403, 'DKIM_ROTATION_NOT_PENDING');
+    expect((await read()).dkim.host).toBe(pending.host);
+    expectError(await cancel(999_999), 406, 'DOMAIN_NOT_FOUND');
+    const other = await env.api.call('POST', '/account/subaccount', { account: env.api.accountKey, body: { name: 'other' } });
+    expectError(await cancel(env.sender.domain.id, other.body.apiKey), 406, 'DOMAIN_NOT_FOUND');
+    expectError(await env.api.call('DELETE', `${domainPath()}/dkim/rotate`, {}), 401);
   });
 
   it('refuses a second rotation while one is pending (403), unknown and foreign ids (406), and changes nothing', async () => {

@@ -104,6 +104,7 @@ function battery(tenant: Tenant, made: Record<string, string | number>): Call[] 
     c('GET', '/subaccount/domain/:domain_id', 'sub'),
     c('POST', '/subaccount/domain/:domain_id/verify', 'sub'),
     c('POST', '/subaccount/domain/:domain_id/dkim/rotate', 'sub'),
+    c('DELETE', '/subaccount/domain/:domain_id/dkim/rotate', 'sub'),
     c('GET', '/subaccount/suppression', 'sub', { query: { ...range, limit: '50' } }),
     c('POST', '/subaccount/suppression', 'sub', { body: { manual: [{ email: `${tenant.tag}-more@example.org` }], unsubscribe: [{ email: `${tenant.tag}-unsub@example.org` }], spamComplaint: [{ email: `${tenant.tag}-spam@example.org` }] } }),
     c('GET', '/account/message/:message_id', 'account'),
