@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { MailplaneContext } from '../../context.js';
+import type { DomainRecord } from '../../store/index.js';
 import { domainToWire, domainWireSchema } from '../../domain/domain-wire.js';
 import { deletedSchema } from '../../model/wire-schemas.js';
 import { domainService } from '../../domain/domains.js';
@@ -10,6 +12,17 @@ import { listQuerySchema } from '../../model/paging.js';
 import { route } from '../route.js';
 
 const createBody = z.strictObject({ name: domainNameSchema });
+
+/** A route on one domain of the calling sub-account (`:domain_id`) that answers the domain as `act` leaves it. */
+function oneDomainRoute(method: 'GET' | 'POST' | 'DELETE', path: string, act: (ctx: MailplaneContext, subAccountId: number, domainId: number | null) => Promise<DomainRecord>) {
+  return route({
+    method,
+    path,
+    auth: 'subaccount',
+    response: domainWireSchema,
+    handle: async ({ ctx, principal, params }) => ({ body: domainToWire(await act(ctx, principal.subAccount.id, parseResourceId(params.domain_id))) }),
+  });
+}
 
 /** `/subaccount/domain`: the sending domains of the calling sub-account. */
 export const domainRoutes = [
@@ -36,27 +49,9 @@ export const domainRoutes = [
       return { body: domains.map(domainToWire) };
     },
   }),
-  route({
-    method: 'GET',
-    path: '/subaccount/domain/:domain_id',
-    auth: 'subaccount',
-    response: domainWireSchema,
-    handle: async ({ ctx, principal, params }) => {
-      const domain = await domainService.get(ctx, principal.subAccount.id, parseResourceId(params.domain_id));
-      return { body: domainToWire(domain) };
-    },
-  }),
-  route({
-    // The path of the reference document's 2022 version; it checks now and answers the domain.
-    method: 'POST',
-    path: '/subaccount/domain/:domain_id/verify',
-    auth: 'subaccount',
-    response: domainWireSchema,
-    handle: async ({ ctx, principal, params }) => {
-      const domain = await verifyDomainNow(ctx, principal.subAccount.id, parseResourceId(params.domain_id));
-      return { body: domainToWire(domain) };
-    },
-  }),
+  oneDomainRoute('GET', '/subaccount/domain/:domain_id', (ctx, subAccountId, id) => domainService.get(ctx, subAccountId, id)),
+  // The path of the reference document's 2022 version; it checks now and answers the domain.
+  oneDomainRoute('POST', '/subaccount/domain/:domain_id/verify', verifyDomainNow),
   route({
     method: 'DELETE',
     path: '/subaccount/domain/:domain_id',
@@ -67,26 +62,8 @@ export const domainRoutes = [
       return { body: { id: domain.id, message: `Domain (${domain.name}) has been deleted successfully.` } };
     },
   }),
-  route({
-    // A new DKIM key under a new selector, pending until its record verifies (docs/domains.md).
-    method: 'POST',
-    path: '/subaccount/domain/:domain_id/dkim/rotate',
-    auth: 'subaccount',
-    response: domainWireSchema,
-    handle: async ({ ctx, principal, params }) => {
-      const domain = await startDkimRotation(ctx, principal.subAccount.id, parseResourceId(params.domain_id));
-      return { body: domainToWire(domain) };
-    },
-  }),
-  route({
-    // Abandons the rotation whose key still waits for its record (docs/domains.md).
-    method: 'DELETE',
-    path: '/subaccount/domain/:domain_id/dkim/rotate',
-    auth: 'subaccount',
-    response: domainWireSchema,
-    handle: async ({ ctx, principal, params }) => {
-      const domain = await cancelDkimRotation(ctx, principal.subAccount.id, parseResourceId(params.domain_id));
-      return { body: domainToWire(domain) };
-    },
-  }),
+  // A new DKIM key under a new selector, pending until its record verifies (docs/domains.md).
+  oneDomainRoute('POST', '/subaccount/domain/:domain_id/dkim/rotate', startDkimRotation),
+  // Abandons the rotation whose key still waits for its record (docs/domains.md).
+  oneDomainRoute('DELETE', '/subaccount/domain/:domain_id/dkim/rotate', cancelDkimRotation),
 ];
