@@ -20,9 +20,10 @@ export interface RateLimitConfig {
    */
   requestsPerMinute: number;
   /**
-   * Recipients (each `to` entry plus its `cc` and `bcc` copies) a minute per sub-account key through
-   * `POST /subaccount/email`, which counts recipients instead of requests (default 600,000, i.e.
-   * 10,000 a second: 36 million an hour, beyond what one node accepts for personalised mail).
+   * Recipients (each `to` entry plus its `cc` and `bcc` copies) a minute per sub-account through
+   * `POST /subaccount/email`, which counts recipients instead of requests, and through the SMTP
+   * relay, whose envelope recipients draw from the same counter (default 600,000, i.e. 10,000 a
+   * second: 36 million an hour, beyond what one node accepts for personalised mail).
    */
   recipientsPerMinute: number;
 }
@@ -73,9 +74,9 @@ function bucketOf(principal: Principal, allowance: RateLimitAllowance): string {
 function refusalMessage(allowance: RateLimitAllowance, limit: number, remaining: number, cost: number, retryAfter: number): string {
   if (allowance === 'requests') return `too many requests: this key may make ${limit} requests a minute; retry in ${retryAfter} s`;
   if (cost > limit) {
-    return `this request names ${cost} recipients, more than this key may send to in a minute (${limit}); split it into smaller requests`;
+    return `this request names ${cost} recipients, more than this sub-account may send to in a minute (${limit}); split it into smaller requests`;
   }
-  return `too many recipients: this key may send to ${limit} recipients a minute and ${remaining} remain in this minute, fewer than the ${cost} of this request; retry in ${retryAfter} s`;
+  return `too many recipients: this sub-account may send to ${limit} recipients a minute and ${remaining} remain in this minute, fewer than the ${cost} of this request; retry in ${retryAfter} s`;
 }
 
 /** A {@link RateLimiter} on `ctx.store.rateLimits` and `ctx.clock`. */

@@ -15,6 +15,7 @@
 import { sessionLog } from './session-log.js';
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server';
 import type { MailplaneContext } from '../context.js';
+import { createRateLimiter } from '../http/rate-limit.js';
 import { acceptSend, senderDomain } from '../sending/accept.js';
 import { MAX_RECIPIENTS_PER_REQUEST } from '../sending/request.js';
 import type { SubAccountRecord } from '../store/index.js';
@@ -88,6 +89,10 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
   const budget = { used: 0, max: Math.max(options.maxBufferedBytes ?? 256 * 1024 * 1024, maxMessageBytes) };
   const lockedOut = () => reply(421, '4.7.0 Too many failed logins from your address, try again later');
 
+  // The API's recipient allowance: a sub-account's relayed recipients draw from the same counter
+  // as its API sends, so the relay is no way around it.
+  const limiter = ctx.config.rateLimits === false ? null : createRateLimiter(ctx, ctx.config.rateLimits);
+
   const sessions = sessionLog(ctx, 'smtp relay');
   const server = new SMTPServer({
     secure: options.secure ?? false,
@@ -158,6 +163,9 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
     if (!built.ok) throw reply(550, built.reply);
     const sender = await senderDomain(ctx.store, subAccount.id, built.request.from.email);
     if (sender.drop) throw reply(550, `5.7.1 ${sender.drop.detail}`);
+    const limited = limiter && (await limiter.hit({ kind: 'subaccount', subAccount }, 'recipients', built.request.to.length)).refusal;
+    // 450 rather than 451 (a fault here): the client's to wait out, as the API's 429.
+    if (limited) throw reply(450, `4.7.1 ${limited.message}`);
     try {
       const key = checkIdempotencyKey(built.idempotencyKey, 'X-Mailplane-Idempotency-Key');
       // With a key, a message the client submits again (its connection broke before the 250) is

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMailplane, manualClock, silentLogger, type HttpRequest } from 'mailplane';
+import nodemailer from 'nodemailer';
+import { createMailplane, createSmtpRelay, manualClock, silentLogger, type HttpRequest } from 'mailplane';
 import { openKyselyStore } from 'mailplane/storage/kysely';
 import { createTestApi, TEST_SECRET, type TestApi } from '../support/api.js';
 import { expectError } from '../support/bad-input.js';
@@ -79,7 +80,7 @@ describe.each(storeKinds)('API rate limits on %s', (kind) => {
 
     const tooMany = await send(a, 60);
     expectError(tooMany, 429, 'RATE_LIMITED');
-    expect(tooMany.body.message).toBe('too many recipients: this key may send to 150 recipients a minute and 50 remain in this minute, fewer than the 60 of this request; retry in 50 s');
+    expect(tooMany.body.message).toBe('too many recipients: this sub-account may send to 150 recipients a minute and 50 remain in this minute, fewer than the 60 of this request; retry in 50 s');
     expect(tooMany.headers).toMatchObject({ 'retry-after': '50', 'x-ratelimit-remaining': '50' });
     // Nothing of the refused request was accepted.
     expect((await api.mailplane.context.store.jobs.countByState('deliver-batch')).pending).toBe(1);
@@ -95,7 +96,7 @@ describe.each(storeKinds)('API rate limits on %s', (kind) => {
     expect((await send(b, 150)).status).toBe(200);
     const larger = await send(b, 151);
     expectError(larger, 429, 'RATE_LIMITED');
-    expect(larger.body.message).toMatch(/^this request names 151 recipients, more than this key may send to in a minute \(150\)/);
+    expect(larger.body.message).toMatch(/^this request names 151 recipients, more than this sub-account may send to in a minute \(150\)/);
 
     clock.advance(50_000);
     expect((await send(a, 150)).status).toBe(200);
@@ -125,6 +126,34 @@ describe.each(storeKinds)('API rate limits on %s', (kind) => {
     const onOther = await other.handle(request);
     expect(onOther.status).toBe(429);
     expect(onOther.headers['x-ratelimit-remaining']).toBe('30');
+  });
+
+  it('counts the recipients a sub-account relays over SMTP against the same allowance as its API sends', async () => {
+    await setUp({ recipientsPerMinute: 5 });
+    const relay = createSmtpRelay(api.mailplane.context);
+    closers.push(() => relay.close());
+    const port = (await relay.listen(0, '127.0.0.1')).port;
+    const relayOf = (sender: Sender) => {
+      const { username: user, password: pass } = sender.subAccount.smtpAuths[0]!;
+      const client = nodemailer.createTransport({ host: '127.0.0.1', port, ignoreTLS: true, auth: { user, pass } });
+      return (to: string[]) => client.sendMail({ envelope: { from: `news@${sender.domain.name}`, to }, raw: `From: news@${sender.domain.name}\r\nSubject: relayed\r\n\r\nhi\r\n` });
+    };
+    const relayA = relayOf(a);
+    expect((await relayA(['r1@example.org', 'r2@example.org', 'r3@example.org'])).response).toMatch(/^250 /);
+    expect((await send(a, 2)).headers['x-ratelimit-remaining']).toBe('0');
+    // The allowance is used up by the two together: the relay answers 450, to be retried.
+    await expect(relayA(['r4@example.org'])).rejects.toMatchObject({
+      responseCode: 450,
+      response: '450 4.7.1 too many recipients: this sub-account may send to 5 recipients a minute and 0 remain in this minute, fewer than the 1 of this request; retry in 50 s',
+    });
+    expectError(await send(a, 1), 429, 'RATE_LIMITED');
+    // Another sub-account's allowance is its own; and the next minute is a fresh one.
+    expect((await relayOf(b)(['s1@example.org'])).response).toMatch(/^250 /);
+    clock.advance(MINUTE);
+    expect((await relayA(['r5@example.org'])).response).toMatch(/^250 /);
+    // Nothing was stored for the refused message.
+    const stored = await api.call('GET', '/subaccount/message', { sub: a.subAccount.apiKey, query: { recipient: 'r4@example.org' } });
+    expect(stored.body.items).toEqual([]);
   });
 
   it('prunes the counters of past windows when a new window starts', async () => {
