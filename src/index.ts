@@ -19,7 +19,7 @@ export type { SmtpListener } from './smtp/server.js';
 export type { LoginThrottleOptions } from './smtp/login-throttle.js';
 export { createBounceReceiver, type BounceReceiver, type BounceReceiverOptions } from './bounce/receiver.js';
 export { DEFAULT_BODY_LIMIT, type RouterOptions } from './http/router.js';
-export { defaultRateLimitConfig, resolveRateLimitConfig, RATE_LIMIT_WINDOW_MS, type RateLimitConfig } from './http/rate-limit.js';
+export { defaultRateLimitConfig, resolveRateLimitConfig, RATE_LIMIT_WINDOW_MS, type RateLimitConfig } from './account/rate-limits.js';
 export { stringifyJson } from './model/json.js';
 export { errorResponse, httpStatusOf, HTTP_ERROR_RULES, type HttpErrorRule } from './http/errors.js';
 export { consoleLogger, silentLogger, type Logger, type MailplaneConfig, type MailplaneContext } from './context.js';

@@ -3,7 +3,7 @@ import { consoleLogger, type Logger, type MailplaneContext } from './context.js'
 import { createSecretBox } from './crypto/secrets.js';
 import { resolveDomainRecordsConfig, type DomainRecordsConfig } from './domain/config.js';
 import { createRouter, type RouterOptions } from './http/router.js';
-import { resolveRateLimitConfig, type RateLimitConfig } from './http/rate-limit.js';
+import { resolveRateLimitConfig, type RateLimitConfig } from './account/rate-limits.js';
 import { createJobQueue } from './jobs/queue.js';
 import { createJobRunner } from './jobs/runner.js';
 import type { JobRunnerOptions } from './jobs/types.js';

@@ -5,7 +5,7 @@ import { authenticate } from './auth.js';
 import { describeError, errorResponse, httpErrorRule } from './errors.js';
 import { jsonResponse } from './json.js';
 import { buildOpenApiDocument, OPENAPI_PATH } from './openapi.js';
-import { createRateLimiter } from './rate-limit.js';
+import { createRateLimiter } from '../account/rate-limits.js';
 import type { AnyRoute } from './route.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from './types.js';
 import { parseOrThrow } from './validation.js';
@@ -116,7 +116,8 @@ export function createRouter(ctx: MailplaneContext, routes: readonly AnyRoute[],
       if (limiter) {
         // A request that fails validation still costs one unit, so bad requests are limited too.
         const cost = route.rateLimit && invalid === undefined ? route.rateLimit.cost(body) : 1;
-        const decision = await limiter.hit(principal, route.rateLimit?.allowance ?? 'requests', cost);
+        const owner = principal.kind === 'account' ? { kind: principal.kind, id: principal.account.id } : { kind: principal.kind, id: principal.subAccount.id };
+        const decision = await limiter.hit(owner, route.rateLimit?.allowance ?? 'requests', cost);
         limitHeaders = decision.headers;
         if (decision.refusal) throw decision.refusal;
       }

@@ -15,7 +15,7 @@
 import { sessionLog } from './session-log.js';
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server';
 import type { MailplaneContext } from '../context.js';
-import { createRateLimiter } from '../http/rate-limit.js';
+import { createRateLimiter } from '../account/rate-limits.js';
 import { acceptSend, senderDomain } from '../sending/accept.js';
 import { MAX_RECIPIENTS_PER_REQUEST } from '../sending/request.js';
 import type { SubAccountRecord } from '../store/index.js';
@@ -163,7 +163,7 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
     if (!built.ok) throw reply(550, built.reply);
     const sender = await senderDomain(ctx.store, subAccount.id, built.request.from.email);
     if (sender.drop) throw reply(550, `5.7.1 ${sender.drop.detail}`);
-    const limited = limiter && (await limiter.hit({ kind: 'subaccount', subAccount }, 'recipients', built.request.to.length)).refusal;
+    const limited = limiter && (await limiter.hit({ kind: 'subaccount', id: subAccount.id }, 'recipients', built.request.to.length)).refusal;
     // 450 rather than 451 (a fault here): the client's to wait out, as the API's 429.
     if (limited) throw reply(450, `4.7.1 ${limited.message}`);
     try {

@@ -1,6 +1,6 @@
 /**
- * API rate limits: a fixed one-minute window per key and allowance, counted in the store so that
- * every node on one database shares it. Each limited request costs one small atomic statement
+ * Rate limits of the API and the SMTP relay: a fixed one-minute window per account or sub-account
+ * and allowance, counted in the store so that every node on one database shares it. Each limited request costs one small atomic statement
  * (`RateLimitStore.hit`), and the hits of requests that arrive in the same turn of the event loop
  * or while others are being counted are counted together in one store call (src/store/batcher.ts;
  * on SQLite: one turn of its single connection and one commit). Stale counters are pruned once per
@@ -10,7 +10,6 @@ import type { MailplaneContext } from '../context.js';
 import { createBatcher } from '../store/batcher.js';
 import { RateLimitedError } from '../errors.js';
 import type { RateLimitHit, RateLimitUsage } from '../store/index.js';
-import type { Principal } from './auth.js';
 
 /** How much one API key may do per minute. */
 export interface RateLimitConfig {
@@ -61,14 +60,20 @@ export interface RateLimitDecision {
   refusal?: RateLimitedError;
 }
 
-/** Counts requests against their key's allowance; built once per router. */
-export interface RateLimiter {
-  hit(principal: Principal, allowance: RateLimitAllowance, cost: number): Promise<RateLimitDecision>;
+/** Whose allowance a use draws from: an account (its key) or a sub-account (its key, and its SMTP logins). */
+export interface RateLimitOwner {
+  kind: 'account' | 'subaccount';
+  id: number;
 }
 
-/** The counter of a key: named by the key's owner and kind (never by the key), and the allowance. */
-function bucketOf(principal: Principal, allowance: RateLimitAllowance): string {
-  return principal.kind === 'account' ? `account:${principal.account.id}:${allowance}` : `subaccount:${principal.subAccount.id}:${allowance}`;
+/** Counts uses against their owner's allowance; built once per router and once per SMTP relay. */
+export interface RateLimiter {
+  hit(owner: RateLimitOwner, allowance: RateLimitAllowance, cost: number): Promise<RateLimitDecision>;
+}
+
+/** The counter of an owner's allowance, named by the owner (never by a key or a password). */
+function bucketOf(owner: RateLimitOwner, allowance: RateLimitAllowance): string {
+  return `${owner.kind}:${owner.id}:${allowance}`;
 }
 
 function refusalMessage(allowance: RateLimitAllowance, limit: number, remaining: number, cost: number, retryAfter: number): string {
@@ -102,7 +107,7 @@ export function createRateLimiter(ctx: MailplaneContext, config: RateLimitConfig
   };
 
   return {
-    async hit(principal, allowance, cost) {
+    async hit(owner, allowance, cost) {
       const now = ctx.clock.now();
       const windowStart = Math.floor(now / RATE_LIMIT_WINDOW_MS) * RATE_LIMIT_WINDOW_MS;
       // Counters of the previous window stay: a node whose clock lags a little still counts there.
@@ -114,7 +119,7 @@ export function createRateLimiter(ctx: MailplaneContext, config: RateLimitConfig
         });
       }
       const limit = allowance === 'recipients' ? config.recipientsPerMinute : config.requestsPerMinute;
-      const usage = await count({ bucket: bucketOf(principal, allowance), windowStart, cost, limit });
+      const usage = await count({ bucket: bucketOf(owner, allowance), windowStart, cost, limit });
       const resetMs = usage.windowStart + RATE_LIMIT_WINDOW_MS;
       const remaining = Math.max(0, limit - usage.used);
       const headers = {
