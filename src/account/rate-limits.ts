@@ -1,10 +1,11 @@
 /**
  * Rate limits of the API and the SMTP relay: a fixed one-minute window per account or sub-account
- * and allowance, counted in the store so that every node on one database shares it. Each limited request costs one small atomic statement
- * (`RateLimitStore.hit`), and the hits of requests that arrive in the same turn of the event loop
- * or while others are being counted are counted together in one store call (src/store/batcher.ts;
- * on SQLite: one turn of its single connection and one commit). Stale counters are pruned once per
- * window by whichever node notices the change first.
+ * and allowance, counted in the store so that every node on one database shares it. Each limited
+ * request or relayed message costs one small atomic statement (`RateLimitStore.hit`), and the hits
+ * that arrive in the same turn of the event loop or while others are being counted are counted
+ * together in one store call (src/store/batcher.ts; on SQLite: one turn of its single connection
+ * and one commit). Stale counters are pruned once per window by whichever node notices the
+ * change first.
  */
 import type { MailplaneContext } from '../context.js';
 import { createBatcher } from '../store/batcher.js';

@@ -28,7 +28,7 @@ interface Domain {
   id: number;
   name: string;
   verified: boolean;
-  dkimRecords?: DkimRecord[];
+  dkimRecords: DkimRecord[];
   [field: string]: unknown;
 }
 
@@ -59,7 +59,7 @@ const DKIM_LABELS: Record<DkimRecord['state'], string> = { active: 'DKIM', pendi
  */
 function recordRows(domain: Domain): RecordRow[] {
   const dkimProblem = domain.dkimFailureReason as string | undefined;
-  const dkim: RecordRow[] = (domain.dkimRecords ?? []).map((r) => ({
+  const dkim: RecordRow[] = domain.dkimRecords.map((r) => ({
     label: DKIM_LABELS[r.state] ?? 'DKIM',
     record: r,
     found: r.verified,
@@ -71,10 +71,6 @@ function recordRows(domain: Domain): RecordRow[] {
           ? `Signing moved to the new key; keep this record until ${formatNs(r.retireAt)}.`
           : undefined,
   }));
-  if (dkim.length === 0 && domain.dkim) {
-    const found = domain.dkimVerified === true;
-    dkim.push({ label: 'DKIM', record: domain.dkim as DnsRecord, found, problem: found ? undefined : dkimProblem });
-  }
   const others = RECORDS.filter((r) => domain[r.field]).map((r) => {
     const found = domain[r.verified] === true;
     return { label: r.label, record: domain[r.field] as DnsRecord, found, problem: !found && r.reason ? (domain[r.reason] as string | undefined) : undefined };
@@ -95,7 +91,7 @@ function DomainCard({ domain, actAs, onChange }: { domain: Domain; actAs: number
       setState({ busy: false, error: (error as Error).message });
     }
   };
-  const rotating = (domain.dkimRecords ?? []).some((r) => r.state === 'pending');
+  const rotating = domain.dkimRecords.some((r) => r.state === 'pending');
   return html`<article class="domain" aria-labelledby=${`domain-${domain.id}`}>
     <h2 id=${`domain-${domain.id}`}>${domain.name} <span class=${`badge ${domain.verified ? 'status-delivered' : 'status-deferred'}`}>${domain.verified ? 'verified' : 'not verified'}</span></h2>
     <table class="list records">
