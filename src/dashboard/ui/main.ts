@@ -69,6 +69,9 @@ function useHash(): string {
   useEffect(() => {
     const changed = () => setHash(location.hash);
     window.addEventListener('hashchange', changed);
+    // The address may have changed between the first render and this effect (effects run after a
+    // paint): that hashchange came before the listener, so read the address once more now.
+    changed();
     return () => window.removeEventListener('hashchange', changed);
   }, []);
   return hash;
