@@ -4,15 +4,16 @@
  * so the figure is mailplane's own cost with no framework around it.
  */
 import { toNodeHandler } from 'mailplane/node';
-import { closeOnSignals, readConfig, startMailplane } from '../../examples/shared/bootstrap.js';
-import { boundPort, exitOnStartupFailure, listenHttp } from '../../examples/shared/startup.js';
+import { closeOnSignals, publicBaseUrl, readConfig, startMailplane } from '../../examples/shared/bootstrap.js';
+import { bindHttp, exitOnStartupFailure } from '../../examples/shared/startup.js';
 
 try {
   const config = readConfig();
-  const mailplane = await startMailplane(config);
-  const server = await listenHttp(toNodeHandler(mailplane.handle, { prefix: '/api/v1' }), config);
-  console.log(`mailplane (node:http) listening on http://${config.host}:${boundPort(server, config.port)}/api/v1`);
-  closeOnSignals({ server, smtpServers: [], mailplane });
+  const http = await bindHttp(config);
+  const mailplane = await startMailplane(config, publicBaseUrl(config, http.localUrl));
+  http.serve(toNodeHandler(mailplane.handle, { prefix: '/api/v1' }));
+  console.log(`mailplane (node:http) listening on ${http.localUrl}/api/v1`);
+  closeOnSignals({ server: http.server, smtpServers: [], mailplane });
 } catch (error) {
   exitOnStartupFailure(error);
 }

@@ -6,12 +6,14 @@ import express from 'express';
 import { HEALTH_PATHS } from 'mailplane';
 import { toExpress } from 'mailplane/express';
 import { createDashboard } from 'mailplane/dashboard';
-import { closeOnSignals, readConfig, startMailplane, startSmtpServers } from '../shared/bootstrap.js';
-import { boundPort, exitOnStartupFailure, listenHttp } from '../shared/startup.js';
+import { closeOnSignals, publicBaseUrl, readConfig, startMailplane, startSmtpServers } from '../shared/bootstrap.js';
+import { bindHttp, exitOnStartupFailure } from '../shared/startup.js';
 
 try {
   const config = readConfig();
-  const mailplane = await startMailplane(config);
+  // The port first: with PORT=0 the links in mail must name the port the system chose.
+  const http = await bindHttp(config);
+  const mailplane = await startMailplane(config, publicBaseUrl(config, http.localUrl));
   const smtpServers = await startSmtpServers(mailplane, config);
 
   const app = express();
@@ -23,9 +25,9 @@ try {
   app.get([...HEALTH_PATHS], toExpress(mailplane.handleHealth));
   if (config.metrics) app.get('/metrics', toExpress(mailplane.handleMetrics));
 
-  const server = await listenHttp(app, config);
-  console.log(`mailplane (express) listening on http://${config.host}:${boundPort(server, config.port)}/api/v1 (dashboard: /dashboard)`);
-  closeOnSignals({ server, smtpServers, mailplane });
+  http.serve(app);
+  console.log(`mailplane (express) listening on ${http.localUrl}/api/v1 (dashboard: /dashboard)`);
+  closeOnSignals({ server: http.server, smtpServers, mailplane });
 } catch (error) {
   exitOnStartupFailure(error);
 }

@@ -17,6 +17,11 @@ export interface ExampleConfig {
   host: string;
   databaseUrl: string;
   dataDir: string;
+  /**
+   * The public base URL of this server (`MAILPLANE_PUBLIC_URL`, no trailing `/`), which the links in
+   * sent mail start with; unset: the address the HTTP server actually bound ({@link publicBaseUrl}).
+   */
+  publicUrl?: string;
   accountApiKey?: string;
   secret?: string;
   /** Run background jobs (delivery, DNS checks) in this process; `MAILPLANE_WORKERS=off` disables them. */
@@ -27,8 +32,11 @@ export interface ExampleConfig {
   metrics: boolean;
   /** Least severe log level written (`MAILPLANE_LOG_LEVEL`: trace, debug, info (default), warn, error, fatal, silent). */
   logLevel?: string;
-  /** Options passed to createMailplane from the environment (DNS, delivery, webhooks, tracking URL, rate limits). */
-  mailplane: Pick<MailplaneOptions, 'dns' | 'delivery' | 'webhooks' | 'trackingBaseUrl' | 'rateLimits' | 'metrics' | 'retention'>;
+  /**
+   * Options passed to createMailplane from the environment (DNS, delivery, webhooks, rate limits);
+   * `trackingBaseUrl` is not one: it needs the bound address, see {@link startMailplane}.
+   */
+  mailplane: Pick<MailplaneOptions, 'dns' | 'delivery' | 'webhooks' | 'rateLimits' | 'metrics' | 'retention'>;
   /** The SMTP relay: off unless a port is given. */
   smtp: {
     /** Plain port with STARTTLS when a certificate is given (25, 2525 or 587); `MAILPLANE_SMTP_PORT`. */
@@ -94,6 +102,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
     host: env.HOST ?? '127.0.0.1',
     databaseUrl: env.MAILPLANE_DATABASE_URL ?? 'sqlite:./data/mailplane.db',
     dataDir: env.MAILPLANE_DATA_DIR ?? './data',
+    ...(env.MAILPLANE_PUBLIC_URL && { publicUrl: env.MAILPLANE_PUBLIC_URL.replace(/\/+$/, '') }),
     accountApiKey: env.MAILPLANE_ACCOUNT_API_KEY || undefined,
     secret: env.MAILPLANE_SECRET || undefined,
     workers: env.MAILPLANE_WORKERS !== 'off',
@@ -111,7 +120,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
       ...(env.MAILPLANE_RETENTION_DAYS && { retention: { days: Number(env.MAILPLANE_RETENTION_DAYS) } }),
       // Automatic DKIM key rotation every N days (docs/domains.md, "DKIM key rotation"); unset: off.
       ...(env.MAILPLANE_DKIM_AUTO_ROTATE_DAYS && { domains: { dkimAutoRotateDays: Number(env.MAILPLANE_DKIM_AUTO_ROTATE_DAYS) } }),
-      trackingBaseUrl: `${env.MAILPLANE_PUBLIC_URL ?? `http://${env.HOST ?? '127.0.0.1'}:${env.PORT ?? 3000}`}/t`,
     },
     smtp: {
       ...(env.MAILPLANE_SMTP_PORT && { port: Number(env.MAILPLANE_SMTP_PORT) }),
@@ -173,8 +181,21 @@ function loadOrCreateSecret(config: ExampleConfig): string {
   return secret;
 }
 
-/** Opens storage, creates the mailplane instance and its account; prints a generated key once. */
-export async function startMailplane(config: ExampleConfig): Promise<Mailplane> {
+/**
+ * Where this server's links point: `MAILPLANE_PUBLIC_URL` when the operator set it (the address
+ * clients and recipients reach, behind a proxy or load balancer), else `localUrl`, the address the
+ * HTTP server actually bound (never the configured `PORT=0`).
+ */
+export function publicBaseUrl(config: ExampleConfig, localUrl: string): string {
+  return config.publicUrl ?? localUrl;
+}
+
+/**
+ * Opens storage, creates the mailplane instance and its account; prints a generated key once.
+ * `baseUrl` ({@link publicBaseUrl}) is where the HTTP server answers: the links in mail
+ * (unsubscribe, open, click) are `<baseUrl>/t/…`, where the example servers mount `handleLinks`.
+ */
+export async function startMailplane(config: ExampleConfig, baseUrl: string): Promise<Mailplane> {
   // Structured JSON lines on stdout; an unknown level stops the start with the levels it accepts.
   const logger = pinoLogger({ level: config.logLevel });
   const store = await openExampleStore(config.databaseUrl);
@@ -184,6 +205,7 @@ export async function startMailplane(config: ExampleConfig): Promise<Mailplane> 
     secret: loadOrCreateSecret(config),
     logger,
     ...config.mailplane,
+    trackingBaseUrl: `${baseUrl}/t`,
     ...(sandbox && { sandbox }),
     // Direct-to-MX delivery through mailplane's resolver (MAILPLANE_DNS_SERVERS) on MAILPLANE_MX_PORT.
     transport: (ctx) =>

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { MailplaneStore } from 'mailplane';
 import { openKyselyStore } from 'mailplane/storage/kysely';
 
@@ -45,13 +46,41 @@ export function exitOnStartupFailure(error: unknown): never {
   process.exit(1);
 }
 
+/** An HTTP server bound to its port before the application it serves exists. */
+export interface BoundHttpServer {
+  server: Server;
+  /**
+   * `http://<address>:<port>` of the socket actually bound: the port the system chose for `PORT=0`,
+   * an IPv6 address in brackets, and loopback for a wildcard host (`0.0.0.0`, `::`), which is no
+   * address a client can use.
+   */
+  localUrl: string;
+  /** Hands every request from now on to `listener`; until then each is answered `503 STARTING`. */
+  serve(listener: RequestListener): void;
+}
+
+/** The answer to a request that arrives after the port is bound but before the application is ready. */
+const answerStarting: RequestListener = (_request, response) => {
+  response.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', 'cache-control': 'no-store' });
+  response.end(JSON.stringify({ code: 'STARTING', message: 'the server is starting; try again in a moment' }));
+};
+
+/** The URL a client on this machine reaches `address` at. */
+export function localUrlOf(address: AddressInfo): string {
+  const host = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+}
+
 /**
- * Starts an HTTP server for `listener` on the configured host and port and resolves once it
- * listens; rejects with a plain explanation when it cannot (Express 5 hands a listen error to its
- * callback, Koa's `listen` emits it: both would otherwise hide it or crash with a trace).
+ * Binds an HTTP server to the configured host and port and resolves once it listens; rejects with
+ * a plain explanation when it cannot. The port is bound first, before the store is opened, so the
+ * URLs the instance writes into mail (links, `List-Unsubscribe`) can name the port actually bound
+ * (`PORT=0`), not the configured 0. The listener is created here, not by Express or Koa: Express 5
+ * hands a listen error to its callback and Koa's `listen` emits it, hiding it or crashing with a trace.
  */
-export function listenHttp(listener: RequestListener, config: { host: string; port: number }): Promise<Server> {
-  const server = createServer(listener);
+export function bindHttp(config: { host: string; port: number }): Promise<BoundHttpServer> {
+  let listener = answerStarting;
+  const server = createServer((request, response) => listener(request, response));
   return new Promise((resolve, reject) => {
     const fail = (error: NodeJS.ErrnoException) => {
       const hint = (error.code && SOCKET_HINTS[error.code]) ?? error.message;
@@ -60,15 +89,15 @@ export function listenHttp(listener: RequestListener, config: { host: string; po
     server.once('error', fail);
     server.listen(config.port, config.host, () => {
       server.off('error', fail);
-      resolve(server);
+      resolve({
+        server,
+        localUrl: localUrlOf(server.address() as AddressInfo),
+        serve: (application) => {
+          listener = application;
+        },
+      });
     });
   });
-}
-
-/** The port a listening server got (the configured one, or the one the system chose for 0). */
-export function boundPort(server: Server, fallback: number): number {
-  const address = server.address();
-  return typeof address === 'object' && address ? address.port : fallback;
 }
 
 /** Reads the PEM file named by the environment variable `name`, or says which file it could not read and why. */

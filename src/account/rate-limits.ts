@@ -6,10 +6,17 @@
  * together in one store call (src/store/batcher.ts; on SQLite: one turn of its single connection
  * and one commit). Stale counters are pruned once per window by whichever node notices the
  * change first.
+ *
+ * When the store cannot write a counter (a full disk, a read-only database, one that cannot be
+ * reached: an `UnavailableError`), the limiter fails open: the use is allowed uncounted, and one
+ * warning a window says so. Failing closed would turn every read into a 503 while nothing is
+ * wrong with reading, and would protect nothing: the writes the limits exist to bound (sends,
+ * changes) fail on the same store anyway, with their own 503 (docs/security.md, "HTTP API and
+ * link endpoints").
  */
 import type { MailplaneContext } from '../context.js';
 import { createBatcher } from '../store/batcher.js';
-import { RateLimitedError } from '../errors.js';
+import { errorKindOf, RateLimitedError } from '../errors.js';
 import type { RateLimitHit, RateLimitUsage } from '../store/index.js';
 
 /** How much one API key may do per minute. */
@@ -85,9 +92,40 @@ function refusalMessage(allowance: RateLimitAllowance, limit: number, remaining:
   return `too many recipients: this sub-account may send to ${limit} recipients a minute and ${remaining} remain in this minute, fewer than the ${cost} of this request; retry in ${retryAfter} s`;
 }
 
-/** A {@link RateLimiter} on `ctx.store.rateLimits` and `ctx.clock`. */
+/**
+ * The uses a limiter let through uncounted while its store could not write, told to the log once a
+ * window rather than once a use: a busy API on a full disk would otherwise add a warning line (a
+ * write, often to the same disk) to every request.
+ */
+function createUncountedLog(ctx: MailplaneContext) {
+  let uncounted = 0;
+  let warnedAt = -Infinity;
+  return {
+    /** One use let through because `error` kept its counter from being written. */
+    add(error: unknown, now: number): void {
+      uncounted++;
+      if (now - warnedAt < RATE_LIMIT_WINDOW_MS) return;
+      ctx.logger.warn('rate limits are not counted: the store cannot write their counters, so requests are served uncounted until it can', {
+        error: error instanceof Error ? error.message : String(error),
+        uncountedSinceLastWarning: uncounted,
+      });
+      warnedAt = now;
+      uncounted = 0;
+    },
+    /** A counter was written: says so once after uncounted uses, with how many were not told yet. */
+    counted(): void {
+      if (warnedAt === -Infinity) return;
+      ctx.logger.info('rate limits are counted again', { uncountedSinceLastWarning: uncounted });
+      warnedAt = -Infinity;
+      uncounted = 0;
+    },
+  };
+}
+
+/** A {@link RateLimiter} on `ctx.store.rateLimits` and `ctx.clock`; fails open while the store cannot write (see the module comment). */
 export function createRateLimiter(ctx: MailplaneContext, config: RateLimitConfig): RateLimiter {
   let prunedBefore = 0;
+  const uncountedLog = createUncountedLog(ctx);
   type Waiting = { hit: RateLimitHit; resolve: (usage: RateLimitUsage) => void; reject: (error: unknown) => void };
   // The hits of one turn of the event loop, or that arrive while others are counted, go together.
   const hits = createBatcher<Waiting>(
@@ -120,7 +158,16 @@ export function createRateLimiter(ctx: MailplaneContext, config: RateLimitConfig
         });
       }
       const limit = allowance === 'recipients' ? config.recipientsPerMinute : config.requestsPerMinute;
-      const usage = await count({ bucket: bucketOf(owner, allowance), windowStart, cost, limit });
+      let usage: RateLimitUsage;
+      try {
+        usage = await count({ bucket: bucketOf(owner, allowance), windowStart, cost, limit });
+      } catch (error) {
+        // Only a store that cannot write now; any other failure is a fault and is answered as one.
+        if (errorKindOf(error) !== 'unavailable') throw error;
+        uncountedLog.add(error, now);
+        return { headers: {} };
+      }
+      uncountedLog.counted();
       const resetMs = usage.windowStart + RATE_LIMIT_WINDOW_MS;
       const remaining = Math.max(0, limit - usage.used);
       const headers = {

@@ -26,6 +26,14 @@ export interface HttpErrorRule {
 /** The body of a 500: the failure itself is logged, never sent. */
 const INTERNAL = { code: 'INTERNAL_ERROR', message: 'the request failed inside mailplane; it has been logged' };
 
+/**
+ * Seconds a client is told to wait after a `503`. The causes (a database restarting or failing
+ * over, a lock held past the busy timeout, a full or read-only disk) end on their own or by an
+ * operator's hand, never by the client's: a short fixed wait lets retries find the recovery soon
+ * without hammering a database that is struggling.
+ */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
 /** The HTTP answer of every {@link ErrorKind}. */
 export const HTTP_ERROR_RULES: Readonly<Record<ErrorKind, HttpErrorRule>> = {
   'bad-request': { status: 400, fault: false },
@@ -52,6 +60,7 @@ export const HTTP_ERROR_RULES: Readonly<Record<ErrorKind, HttpErrorRule>> = {
     status: 503,
     fault: true,
     answer: { code: 'SERVICE_UNAVAILABLE', message: 'a service mailplane depends on is unavailable; try again later' },
+    headers: (): Record<string, string> => ({ 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) }),
   },
   storage: { status: 500, fault: true, answer: INTERNAL },
   internal: { status: 500, fault: true, answer: INTERNAL },
@@ -74,8 +83,8 @@ export function httpStatusOf(error: unknown): number {
  */
 export function errorResponse(error: unknown, extraHeaders: Record<string, string> = {}): HttpResponse {
   const rule = httpErrorRule(error);
-  if (rule.answer) return jsonResponse(rule.status, rule.answer, rule.status === 500 ? {} : extraHeaders);
   const own = error as MailplaneError;
+  if (rule.answer) return jsonResponse(rule.status, rule.answer, rule.status === 500 ? {} : { ...extraHeaders, ...rule.headers?.(own) });
   const body: Record<string, unknown> = { code: own.code, message: own.message };
   if (own.details !== undefined) body.details = own.details;
   return jsonResponse(rule.status, body, { ...extraHeaders, ...rule.headers?.(own) });

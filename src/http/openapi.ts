@@ -73,7 +73,7 @@ function errorResponses(route: AnyRoute): Record<string, unknown> {
       status,
       {
         description: ERROR_STATUSES[status],
-        headers: headerRefs(status === '429' ? ['X-Request-Id', 'Retry-After', ...RATE_LIMIT_HEADERS] : ['X-Request-Id']),
+        headers: headerRefs(status === '429' ? ['X-Request-Id', 'Retry-After', ...RATE_LIMIT_HEADERS] : status === '503' ? ['X-Request-Id', 'Retry-After'] : ['X-Request-Id']),
         content: { 'application/json': { schema: ERROR_REF } },
       },
     ]),

@@ -4,7 +4,8 @@
  * `ECONNREFUSED`). {@link withStorageFaults} wraps a store once, in `createMailplane`, so every
  * store, the Kysely one or a custom one, keeps that promise: whatever a call throws that is not
  * already a mailplane error becomes an {@link UnavailableError} when the database cannot be reached
- * (retrying later may succeed: HTTP 503, SMTP 451) and a {@link StorageError} otherwise. Return
+ * or cannot write now (full, read-only, locked: retrying later may succeed: HTTP 503 with
+ * `Retry-After`, SMTP 451) and a {@link StorageError} otherwise. Return
  * values (`null`, `Outcome`) pass through untouched, as do errors thrown by the work of a transaction.
  *
  * The fault codes below are standards, not drivers (src/ imports none): node's socket errno codes,
@@ -19,13 +20,23 @@ import type { MailplaneStore } from './index.js';
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
 
 /**
- * SQLSTATEs of a PostgreSQL server that cannot serve now: class 08 (connection exception), 57P01-03
- * (admin shutdown, crash shutdown, cannot connect now: a restart), 53300 (too many connections).
+ * SQLSTATEs of a PostgreSQL server that cannot serve now, or cannot write now: class 08 (connection
+ * exception); 57P01-03 and 57P05 (admin shutdown, crash shutdown, cannot connect now: a restart;
+ * idle session timeout); 53000-53300 (insufficient resources, disk full, out of memory, too many
+ * connections); 25006 (a read-only transaction: a primary demoted to a standby, or
+ * `default_transaction_read_only`); 58030 (an I/O error of the server's disk). Not 53400
+ * (configuration limit exceeded): that is one query beyond a limit, and would fail again.
  */
-const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[1-3]|53300)$/;
+const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[1-35]|53[0-3]00|25006|58030)$/;
 
-/** SQLite: the database stayed locked by another connection beyond the busy timeout. */
-const UNAVAILABLE_SQLITE = /^SQLITE_(BUSY|LOCKED)(_|$)/;
+/**
+ * SQLite result codes (extended ones included) of a database that cannot be used or written now:
+ * locked by another connection beyond the busy timeout (BUSY, LOCKED), its disk full (FULL), its
+ * file or directory read-only (READONLY), a failing disk (IOERR), a file it cannot open (CANTOPEN).
+ * Each can end without mailplane changing anything (space freed, permissions fixed), so the
+ * caller is told to retry rather than that mailplane failed.
+ */
+const UNAVAILABLE_SQLITE = /^SQLITE_(BUSY|LOCKED|FULL|READONLY|IOERR|CANTOPEN)(_|$)/;
 
 /** What pools and drivers throw without a code when there is no connection to be had. */
 const UNAVAILABLE_MESSAGES = [
