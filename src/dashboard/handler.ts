@@ -7,8 +7,9 @@ import { authenticateAccount, authenticateSubAccount } from '../account/accounts
 import type { MailplaneContext } from '../context.js';
 import { ForbiddenError, MailplaneError, RouteNotFoundError, UnauthorizedError } from '../errors.js';
 import { describeError, errorResponse, httpErrorRule } from '../http/errors.js';
+import { listHeader, singleHeader } from '../http/headers.js';
 import { jsonResponse } from '../http/json.js';
-import type { HeaderMap, HttpHandler, HttpRequest, HttpResponse } from '../http/types.js';
+import type { HttpHandler, HttpRequest, HttpResponse } from '../http/types.js';
 import { DashboardAssets } from './assets.js';
 import { readCookie, SESSION_COOKIE, sessionCookie, type CookieScope } from './cookies.js';
 import { pageResponse, SECURITY_HEADERS } from './page.js';
@@ -41,11 +42,6 @@ export const DEFAULT_SESSION_TTL_MS = 8 * 60 * 60 * 1000;
 /** The request header that carries the session's CSRF token on every change. */
 export const CSRF_HEADER = 'x-csrf-token';
 
-const header = (headers: HeaderMap, name: string): string | undefined => {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-};
-
 /** The JSON of a sign-in request, from a parsed or raw body. */
 function bodyJson(request: HttpRequest): unknown {
   if (request.body !== undefined) return request.body;
@@ -63,18 +59,18 @@ function bodyJson(request: HttpRequest): unknown {
  * host. Returns whether the page was served over TLS (the cookie is then `Secure`).
  */
 function checkSignInOrigin(request: HttpRequest): boolean {
-  if (!/^application\/json\b/i.test(header(request.headers, 'content-type') ?? '')) {
+  if (!/^application\/json\b/i.test(singleHeader(request.headers, 'content-type') ?? '')) {
     throw new MailplaneError('invalid', 'JSON_REQUIRED', 'sign in with a JSON body');
   }
-  const origin = header(request.headers, 'origin');
-  if (origin === undefined) return header(request.headers, 'x-forwarded-proto') === 'https';
+  const origin = singleHeader(request.headers, 'origin');
+  if (origin === undefined) return singleHeader(request.headers, 'x-forwarded-proto') === 'https';
   let url: URL;
   try {
     url = new URL(origin);
   } catch {
     throw new ForbiddenError('CROSS_ORIGIN', 'sign-in from another origin is refused');
   }
-  const host = header(request.headers, 'x-forwarded-host') ?? header(request.headers, 'host');
+  const host = singleHeader(request.headers, 'x-forwarded-host') ?? singleHeader(request.headers, 'host');
   if (url.host !== host) throw new ForbiddenError('CROSS_ORIGIN', 'sign-in from another origin is refused');
   return url.protocol === 'https:';
 }
@@ -124,7 +120,7 @@ export function createDashboard(mailplane: DashboardTarget, options: DashboardOp
     const { method, path } = request;
     if ((path === '/' || path === '/index.html') && (method === 'GET' || method === 'HEAD')) return pageResponse(basePath);
     if (path.startsWith('/assets/') && method === 'GET') {
-      const asset = await assets.respond(path.slice('/assets/'.length), header(request.headers, 'if-none-match'));
+      const asset = await assets.respond(path.slice('/assets/'.length), listHeader(request.headers, 'if-none-match'));
       if (asset) return asset;
       throw new RouteNotFoundError('no such dashboard file');
     }
@@ -135,7 +131,7 @@ export function createDashboard(mailplane: DashboardTarget, options: DashboardOp
     }
     if (path !== '/session' && !path.startsWith('/api/v1/')) throw new RouteNotFoundError('no such dashboard path');
     if (!session) throw new UnauthorizedError('NOT_SIGNED_IN', 'sign in to the dashboard first');
-    if (method !== 'GET' && method !== 'HEAD' && !sessions.checkCsrf(session, header(request.headers, CSRF_HEADER))) {
+    if (method !== 'GET' && method !== 'HEAD' && !sessions.checkCsrf(session, singleHeader(request.headers, CSRF_HEADER))) {
       throw new ForbiddenError('CSRF_TOKEN_INVALID', `changes need the session's ${CSRF_HEADER} header`);
     }
     if (path === '/session') {

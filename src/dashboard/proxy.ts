@@ -5,6 +5,7 @@
 import type { HttpHandler, HttpRequest, HttpResponse } from '../http/types.js';
 import { ACCOUNT_KEY_HEADER, SUBACCOUNT_KEY_HEADER } from '../http/auth.js';
 import { errorResponse } from '../http/errors.js';
+import { singleHeader } from '../http/headers.js';
 import { MailplaneError, UnauthorizedError } from '../errors.js';
 import type { OpenSession } from './sessions.js';
 
@@ -14,24 +15,10 @@ export const ACT_AS_HEADER = 'x-dashboard-subaccount';
 /** The request headers passed on to the API; cookies, keys and the rest stay behind. */
 const FORWARDED_HEADERS = ['content-type', 'accept', 'user-agent', 'x-forwarded-for', 'x-request-id'];
 
-/**
- * A sub-account's API key and SMTP passwords removed from an API answer the dashboard reads again
- * later (lists and single reads), so they are shown once, when created. The JSON is the router's
- * own compact output: a `"` directly after `{` or `,` is always the start of a member name (inside
- * a string every `"` is escaped), so the replacement never touches a tenant's string.
- */
-export function redactSecrets(json: string): string {
-  return json.replace(/([{,])"(apiKey|password)":"(?:[^"\\]|\\.)*"/g, '$1"$2":null');
-}
-
-/** Whether an answer to `GET path` carries secrets the dashboard hides after creation. */
-const readsSubAccounts = (method: string, path: string) => method === 'GET' && /^\/account\/subaccount(\/\d+)?\/?$/.test(path);
-
 /** The key header and key for a call to `path` in this session. */
 async function keyFor(api: HttpHandler, session: OpenSession, request: HttpRequest, path: string): Promise<[string, string]> {
   if (session.kind === 'subaccount') return [SUBACCOUNT_KEY_HEADER, session.apiKey];
-  const actAs = request.headers[ACT_AS_HEADER];
-  const id = Array.isArray(actAs) ? actAs[0] : actAs;
+  const id = singleHeader(request.headers, ACT_AS_HEADER, 'X-Dashboard-Subaccount');
   if (id === undefined || !path.startsWith('/subaccount')) return [ACCOUNT_KEY_HEADER, session.apiKey];
   if (!/^[1-9]\d{0,15}$/.test(id)) throw new MailplaneError('invalid', 'INVALID_SUBACCOUNT_ID', `${ACT_AS_HEADER} must be a sub-account id`);
   // The account reads its sub-account's key through the API, as any client of the account key can.
@@ -56,12 +43,10 @@ export async function proxyToApi(api: HttpHandler, session: OpenSession, request
   }
   const headers: HttpRequest['headers'] = { [key[0]]: key[1] };
   for (const name of FORWARDED_HEADERS) if (request.headers[name] !== undefined) headers[name] = request.headers[name];
-  const forwarded: HttpRequest = { method: request.method, path, headers, query: request.query };
+  // The router hides a sub-account's key and SMTP passwords on every route that reads them again
+  // (decided on the route it matched, not on this path's spelling): the browser sees them once, when made.
+  const forwarded: HttpRequest = { method: request.method, path, headers, query: request.query, hideStoredSecrets: true };
   if (request.body !== undefined) forwarded.body = request.body;
   else if (request.rawBody !== undefined) forwarded.rawBody = request.rawBody;
-  const response = await api(forwarded);
-  if (readsSubAccounts(request.method, path) && response.status === 200 && !response.stream) {
-    return { ...response, body: redactSecrets(response.body) };
-  }
-  return response;
+  return api(forwarded);
 }

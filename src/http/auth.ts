@@ -3,6 +3,7 @@ import { authenticateAccount, authenticateSubAccount } from '../account/accounts
 import type { MailplaneContext } from '../context.js';
 import { UnauthorizedError } from '../errors.js';
 import type { AccountRecord, SubAccountRecord } from '../store/index.js';
+import { singleHeader } from './headers.js';
 import type { HeaderMap } from './types.js';
 
 /** Which key a route needs: account paths take `X-Account-ApiKey`, sub-account paths `X-SubAccount-ApiKey`. */
@@ -17,28 +18,29 @@ export type Principal<A extends AuthKind = AuthKind> = A extends 'account'
 export const ACCOUNT_KEY_HEADER = 'x-account-apikey';
 export const SUBACCOUNT_KEY_HEADER = 'x-subaccount-apikey';
 
-function headerValue(headers: HeaderMap, name: string): string | undefined {
-  const value = headers[name];
-  const first = Array.isArray(value) ? value[0] : value;
-  return first === undefined || first === '' ? undefined : first;
+/** A key header's value, `undefined` when absent or empty; repeated, a 422 `HEADER_REPEATED`: two keys are never a choice. */
+function keyHeader(headers: HeaderMap, name: string, label: string): string | undefined {
+  const value = singleHeader(headers, name, label);
+  return value === '' ? undefined : value;
 }
 
 /**
  * Authenticates a request for a route of the given kind, or throws 401. The error says whether the
- * key was missing, wrong, or of the other kind (a sub-account key on an account path and vice versa).
+ * key was missing, wrong, or of the other kind (a sub-account key on an account path and vice versa);
+ * a key header given twice is a 422 `HEADER_REPEATED`.
  */
 export async function authenticate<A extends AuthKind>(
   ctx: MailplaneContext,
   kind: A,
   headers: HeaderMap,
 ): Promise<Principal<A>> {
-  const [header, otherHeader, label, otherPrefix] =
+  const [header, otherHeader, label, otherLabel, otherPrefix] =
     kind === 'account'
-      ? [ACCOUNT_KEY_HEADER, SUBACCOUNT_KEY_HEADER, 'X-Account-ApiKey', SUBACCOUNT_KEY_PREFIX]
-      : [SUBACCOUNT_KEY_HEADER, ACCOUNT_KEY_HEADER, 'X-SubAccount-ApiKey', ACCOUNT_KEY_PREFIX];
-  const key = headerValue(headers, header);
+      ? [ACCOUNT_KEY_HEADER, SUBACCOUNT_KEY_HEADER, 'X-Account-ApiKey', 'X-SubAccount-ApiKey', SUBACCOUNT_KEY_PREFIX]
+      : [SUBACCOUNT_KEY_HEADER, ACCOUNT_KEY_HEADER, 'X-SubAccount-ApiKey', 'X-Account-ApiKey', ACCOUNT_KEY_PREFIX];
+  const key = keyHeader(headers, header, label);
   if (key === undefined) {
-    if (headerValue(headers, otherHeader) !== undefined) {
+    if (keyHeader(headers, otherHeader, otherLabel) !== undefined) {
       throw new UnauthorizedError('WRONG_KEY_KIND', `this path needs the ${label} header; the other kind of key does not authorise it`);
     }
     throw new UnauthorizedError('MISSING_API_KEY', `the ${label} header is required`);

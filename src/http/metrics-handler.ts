@@ -14,9 +14,12 @@ export interface MetricsHandlerOptions {
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
-/** Whether `header` carries `token` as a bearer token; compared in constant time (over digests, so lengths do not leak). */
+/**
+ * Whether `header` carries `token` as a bearer token, given once; compared in constant time (over
+ * digests, so lengths do not leak).
+ */
 function bearerMatches(header: string | string[] | undefined, token: string): boolean {
-  const value = Array.isArray(header) ? header[0] : header;
+  const value = Array.isArray(header) ? (header.length === 1 ? header[0] : undefined) : header;
   const given = /^Bearer\s+(.+)$/i.exec(value ?? '')?.[1]?.trim() ?? '';
   return timingSafeEqual(digest(given), digest(token)) && given.length > 0;
 }

@@ -63,7 +63,22 @@ export interface RouteDefinition<A extends AuthKind, Q, B, R = unknown> {
   responseHeaders?: Readonly<Record<string, string>>;
   /** Set when the answer is a streamed export of `response` rows (NDJSON or CSV, by `format`) instead of JSON. */
   export?: true;
+  /**
+   * The members of the answer that hold a secret (a sub-account's `apiKey`, SMTP `password`s, a
+   * webhook's signing `secret`), at any depth, and where they come from: `created` by this very
+   * request (a creation or a rotation: the one answer that shows them), or `stored` earlier and read
+   * again. A request marked {@link HttpRequest.hideStoredSecrets} (the dashboard's) gets stored ones
+   * as `null`. A route whose response schema has such a member must declare it (test/unit/route-secrets.test.ts).
+   */
+  secrets?: RouteSecrets;
   handle(input: RouteInput<A, Q, B>): Promise<RouteResult<NoInfer<R> | StreamedBody | RawJson>>;
+}
+
+/** What {@link RouteDefinition.secrets} declares. */
+export interface RouteSecrets {
+  /** Member names, e.g. `['apiKey', 'password']`. */
+  names: readonly string[];
+  origin: 'created' | 'stored';
 }
 
 /** A route with its types erased, as the route table holds it. */

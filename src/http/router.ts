@@ -6,6 +6,7 @@ import { describeError, errorResponse, httpErrorRule } from './errors.js';
 import { jsonResponse } from './json.js';
 import { buildOpenApiDocument, OPENAPI_PATH } from './openapi.js';
 import { createRateLimiter } from '../account/rate-limits.js';
+import { withStoredSecretsHidden } from './route-secrets.js';
 import type { AnyRoute } from './route.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from './types.js';
 import { parseOrThrow } from './validation.js';
@@ -123,7 +124,8 @@ export function createRouter(ctx: MailplaneContext, routes: readonly AnyRoute[],
       }
       if (invalid !== undefined) throw invalid;
       const result = await route.handle({ params, query, body, principal, ctx, request });
-      return jsonResponse(result.status ?? route.successStatus ?? 200, result.body, { ...limitHeaders, ...result.headers });
+      const answered = withStoredSecretsHidden(route, request, result.body);
+      return jsonResponse(result.status ?? route.successStatus ?? 200, answered, { ...limitHeaders, ...result.headers });
     } catch (error) {
       if (httpErrorRule(error).fault) ctx.logger.error('request failed', { method, route: route.path, error: describeError(error) });
       return errorResponse(error, limitHeaders);
@@ -148,8 +150,8 @@ export function createRouter(ctx: MailplaneContext, routes: readonly AnyRoute[],
 /** Methods counted under their own name in the request metric; any other is `OTHER`. */
 const METRIC_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-/** An incoming `X-Request-Id` when it is sane (≤ 64 of `[A-Za-z0-9._-]`), else a new one. */
+/** An incoming `X-Request-Id` when it is sane (once, ≤ 64 of `[A-Za-z0-9._-]`), else a new one. */
 export function requestIdOf(header: string | string[] | undefined): string {
-  const given = Array.isArray(header) ? header[0] : header;
+  const given = Array.isArray(header) ? (header.length === 1 ? header[0] : undefined) : header;
   return given !== undefined && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();
 }

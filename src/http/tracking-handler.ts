@@ -3,6 +3,7 @@ import { recordEngagement } from '../tracking/engagement.js';
 import { verifyClickToken, verifyLinkToken } from '../tracking/links.js';
 import { TRACKABLE_URL } from '../tracking/rewrite.js';
 import { unsubscribeByToken } from '../tracking/unsubscribe.js';
+import { listHeader } from './headers.js';
 import type { HttpHandler, HttpResponse } from './types.js';
 
 function page(status: number, title: string, text: string): HttpResponse {
@@ -83,7 +84,7 @@ export function createTrackingHandler(ctx: MailplaneContext): HttpHandler {
 
   return async (request) => {
     const method = request.method.toUpperCase();
-    const userAgent = String(request.headers['user-agent'] ?? '');
+    const userAgent = listHeader(request.headers, 'user-agent') ?? '';
     const open = OPEN_PATH.exec(request.path);
     if (open) {
       if (method !== 'GET' && method !== 'HEAD') return notAllowed('GET, HEAD');

@@ -18,6 +18,12 @@ export interface HttpRequest {
   body?: unknown;
   /** The raw body, when nothing parsed it yet; the router parses it as JSON. */
   rawBody?: string | Uint8Array;
+  /**
+   * Set by the dashboard on the calls it makes for a browser: the answer of a route that reads
+   * secrets made earlier (a sub-account's key and SMTP passwords) has them as `null`, whichever
+   * spelling of the path reached the route. The bridges never set it.
+   */
+  hideStoredSecrets?: boolean;
 }
 
 /** A framework-neutral HTTP response: the body is already serialised. */

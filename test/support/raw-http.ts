@@ -42,6 +42,16 @@ export function rawRequest(port: number, request: string, halfClose = false): Pr
 export const rawGet = (port: number, target: string): Promise<RawAnswer> =>
   rawRequest(port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
 
+/**
+ * `method target` with the header lines exactly as listed (a name twice sends it twice, in any
+ * case), `Host`, `Connection: close` and, with a body, its `Content-Length`.
+ */
+export function rawCall(port: number, method: string, target: string, headers: ReadonlyArray<readonly [string, string]> = [], body = ''): Promise<RawAnswer> {
+  const lines = [`${method} ${target} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close', ...headers.map(([name, value]) => `${name}: ${value}`)];
+  if (body !== '' || method !== 'GET') lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
+  return rawRequest(port, `${lines.join('\r\n')}\r\n\r\n${body}`);
+}
+
 function parseAnswer(text: string): RawAnswer {
   const head = /^HTTP\/1\.1 (\d{3})[^\r]*\r\n([\s\S]*?)\r\n\r\n/.exec(text);
   if (!head) return { status: 'closed', headers: {}, body: text };

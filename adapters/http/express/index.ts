@@ -15,6 +15,7 @@ import {
   badTargetResponse,
   failureResponse,
   readRawBody,
+  requestHeaders,
   routerRequest,
   toRouterPath,
   writeResponse,
@@ -71,7 +72,7 @@ export function toExpress(handle: HttpHandler, options: BridgeOptions = {}): [Re
     const body = parsed ? Promise.resolve(undefined) : readRawBody(req, limit);
     body
       .then((rawBody) => {
-        const request: HttpRequest = routerRequest(req.method, req.headers, target);
+        const request: HttpRequest = routerRequest(req.method, requestHeaders(req), target);
         if (parsed) request.body = req.body as unknown;
         else request.rawBody = rawBody;
         return handle(request);

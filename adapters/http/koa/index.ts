@@ -15,6 +15,7 @@ import {
   failureResponse,
   internalErrorResponse,
   readRawBody,
+  requestHeaders,
   routerRequest,
   toRouterPath,
   type BridgeOptions,
@@ -73,7 +74,7 @@ export function toKoa(handle: HttpHandler, options: BridgeOptions = {}): Middlew
     let response: HttpResponse;
     try {
       const parsedBody = (ctx.request as { body?: unknown }).body;
-      const request: HttpRequest = routerRequest(ctx.method, ctx.headers, target);
+      const request: HttpRequest = routerRequest(ctx.method, requestHeaders(ctx.req), target);
       if (parsedBody !== undefined) request.body = parsedBody;
       else request.rawBody = await readRawBody(ctx.req, limit);
       response = await handle(request);

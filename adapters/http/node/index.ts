@@ -191,7 +191,30 @@ export function writeResponse(res: ServerResponse, response: HttpResponse, logge
   }
 }
 
-/** The request the router sees: method, headers, path and query, and the body read by the bridge. */
+/**
+ * The request's headers as the router reads them: node's `headers`, except that a header the client
+ * sent more than once is the array of its values. node joins `Idempotency-Key: a` and
+ * `Idempotency-Key: b` into `"a, b"`, and keeps only the first of a repeated `Authorization` or
+ * `Host`; as an array, a header that must be given once is refused as repeated
+ * (src/http/headers.ts) instead of being read as one value.
+ */
+export function requestHeaders(req: Pick<IncomingMessage, 'headers' | 'rawHeaders' | 'headersDistinct'>): HttpRequest['headers'] {
+  const seen = new Set<string>();
+  let headers: HttpRequest['headers'] = req.headers;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!.toLowerCase();
+    if (!seen.has(name)) {
+      seen.add(name);
+      continue;
+    }
+    // Copied on the first repeat: node's own object (which the application's middleware shares) stays as it is.
+    if (headers === req.headers) headers = { ...req.headers };
+    headers[name] = req.headersDistinct[name];
+  }
+  return headers;
+}
+
+/** The request the router sees: method, headers ({@link requestHeaders}), path and query, and the body read by the bridge. */
 export function routerRequest(
   method: string,
   headers: HttpRequest['headers'],
@@ -216,7 +239,7 @@ export function toNodeHandler(handle: HttpHandler, options: BridgeOptions = {}):
       return;
     }
     readRawBody(req, limit)
-      .then((rawBody) => handle({ ...routerRequest(req.method ?? 'GET', req.headers, target), rawBody }))
+      .then((rawBody) => handle({ ...routerRequest(req.method ?? 'GET', requestHeaders(req), target), rawBody }))
       .then(
         (response) => writeResponse(res, response, logger),
         (error: unknown) => writeResponse(res, failureResponse(error, logger), logger),

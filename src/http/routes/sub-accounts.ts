@@ -23,6 +23,9 @@ const updateBody = z
   })
   .refine((body) => Object.keys(body).length > 0, 'give at least one of name, blocked, block_reason, retentionDays');
 
+/** The members of a sub-account's answer that hold its secrets: its API key and SMTP passwords. */
+const SUBACCOUNT_SECRETS = ['apiKey', 'password'];
+
 /** `/account/subaccount`: the sub-accounts of the calling account. */
 export const subAccountRoutes = [
   route({
@@ -30,6 +33,7 @@ export const subAccountRoutes = [
     path: '/account/subaccount',
     auth: 'account',
     response: subAccountWireSchema,
+    secrets: { names: SUBACCOUNT_SECRETS, origin: 'created' },
     successStatus: 201,
     body: createBody,
     handle: async ({ ctx, principal, body }) => {
@@ -45,6 +49,7 @@ export const subAccountRoutes = [
     path: '/account/subaccount',
     auth: 'account',
     response: z.array(subAccountWireSchema),
+    secrets: { names: SUBACCOUNT_SECRETS, origin: 'stored' },
     query: listQuerySchema,
     handle: async ({ ctx, principal, query }) => {
       const views = await subAccountService.list(ctx, principal.account.id, query);
@@ -56,6 +61,7 @@ export const subAccountRoutes = [
     path: '/account/subaccount/:subaccount_id',
     auth: 'account',
     response: subAccountWireSchema,
+    secrets: { names: SUBACCOUNT_SECRETS, origin: 'stored' },
     handle: async ({ ctx, principal, params }) => {
       const view = await subAccountService.get(ctx, principal.account.id, parseResourceId(params.subaccount_id));
       return { body: subAccountToWire(view, ctx.secrets) };
@@ -66,6 +72,7 @@ export const subAccountRoutes = [
     path: '/account/subaccount/:subaccount_id',
     auth: 'account',
     response: subAccountWireSchema,
+    secrets: { names: SUBACCOUNT_SECRETS, origin: 'stored' },
     body: updateBody,
     handle: async ({ ctx, principal, params, body }) => {
       const view = await subAccountService.update(ctx, principal.account.id, parseResourceId(params.subaccount_id), {

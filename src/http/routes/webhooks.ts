@@ -70,6 +70,9 @@ const deliveryQuery = z.object({
     .transform((v) => v ?? 0),
 });
 
+/** The signing secret, in the answers that make one (creation, rotation, an update that rotates): shown that once. */
+const WEBHOOK_SECRET = { names: ['secret'], origin: 'created' } as const;
+
 /** `/account/webhook`: the webhooks of the calling account. */
 export const webhookRoutes: AnyRoute[] = [
   route({
@@ -77,6 +80,7 @@ export const webhookRoutes: AnyRoute[] = [
     path: '/account/webhook',
     auth: 'account',
     response: webhookWithSecretWireSchema,
+    secrets: WEBHOOK_SECRET,
     body: createBody,
     handle: async ({ ctx, principal, body }) => {
       const { webhook, secret } = await webhookService.create(ctx, principal.account.id, body);
@@ -110,6 +114,7 @@ export const webhookRoutes: AnyRoute[] = [
     path: '/account/webhook/:webhook_id',
     auth: 'account',
     response: webhookUpdateWireSchema,
+    secrets: WEBHOOK_SECRET,
     body: updateBody,
     handle: async ({ ctx, principal, params, body }) => {
       const { webhook, secret } = await webhookService.update(ctx, principal.account.id, parseResourceId(params.webhook_id), body);
@@ -132,6 +137,7 @@ export const webhookRoutes: AnyRoute[] = [
     path: '/account/webhook/:webhook_id/secret/rotate',
     auth: 'account',
     response: webhookWithSecretWireSchema,
+    secrets: WEBHOOK_SECRET,
     handle: async ({ ctx, principal, params }) => {
       const { webhook, secret } = await webhookService.rotateSecret(ctx, principal.account.id, parseResourceId(params.webhook_id));
       return { body: webhookWithSecretToWire(webhook, secret) };
