@@ -53,6 +53,17 @@ export type Interpretation =
 
 /** CNAME hops followed before a chain is reported as a loop (resolvers commonly stop at 8-16). */
 export const MAX_CNAME_HOPS = 8;
+/**
+ * Records of one answer kept (MX: the most preferred). Delivery tries a few MX hosts and the checks
+ * read a handful of TXT records; a hostile zone's thousand would otherwise be kept, cached and walked.
+ */
+export const MAX_RECORDS_PER_ANSWER = 100;
+/**
+ * Longest TXT record kept, its character-strings joined. No record mailplane reads comes near it
+ * (an 8192-bit DKIM key is ~1,400 characters, SPF is meant to fit 450 octets); a longer one is left
+ * out of the answer, as a record that can be none of them.
+ */
+export const MAX_TXT_RECORD_LENGTH = 4096;
 
 function recordValue(type: DnsRecordType, record: Resource): unknown {
   switch (type) {
@@ -71,6 +82,15 @@ function recordValue(type: DnsRecordType, record: Resource): unknown {
     default:
       return record.address ?? '';
   }
+}
+
+/** The records `type` keeps of the matching ones: TXT within its length, MX most preferred first, at most {@link MAX_RECORDS_PER_ANSWER}. */
+function keptValues(type: DnsRecordType, matching: readonly Resource[]): unknown[] {
+  let values = matching.map((record) => recordValue(type, record));
+  if (type === 'TXT') values = values.filter((value) => (value as string).length <= MAX_TXT_RECORD_LENGTH);
+  // Sorted before the cut, so the most preferred exchanges are the ones kept.
+  if (type === 'MX') (values as MxRecord[]).sort((a, b) => a.preference - b.preference || a.exchange.localeCompare(b.exchange));
+  return values.slice(0, MAX_RECORDS_PER_ANSWER);
 }
 
 /** The negative-caching TTL of RFC 2308: the smaller of the SOA's TTL and its MINIMUM field. */
@@ -104,7 +124,7 @@ export function interpretResponse(packet: Packet, name: string, type: DnsRecordT
     const matching = here.filter((record) => record.type === wanted);
     if (matching.length > 0) {
       for (const record of matching) ttl = Math.min(ttl, record.ttl);
-      return { kind: 'records', chain, records: matching.map((record) => recordValue(type, record)), ttl };
+      return { kind: 'records', chain, records: keptValues(type, matching), ttl };
     }
     const cname = type === 'CNAME' ? undefined : here.find((record) => record.type === Packet.TYPE.CNAME);
     if (!cname) break;

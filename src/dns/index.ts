@@ -7,7 +7,8 @@
  */
 export { createDnsResolver, type DnsResolver, type DnsResolverOptions, type DnsLookupOptions } from './resolver.js';
 export type { DnsFailureReason, DnsLookupResult, DnsRecordValues, MxRecord } from './answer.js';
-export { MAX_CNAME_HOPS } from './answer.js';
+export { MAX_CNAME_HOPS, MAX_RECORDS_PER_ANSWER, MAX_TXT_RECORD_LENGTH } from './answer.js';
+export { MAX_ANSWER_BYTES } from './wire.js';
 export type { DnsRecordType } from './wire.js';
 export { parseDnsServer, parseDnsServers, systemDnsServers, type DnsServerAddress } from './servers.js';
 export { normalizeName, isValidName, sameName } from './names.js';

@@ -151,9 +151,6 @@ export function createDnsResolver(options: DnsResolverOptions = {}): DnsResolver
     const pending = inFlight.get(key);
     if (pending) return pending;
     const started = lookup(name, type).then((result) => {
-      if (type === 'MX' && result.ok) {
-        (result.records as MxRecord[]).sort((a, b) => a.preference - b.preference || a.exchange.localeCompare(b.exchange));
-      }
       remember(key, result);
       return result;
     });

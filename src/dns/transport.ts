@@ -1,6 +1,6 @@
 import { createSocket } from 'node:dgram';
 import { isIP, connect } from 'node:net';
-import { decodeMessage, type EncodedQuery } from './wire.js';
+import { decodeMessage, MAX_ANSWER_BYTES, tooLarge, type EncodedQuery } from './wire.js';
 import type { Packet } from 'dns2';
 import type { DnsServerAddress } from './servers.js';
 
@@ -10,9 +10,6 @@ export type ExchangeOutcome =
   | { kind: 'timeout' }
   | { kind: 'malformed'; detail: string }
   | { kind: 'unreachable'; detail: string };
-
-// A DNS message over TCP is prefixed by a 16-bit length, so 65,535 bytes is the most it can be.
-const MAX_TCP_MESSAGE = 0xffff;
 
 /**
  * Sends one query over UDP and waits at most `timeoutMs` for its answer. The socket is
@@ -45,7 +42,11 @@ export function exchangeUdp(server: DnsServerAddress, query: EncodedQuery, timeo
   });
 }
 
-/** Sends one query over TCP (RFC 7766), for answers too large for a UDP datagram. */
+/**
+ * Sends one query over TCP (RFC 7766), for answers too large for a UDP datagram. The length prefix
+ * says how much is coming: an answer announced over {@link MAX_ANSWER_BYTES} is given up on at
+ * once, before its bytes are read.
+ */
 export function exchangeTcp(server: DnsServerAddress, query: EncodedQuery, timeoutMs: number): Promise<ExchangeOutcome> {
   return new Promise((resolve) => {
     const socket = connect({ host: server.host, port: server.port });
@@ -67,9 +68,9 @@ export function exchangeTcp(server: DnsServerAddress, query: EncodedQuery, timeo
     });
     socket.on('data', (chunk: Buffer) => {
       received = Buffer.concat([received, chunk]);
-      if (received.length > MAX_TCP_MESSAGE + 2) return finish({ kind: 'malformed', detail: 'more data than a DNS message holds' });
       if (received.length < 2) return;
       const expected = received.readUInt16BE(0);
+      if (expected > MAX_ANSWER_BYTES) return finish({ kind: 'malformed', detail: tooLarge(expected) });
       if (received.length < expected + 2) return;
       const decoded = decodeMessage(received.subarray(2, expected + 2), query);
       // Over TCP there is no one else on the connection: an answer to another question is broken.

@@ -19,6 +19,12 @@ export type DecodedMessage =
 // EDNS payload size of the 2020 DNS flag day: large enough for a 2048-bit DKIM key, small enough
 // to avoid IP fragmentation; larger answers come back truncated and are fetched over TCP.
 const EDNS_PAYLOAD_SIZE = 1232;
+/**
+ * Largest answer read, over UDP or TCP. Real answers mailplane asks for are well under it (a busy
+ * apex TXT set is a few kilobytes); a hostile zone's 64 KiB answer would cost ~50 ms of parsing on
+ * the event loop per lookup (dns2 reads it a byte per call) and its records memory in the cache.
+ */
+export const MAX_ANSWER_BYTES = 16_384;
 const HEADER_LENGTH = 12;
 // Smallest possible question (root name + type + class) and resource record (root name, type,
 // class, ttl, rdlength): used to refuse a header whose counts cannot fit in the message before
@@ -51,15 +57,19 @@ export function encodeQuery(name: string, type: DnsRecordType): EncodedQuery {
   return { id, name, type, message: packet.toBuffer() };
 }
 
+/** Why an answer of `bytes` was not read. */
+export const tooLarge = (bytes: number): string => `an answer of ${bytes} bytes, more than the ${MAX_ANSWER_BYTES} mailplane reads`;
+
 /**
  * Reads a received message as the answer to `query`. Never throws: dns2's parser throws on
  * truncated headers and silently drops records it cannot decode, so both are detected here and
- * reported as `malformed` rather than trusted.
+ * reported as `malformed` rather than trusted; so is an answer over {@link MAX_ANSWER_BYTES}.
  */
 export function decodeMessage(buffer: Buffer, query: EncodedQuery): DecodedMessage {
   if (buffer.length < 2 || buffer.readUInt16BE(0) !== query.id) return { kind: 'foreign' };
   if (buffer.length < HEADER_LENGTH) return { kind: 'malformed', detail: `a ${buffer.length}-byte message` };
   if ((buffer[2]! & 0x80) === 0) return { kind: 'foreign' };
+  if (buffer.length > MAX_ANSWER_BYTES) return { kind: 'malformed', detail: tooLarge(buffer.length) };
   const qd = buffer.readUInt16BE(4);
   const records = buffer.readUInt16BE(6) + buffer.readUInt16BE(8) + buffer.readUInt16BE(10);
   if (HEADER_LENGTH + qd * MIN_QUESTION_LENGTH + records * MIN_RECORD_LENGTH > buffer.length) {

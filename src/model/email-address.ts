@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { codePointLabel, firstInvisibleCharacter } from './invisible.js';
 
 /** Longest address accepted: RFC 5321's 256-octet path minus the angle brackets. */
 export const MAX_EMAIL_LENGTH = 254;
@@ -20,11 +21,16 @@ const octets = (text: string) => Buffer.byteLength(text, 'utf8');
  * Why `value` is not an address mailplane accepts, or `null` when it is one. Accepted: a dot-atom
  * local part (RFC 5322, UTF-8 allowed) `@` a hostname of at least two labels whose last label is
  * not numeric. Refused on purpose: quoted local parts and IP-literal domains, which no real
- * mailbox on the public internet needs and which complicate every later comparison.
+ * mailbox on the public internet needs and which complicate every later comparison; and invisible
+ * or text-direction characters (src/model/invisible.ts), which disguise an address as another.
  */
 export function emailAddressProblem(value: string): string | null {
   if (octets(value) > MAX_EMAIL_LENGTH) return `must be at most ${MAX_EMAIL_LENGTH} octets`;
   if (FORBIDDEN.test(value)) return 'must not contain spaces, line breaks or control characters';
+  // Checked here, the one address rule every entry point uses (API, relay, suppressions): an
+  // address with U+202E or a zero-width character reads as another address in every client.
+  const invisible = firstInvisibleCharacter(value);
+  if (invisible !== null) return `must not contain invisible or text-direction characters (found ${codePointLabel(invisible)})`;
   const at = value.lastIndexOf('@');
   if (at < 0) return 'must contain @';
   const local = value.slice(0, at);

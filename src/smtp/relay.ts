@@ -9,6 +9,8 @@
  * From domain must be a verified sending domain of the authenticated sub-account. Passwords are
  * compared in constant time and never logged; failed logins are slowed per client address and
  * per username, and an address that keeps failing is locked out (src/smtp/login-throttle.ts).
+ * A `RCPT TO` the API would drop as invalid is refused `553 5.1.3`, and a `MAIL FROM` with
+ * invisible or text-direction characters `553 5.1.7` (src/model/email-address.ts).
  * Once a message is answered 250 it is committed (batch, messages, delivery job); any failure
  * before that is answered 4xx, so the client keeps the message and retries.
  */
@@ -24,6 +26,8 @@ import { smtpErrorReply, smtpReplyFor } from './errors.js';
 import { sendRequestOf } from './ingest.js';
 import { checkIdempotencyKey, requestHash, sendIdempotently } from '../sending/idempotency.js';
 import { stringifyJson } from '../model/json.js';
+import { emailAddressProblem } from '../model/email-address.js';
+import { codePointLabel, firstInvisibleCharacter } from '../model/invisible.js';
 import { clientKey, LoginThrottle, type LoginThrottleOptions } from './login-throttle.js';
 import { parseReceivedMime, readMessage, smtpListener, smtpReply as reply, type SmtpListener } from './server.js';
 
@@ -140,8 +144,19 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
         },
       );
     },
-    onRcptTo(_address, session, callback) {
+    onMailFrom(address, _session, callback) {
+      // The message's sender is its From header, checked in full with the send; the envelope
+      // sender is otherwise unused, so only what disguises an address is refused here.
+      const invisible = firstInvisibleCharacter(address.address);
+      if (invisible !== null) return callback(reply(553, `5.1.7 The sender address must not contain invisible or text-direction characters (found ${codePointLabel(invisible)})`));
+      callback();
+    },
+    onRcptTo(address, session, callback) {
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS_PER_REQUEST) return callback(reply(452, `4.5.3 At most ${MAX_RECIPIENTS_PER_REQUEST} recipients per message`));
+      // Each envelope recipient becomes a message: one the API would drop as invalid is refused
+      // here, where the client still hears about it.
+      const problem = emailAddressProblem(address.address);
+      if (problem !== null) return callback(reply(553, `5.1.3 The recipient address ${problem}`));
       callback();
     },
     onData(stream, session, callback) {

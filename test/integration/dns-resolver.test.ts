@@ -114,11 +114,11 @@ describe('DNS resolver against a real dns2 server', () => {
   });
 
   it('fetches an answer too large for UDP over TCP', async () => {
-    const strings = Array.from({ length: 120 }, (_, i) => String(i % 10).repeat(250));
-    dns.txt('huge.r.test', strings);
-    // dns2's encoder needs a good part of a second for answers this size: allow for it.
+    const records = Array.from({ length: 5 }, (_, i) => String(i).repeat(1000));
+    dns.txt('huge.r.test', ...records);
+    // dns2's encoder needs a good part of a second for large answers: allow for it.
     const result = await resolverFor({ timeoutMs: 10_000 }).resolveTxt('huge.r.test');
-    expect(result).toMatchObject({ ok: true, records: [strings.join('')] });
+    expect(result).toMatchObject({ ok: true, records });
     expect(dns.log.filter((entry) => entry.name === 'huge.r.test').map((entry) => entry.transport)).toEqual(['udp', 'tcp']);
   });
 

@@ -2,6 +2,15 @@
  * The dashboard's browser logic that needs no DOM: dates of a range, counters to chart series,
  * labels of event types and statuses. Unit-tested in test/unit/dashboard-format.test.ts.
  */
+import { revealInvisible } from '../../model/invisible.js';
+
+/**
+ * Text a sender or recipient chose (a subject, an address, a header), as the dashboard shows it:
+ * invisible and text-direction characters written out (`\u202E`), so that a display name or
+ * subject cannot reverse or hide what is shown after it. The API and the delivered mail keep the
+ * text as it was given; only what people read here changes.
+ */
+export const shownText = (text: string): string => revealInvisible(text);
 
 /** The counters of one day as `/stat` answers them. */
 export interface StatCounters {

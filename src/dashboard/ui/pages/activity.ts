@@ -3,7 +3,7 @@
  * its event timeline, SMTP replies, IP and pool.
  */
 import { useState } from 'preact/hooks';
-import { activityQuery, eventIsProblem, eventName, formatNs } from '../format.js';
+import { activityQuery, eventIsProblem, eventName, formatNs, shownText } from '../format.js';
 import { ErrorNote, html, Status, useApp, useLoad } from '../lib.js';
 
 /** A message as the activity list answers it (the fields the dashboard shows). */
@@ -12,7 +12,7 @@ interface MessageItem {
   subAccountID: number;
   submittedAt: number;
   from: { email: string; name?: string };
-  to: { email: string };
+  to: { email: string; name?: string };
   subject: string;
   status: string;
   attempt: number;
@@ -32,6 +32,16 @@ interface EventItem {
   smtpDescription?: string;
   ipID?: number;
   ipPoolID?: number;
+}
+
+/**
+ * A mailbox as `Name <address>`, the name isolated (`<bdi>`) so right-to-left letters in it cannot
+ * reorder the address, and both through shownText: invisible and text-direction characters show.
+ */
+function Mailbox({ mailbox }: { mailbox: { email: string; name?: string } }) {
+  const name = mailbox.name?.trim();
+  const address = shownText(mailbox.email);
+  return name ? html`<bdi>${shownText(name)}</bdi> ${`<${address}>`}` : address;
 }
 
 /** The activity page: filters, results, and the next page on demand. */
@@ -88,8 +98,8 @@ export function Activity() {
         ${items.map(
           (m) => html`<tr>
             <td>${formatNs(m.submittedAt)}</td>
-            <td>${m.to.email}</td>
-            <td><a href=${`#/message/${encodeURIComponent(m.messageID)}`}>${m.subject || '(no subject)'}</a></td>
+            <td>${shownText(m.to.email)}</td>
+            <td><a href=${`#/message/${encodeURIComponent(m.messageID)}`}>${shownText(m.subject) || '(no subject)'}</a></td>
             <td><span class=${`badge status-${m.status}`}>${m.status}</span></td>
           </tr>`,
         )}
@@ -118,9 +128,9 @@ export function MessagePage({ id }: { id: string }) {
     ${loaded.loading && html`<${Status}>Loading the message…</${Status}>`}
     ${m &&
     html`<dl class="facts">
-        <dt>Subject</dt><dd>${m.subject || '(no subject)'}</dd>
-        <dt>From</dt><dd>${m.from.email}</dd>
-        <dt>To</dt><dd>${m.to.email}</dd>
+        <dt>Subject</dt><dd>${shownText(m.subject) || '(no subject)'}</dd>
+        <dt>From</dt><dd><${Mailbox} mailbox=${m.from} /></dd>
+        <dt>To</dt><dd><${Mailbox} mailbox=${m.to} /></dd>
         <dt>Status</dt><dd><span class=${`badge status-${m.status}`}>${m.status}</span></dd>
         <dt>Submitted</dt><dd>${formatNs(m.submittedAt)}</dd>
         <dt>Attempts</dt><dd>${m.attempt}</dd>

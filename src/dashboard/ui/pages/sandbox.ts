@@ -4,7 +4,7 @@
  * without scripts (an opaque origin: it can run nothing and reach nothing of the dashboard).
  */
 import { useState } from 'preact/hooks';
-import { formatNs } from '../format.js';
+import { formatNs, shownText } from '../format.js';
 import { ErrorNote, html, Status, useApp, useLoad } from '../lib.js';
 import { parseMail } from '../mime.js';
 
@@ -28,11 +28,11 @@ function CapturedMessage({ id }: { id: number }) {
   const m = one.data;
   const mail = parseMail(m.raw ?? '');
   return html`<article class="captured" aria-labelledby="captured-title">
-    <h2 id="captured-title">${m.subject || '(no subject)'}</h2>
+    <h2 id="captured-title">${shownText(m.subject) || '(no subject)'}</h2>
     <dl class="facts">
       <dt>DKIM</dt><dd><span class=${`badge ${m.dkim?.result === 'pass' ? 'status-delivered' : 'status-hard_bounced'}`}>${m.dkim?.result ?? 'none'}</span> ${m.dkim?.domain ?? ''} ${m.dkim?.selector ? `(selector ${m.dkim.selector})` : ''} ${m.dkim?.comment ?? ''}</dd>
-      <dt>Envelope from</dt><dd>${m.mailFrom}</dd>
-      <dt>Envelope to</dt><dd>${m.rcptTo.join(', ')}</dd>
+      <dt>Envelope from</dt><dd>${shownText(m.mailFrom)}</dd>
+      <dt>Envelope to</dt><dd>${shownText(m.rcptTo.join(', '))}</dd>
       <dt>Received</dt><dd>${formatNs(m.received)}</dd>
       <dt>Message</dt><dd><a href=${`#/message/${encodeURIComponent(m.messageId)}`}>${m.messageId}</a></dd>
     </dl>
@@ -43,7 +43,7 @@ function CapturedMessage({ id }: { id: number }) {
     <h3>Header fields</h3>
     <table class="list headers">
       <caption class="visually-hidden">Header fields</caption>
-      <tbody>${mail.headers.map((h) => html`<tr><th scope="row">${h.name}</th><td>${h.value}</td></tr>`)}</tbody>
+      <tbody>${mail.headers.map((h) => html`<tr><th scope="row">${shownText(h.name)}</th><td>${shownText(h.value)}</td></tr>`)}</tbody>
     </table>
     <button type="button" aria-expanded=${showRaw ? 'true' : 'false'} onClick=${() => setShowRaw(!showRaw)}>${showRaw ? 'Hide the source' : 'Show the source'}</button>
     ${showRaw && html`<pre class="mail-raw">${m.raw}</pre>`}
@@ -69,8 +69,8 @@ export function SandboxInbox({ arg }: { arg: string | undefined }) {
       <tbody>
         ${list.data.map(
           (m) => html`<tr aria-current=${m.id === selected ? 'true' : undefined}>
-            <td>${formatNs(m.received)}</td><td>${m.rcptTo.join(', ')}</td>
-            <td><a href=${`#/sandbox/${m.id}`}>${m.subject || '(no subject)'}</a></td>
+            <td>${formatNs(m.received)}</td><td>${shownText(m.rcptTo.join(', '))}</td>
+            <td><a href=${`#/sandbox/${m.id}`}>${shownText(m.subject) || '(no subject)'}</a></td>
           </tr>`,
         )}
       </tbody>

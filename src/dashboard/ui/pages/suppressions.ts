@@ -3,7 +3,7 @@
  * each with its type and the SMTP reply that caused it.
  */
 import { useState } from 'preact/hooks';
-import { formatNs } from '../format.js';
+import { formatNs, shownText } from '../format.js';
 import { ErrorNote, html, Status, useApp, useLoad } from '../lib.js';
 import { useActAs } from './act-as.js';
 
@@ -96,7 +96,7 @@ export function Suppressions({ subAccountId }: { subAccountId: string | undefine
       <tbody>
         ${list.data.map(
           (s) => html`<tr>
-            <td>${s.email}</td>
+            <td>${shownText(s.email)}</td>
             <td>${TYPES[s.reason]?.[1] ?? s.reason}</td>
             <td>${s.smtp_error || '—'}</td>
             <td>${formatNs(s.created)}</td>
