@@ -62,7 +62,8 @@ export const jobPayloadSchemas = {
   /** `startedAt`: the warmup's `warmupStartedAt` (ns, a decimal string); a job of an ended warmup does nothing. */
   [IP_WARMUP_JOB]: z.object({ accountId: id(), ipId: id(), startedAt: z.string().regex(/^\d{1,20}$/) }),
   [DOMAIN_CHECK_JOB]: z.object({ domainId: id(), subAccountId: id() }),
-  [WEBHOOK_EVENTS_JOB]: z.object({ events: z.array(outboxEventSchema) }),
+  /** `webhookIds`: post to these webhooks only (the events put off while those webhooks were busy). */
+  [WEBHOOK_EVENTS_JOB]: z.object({ events: z.array(outboxEventSchema), webhookIds: z.array(id()).optional() }),
   /** `body`: the exact JSON posted the first time, signed again at each attempt. */
   [WEBHOOK_RETRY_JOB]: z.object({ accountId: id(), webhookId: id(), eventId: z.string(), body: z.string(), replayId: z.string().optional() }),
   /** No payload: the job reads the retention settings of the instance that runs it. */

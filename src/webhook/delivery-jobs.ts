@@ -7,25 +7,32 @@
  * webhook's secret of that moment. When the retries run out the job ends dead, with the last
  * error kept. Delivery is at least once: receivers deduplicate by `webhook-id` (the event's id,
  * `event.eventID`). Replays of stored events run as `webhook-replay` jobs (src/webhook/replay.ts).
+ *
+ * No job waits behind a receiver that hangs: a webhook with `maxConcurrentPerWebhook` POSTs under
+ * way, or whose account has `maxConcurrentPerAccount` (src/webhook/post-slots.ts), gets its events
+ * of a `webhook-events` job moved into a new job for that webhook alone, due `busyDelayMs` later,
+ * and a retry put off as long without counting an attempt.
+ * Both are written before the job completes, so a crash loses nothing (the job runs again).
  */
 import type { MailplaneContext } from '../context.js';
 import { PermanentJobError, RetryJobError } from '../jobs/errors.js';
-import { jobHandler, WEBHOOK_EVENTS_JOB, WEBHOOK_REPLAY_JOB, WEBHOOK_RETRY_JOB } from '../jobs/kinds.js';
+import { jobHandler, WEBHOOK_EVENTS_JOB, WEBHOOK_REPLAY_JOB, WEBHOOK_RETRY_JOB, type MailplaneJobs } from '../jobs/kinds.js';
+import type { EnqueueJob } from '../jobs/queue.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
 import type { MessageRecord, SendBatchRecord, WebhookRecord } from '../store/index.js';
 import { fromOutboxEvent } from './outbox.js';
 import { webhookPayload } from './payload.js';
 import { replayJobHandler } from './replay.js';
-import { deliveryLogEntry, webhookSender, type WebhookPost } from './sender.js';
+import { deliveryLogEntry, type WebhookPost, type WebhookSender } from './sender.js';
 import { togglesForEvent } from './toggles.js';
 
-/** The webhook delivery job handlers (webhook-events, webhook-retry, webhook-replay). */
-export function webhookJobHandlers(ctx: MailplaneContext): Record<string, JobHandler | JobKindOptions> {
+/** The webhook delivery job handlers (webhook-events, webhook-retry, webhook-replay), posting through `sender`. */
+export function webhookJobHandlers(ctx: MailplaneContext, sender: WebhookSender): Record<string, JobHandler | JobKindOptions> {
   const config = ctx.config.webhooks;
-  const sender = webhookSender(ctx);
 
   const postEvents = jobHandler(WEBHOOK_EVENTS_JOB, async (job) => {
-    const { events } = job.payload;
+    const { events, webhookIds } = job.payload;
+    const only = webhookIds && new Set(webhookIds);
     const hooks = new Map<string, Promise<WebhookRecord[]>>();
     const messages = new Map<string, Promise<{ message: MessageRecord; batch: SendBatchRecord } | null>>();
     const memo = <T>(cache: Map<string, Promise<T>>, key: string, load: () => Promise<T>) => {
@@ -40,7 +47,7 @@ export function webhookJobHandlers(ctx: MailplaneContext): Record<string, JobHan
       const targets = new Map<number, WebhookRecord>();
       for (const toggle of togglesForEvent(event.type, event.metadata)) {
         for (const webhook of await memo(hooks, `${event.accountId}:${toggle}`, () => ctx.store.webhooks.listEnabledForEvent(event.accountId, toggle))) {
-          targets.set(webhook.id, webhook);
+          if (!only || only.has(webhook.id)) targets.set(webhook.id, webhook);
         }
       }
       if (targets.size === 0) continue;
@@ -49,7 +56,15 @@ export function webhookJobHandlers(ctx: MailplaneContext): Record<string, JobHan
       const body = webhookPayload(event, found.message, found.batch);
       for (const webhook of targets.values()) posts.push({ webhook, eventId: event.id, body });
     }
-    await sender.postAll(posts);
+    const { busy } = await sender.postAll(posts);
+    // Each busy webhook's events in a job of its own, so the next try of one does not wait on another.
+    const putOff: EnqueueJob<MailplaneJobs>[] = busy.map(({ accountId, webhookId }) => ({
+      kind: WEBHOOK_EVENTS_JOB,
+      payload: { events: events.filter((event) => event.accountId === accountId), webhookIds: [webhookId] },
+      runAt: ctx.clock.now() + config.busyDelayMs,
+      dedupeKey: `webhook-busy:${job.id}:${webhookId}`,
+    }));
+    if (putOff.length > 0) await ctx.jobs.enqueue(putOff);
   });
 
   const retryPost = jobHandler(WEBHOOK_RETRY_JOB, async (job) => {
@@ -59,6 +74,7 @@ export function webhookJobHandlers(ctx: MailplaneContext): Record<string, JobHan
     if (!webhook || !webhook.enabled) return;
     const post: WebhookPost = { webhook, eventId, body, ...(replayId !== undefined && { replayId }) };
     const result = await sender.attempt(post);
+    if (!result) throw new RetryJobError('the webhook or its account has its most POSTs under way', { runAt: ctx.clock.now() + config.busyDelayMs, countAttempt: false });
     // job.attempts counts this run: the retry with index job.attempts - 1 has just failed.
     const next = result.ok || !result.retry ? undefined : config.retryDelaysMs[job.attempts];
     const runAt = next === undefined ? null : ctx.clock.now() + next;

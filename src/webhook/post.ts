@@ -2,11 +2,12 @@
  * One webhook POST: the target checked at delivery time (the URL's literal host, and every address
  * its name resolves to, so DNS rebinding cannot point a registered name at 127.0.0.1 later), the
  * connection pinned to the address that was checked, the body signed when the attempt is made,
- * bounded in time, redirects not followed.
+ * redirects not followed. Each step has its own deadline (connection, response headers, body), and
+ * the attempt is decided by the status line, so a receiver that drips its answer cannot hold it.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import type { LookupFunction, Socket } from 'node:net';
 import type { DnsResolver } from '../dns/resolver.js';
 import { checkWebhookTarget, classifyAddress } from './target.js';
 import { signWebhookPayload, standardWebhookHeaders, WEBHOOK_SIGNATURE_HEADER } from './signature.js';
@@ -18,7 +19,14 @@ export type WebhookAttempt = { ok: true; status: number } | { ok: false; retry: 
 export interface PostWebhookOptions {
   resolver: Pick<DnsResolver, 'resolveA' | 'resolveAaaa'>;
   allowPrivateTargets: boolean;
+  /** The connections to use (kept alive between POSTs), owned by the caller. */
+  agents: WebhookAgents;
+  /** From the start of the request to the response's headers, connection included. */
   timeoutMs: number;
+  /** From the start of the request to a connection ready for it (TCP, and TLS for `https`). */
+  connectTimeoutMs: number;
+  /** After the headers: how long the body is read before its connection is destroyed. */
+  bodyTimeoutMs: number;
   /** Time of the attempt (epoch ms): the signature's `t` and `webhook-timestamp`. */
   nowMs: number;
   /** The Standard Webhooks `webhook-id`: the event's id, the same on every retry and replay. */
@@ -36,11 +44,37 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 const USER_AGENT = 'mailplane-webhooks/1';
 
 /**
- * Connections are kept alive between POSTs to the same receiver (a TLS handshake per event would
- * cost more than the event). A kept connection goes to an address that was checked when it was
- * opened; a new one is checked again.
+ * The connections of one sender. They are kept alive between POSTs to the same receiver (a TLS
+ * handshake per event would cost more than the event). A kept connection goes to an address that
+ * was checked when it was opened; a new one is checked again.
  */
-const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 16 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 16 }) };
+export class WebhookAgents {
+  readonly http = new HttpAgent({ keepAlive: true, maxSockets: 16 });
+  readonly https = new HttpsAgent({ keepAlive: true, maxSockets: 16 });
+
+  /** Destroys every connection, kept or still reading an answer's body. */
+  close(): void {
+    this.http.destroy();
+    this.https.destroy();
+  }
+}
+
+/**
+ * Reads what is left of an answer after the attempt was decided, only so its connection can be
+ * kept: at most {@link MAX_RESPONSE_BYTES} and for `deadlineMs`, after which the connection is
+ * destroyed rather than returned to the pool.
+ */
+function drainAnswer(res: IncomingMessage, deadlineMs: number): void {
+  let read = 0;
+  const timer = setTimeout(() => res.destroy(), deadlineMs);
+  res.on('data', (chunk: Buffer) => {
+    read += chunk.length;
+    if (read > MAX_RESPONSE_BYTES) res.destroy();
+  });
+  res.once('close', () => clearTimeout(timer));
+  // The attempt is already decided: a reset while draining changes nothing.
+  res.on('error', () => {});
+}
 
 /** The addresses to connect to for `host` (an IP literal stands for itself), or why there are none. */
 async function addressesOf(host: string, resolver: PostWebhookOptions['resolver']): Promise<{ ok: true; addresses: string[] } | { ok: false; error: string }> {
@@ -54,9 +88,10 @@ async function addressesOf(host: string, resolver: PostWebhookOptions['resolver'
 
 /**
  * POSTs `body` to `url` signed with `secrets` (the current one first; during a rotation the previous
- * one too). 2xx is success; any other status, a timeout or a
- * network failure may be retried; a target outside the allowed address ranges is refused without
- * a connection and is not retried.
+ * one too). A 2xx status is success as soon as the headers arrive; any other status, a missed
+ * deadline or a network failure may be retried; a target outside the allowed address ranges is
+ * refused without a connection and is not retried. The promise settles with the headers; the body
+ * is read afterwards, within `bodyTimeoutMs`, only to keep the connection.
  */
 export async function postWebhook(url: string, body: string, secrets: readonly string[], options: PostWebhookOptions): Promise<WebhookAttempt> {
   const check = checkWebhookTarget(url, { allowPrivateTargets: options.allowPrivateTargets });
@@ -74,6 +109,7 @@ export async function postWebhook(url: string, body: string, secrets: readonly s
   const lookup: LookupFunction = (_hostname, lookupOptions, callback) =>
     lookupOptions.all ? callback(null, [{ address, family }]) : callback(null, address, family);
   const target = new URL(url);
+  const secure = target.protocol === 'https:';
   const bytes = Buffer.from(body, 'utf8');
   const requestOptions: RequestOptions = {
     method: 'POST',
@@ -86,30 +122,33 @@ export async function postWebhook(url: string, body: string, secrets: readonly s
       [WEBHOOK_SIGNATURE_HEADER]: signWebhookPayload(secrets, Math.floor(options.nowMs / 1000), bytes),
       ...(options.replayId !== undefined && { [WEBHOOK_REPLAY_HEADER]: options.replayId }),
     },
-    agent: target.protocol === 'https:' ? agents.https : agents.http,
+    agent: secure ? options.agents.https : options.agents.http,
   };
   return new Promise<WebhookAttempt>((resolve) => {
-    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(target, requestOptions, (res: IncomingMessage) => {
+    let settled = false;
+    const settle = (result: WebhookAttempt) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(connectTimer);
+      clearTimeout(headersTimer);
+      resolve(result);
+    };
+    const req = (secure ? httpsRequest : httpRequest)(target, requestOptions, (res: IncomingMessage) => {
       const status = res.statusCode ?? 0;
-      let read = 0;
-      res.on('data', (chunk: Buffer) => {
-        read += chunk.length;
-        if (read > MAX_RESPONSE_BYTES) res.destroy();
-      });
-      const settle = () => {
-        clearTimeout(timer);
-        resolve(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, retry: true, status, error: `HTTP ${status}` });
-      };
-      res.once('end', settle);
-      res.once('close', settle);
-      res.once('error', settle);
+      // Decided by the status line: the receiver has answered, whatever its body does next.
+      settle(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, retry: true, status, error: `HTTP ${status}` });
+      drainAnswer(res, options.bodyTimeoutMs);
     });
-    const timer = setTimeout(() => req.destroy(new Error(`no response within ${options.timeoutMs} ms`)), options.timeoutMs);
-    req.once('error', (error) => {
-      clearTimeout(timer);
-      resolve({ ok: false, retry: true, error: error.message });
+    const abandon = (reason: string) => req.destroy(new Error(reason));
+    const connectTimer = setTimeout(() => abandon(`no connection within ${options.connectTimeoutMs} ms`), options.connectTimeoutMs);
+    const headersTimer = setTimeout(() => abandon(`no response within ${options.timeoutMs} ms`), options.timeoutMs);
+    req.once('socket', (socket: Socket) => {
+      const connected = () => clearTimeout(connectTimer);
+      // A kept-alive connection is ready; a new one is once connected (and, for TLS, its handshake done).
+      if (req.reusedSocket || (!secure && !socket.connecting)) connected();
+      else socket.once(secure ? 'secureConnect' : 'connect', connected);
     });
+    req.on('error', (error) => settle({ ok: false, retry: true, error: error.message }));
     req.end(bytes);
   });
 }

@@ -5,11 +5,13 @@
  * posting one bounded batch (`replayBatchSize`, newest first) and queuing the next; a failed POST
  * is retried like any other. One replay runs per webhook at a time (a claim on the webhook, renewed
  * by each batch, taken over when a dead replay has not renewed it for {@link REPLAY_STALE_MS}),
- * and a webhook may start `replaysPerHour` replays per clock hour.
+ * and a webhook may start `replaysPerHour` replays per clock hour. A batch that finds its account
+ * at `maxConcurrentPerAccount` POSTs under way is put off without counting an attempt.
  */
 import { z } from 'zod';
 import type { MailplaneContext } from '../context.js';
 import { RateLimitedError, ValidationError } from '../errors.js';
+import { RetryJobError } from '../jobs/errors.js';
 import { jobHandler, WEBHOOK_REPLAY_JOB } from '../jobs/kinds.js';
 import type { JobHandler } from '../jobs/types.js';
 import { msToNs, nowNs } from '../model/time.js';
@@ -139,7 +141,10 @@ export function replayJobHandler(ctx: MailplaneContext, sender: WebhookSender): 
     const posts: WebhookPost[] = page
       .filter(({ event }) => wants(webhook, event.type, event.metadata))
       .map(({ event, message, batch }) => ({ webhook, eventId: event.id, body: webhookPayload(event, message, batch, mark), replayId }));
-    await sender.postAll(posts);
+    // The account has its most POSTs under way: this batch runs again later, its claim renewed then.
+    if ((await sender.postAll(posts)).busy.length > 0) {
+      throw new RetryJobError('the webhook or its account has its most POSTs under way', { runAt: ctx.clock.now() + ctx.config.webhooks.busyDelayMs, countAttempt: false });
+    }
     const last = page.at(-1);
     if (page.length < limit || !last) {
       ctx.logger.info('webhook: replay finished', { webhookId, accountId, replayId });

@@ -5,6 +5,11 @@
  * streak that disables a webhook after `disableAfterMs` without a success); a failed first attempt
  * becomes a `webhook-retry` job. Every attempt is also a row of the delivery log
  * (`WebhookStore.recordDeliveries`): a job's first attempts in one insert, a retry in one.
+ *
+ * The sender owns this instance's connections to receivers and the bulkheads per webhook and per
+ * account (src/webhook/post-slots.ts): a webhook with `maxConcurrentPerWebhook` POSTs under way, or
+ * an account with `maxConcurrentPerAccount`, gets no more until one ends; the caller puts its posts
+ * off instead of waiting (see the job handlers).
  */
 import PQueue from 'p-queue';
 import type { MailplaneContext } from '../context.js';
@@ -12,7 +17,8 @@ import { WEBHOOK_RETRY_JOB, type MailplaneJobs } from '../jobs/kinds.js';
 import type { EnqueueJob } from '../jobs/queue.js';
 import { msToNs, nowNs, type EpochNs } from '../model/time.js';
 import type { NewWebhookDelivery, WebhookRecord } from '../store/index.js';
-import { postWebhook, type WebhookAttempt } from './post.js';
+import { WebhookPostSlots, type ReleaseSlot } from './post-slots.js';
+import { postWebhook, WebhookAgents, type WebhookAttempt } from './post.js';
 import { disabledReason, webhookService } from './webhooks.js';
 
 /** One event's POST to one webhook. */
@@ -52,20 +58,37 @@ export function deliveryLogEntry(post: WebhookPost, attempt: number, result: Tim
   };
 }
 
-/** What {@link webhookSender} gives its callers. */
-export interface WebhookSender {
-  /** One attempt, recorded on the webhook (a webhook this failure disabled is logged once). */
-  attempt(post: WebhookPost): Promise<TimedWebhookAttempt>;
-  /** Writes attempts to the delivery log; a failure to write is logged, never fails the delivery. */
-  log(entries: readonly NewWebhookDelivery[]): Promise<void>;
-  /** First attempts of `posts`, `concurrency` at a time; the failed ones are queued as retries. */
-  postAll(posts: readonly WebhookPost[]): Promise<void>;
+/** A webhook whose posts were not attempted because it, or its account, had its most POSTs under way. */
+export interface BusyWebhook {
+  accountId: number;
+  webhookId: number;
 }
 
-/** The {@link WebhookSender} of a context. */
+/** What {@link webhookSender} gives its callers. */
+export interface WebhookSender {
+  /**
+   * One attempt, recorded on the webhook (a webhook this failure disabled is logged once); `null`,
+   * without a POST, when the webhook or its account has its most POSTs under way.
+   */
+  attempt(post: WebhookPost): Promise<TimedWebhookAttempt | null>;
+  /** Writes attempts to the delivery log; a failure to write is logged, never fails the delivery. */
+  log(entries: readonly NewWebhookDelivery[]): Promise<void>;
+  /**
+   * First attempts of `posts`, `concurrency` at a time and each webhook's in parallel under its caps;
+   * the failed ones are queued as retries. Answers the webhooks that were at their cap (or whose
+   * account was) when their turn came: none of their posts was attempted, and the caller puts them off.
+   */
+  postAll(posts: readonly WebhookPost[]): Promise<{ busy: BusyWebhook[] }>;
+  /** Destroys this sender's connections (kept alive, or reading a body); call once its jobs have stopped. */
+  close(): void;
+}
+
+/** The {@link WebhookSender} of a context: one per instance, closed with it. */
 export function webhookSender(ctx: MailplaneContext): WebhookSender {
   const config = ctx.config.webhooks;
   const disableAfter = BigInt(config.disableAfterMs) * 1_000_000n;
+  const agents = new WebhookAgents();
+  const slots = new WebhookPostSlots(config);
 
   /** Writes to the webhook only when its streak changes (a success while failing, a first or a decisive failure). */
   const record = async (webhook: WebhookRecord, result: WebhookAttempt) => {
@@ -84,18 +107,27 @@ export function webhookSender(ctx: MailplaneContext): WebhookSender {
     }
   };
 
-  const attempt = async (post: WebhookPost): Promise<TimedWebhookAttempt> => {
+  /** One attempt in a slot of its webhook and account, given back as soon as the POST is decided. */
+  const attemptInSlot = async (post: WebhookPost, slot: ReleaseSlot): Promise<TimedWebhookAttempt> => {
     const { webhook } = post;
     const at = nowNs(ctx.clock);
     const started = performance.now();
-    const posted = await postWebhook(webhook.url, post.body, webhookService.signingSecrets(ctx, webhook), {
-      resolver: ctx.resolver,
-      allowPrivateTargets: config.allowPrivateTargets,
-      timeoutMs: config.timeoutMs,
-      nowMs: ctx.clock.now(),
-      messageId: post.eventId,
-      ...(post.replayId !== undefined && { replayId: post.replayId }),
-    });
+    let posted: WebhookAttempt;
+    try {
+      posted = await postWebhook(webhook.url, post.body, webhookService.signingSecrets(ctx, webhook), {
+        resolver: ctx.resolver,
+        allowPrivateTargets: config.allowPrivateTargets,
+        agents,
+        timeoutMs: config.timeoutMs,
+        connectTimeoutMs: config.connectTimeoutMs,
+        bodyTimeoutMs: config.bodyTimeoutMs,
+        nowMs: ctx.clock.now(),
+        messageId: post.eventId,
+        ...(post.replayId !== undefined && { replayId: post.replayId }),
+      });
+    } finally {
+      slot();
+    }
     const result: TimedWebhookAttempt = { ...posted, at, durationMs: Math.round(performance.now() - started) };
     ctx.metrics.webhookDeliveries.inc({ result: result.ok ? 'delivered' : result.retry ? 'failed' : 'refused' });
     if (!result.ok && !result.retry) {
@@ -103,6 +135,11 @@ export function webhookSender(ctx: MailplaneContext): WebhookSender {
     }
     await record(webhook, result);
     return result;
+  };
+
+  const attempt = async (post: WebhookPost): Promise<TimedWebhookAttempt | null> => {
+    const slot = slots.tryAcquire(post.webhook);
+    return slot ? attemptInSlot(post, slot) : null;
   };
 
   const log = async (entries: readonly NewWebhookDelivery[]): Promise<void> => {
@@ -114,29 +151,49 @@ export function webhookSender(ctx: MailplaneContext): WebhookSender {
     }
   };
 
-  const postAll = async (posts: readonly WebhookPost[]): Promise<void> => {
-    const queue = new PQueue({ concurrency: config.concurrency });
+  const postAll = async (posts: readonly WebhookPost[]): Promise<{ busy: BusyWebhook[] }> => {
+    const jobSlots = new PQueue({ concurrency: config.concurrency });
     const retries: EnqueueJob<MailplaneJobs>[] = [];
     const entries: NewWebhookDelivery[] = [];
+    const busy: BusyWebhook[] = [];
     const firstDelay = config.retryDelaysMs[0];
+    const postOne = async (post: WebhookPost, slot: ReleaseSlot) => {
+      const result = await attemptInSlot(post, slot);
+      const runAt = !result.ok && result.retry && firstDelay !== undefined ? ctx.clock.now() + firstDelay : null;
+      entries.push(deliveryLogEntry(post, 1, result, runAt));
+      if (runAt === null) return;
+      const { webhook, eventId, body, replayId } = post;
+      const payload = { accountId: webhook.accountId, webhookId: webhook.id, eventId, body, ...(replayId !== undefined && { replayId }) };
+      const dedupeKey = `${webhook.id}:${eventId}${replayId === undefined ? '' : `:${replayId}`}`;
+      retries.push({ kind: WEBHOOK_RETRY_JOB, payload, runAt, dedupeKey });
+    };
+    const byWebhook = new Map<number, WebhookPost[]>();
+    for (const post of posts) {
+      const group = byWebhook.get(post.webhook.id);
+      if (group) group.push(post);
+      else byWebhook.set(post.webhook.id, [post]);
+    }
     await Promise.all(
-      posts.map((post) =>
-        queue.add(async () => {
-          const result = await attempt(post);
-          const runAt = !result.ok && result.retry && firstDelay !== undefined ? ctx.clock.now() + firstDelay : null;
-          entries.push(deliveryLogEntry(post, 1, result, runAt));
-          if (runAt === null) return;
-          const { webhook, eventId, body, replayId } = post;
-          const payload = { accountId: webhook.accountId, webhookId: webhook.id, eventId, body, ...(replayId !== undefined && { replayId }) };
-          const dedupeKey = `${webhook.id}:${eventId}${replayId === undefined ? '' : `:${replayId}`}`;
-          retries.push({ kind: WEBHOOK_RETRY_JOB, payload, runAt, dedupeKey });
-        }),
-      ),
+      [...byWebhook.values()].map(async (group) => {
+        const { webhook } = group[0]!;
+        // Only a job already holding one of the webhook's slots waits for more: at most
+        // maxConcurrentPerWebhook jobs wait on a webhook, behind its own bounded POSTs.
+        const first = slots.tryAcquire(webhook);
+        if (!first) return void busy.push({ accountId: webhook.accountId, webhookId: webhook.id });
+        await Promise.all(
+          group.map(async (post, index) => {
+            // The webhook's slot is taken before the job's, so a job slot is only ever held by a running POST.
+            const slot = index === 0 ? first : await slots.acquire(webhook);
+            await jobSlots.add(() => postOne(post, slot));
+          }),
+        );
+      }),
     );
     await log(entries);
     // If this fails, the whole job runs again: some events are then posted twice (at least once).
     if (retries.length > 0) await ctx.jobs.enqueue(retries);
+    return { busy };
   };
 
-  return { attempt, log, postAll };
+  return { attempt, log, postAll, close: () => agents.close() };
 }

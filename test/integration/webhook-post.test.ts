@@ -1,14 +1,16 @@
 /**
  * One webhook POST (src/webhook/post.ts) against real HTTP servers and a real DNS server on
- * loopback: what counts as success, redirects, oversized answers, and the address checks.
+ * loopback: what counts as success, redirects, oversized answers, the address checks, and the
+ * deadlines of each step (connection, headers, body) against receivers that stall or drip.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDnsResolver } from '../../src/dns/resolver.js';
-import { postWebhook, type PostWebhookOptions } from '../../src/webhook/post.js';
+import { postWebhook, WebhookAgents, type PostWebhookOptions } from '../../src/webhook/post.js';
 import { verifyWebhookSignature } from '../../src/webhook/signature.js';
 import { startTestDnsServer, type TestDnsServer } from '../support/dns-server.js';
+import { startSilentServer, startWebhookReceiver } from '../support/webhook-receiver.js';
 
 describe('a webhook POST', () => {
   let dns: TestDnsServer;
@@ -16,6 +18,7 @@ describe('a webhook POST', () => {
   let base: string;
   const hits: Array<{ path: string; signature: string; body: string }> = [];
   let options: PostWebhookOptions;
+  const agents = new WebhookAgents();
 
   beforeAll(async () => {
     dns = await startTestDnsServer();
@@ -35,12 +38,16 @@ describe('a webhook POST', () => {
     options = {
       resolver: createDnsResolver({ servers: [{ host: dns.host, port: dns.port }], timeoutMs: 300, retries: 0 }),
       allowPrivateTargets: true,
+      agents,
       timeoutMs: 2000,
+      connectTimeoutMs: 2000,
+      bodyTimeoutMs: 2000,
       nowMs: Date.UTC(2026, 10, 22),
       messageId: 'evt-1',
     };
   });
   afterAll(async () => {
+    agents.close();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
     await dns.close();
@@ -88,5 +95,62 @@ describe('a webhook POST', () => {
 
   it('retries a name that does not resolve', async () => {
     expect(await postWebhook('http://nowhere.example.test/x', '{}', ['whsec_test'], options)).toMatchObject({ ok: false, retry: true, error: expect.stringMatching(/^DNS: nowhere.example.test has no address/) });
+  });
+
+  it('gives up on a connection not ready within connectTimeoutMs: a TLS handshake never answered', async () => {
+    const silent = await startSilentServer();
+    try {
+      const started = performance.now();
+      const result = await postWebhook(`https://127.0.0.1:${silent.port}/hook`, '{}', ['whsec_test'], { ...options, connectTimeoutMs: 300, timeoutMs: 10_000 });
+      expect(result).toEqual({ ok: false, retry: true, error: 'no connection within 300 ms' });
+      expect(silent.accepted()).toBe(1);
+      // Well before the 10 s allowed for the headers.
+      expect(performance.now() - started).toBeLessThan(3000);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('gives up on headers not received within timeoutMs: a connection accepted and never answered', async () => {
+    const silent = await startSilentServer();
+    try {
+      const started = performance.now();
+      const result = await postWebhook(`http://127.0.0.1:${silent.port}/hook`, '{}', ['whsec_test'], { ...options, connectTimeoutMs: 300, timeoutMs: 600 });
+      expect(result).toEqual({ ok: false, retry: true, error: 'no response within 600 ms' });
+      expect(performance.now() - started).toBeLessThan(6000);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('counts a 200 whose body drips as delivered at once, and cuts the body off after bodyTimeoutMs', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      receiver.answer('drip');
+      const started = performance.now();
+      const result = await postWebhook(receiver.url, '{}', ['whsec_test'], { ...options, timeoutMs: 10_000, bodyTimeoutMs: 300 });
+      // Decided by the status line, long before the 10 s timeout or the hour the body would take.
+      expect(result).toEqual({ ok: true, status: 200 });
+      expect(performance.now() - started).toBeLessThan(5000);
+      expect(receiver.received).toHaveLength(1);
+      // The connection still dripping is destroyed, not kept: the receiver sees it closed.
+      await vi.waitFor(() => expect(receiver.connections()).toEqual({ accepted: 1, open: 0 }), { timeout: 3000, interval: 20 });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('keeps a connection whose answer ended for the next POST, and close() destroys it', async () => {
+    const receiver = await startWebhookReceiver();
+    const own = new WebhookAgents();
+    try {
+      for (let i = 0; i < 3; i++) expect(await postWebhook(receiver.url, '{}', ['whsec_test'], { ...options, agents: own })).toEqual({ ok: true, status: 200 });
+      expect(receiver.connections()).toEqual({ accepted: 1, open: 1 });
+      own.close();
+      await vi.waitFor(() => expect(receiver.connections().open).toBe(0), { timeout: 3000, interval: 20 });
+    } finally {
+      own.close();
+      await receiver.close();
+    }
   });
 });
