@@ -2,8 +2,8 @@
  * `npm run bench`: every benchmark of the project, each reported as a ratio against a baseline
  * measured in the same run on the same machine. `BENCH_SECONDS` sets each measured window (default 10).
  * `npm run bench -- activity` (or any case names: send, stats, routing, relay, delivery, cluster,
- * activity) runs only the named cases; the activity case, which fills PostgreSQL with 10,000,000
- * messages, runs only when named.
+ * activity, hostile) runs only the named cases; the activity case, which fills PostgreSQL with
+ * 10,000,000 messages, runs only when named.
  */
 import { benchSend } from './send.js';
 import { benchStats } from './stats.js';
@@ -12,6 +12,7 @@ import { benchDelivery } from './delivery.js';
 import { benchRelay } from './relay.js';
 import { benchActivity } from './activity.js';
 import { benchCluster } from './cluster.js';
+import { benchHostile } from './hostile.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const named = process.argv.slice(2);
@@ -55,4 +56,9 @@ if (selected('cluster')) {
   const rows = await benchCluster(seconds);
   if (typeof rows === 'string') console.log(rows);
   else console.table(rows);
+}
+
+if (selected('hostile')) {
+  console.log("Hostile receivers: another tenant's message and its Delivered event, send to received, while 25 messages go to dripping, tarpit and endless MX hosts and 30 sends' events to a webhook that never answers (aim: 2 s each; memory within 100 MB of idle):");
+  console.table(await benchHostile());
 }

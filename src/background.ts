@@ -4,13 +4,39 @@ import { domainVerificationJobHandlers } from './domain/verification-jobs.js';
 import { warmupJobHandlers } from './warmup/jobs.js';
 import type { JobHandler, JobKindOptions } from './jobs/types.js';
 import { webhookJobHandlers } from './webhook/delivery-jobs.js';
+import type { WebhookSender } from './webhook/sender.js';
 import { retentionJobHandlers } from './retention/jobs.js';
 import { scheduledJobHandlers } from './delivery/scheduled-jobs.js';
 
 /**
  * Every kind of background job this instance runs, keyed by job kind. Each capability contributes
- * its handlers here (delivery, DNS re-checks, webhook deliveries, warmup).
+ * its handlers here (delivery, DNS re-checks, webhook deliveries, warmup), and delivery and webhooks
+ * run in lanes of their own. `webhookSender` is the instance's, which owns the connections to
+ * webhook receivers and the per-account cap on their POSTs, and is closed with the instance.
  */
-export function backgroundJobHandlers(ctx: MailplaneContext): Record<string, JobHandler | JobKindOptions> {
-  return { ...deliveryJobHandlers(ctx), ...domainVerificationJobHandlers(ctx), ...warmupJobHandlers(ctx), ...webhookJobHandlers(ctx), ...retentionJobHandlers(ctx), ...scheduledJobHandlers(ctx) };
+export function backgroundJobHandlers(ctx: MailplaneContext, webhookSender: WebhookSender): Record<string, JobHandler | JobKindOptions> {
+  return {
+    ...inLane(DELIVERY_LANE, { ...deliveryJobHandlers(ctx), ...scheduledJobHandlers(ctx) }),
+    ...inLane(WEBHOOK_LANE, webhookJobHandlers(ctx, webhookSender)),
+    ...domainVerificationJobHandlers(ctx),
+    ...warmupJobHandlers(ctx),
+    ...retentionJobHandlers(ctx),
+  };
+}
+
+/**
+ * The job runner's lanes (bulkheads, `JobKindOptions.lane`): delivery waits on SMTP servers and
+ * webhook posting on HTTP receivers, so each has slots of its own and neither can starve the other
+ * or the maintenance jobs (DNS checks, warmup, retention) in the runner's default slots.
+ */
+export const DELIVERY_LANE = 'delivery';
+/** The lane of webhook posts, retries and replays. */
+export const WEBHOOK_LANE = 'webhooks';
+
+/** Slots of each lane unless `jobs.lanes` says otherwise (docs/jobs.md, docs/security.md). */
+export const defaultLaneSlots: Readonly<Record<string, number>> = { [DELIVERY_LANE]: 32, [WEBHOOK_LANE]: 16 };
+
+/** `handlers` with each kind put in `lane`. */
+function inLane(lane: string, handlers: Record<string, JobHandler | JobKindOptions>): Record<string, JobKindOptions> {
+  return Object.fromEntries(Object.entries(handlers).map(([kind, entry]) => [kind, { ...(typeof entry === 'function' ? { handler: entry } : entry), lane }]));
 }

@@ -7,7 +7,7 @@ import { resolveRateLimitConfig, type RateLimitConfig } from './account/rate-lim
 import { createJobQueue } from './jobs/queue.js';
 import { createJobRunner } from './jobs/runner.js';
 import type { JobRunnerOptions } from './jobs/types.js';
-import { backgroundJobHandlers } from './background.js';
+import { backgroundJobHandlers, defaultLaneSlots } from './background.js';
 import { resolveRetentionConfig, type RetentionConfig } from './retention/config.js';
 import { scheduleRetention } from './retention/jobs.js';
 import { createTrackingHandler } from './http/tracking-handler.js';
@@ -29,6 +29,7 @@ import type { MailplaneStore } from './store/index.js';
 import { SecretMismatchError } from './errors.js';
 import { describeError } from './http/errors.js';
 import { resolveWebhookDeliveryConfig, type WebhookDeliveryConfig } from './webhook/config.js';
+import { webhookSender } from './webhook/sender.js';
 import { withWebhookOutbox } from './webhook/outbox.js';
 import { withStorageFaults } from './store/faults.js';
 import type { Sandbox } from './sandbox/index.js';
@@ -92,7 +93,11 @@ export interface MailplaneOptions {
   clock?: Clock;
   ids?: IdGenerator;
   logger?: Logger;
-  /** Settings of the background job runner that `start()` starts (concurrency, polling, leases, backoff). */
+  /**
+   * Settings of the background job runner that `start()` starts (concurrency, polling, leases,
+   * backoff). Delivery and webhook jobs run in lanes of their own (`lanes`: `delivery` 32 and
+   * `webhooks` 16 slots by default); `concurrency` (default 10) is the slots of the other jobs.
+   */
   jobs?: Omit<JobRunnerOptions, 'handlers' | 'queue'>;
   /** How long messages and events are kept (default 30 days; docs/activity.md, "Retention"). */
   retention?: Partial<RetentionConfig>;
@@ -230,7 +235,10 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   const base: Omit<MailplaneContext, 'transport'> = { ...core, routing, warmup, domainVerifier };
   const transport = typeof options.transport === 'function' ? options.transport(base) : options.transport;
   const context: MailplaneContext = transport ? { ...base, transport } : base;
-  const runner = createJobRunner(context, { ...options.jobs, queue: context.jobs, handlers: backgroundJobHandlers(context) });
+  // Owns the connections to webhook receivers and the per-account cap on their POSTs.
+  const webhooks = webhookSender(context);
+  const lanes = { ...defaultLaneSlots, ...options.jobs?.lanes };
+  const runner = createJobRunner(context, { ...options.jobs, lanes, queue: context.jobs, handlers: backgroundJobHandlers(context, webhooks) });
   wakeRunner = () => context.jobs.notify();
   sandbox?.attach(context, upstream);
   let started = false;
@@ -279,6 +287,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
     close: async () => {
       closed = true;
       if (started) await runner.stop();
+      webhooks.close();
       await domainVerifier.close();
       await context.transport?.close();
       await routing.close();

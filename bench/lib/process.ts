@@ -10,6 +10,8 @@ const TAIL_CHARACTERS = 64 * 1024;
 /** A server process started by {@link startServer}. */
 export interface ServerProcess {
   baseUrl: string;
+  /** The server's process id (its memory is read from /proc by bench/hostile.ts). */
+  pid: number;
   /** What it printed until it listened, and the end of what it printed since. */
   output(): string;
   stop(): Promise<void>;
@@ -55,6 +57,7 @@ export async function startServer(script: string, env: Record<string, string>): 
   });
   return {
     baseUrl,
+    pid: child.pid!,
     output: () => startup + tail,
     stop: async () => {
       if (child.exitCode !== null) return;

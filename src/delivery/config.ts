@@ -1,3 +1,5 @@
+import { withDefaults } from '../model/defaults.js';
+
 /** How mailplane delivers mail over SMTP. */
 export interface DeliveryConfig {
   /** TCP port of recipients' MX hosts: 25 on the internet; a loopback sink's port in tests. */
@@ -17,6 +19,12 @@ export interface DeliveryConfig {
   greetingTimeoutMs: number;
   /** How long a transport waits for any reply once connected (default 5 min, as RFC 5321 4.5.3.2 suggests). */
   socketTimeoutMs: number;
+  /**
+   * How long a message waits, without an attempt counted, when the transport made none because its
+   * destination was busy or stalled (`DeliveryResult.notAttempted`; default 30 s, plus up to a
+   * fifth more at random so the messages handed back together do not return together).
+   */
+  busyRetryDelayMs: number;
 }
 
 /** Defaults for delivery on the public internet. */
@@ -28,10 +36,10 @@ export const defaultDeliveryConfig: DeliveryConfig = {
   connectionTimeoutMs: 30_000,
   greetingTimeoutMs: 30_000,
   socketTimeoutMs: 300_000,
+  busyRetryDelayMs: 30_000,
 };
 
 /** Fills the unset fields of a partial configuration with {@link defaultDeliveryConfig}. */
 export function resolveDeliveryConfig(partial: Partial<DeliveryConfig> = {}): DeliveryConfig {
-  const defined = Object.fromEntries(Object.entries(partial).filter(([, value]) => value !== undefined));
-  return { ...defaultDeliveryConfig, ...defined };
+  return withDefaults(defaultDeliveryConfig, partial);
 }

@@ -99,6 +99,11 @@ export async function deliverOne(
         // timeout and then record an outcome for a job already handed back.
         if (settled === ABORTED) return null;
         result = settled;
+        if (result.notAttempted) {
+          // The destination is busy or stalled: the message waits in the queue, not in memory holding a slot.
+          const wait = ctx.config.delivery.busyRetryDelayMs;
+          return await deferByRouting(ctx, message, result.text, ctx.clock.now() + wait + Math.floor(Math.random() * (wait / 5)));
+        }
       } catch (error) {
         // A transport must not throw for network faults; if one does, treat it as temporary.
         result = noReply(`transport failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,6 +1,7 @@
 /**
  * The outcome "deferred by routing": no pool of the message's chain can send it now (every IP
- * paused, a TPSP without a transport). This is not a delivery attempt: the message keeps its state
+ * paused, a TPSP without a transport), or the transport made no attempt because the destination
+ * was busy or stalled (`DeliveryResult.notAttempted`). This is not a delivery attempt: the message keeps its state
  * (`queued`, or `deferred` after an earlier soft bounce) and its attempt count, gets no event and
  * counts no bounce; a `deliver-message` job asks routing again after `ROUTING_WAIT_MS`, for as
  * long as it takes (waiting never exhausts the retries).

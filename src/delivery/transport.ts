@@ -32,6 +32,12 @@ export interface DeliveryResult {
   policy?: boolean;
   /** The host that gave the reply (MX or smart host), when one was reached. */
   host?: string;
+  /**
+   * The transport made no attempt: the destination is saturated or stalled (its connections all
+   * busy and none finishing). The message waits in the queue (`DeliveryConfig.busyRetryDelayMs`)
+   * with no attempt counted, instead of holding a delivery slot while it waits in memory.
+   */
+  notAttempted?: boolean;
 }
 
 /**

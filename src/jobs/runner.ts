@@ -6,9 +6,21 @@ import { toBackoffFunction, type BackoffFunction } from './backoff.js';
 import { PermanentJobError, RetryJobError } from './errors.js';
 import type { JobContext, JobHandler, JobHelpers, JobRunner, JobRunnerOptions } from './types.js';
 
+/** Slots of their own for the kinds that run in it: a bulkhead between groups of kinds. */
+interface Lane {
+  name: string;
+  slots: number;
+  pool: PQueue;
+  held: number;
+  /** Its kinds with a concurrency limit of their own (claimed one by one) and the rest (claimed together). */
+  limited: Kind[];
+  shared: Kind[];
+}
+
 /** A kind's settings with defaults filled in. */
 interface Kind {
   name: string;
+  lane: Lane;
   handler: JobHandler;
   maxAttempts: number;
   backoff: BackoffFunction;
@@ -34,6 +46,9 @@ type Verdict =
   | { type: 'defer'; runAt: number }
   | { type: 'dead'; error: string };
 
+/** The lane of the kinds that name none: the runner's `concurrency` slots. */
+const DEFAULT_LANE = 'default';
+
 /** Reads the phase afresh (TypeScript would keep the value narrowed across an await). */
 const wasReleased = (entry: Held) => entry.phase === 'released';
 
@@ -44,8 +59,9 @@ const describe = (error: unknown) =>
   (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).slice(0, MAX_ERROR_LENGTH);
 
 /**
- * A worker that claims due jobs from `ctx.store.jobs` and runs their handlers: at most
- * `concurrency` at once (p-queue), leases renewed while they run, failures retried with
+ * A worker that claims due jobs from `ctx.store.jobs` and runs their handlers: in each lane at
+ * most its slots at once (p-queue; `concurrency` for the kinds that name no lane, `lanes` for the
+ * others), leases renewed while they run, failures retried with
  * exponential backoff and jitter until `maxAttempts`, all times from `ctx.clock`. Delivery is
  * at least once: handlers must be idempotent. See docs/jobs.md.
  *
@@ -64,14 +80,24 @@ export function createJobRunner(ctx: JobContext, options: JobRunnerOptions): Job
   const leaseMs = options.leaseMs ?? 60_000;
   const shutdownGraceMs = options.shutdownGraceMs ?? 10_000;
   const workerId = options.workerId ?? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
-  const pool = new PQueue({ concurrency });
+  const lanes = new Map<string, Lane>();
+  const laneFor = (name: string): Lane => {
+    let lane = lanes.get(name);
+    if (!lane) {
+      const slots = Math.max(1, options.lanes?.[name] ?? concurrency);
+      lanes.set(name, (lane = { name, slots, pool: new PQueue({ concurrency: slots }), held: 0, limited: [], shared: [] }));
+    }
+    return lane;
+  };
 
   const kinds = new Map<string, Kind>();
   for (const [name, entry] of Object.entries(options.handlers)) {
     const settings = typeof entry === 'function' ? { handler: entry } : entry;
     const limit = settings.concurrency === undefined ? undefined : Math.max(1, settings.concurrency);
+    const lane = laneFor(settings.lane ?? DEFAULT_LANE);
     kinds.set(name, {
       name,
+      lane,
       handler: settings.handler,
       maxAttempts: Math.max(1, settings.maxAttempts ?? options.maxAttempts ?? 10),
       backoff: toBackoffFunction(settings.backoff ?? options.backoff, options.random),
@@ -79,10 +105,8 @@ export function createJobRunner(ctx: JobContext, options: JobRunnerOptions): Job
       queue: limit === undefined ? undefined : new PQueue({ concurrency: limit }),
       held: 0,
     });
+    (limit === undefined ? lane.shared : lane.limited).push(kinds.get(name)!);
   }
-  // One claim per kind with a limit of its own (it may have room when others have none), one for the rest.
-  const limited = [...kinds.values()].filter((k) => k.limit !== undefined);
-  const shared = [...kinds.values()].filter((k) => k.limit === undefined);
 
   const held = new Map<number, Held>();
   let started = false;
@@ -126,13 +150,21 @@ export function createJobRunner(ctx: JobContext, options: JobRunnerOptions): Job
     return jobs.length === room;
   }
 
+  /**
+   * Claims for every lane with room: one claim per kind with a limit of its own (it may have room
+   * when the others have none), one for the rest of the lane. Answers whether more may be due.
+   */
   async function claimRound(): Promise<boolean> {
     let more = false;
-    for (const kind of limited) {
-      more = (await claimFor([kind], Math.min(kind.limit! - kind.held, concurrency - held.size))) || more;
+    for (const lane of lanes.values()) {
+      let laneMore = false;
+      for (const kind of lane.limited) {
+        laneMore = (await claimFor([kind], Math.min(kind.limit! - kind.held, lane.slots - lane.held))) || laneMore;
+      }
+      laneMore = (await claimFor(lane.shared, lane.slots - lane.held)) || laneMore;
+      more ||= laneMore && lane.held < lane.slots;
     }
-    more = (await claimFor(shared, concurrency - held.size)) || more;
-    return more && held.size < concurrency;
+    return more;
   }
 
   function dispatch(job: JobRecord) {
@@ -143,7 +175,8 @@ export function createJobRunner(ctx: JobContext, options: JobRunnerOptions): Job
     const entry: Held = { job, kind, phase: 'waiting', controller: new AbortController(), done: Promise.resolve() };
     held.set(job.id, entry);
     kind.held++;
-    const run = () => pool.add(() => execute(entry));
+    kind.lane.held++;
+    const run = () => kind.lane.pool.add(() => execute(entry));
     entry.done = (kind.queue ? kind.queue.add(run) : run()).catch((error: unknown) => {
       logger.error('job runner failed', { jobId: job.id, kind: job.kind, error: describe(error) });
     });
@@ -226,10 +259,12 @@ export function createJobRunner(ctx: JobContext, options: JobRunnerOptions): Job
   function forget(entry: Held) {
     if (held.get(entry.job.id) !== entry) return;
     held.delete(entry.job.id);
-    entry.kind.held--;
+    const { kind } = entry;
+    kind.held--;
+    kind.lane.held--;
     // Claim again once half the room is free: fills up in batches rather than one job per query.
-    const kindLow = entry.kind.limit !== undefined && entry.kind.held <= Math.floor(entry.kind.limit / 2);
-    if (!stopping && (held.size <= Math.floor(concurrency / 2) || kindLow)) wake();
+    const kindLow = kind.limit !== undefined && kind.held <= Math.floor(kind.limit / 2);
+    if (!stopping && (kind.lane.held <= Math.floor(kind.lane.slots / 2) || kindLow)) wake();
   }
 
   async function handBack(entry: Held) {

@@ -35,8 +35,14 @@ export type JobHandler<P extends object = JsonObject> = (
 /** A handler with settings of its own kind. */
 export interface JobKindOptions {
   handler: JobHandler;
-  /** At most this many jobs of this kind at once in this runner (within the overall `concurrency`). */
+  /** At most this many jobs of this kind at once in this runner (within its lane's slots). */
   concurrency?: number;
+  /**
+   * The lane whose slots the kind's jobs run in (a name of `JobRunnerOptions.lanes`); without one,
+   * the runner's `concurrency` slots. Lanes are bulkheads: jobs of one lane that wait on a slow
+   * peer (an SMTP server, a webhook receiver) cannot take the slots of another.
+   */
+  lane?: string;
   /** Overrides the runner's `maxAttempts` for this kind. */
   maxAttempts?: number;
   /** Overrides the runner's `backoff` for this kind. */
@@ -47,8 +53,10 @@ export interface JobKindOptions {
 export interface JobRunnerOptions {
   /** The handler of each job kind; only these kinds are claimed. */
   handlers: Record<string, JobHandler | JobKindOptions>;
-  /** Jobs run at once by this runner (default 10). */
+  /** Jobs run at once by this runner in the kinds that name no lane (default 10). */
   concurrency?: number;
+  /** Slots of each lane the kinds name (`JobKindOptions.lane`); a lane not listed here gets `concurrency`. */
+  lanes?: Record<string, number>;
   /** How often to look for due jobs when nothing woke the runner (default 1,000 ms). */
   pollIntervalMs?: number;
   /**

@@ -169,6 +169,36 @@ describe.each(storeKinds)('job runner on %s', (kind) => {
     expect(mostSlow).toBe(1);
   });
 
+
+  it('runs each lane in slots of its own: a lane whose jobs all hang does not stop another', async () => {
+    const hang = gate();
+    let hanging = 0;
+    const ran: string[] = [];
+    await queue.enqueue(Array.from({ length: 6 }, () => ({ kind: 'stuck', payload: {} })));
+    start({
+      concurrency: 2,
+      lanes: { slow: 4 },
+      handlers: {
+        stuck: {
+          lane: 'slow',
+          handler: async () => {
+            hanging++;
+            await hang.opened;
+          },
+        },
+        quick: { lane: 'other', handler: async () => void ran.push('quick') },
+        plain: async () => void ran.push('plain'),
+      },
+    });
+    await until(() => expect(hanging).toBe(4));
+    // Its lane is full; the lane named without slots of its own and the default lane still run.
+    await enqueue('quick');
+    await enqueue('plain');
+    await until(() => expect(ran.sort()).toEqual(['plain', 'quick']));
+    expect(await counts('stuck')).toMatchObject({ pending: 2, running: 4 });
+    hang.open();
+    await until(async () => expect(await counts()).toEqual({ pending: 0, running: 0, dead: 0 }));
+  });
   it('lets running handlers finish when stopping within the grace period', async () => {
     const release = gate();
     const started = gate();

@@ -54,7 +54,7 @@ export const RCPT_DOMAIN = 'rcpt.test';
 export async function startDeliveryEnv(
   kind: StoreKind,
   delivery: Partial<DeliveryConfig> = {},
-  { logger, webhooks, ...jobs }: { shutdownGraceMs?: number; logger?: Logger; webhooks?: Partial<WebhookDeliveryConfig> } = {},
+  { logger, webhooks, dnsTimeoutMs = 500, ...jobs }: { shutdownGraceMs?: number; logger?: Logger; webhooks?: Partial<WebhookDeliveryConfig>; dnsTimeoutMs?: number } = {},
 ): Promise<DeliveryEnv> {
   const dns = await startTestDnsServer();
   const sink = await startSmtpSink();
@@ -64,7 +64,7 @@ export async function startDeliveryEnv(
     ...(logger && { logger }),
     ...(webhooks && { webhooks }),
     clock,
-    dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 500, retries: 0 },
+    dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: dnsTimeoutMs, retries: 0 },
     delivery: config,
     jobs: { pollIntervalMs: 25, ...jobs },
     transport: (ctx) =>

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { DnsResolver } from '../../../src/dns/resolver.js';
 import { noReply, type DeliveryResult, type DeliveryRoute, type OutboundMessage, type Transport } from '../../../src/delivery/transport.js';
 import { sendRaw } from './send.js';
+import type { SmtpDeadlines } from './smtp-deadlines.js';
 import { SmtpPool } from './smtp-pool.js';
 
 /** Options of {@link mxTransport}. */
@@ -16,12 +17,26 @@ export interface MxTransportOptions {
   /**
    * Connections at once to one MX host from one source address (default 10, as many MTAs use
    * toward one destination; Postfix allows 20). Each has one message awaiting its reply at a time,
-   * so this bounds what one destination gets per second.
+   * so this bounds what one destination gets per second. Until a transaction has finished on them,
+   * at most `initialConnectionsPerHost` (default 2) are opened, and a message waits for one only
+   * while the host finishes a transaction at least every `stallTimeoutMs` (default 10 s): see
+   * {@link SmtpPool}.
    */
   maxConnectionsPerHost?: number;
+  initialConnectionsPerHost?: number;
+  stallTimeoutMs?: number;
+  /** Mail exchanger addresses tried in one attempt (default 5, as Postfix's `smtp_mx_address_limit`). */
+  maxMxAddresses?: number;
+  /**
+   * Sessions (connections that got a reply from the server) in one attempt (default 2, as Postfix's
+   * `smtp_mx_session_limit`): a domain with a thousand MX hosts answering `421` costs two.
+   */
+  maxMxSessions?: number;
   connectionTimeoutMs?: number;
   greetingTimeoutMs?: number;
   socketTimeoutMs?: number;
+  /** The other deadlines of a session (smtp-deadlines.ts; docs/security.md lists the defaults). */
+  deadlines?: Partial<SmtpDeadlines>;
   /** How long an MX host that failed the STARTTLS handshake is spoken to in plain text (default 1 h). */
   tlsFallbackMs?: number;
   /** Connection pools kept open at once; the least recently used is closed beyond this (default 200). */
@@ -77,11 +92,14 @@ export function mxTransport(options: MxTransportOptions): Transport {
         name,
         ...(route.localAddress && { localAddress: route.localAddress }),
         maxConnections: options.maxConnectionsPerHost ?? 10,
+        ...(options.initialConnectionsPerHost !== undefined && { initialConnections: options.initialConnectionsPerHost }),
+        ...(options.stallTimeoutMs !== undefined && { stallTimeoutMs: options.stallTimeoutMs }),
         rejectUnauthorized: false,
         ...(isIP(hop.host) === 0 && { servername: hop.host }),
-        connectionTimeoutMs: options.connectionTimeoutMs ?? 30_000,
-        greetingTimeoutMs: options.greetingTimeoutMs ?? 30_000,
-        socketTimeoutMs: options.socketTimeoutMs ?? 300_000,
+        ...options.deadlines,
+        ...(options.connectionTimeoutMs !== undefined && { connectionTimeoutMs: options.connectionTimeoutMs }),
+        ...(options.greetingTimeoutMs !== undefined && { greetingTimeoutMs: options.greetingTimeoutMs }),
+        ...(options.socketTimeoutMs !== undefined && { socketTimeoutMs: options.socketTimeoutMs }),
       });
       pools.set(key, pool);
     }
@@ -106,15 +124,19 @@ export function mxTransport(options: MxTransportOptions): Transport {
     } else {
       return noReply(`DNS: MX lookup for ${domain} failed (${mx.reason}: ${mx.detail})`);
     }
+    // Addresses are looked up host by host in preference order, only until enough are known: a
+    // domain with a thousand MX records costs a handful of lookups, not a thousand.
+    const maxAddresses = options.maxMxAddresses ?? 5;
     const hops: Hop[] = [];
     let temporary: string | null = null;
-    for (const host of [...new Set(exchanges)]) {
+    for (const host of new Set(exchanges)) {
+      if (hops.length >= maxAddresses) break;
       if (isIP(host)) {
         hops.push({ host, address: host });
         continue;
       }
       const a = await options.resolver.resolveA(host);
-      if (a.ok) for (const address of a.records) hops.push({ host, address });
+      if (a.ok) for (const address of a.records.slice(0, maxAddresses - hops.length)) hops.push({ host, address });
       else if (a.reason !== 'nxdomain' && a.reason !== 'nodata') temporary = `DNS: A lookup for ${host} failed (${a.reason})`;
     }
     if (hops.length > 0) return hops;
@@ -127,7 +149,9 @@ export function mxTransport(options: MxTransportOptions): Transport {
     const hops = await hopsFor(domain);
     if (!Array.isArray(hops)) return hops;
     let last: DeliveryResult = noReply(`no mail exchanger of ${domain} could be reached`);
+    let sessions = 0;
     for (const hop of hops) {
+      if (sessions >= (options.maxMxSessions ?? 2)) break;
       const until = plainUntil.get(hop.address);
       if (until !== undefined && until <= Date.now()) plainUntil.delete(hop.address);
       const plain = until !== undefined && until > Date.now();
@@ -140,7 +164,9 @@ export function mxTransport(options: MxTransportOptions): Transport {
       }
       const { tls: _tls, ...clean } = result;
       last = clean;
-      const tryNext = clean.kind === 'soft' && (clean.smtpCode === null || clean.smtpCode === 421);
+      if (clean.smtpCode !== null) sessions += 1;
+      // A busy host hands the message back to wait its turn, not to the next host.
+      const tryNext = clean.kind === 'soft' && !clean.notAttempted && (clean.smtpCode === null || clean.smtpCode === 421);
       if (!tryNext) return clean;
     }
     return last;

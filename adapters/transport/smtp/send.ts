@@ -10,6 +10,7 @@ export function resultOfError(error: unknown, host: string): DeliveryResult & { 
   if (error instanceof SmtpError) {
     // A refused login is the relay's configuration, not the recipient's address: retried, never suppressed.
     if (error.code === 'EAUTH') return noReply(`EAUTH: ${error.message}`, host);
+    if (error.code === 'EBUSY') return { ...noReply(`EBUSY: ${error.message}`, host), notAttempted: true };
     if (error.reply) return { ...classifySmtpReply(error.reply), host };
     return { ...noReply(`${error.code}: ${error.message}`, host), ...(error.code === 'ETLS' && { tls: true }) };
   }

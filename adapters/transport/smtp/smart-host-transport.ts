@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import type { DeliveryResult, DeliveryRoute, OutboundMessage, Transport } from '../../../src/delivery/transport.js';
 import { sendRaw } from './send.js';
+import type { SmtpDeadlines } from './smtp-deadlines.js';
 import { SmtpPool } from './smtp-pool.js';
 
 /** Options of {@link smartHostTransport}. */
@@ -23,6 +24,8 @@ export interface SmartHostTransportOptions {
   connectionTimeoutMs?: number;
   greetingTimeoutMs?: number;
   socketTimeoutMs?: number;
+  /** The other deadlines of a session (smtp-deadlines.ts; docs/security.md lists the defaults). */
+  deadlines?: Partial<SmtpDeadlines>;
 }
 
 /**
@@ -51,9 +54,10 @@ export function smartHostTransport(options: SmartHostTransportOptions): Transpor
         maxConnections: options.maxConnections ?? 5,
         rejectUnauthorized: options.rejectUnauthorized ?? true,
         ...(isIP(options.host) === 0 && { servername: options.host }),
-        connectionTimeoutMs: options.connectionTimeoutMs ?? 30_000,
-        greetingTimeoutMs: options.greetingTimeoutMs ?? 30_000,
-        socketTimeoutMs: options.socketTimeoutMs ?? 300_000,
+        ...options.deadlines,
+        ...(options.connectionTimeoutMs !== undefined && { connectionTimeoutMs: options.connectionTimeoutMs }),
+        ...(options.greetingTimeoutMs !== undefined && { greetingTimeoutMs: options.greetingTimeoutMs }),
+        ...(options.socketTimeoutMs !== undefined && { socketTimeoutMs: options.socketTimeoutMs }),
       });
       pools.set(key, pool);
     }

@@ -10,11 +10,12 @@
  */
 import type { Socket } from 'node:net';
 import { dataPayload, messageLength, type MessageBytes } from './dot-stuffing.js';
-import { ReplyReader, SmtpError, type SmtpErrorCode, type SmtpReply } from './smtp-protocol.js';
+import { dataDeadlineMs, resolveSmtpDeadlines, type SmtpDeadlines } from './smtp-deadlines.js';
+import { readExtensions, ReplyReader, SmtpError, type SmtpErrorCode, type SmtpReply } from './smtp-protocol.js';
 import { openSocket, upgradeToTls, type SocketOptions } from './smtp-socket.js';
 
-/** How to reach, greet and log in to one server. */
-export interface SmtpConnectionOptions extends SocketOptions {
+/** How to reach, greet and log in to one server, and the deadlines of each step (smtp-deadlines.ts). */
+export interface SmtpConnectionOptions extends Omit<SocketOptions, 'connectionTimeoutMs'>, Partial<SmtpDeadlines> {
   /** Never upgrade with STARTTLS (a host whose TLS is known to be broken). */
   ignoreTLS?: boolean;
   /** Fail unless the session is encrypted (implicit TLS or a successful STARTTLS). */
@@ -22,9 +23,6 @@ export interface SmtpConnectionOptions extends SocketOptions {
   /** EHLO name. */
   name: string;
   auth?: { user: string; pass: string };
-  greetingTimeoutMs: number;
-  /** Longest silence of the server while a reply is due (and of an idle connection before it is closed). */
-  socketTimeoutMs: number;
 }
 
 /** The SMTP envelope of one transaction. */
@@ -42,6 +40,8 @@ export interface SmtpTransaction {
 }
 
 const isPositive = (reply: SmtpReply) => reply.code >= 200 && reply.code < 300;
+/** A command's name for an error message: never its argument, nor an AUTH exchange's lines (they carry the password). */
+const commandVerb = (line: string) => /^(EHLO|HELO|STARTTLS|AUTH|MAIL FROM|RCPT TO|DATA|RSET|QUIT)\b/i.exec(line)?.[1]?.toUpperCase() ?? 'the AUTH exchange';
 // An address goes into a command line: CR, LF or angle brackets would inject commands.
 const UNSAFE_ADDRESS = /[\r\n<>\s]/;
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -49,7 +49,17 @@ const NON_ASCII = /[^\x00-\x7f]/;
 /** One connection; use through {@link SmtpPool}, one transaction at a time. */
 export class SmtpConnection {
   private socket: Socket | null = null;
-  private readonly replies = new ReplyReader((error) => this.fail(error));
+  private readonly deadlines: SmtpDeadlines;
+  /** Runs from a reply's first byte to its last: a server trickling its reply is dropped. */
+  private trickle: NodeJS.Timeout | undefined;
+  private readonly replies = new ReplyReader((error) => this.fail(error), {
+    started: () => {
+      clearTimeout(this.trickle);
+      const ms = this.deadlines.replyCompletionTimeoutMs;
+      this.trickle = setTimeout(() => this.fail(new SmtpError('ETIMEDOUT', `Reply not complete ${ms} ms after it started (the server trickles it)`)), ms);
+    },
+    ended: () => clearTimeout(this.trickle),
+  });
   private failure: SmtpError | null = null;
   private readonly extensions = new Map<string, string>();
   private closeListeners: (() => void)[] = [];
@@ -61,6 +71,7 @@ export class SmtpConnection {
   constructor(private readonly options: SmtpConnectionOptions) {
     // The name goes into a command line: nothing but printable ASCII without spaces.
     this.options = { ...options, name: options.name.replace(/[^\x21-\x7e]/g, '') || 'localhost' };
+    this.deadlines = resolveSmtpDeadlines(options);
   }
 
   /** Whether the connection can take a transaction. */
@@ -78,7 +89,7 @@ export class SmtpConnection {
   async open(): Promise<void> {
     const o = this.options;
     await this.connectSocket();
-    const greeting = await this.withTimeout(this.nextReply(), o.greetingTimeoutMs, 'Greeting never received');
+    const greeting = await this.withTimeout(this.nextReply(), this.deadlines.greetingTimeoutMs, 'Greeting never received');
     if (greeting.code !== 220) throw this.refused('greeting', greeting);
     await this.hello();
     if (!this.encrypted && !o.ignoreTLS && this.extensions.has('STARTTLS')) {
@@ -106,7 +117,12 @@ export class SmtpConnection {
    * and DATA going out right behind the dot (RFC 2920 allows the message content to lead a group),
    * which saves one round trip per message. Replies are read in order, so each still gets its own.
    */
-  async send(envelope: SmtpEnvelope, message: MessageBytes, onWritten?: () => void): Promise<SmtpTransaction> {
+  send(envelope: SmtpEnvelope, message: MessageBytes, onWritten?: () => void): Promise<SmtpTransaction> {
+    const ms = this.deadlines.transactionTimeoutMs;
+    return this.withTimeout(this.transact(envelope, message, onWritten), ms, 'Transaction not finished');
+  }
+
+  private async transact(envelope: SmtpEnvelope, message: MessageBytes, onWritten?: () => void): Promise<SmtpTransaction> {
     const addresses = [envelope.from, ...envelope.to];
     if (addresses.some((a) => UNSAFE_ADDRESS.test(a))) throw new SmtpError('EENVELOPE', 'an envelope address holds a line break, a space or an angle bracket');
     let parameters = this.extensions.has('SIZE') ? ` SIZE=${messageLength(message)}` : '';
@@ -137,7 +153,7 @@ export class SmtpConnection {
     const data = rest[envelope.to.length];
     if (!recipients.some((r) => isPositive(r.reply))) {
       // A pipelining server may still have said 354: end the empty message so the session stays in step.
-      if (data?.code === 354) await this.writeAndRead(['.\r\n']);
+      if (data?.code === 354) await this.writeAndRead(['.\r\n'], this.deadlines.commandTimeoutMs, 'No reply after an empty message');
       return this.refusedTransaction(recipients, recipients[0]!.reply);
     }
     if (!data || data.code !== 354) return this.refusedTransaction(recipients, data ?? mail);
@@ -145,7 +161,7 @@ export class SmtpConnection {
     // the message and what follows it leave in one write.
     const socket = this.socket!;
     socket.cork();
-    const final = this.writeAndRead(dataPayload(message));
+    const final = this.writeAndRead(dataPayload(message), dataDeadlineMs(this.deadlines, messageLength(message)), 'No reply after the message data');
     try {
       onWritten?.();
     } finally {
@@ -180,7 +196,7 @@ export class SmtpConnection {
 
   private async connectSocket(): Promise<void> {
     try {
-      this.attach(await openSocket(this.options));
+      this.attach(await openSocket({ ...this.options, connectionTimeoutMs: this.deadlines.connectionTimeoutMs }));
     } catch (error) {
       throw this.fail(error as SmtpError);
     }
@@ -191,13 +207,13 @@ export class SmtpConnection {
   private readonly onError = (error: Error) => this.fail(new SmtpError('ESOCKET', error.message));
   private readonly onEnd = () => this.fail(new SmtpError('ECONNECTION', 'Connection closed unexpectedly'));
   private readonly onTimeout = () => {
-    this.fail(new SmtpError('ETIMEDOUT', this.replies.waiting ? `Timeout: no reply in ${this.options.socketTimeoutMs} ms` : 'Idle timeout'));
+    this.fail(new SmtpError('ETIMEDOUT', this.replies.waiting ? `Timeout: nothing received in ${this.deadlines.socketTimeoutMs} ms` : 'Idle timeout'));
   };
 
   private attach(socket: Socket): void {
     this.socket = socket;
     socket.setNoDelay(true);
-    socket.setTimeout(this.options.socketTimeoutMs);
+    socket.setTimeout(this.deadlines.socketTimeoutMs);
     socket.on('data', this.onData);
     socket.on('error', this.onError);
     socket.on('close', this.onEnd);
@@ -217,7 +233,7 @@ export class SmtpConnection {
     const plain = this.socket!;
     this.detach(plain);
     try {
-      const secure = await upgradeToTls(plain, { ...this.options, handshakeTimeoutMs: this.options.greetingTimeoutMs });
+      const secure = await upgradeToTls(plain, { ...this.options, connectionTimeoutMs: this.deadlines.connectionTimeoutMs, handshakeTimeoutMs: this.deadlines.greetingTimeoutMs });
       this.replies.restart();
       this.attach(secure);
       this.encrypted = true;
@@ -230,10 +246,7 @@ export class SmtpConnection {
     let reply = await this.command(`EHLO ${this.options.name}`);
     this.extensions.clear();
     if (isPositive(reply)) {
-      for (const line of reply.text.split('\n').slice(1)) {
-        const keyword = /^\d{3}[- ]([A-Za-z0-9-]+)[ =]?(.*)$/.exec(line);
-        if (keyword) this.extensions.set(keyword[1]!.toUpperCase(), keyword[2]!.trim());
-      }
+      for (const [keyword, value] of readExtensions(reply)) this.extensions.set(keyword, value);
       return;
     }
     reply = await this.command(`HELO ${this.options.name}`);
@@ -260,15 +273,19 @@ export class SmtpConnection {
     return this.commands([line])[0]!;
   }
 
-  /** Writes `lines` in one packet and returns a promise of each reply, in order (pipelining). */
+  /**
+   * Writes `lines` in one packet and returns a promise of each reply, in order (pipelining), each
+   * bounded by the command deadline.
+   */
   private commands(lines: string[]): Promise<SmtpReply>[] {
-    const promises = lines.map(() => this.nextReply());
+    const ms = this.deadlines.commandTimeoutMs;
+    const promises = lines.map((line) => this.withTimeout(this.nextReply(), ms, `No reply to ${commandVerb(line)}`));
     this.write([Buffer.from(`${lines.join('\r\n')}\r\n`, 'utf8')]);
     return promises;
   }
 
-  private writeAndRead(chunks: (Buffer | string)[]): Promise<SmtpReply> {
-    const reply = this.nextReply();
+  private writeAndRead(chunks: (Buffer | string)[], ms: number, what: string): Promise<SmtpReply> {
+    const reply = this.withTimeout(this.nextReply(), ms, what);
     this.write(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c)));
     return reply;
   }
@@ -297,6 +314,7 @@ export class SmtpConnection {
   private fail(error: SmtpError): SmtpError {
     if (this.failure) return this.failure;
     this.failure = error;
+    clearTimeout(this.trickle);
     this.replies.rejectAll(error);
     const socket = this.socket;
     if (socket) {

@@ -1,6 +1,12 @@
 /**
  * Pooled SMTP connections to one server: up to `maxConnections` open at once, each reused for
  * transaction after transaction; messages wait in order for a free connection.
+ *
+ * A server that stalls must not gather the senders of every message for it (each holds a delivery
+ * slot while it waits): until a transaction has finished on the pool it opens at most
+ * `initialConnections`, and a message waits for a connection only while the pool makes progress
+ * (a transaction finishes at least every `stallTimeoutMs`); otherwise it is handed back (`EBUSY`)
+ * and waits in the store's queue, without an attempt counted (src/delivery/deliver.ts).
  */
 import { SmtpConnection, type SmtpConnectionOptions, type SmtpEnvelope, type SmtpTransaction } from './smtp-connection.js';
 import type { MessageBytes } from './dot-stuffing.js';
@@ -10,6 +16,10 @@ import { SmtpError } from './smtp-protocol.js';
 export interface SmtpPoolOptions extends SmtpConnectionOptions {
   /** Connections open at once (default 10). */
   maxConnections?: number;
+  /** Connections open at once until one transaction has finished on the pool (default 2). */
+  initialConnections?: number;
+  /** How long a waiting message stays in line while no transaction of the pool finishes (default 10 s). */
+  stallTimeoutMs?: number;
 }
 
 interface Task {
@@ -19,6 +29,8 @@ interface Task {
   reject: (error: unknown) => void;
   /** Already sent again once after a reused connection turned out to be dead. */
   retried?: boolean;
+  /** Hands the message back when the pool stalls while it waits. */
+  stallTimer?: NodeJS.Timeout;
 }
 
 /** A pool of connections to one server. */
@@ -30,8 +42,16 @@ export class SmtpPool {
   /** Connections that opened and are still open. */
   private established = 0;
   private closed = false;
+  /** When a transaction last finished (monotonic ms), or null before the first. */
+  private lastProgressAt: number | null = null;
 
   constructor(private readonly options: SmtpPoolOptions) {}
+
+  /** Connections the pool may have open now: a few until it has shown it works, then its maximum. */
+  private get connectionLimit(): number {
+    const max = this.options.maxConnections ?? 10;
+    return this.lastProgressAt === null ? Math.min(max, this.options.initialConnections ?? 2) : max;
+  }
 
   /**
    * Sends `message` in one transaction on a pooled connection. Resolves with what the server
@@ -40,15 +60,45 @@ export class SmtpPool {
   send(envelope: SmtpEnvelope, message: MessageBytes): Promise<SmtpTransaction> {
     if (this.closed) return Promise.reject(new SmtpError('ECONNECTION', 'the connection pool is closed'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ envelope, message, resolve, reject });
+      const task: Task = { envelope, message, resolve, reject };
+      this.queue.push(task);
       this.pump();
+      if (this.queue.includes(task)) this.watchStall(task);
     });
+  }
+
+  /** Hands `task` back if no transaction of the pool finishes for `stallTimeoutMs` while it waits. */
+  private watchStall(task: Task): void {
+    const ms = this.options.stallTimeoutMs ?? 10_000;
+    const since = performance.now();
+    task.stallTimer = setTimeout(() => {
+      const at = this.queue.indexOf(task);
+      if (at === -1) return;
+      if (this.lastProgressAt !== null && this.lastProgressAt > since) return this.watchStall(task);
+      this.queue.splice(at, 1);
+      task.reject(this.busy(`no transaction finished in ${ms} ms`));
+    }, ms);
+    task.stallTimer.unref();
+  }
+
+  private busy(why: string): SmtpError {
+    return new SmtpError('EBUSY', `${this.options.host} is busy (${why}): the message waits without an attempt`);
+  }
+
+  /** Takes the first waiting message off the line. */
+  private take(): Task {
+    const task = this.queue.shift()!;
+    clearTimeout(task.stallTimer);
+    return task;
   }
 
   /** Closes idle connections now and busy ones when their transaction ends; queued messages fail. */
   close(): void {
     this.closed = true;
-    for (const task of this.queue.splice(0)) task.reject(new SmtpError('ECONNECTION', 'the connection pool was closed'));
+    for (const task of this.queue.splice(0)) {
+      clearTimeout(task.stallTimer);
+      task.reject(new SmtpError('ECONNECTION', 'the connection pool was closed'));
+    }
     for (const connection of this.idle.splice(0)) void connection.quit();
   }
 
@@ -56,9 +106,9 @@ export class SmtpPool {
     while (this.queue.length > 0 && !this.closed) {
       const connection = this.idle.pop();
       if (connection) {
-        if (connection.usable) void this.run(connection, this.queue.shift()!);
-      } else if (this.open < (this.options.maxConnections ?? 10)) {
-        void this.connect(this.queue.shift()!);
+        if (connection.usable) void this.run(connection, this.take());
+      } else if (this.open < this.connectionLimit) {
+        void this.connect(this.take());
       } else {
         return;
       }
@@ -85,7 +135,12 @@ export class SmtpPool {
       // With no working connection to this server, what waits would meet the same failure one by
       // one, each after its own timeout: it fails now. With one working, the failure may be a
       // passing limit (too many connections), and the messages wait for the working ones.
-      if (this.established === 0) for (const waiting of this.queue.splice(0)) waiting.reject(error);
+      if (this.established === 0) {
+        for (const waiting of this.queue.splice(0)) {
+          clearTimeout(waiting.stallTimer);
+          waiting.reject(error);
+        }
+      }
       this.pump();
       return;
     }
@@ -106,12 +161,14 @@ export class SmtpPool {
       this.pump();
     };
     try {
-      task.resolve(await connection.send(task.envelope, task.message, connection.pipelining ? release : undefined));
+      const transaction = await connection.send(task.envelope, task.message, connection.pipelining ? release : undefined);
+      this.lastProgressAt = performance.now();
+      task.resolve(transaction);
     } catch (error) {
       // A reused connection the server closed while it was idle fails before any reply: that is
       // not the message's fault, and nothing reached the server, so it goes once more on a fresh one.
       if (reused && !task.retried && error instanceof SmtpError && error.beforeTransaction) {
-        this.queue.unshift({ ...task, retried: true });
+        this.queue.unshift({ ...task, retried: true, stallTimer: undefined });
       } else {
         task.reject(error);
       }

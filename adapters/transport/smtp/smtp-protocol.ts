@@ -20,8 +20,18 @@ export function readReplyLine(line: string): { code: number; last: boolean } | n
   return { code: Number(match[1]), last: match[2] !== '-' };
 }
 
+/** The extensions an EHLO reply offers (RFC 5321 4.1.1.1): upper-case keyword and its parameters. */
+export function readExtensions(reply: SmtpReply): Map<string, string> {
+  const extensions = new Map<string, string>();
+  for (const line of reply.text.split('\n').slice(1)) {
+    const keyword = /^\d{3}[- ]([A-Za-z0-9-]+)[ =]?(.*)$/.exec(line);
+    if (keyword) extensions.set(keyword[1]!.toUpperCase(), keyword[2]!.trim());
+  }
+  return extensions;
+}
+
 /** Kinds of {@link SmtpError}; the code leads the recorded text, as nodemailer's did. */
-export type SmtpErrorCode = 'ECONNECTION' | 'ETIMEDOUT' | 'ESOCKET' | 'EPROTOCOL' | 'ETLS' | 'EAUTH' | 'EENVELOPE' | 'EREPLY';
+export type SmtpErrorCode = 'ECONNECTION' | 'ETIMEDOUT' | 'ESOCKET' | 'EPROTOCOL' | 'ETLS' | 'EAUTH' | 'EENVELOPE' | 'EREPLY' | 'EBUSY';
 
 /** A failed connection, session step or transaction. */
 export class SmtpError extends Error {
@@ -41,6 +51,18 @@ export class SmtpError extends Error {
 
 /** Longest line a server may send; beyond it the peer is not speaking SMTP. */
 const MAX_LINE = 65_536;
+/**
+ * Most bytes and lines one reply may hold. A real EHLO reply is about twenty lines and a few hundred
+ * bytes; a server that goes on past these is feeding memory, not answering (an endless `220-`).
+ */
+export const MAX_REPLY_BYTES = 65_536;
+export const MAX_REPLY_LINES = 512;
+
+/** Called as a reply starts arriving and once it is complete (the connection times a trickle between them). */
+export interface ReplyProgress {
+  started(): void;
+  ended(): void;
+}
 
 /**
  * Reads replies off the bytes a server sends and hands them out in order, one per `next()` (several
@@ -51,9 +73,14 @@ export class ReplyReader {
   private decoder = new StringDecoder('utf8');
   private pending = '';
   private lines: string[] = [];
+  /** Size of the reply being read, in bytes received (after a reply ends: the characters left over for the next one). */
+  private replyBytes = 0;
   private readonly waiters: { resolve: (reply: SmtpReply) => void; reject: (error: SmtpError) => void }[] = [];
 
-  constructor(private readonly onProblem: (error: SmtpError) => void) {}
+  constructor(
+    private readonly onProblem: (error: SmtpError) => void,
+    private readonly progress?: ReplyProgress,
+  ) {}
 
   /** Whether a reply is awaited. */
   get waiting(): boolean {
@@ -74,10 +101,14 @@ export class ReplyReader {
   restart(): void {
     this.decoder = new StringDecoder('utf8');
     this.pending = '';
+    this.lines = [];
+    this.replyBytes = 0;
   }
 
   /** Takes bytes received. */
   feed(chunk: Buffer): void {
+    if (this.replyBytes === 0 && chunk.length > 0) this.progress?.started();
+    this.replyBytes += chunk.length;
     this.pending += this.decoder.write(chunk);
     for (let end = this.pending.indexOf('\n'); end !== -1; end = this.pending.indexOf('\n')) {
       const line = this.pending.slice(0, end).replace(/\r$/, '');
@@ -85,15 +116,23 @@ export class ReplyReader {
       const read = readReplyLine(line);
       if (!read) return this.onProblem(new SmtpError('EPROTOCOL', `Invalid reply from the server: ${JSON.stringify(line.slice(0, 200))}`));
       this.lines.push(line);
-      if (!read.last) continue;
+      if (!read.last) {
+        if (this.lines.length >= MAX_REPLY_LINES) return this.onProblem(new SmtpError('EPROTOCOL', `Invalid reply from the server: more than ${MAX_REPLY_LINES} lines`));
+        continue;
+      }
       const reply = { code: read.code, text: this.lines.join('\n') };
       this.lines = [];
+      // What is left belongs to the next reply (pipelining): it starts now.
+      this.replyBytes = this.pending.length;
+      this.progress?.ended();
+      if (this.replyBytes > 0) this.progress?.started();
       const waiter = this.waiters.shift();
       // A reply nobody asked for is a server giving up on an idle connection ("421 timeout"):
       // kept, it would be read as the answer to the next command.
       if (waiter) waiter.resolve(reply);
       else return this.onProblem(new SmtpError('ECONNECTION', `the server ended the session: ${reply.text}`, reply));
     }
-    if (this.pending.length > MAX_LINE) this.onProblem(new SmtpError('EPROTOCOL', 'Invalid reply from the server: a line longer than 64 KiB'));
+    if (this.pending.length > MAX_LINE) return this.onProblem(new SmtpError('EPROTOCOL', 'Invalid reply from the server: a line longer than 64 KiB'));
+    if (this.replyBytes > MAX_REPLY_BYTES) this.onProblem(new SmtpError('EPROTOCOL', `Invalid reply from the server: longer than ${MAX_REPLY_BYTES / 1024} KiB`));
   }
 }
