@@ -147,7 +147,7 @@ export async function mailplaneRun(
     store,
     secret: 'bench-secret-bench-secret-bench-secret-0123',
     logger: silentLogger,
-    jobs: { concurrency: 8, pollIntervalMs: 50 },
+    jobs: { concurrency: 8, lanes: { delivery: 8 }, pollIntervalMs: 50 },
     transport: () => mxTransport({ resolver: staticMx, port, ehloName: 'bench.local' }),
   });
   try {

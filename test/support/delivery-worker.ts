@@ -20,7 +20,7 @@ const mailplane = createMailplane({
   logger: silentLogger,
   dns: { servers: parseDnsServers(process.env.MAILPLANE_DELIVERY_DNS!) },
   delivery: { mxPort: Number(process.env.MAILPLANE_MX_PORT), pageSize: 100 },
-  jobs: { workerId: process.env.MAILPLANE_WORKER!, pollIntervalMs: 20, leaseMs: 3_000, concurrency: 4 },
+  jobs: { workerId: process.env.MAILPLANE_WORKER!, pollIntervalMs: 20, leaseMs: 3_000, concurrency: 4, lanes: { delivery: 4 } },
   transport: (ctx) => mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort, ehloName: process.env.MAILPLANE_WORKER! }),
 });
 mailplane.start();
