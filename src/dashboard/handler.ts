@@ -2,10 +2,9 @@
  * The dashboard's HTTP handler: the page, its assets, sign-in and sign-out, and the same-origin
  * path to the API. Mounted with any bridge, like the API (docs/dashboard.md).
  */
-import { ACCOUNT_KEY_PREFIX, SUBACCOUNT_KEY_PREFIX } from '../account/keys.js';
-import { authenticateAccount, authenticateSubAccount } from '../account/accounts.js';
 import type { MailplaneContext } from '../context.js';
 import { ForbiddenError, MailplaneError, RouteNotFoundError, UnauthorizedError } from '../errors.js';
+import { principalOfKey } from '../http/auth.js';
 import { describeError, errorResponse, httpErrorRule } from '../http/errors.js';
 import { listHeader, singleHeader } from '../http/headers.js';
 import { jsonResponse } from '../http/json.js';
@@ -75,13 +74,21 @@ function checkSignInOrigin(request: HttpRequest): boolean {
   return url.protocol === 'https:';
 }
 
+/**
+ * The longest key sign-in looks up: Node's default limit on a request's headers (16 KiB), so no
+ * longer key can reach the API either.
+ */
+const LONGEST_API_KEY = 16 * 1024;
+
 /** The kind of a key that signs in, or 401. */
 async function checkKey(ctx: MailplaneContext, apiKey: unknown): Promise<{ kind: OpenSession['kind']; apiKey: string }> {
-  if (typeof apiKey !== 'string' || apiKey.length === 0 || apiKey.length > 200) {
+  if (typeof apiKey !== 'string' || apiKey.length === 0 || apiKey.length > LONGEST_API_KEY) {
     throw new MailplaneError('invalid', 'API_KEY_REQUIRED', 'give the account or sub-account API key as apiKey');
   }
-  if (apiKey.startsWith(ACCOUNT_KEY_PREFIX) && (await authenticateAccount(ctx, apiKey))) return { kind: 'account', apiKey };
-  if (apiKey.startsWith(SUBACCOUNT_KEY_PREFIX) && (await authenticateSubAccount(ctx, apiKey))) return { kind: 'subaccount', apiKey };
+  // The API's own decision, so any key it accepts signs in (an operator's account key has no
+  // prefix) and nothing else does.
+  if (await principalOfKey(ctx, 'account', apiKey)) return { kind: 'account', apiKey };
+  if (await principalOfKey(ctx, 'subaccount', apiKey)) return { kind: 'subaccount', apiKey };
   throw new UnauthorizedError('INVALID_API_KEY', 'this is not a valid account or sub-account API key');
 }
 

@@ -48,12 +48,23 @@ export async function authenticate<A extends AuthKind>(
   if (key.startsWith(otherPrefix)) {
     throw new UnauthorizedError('WRONG_KEY_KIND', `the ${label} header holds the other kind of key`);
   }
+  const principal = await principalOfKey(ctx, kind, key);
+  if (principal) return principal;
+  throw new UnauthorizedError('INVALID_API_KEY', `the ${label} header does not hold a valid key`);
+}
+
+/**
+ * Who `key` authenticates as on a route of `kind`, or `null`: the decision {@link authenticate}
+ * makes once the header is read, for callers that hold a key without a request (the dashboard's
+ * sign-in). A key of any form the store knows counts (an operator chooses the account key), but
+ * one with the other kind's prefix never does, as on the API.
+ */
+export async function principalOfKey<A extends AuthKind>(ctx: MailplaneContext, kind: A, key: string): Promise<Principal<A> | null> {
+  if (key.startsWith(kind === 'account' ? SUBACCOUNT_KEY_PREFIX : ACCOUNT_KEY_PREFIX)) return null;
   if (kind === 'account') {
     const account = await authenticateAccount(ctx, key);
-    if (account) return { kind: 'account', account } as Principal<A>;
-  } else {
-    const subAccount = await authenticateSubAccount(ctx, key);
-    if (subAccount) return { kind: 'subaccount', subAccount } as Principal<A>;
+    return account ? ({ kind: 'account', account } as Principal<A>) : null;
   }
-  throw new UnauthorizedError('INVALID_API_KEY', `the ${label} header does not hold a valid key`);
+  const subAccount = await authenticateSubAccount(ctx, key);
+  return subAccount ? ({ kind: 'subaccount', subAccount } as Principal<A>) : null;
 }

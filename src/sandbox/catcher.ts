@@ -82,6 +82,8 @@ export async function startSandboxCatcher(): Promise<SandboxCatcher> {
     onRcptTo(address, _session, callback) {
       const local = localPart(address.address);
       if (local === 'bounce') return callback(smtpReply(550, '5.1.1 The sandbox bounces this recipient (bounce@)'));
+      // smtp-server closes the connection after a 421 (RFC 5321 3.8), as a real MX does: the
+      // client must take the 421 as its answer, not the close (adapters/transport/smtp).
       if (local === 'defer') return callback(smtpReply(421, '4.7.0 The sandbox defers this recipient (defer@), try again later'));
       callback();
     },

@@ -146,6 +146,39 @@ describe.each(storeKinds)('dashboard over HTTP (%s)', (kind) => {
     expect((await request(server.origin, 'GET', '/dashboard/api/v1/account/subaccount', { cookie })).status).toBe(401);
   });
 
+  it('signs in with every key the API accepts, whatever its form, and with nothing else', async () => {
+    api = await createTestApi(kind);
+    const server = await startDashboardServer(api);
+    servers.push(server);
+    // The operator's own key (MAILPLANE_ACCOUNT_API_KEY), without mailplane's prefix.
+    const chosen = 'operator-chosen-account-key-2026';
+    await api.mailplane.ensureAccount({ apiKey: chosen });
+    expect((await api.call('GET', '/account/subaccount', { account: chosen })).status).toBe(200);
+    const { cookie } = await signIn(server.origin, chosen);
+    expect((await request(server.origin, 'GET', '/dashboard/session', { cookie })).body.kind).toBe('account');
+    const listed = await request(server.origin, 'GET', '/dashboard/api/v1/account/subaccount', { cookie });
+    expect(listed.status).toBe(200);
+    expect((listed.body as unknown as { name: string }[]).map((s) => s.name)).toEqual(['Default']);
+
+    const revoked = (await api.call('POST', '/account/subaccount', { account: chosen, body: { name: 'gone' } })).body;
+    expect((await api.call('DELETE', `/account/subaccount/${revoked.id}`, { account: chosen })).status).toBe(200);
+    for (const apiKey of ['garbage', api.accountKey, revoked.apiKey as string]) {
+      const refused = await request(server.origin, 'POST', '/dashboard/session', { body: { apiKey }, headers: { origin: server.origin } });
+      expect(refused.status).toBe(401);
+      expect(refused.body.code).toBe('INVALID_API_KEY');
+      expect(refused.headers.get('set-cookie')).toBeNull();
+    }
+    const empty = await request(server.origin, 'POST', '/dashboard/session', { body: { apiKey: '' }, headers: { origin: server.origin } });
+    expect(empty.status).toBe(422);
+    expect(empty.headers.get('set-cookie')).toBeNull();
+
+    // An account key spelled as a sub-account key is one the API refuses on every path: so does sign-in.
+    const misleading = `mpsk_${chosen}`;
+    await api.mailplane.ensureAccount({ apiKey: misleading });
+    expect((await api.call('GET', '/account/subaccount', { account: misleading })).body.code).toBe('WRONG_KEY_KIND');
+    expect((await request(server.origin, 'POST', '/dashboard/session', { body: { apiKey: misleading }, headers: { origin: server.origin } })).status).toBe(401);
+  });
+
   it('refuses a sign-in from another origin or not in JSON', async () => {
     api = await createTestApi(kind);
     const server = await startDashboardServer(api);

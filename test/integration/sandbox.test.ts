@@ -4,7 +4,7 @@
  * catcher, readable through the API with its DKIM result.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startSandbox } from 'mailplane';
+import { EventType, startSandbox } from 'mailplane';
 import { mxTransport } from '../../adapters/transport/smtp/index.js';
 import { createTestApi, type TestApi } from '../support/api.js';
 import { storeKinds, type StoreKind } from '../support/databases.js';
@@ -79,21 +79,40 @@ describe.each(storeKinds)('sandbox (%s)', (kind) => {
     expect((await a.call('GET', '/account/sandbox/message/999999', { account: a.accountKey })).status).toBe(406);
   });
 
-  it('bounces bounce@, defers defer@ until the retries run out, and reports complaint@ as spam', async () => {
+  it('answers each special address as docs/sandbox.md and the README say', async () => {
     const { api: a, key } = await startSandboxed(kind);
     const sent = (await send(a, key, ['bounce@example.com', 'defer@example.com', 'complaint@example.com'])).body as Array<{ messageId: string; to: string }>;
     const id = (to: string) => sent.find((s) => s.to === to)!.messageId;
+    const types = (view: { events: { type: number }[] }) => view.events.map((e) => e.type);
+
+    // bounce@: a hard bounce with the catcher's 550 5.1.1, and the address suppressed.
     const bounced = await waitStatus(a, id('bounce@example.com'), 'hard_bounced');
-    expect(JSON.stringify(bounced)).toContain('5.1.1');
-    await waitStatus(a, id('defer@example.com'), 'hard_bounced');
-    await vi.waitFor(
+    expect(types(bounced)).toEqual([EventType.Processed, EventType.HardBounced]);
+    expect(bounced.events[1]).toMatchObject({ smtpCode: 550, smtpDescription: expect.stringMatching(/^550 5\.1\.1 .*bounce@/) });
+    const suppressed = await a.call('GET', '/subaccount/suppression', { sub: key });
+    expect(suppressed.text).toContain('bounce@example.com');
+
+    // defer@: a soft bounce with the catcher's 421 4.7.0 on every attempt; once the retries run out
+    // the message is dropped, as any policy deferral (4.7.x) is, and the address is not suppressed.
+    const deferred = await waitStatus(a, id('defer@example.com'), 'smtp_dropped');
+    expect(types(deferred)).toEqual([EventType.Processed, EventType.SoftBounced, EventType.SoftBounced, EventType.Dropped]);
+    for (const attempt of deferred.events.slice(1)) {
+      expect(attempt).toMatchObject({ smtpCode: 421, smtpDescription: expect.stringMatching(/^421 4\.7\.0 .*defer@/) });
+    }
+    expect(deferred.events[3].eventMetadata.reason).toBe('SMTP_DROPPED');
+    expect(suppressed.text).not.toContain('defer@example.com');
+
+    // complaint@: delivered into the catcher, then reported as spam.
+    const complained = await vi.waitFor(
       async () => {
         const view = (await a.call('GET', `/account/message/${id('complaint@example.com')}`, { account: a.accountKey })).body;
         expect(view.status).toBe('delivered');
-        expect(JSON.stringify(view.events ?? view)).toMatch(/"type":8|Spam/i);
+        expect(types(view)).toEqual([EventType.Processed, EventType.Delivered, EventType.Spam]);
+        return view;
       },
       { timeout: 20_000, interval: 50 },
     );
+    expect(complained.events[1]).toMatchObject({ smtpCode: 250 });
     const list = await a.call('GET', '/account/sandbox/message', { account: a.accountKey });
     expect(list.body.map((m: { rcptTo: string[] }) => m.rcptTo[0])).toEqual(['complaint@example.com']);
   });

@@ -161,6 +161,27 @@ describe('the SMTP client', () => {
     expect(server.connections).toBe(1);
   });
 
+  it.each([
+    ['with', false],
+    ['without', true],
+  ])('a 421 to a recipient %s PIPELINING is the answer, not the close that follows it', async (_label, hidePIPELINING) => {
+    // smtp-server closes the connection right after its 421 (RFC 5321 3.8), so the replies after
+    // it (the next RCPT TO, DATA) never come.
+    const server = await startServer({
+      hidePIPELINING,
+      onRcptTo: (address, _session, callback) => (address.address.startsWith('later') ? callback(Object.assign(new Error('4.7.0 Try again later'), { responseCode: 421 })) : callback()),
+    });
+    const transport = relay(server.port);
+    for (const to of [['later@rcpt.example'], ['r50@rcpt.example', 'later@rcpt.example', 'r51@rcpt.example']]) {
+      const deferred = await transport.send(message(50, to), route);
+      expect(deferred).toMatchObject({ kind: 'soft', smtpCode: 421, enhancedCode: '4.7.0' });
+      expect(deferred.text).toContain('Try again later');
+    }
+    expect(server.received).toHaveLength(0);
+    // The closed connection is replaced for the next message.
+    expect((await transport.send(message(52), route)).kind).toBe('delivered');
+  });
+
   it('reuses at most maxConnections connections for many messages', async () => {
     const server = await startServer();
     const transport = relay(server.port, { maxConnections: 2 });

@@ -40,6 +40,8 @@ export interface SmtpTransaction {
 }
 
 const isPositive = (reply: SmtpReply) => reply.code >= 200 && reply.code < 300;
+/** The 421 among `replies`, if the server said it is closing the channel (RFC 5321 3.8). */
+const closingReply = (replies: readonly SmtpReply[]) => replies.find((reply) => reply.code === 421);
 /** A command's name for an error message: never its argument, nor an AUTH exchange's lines (they carry the password). */
 const commandVerb = (line: string) => /^(EHLO|HELO|STARTTLS|AUTH|MAIL FROM|RCPT TO|DATA|RSET|QUIT)\b/i.exec(line)?.[1]?.toUpperCase() ?? 'the AUTH exchange';
 // An address goes into a command line: CR, LF or angle brackets would inject commands.
@@ -134,29 +136,34 @@ export class SmtpConnection {
     const commands = [`MAIL FROM:<${envelope.from}>${parameters}`, ...envelope.to.map((to) => `RCPT TO:<${to}>`), 'DATA'];
     const pipelining = this.pipelining;
     const pipelined = pipelining ? this.commands(commands) : [this.command(commands[0]!)];
-    const all = Promise.all(pipelined);
-    all.catch(() => undefined); // awaited below; a failure is reported by the first reply
+    // Awaited below in order, up to a 421 that leaves the rest unawaited: a failure is reported by the first reply.
+    Promise.all(pipelined).catch(() => undefined);
     try {
       await pipelined[0];
     } catch (error) {
       if (error instanceof SmtpError) error.beforeTransaction = true;
       throw error;
     }
-    const replies = await all;
+    const replies = await this.repliesUntilClosing(pipelined);
     if (!pipelining && isPositive(replies[0]!)) {
-      for (const line of commands.slice(1, -1)) replies.push(await this.command(line));
-      if (replies.slice(1).some(isPositive)) replies.push(await this.command('DATA'));
+      for (const line of commands.slice(1, -1)) {
+        if (closingReply(replies)) break;
+        replies.push(...(await this.repliesUntilClosing([this.command(line)])));
+      }
+      if (!closingReply(replies) && replies.slice(1).some(isPositive)) replies.push(await this.command('DATA'));
     }
     const [mail, ...rest] = replies as [SmtpReply, ...SmtpReply[]];
     if (!isPositive(mail)) return this.refusedTransaction([], mail);
-    const recipients = envelope.to.map((address, i) => ({ address, reply: rest[i]! }));
+    // Recipients after a 421 were never answered: the server's closing answers for them too.
+    const closing = closingReply(replies);
+    const recipients = envelope.to.map((address, i) => ({ address, reply: rest[i] ?? closing! }));
     const data = rest[envelope.to.length];
     if (!recipients.some((r) => isPositive(r.reply))) {
       // A pipelining server may still have said 354: end the empty message so the session stays in step.
       if (data?.code === 354) await this.writeAndRead(['.\r\n'], this.deadlines.commandTimeoutMs, 'No reply after an empty message');
       return this.refusedTransaction(recipients, recipients[0]!.reply);
     }
-    if (!data || data.code !== 354) return this.refusedTransaction(recipients, data ?? mail);
+    if (!data || data.code !== 354) return this.refusedTransaction(recipients, data ?? closing ?? mail);
     // Corked until the next message's commands (written synchronously by onWritten) are in too:
     // the message and what follows it leave in one write.
     const socket = this.socket!;
@@ -168,6 +175,24 @@ export class SmtpConnection {
       socket.uncork();
     }
     return { recipients, reply: await final };
+  }
+
+  /**
+   * The replies to commands written together, in order, up to a 421: the server is closing the
+   * channel (RFC 5321 3.8), so the replies after it never come and the connection is closed at once.
+   * The 421 is then the answer, not the close that follows it.
+   */
+  private async repliesUntilClosing(pending: Promise<SmtpReply>[]): Promise<SmtpReply[]> {
+    const replies: SmtpReply[] = [];
+    for (const pendingReply of pending) {
+      const reply = await pendingReply;
+      replies.push(reply);
+      if (reply.code === 421) {
+        this.close();
+        break;
+      }
+    }
+    return replies;
   }
 
   /** Says QUIT and closes (quietly: a connection that is already gone is simply closed). */
