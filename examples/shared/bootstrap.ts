@@ -1,15 +1,17 @@
 /**
- * Configuration and start-up shared by the example servers: reads the environment, opens the
- * store, makes sure the account exists, and prints a generated account key once.
+ * Configuration and start-up shared by the example servers: reads the environment through the
+ * schema (config-schema.ts), opens the store, makes sure the account exists, and prints a
+ * generated account key once.
  */
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { consoleLogger, createBounceReceiver, createMailplane, pinoLogger, createSmtpRelay, parseDnsServers, startSandbox, type Mailplane, type MailplaneOptions, type Sandbox, type SmtpListener } from 'mailplane';
+import { consoleLogger, createBounceReceiver, createMailplane, pinoLogger, createSmtpRelay, startSandbox, type LogLevel, type Mailplane, type MailplaneOptions, type Sandbox, type SmtpListener } from 'mailplane';
 import { ensurePrivateDirectory, ensurePrivateFile, PRIVATE_FILE_MODE } from 'mailplane/storage/kysely';
 import { mxTransport, smartHostTransport } from 'mailplane/transport/smtp';
-import { openExampleStore, readPemFile } from './startup.js';
+import { openExampleStore, warnOnce, type FileWarnings } from './startup.js';
+import { readConfigValues, type ConfigValues } from './config-schema.js';
 
 /** The example servers' configuration, from the environment (see the README's table). */
 export interface ExampleConfig {
@@ -31,12 +33,12 @@ export interface ExampleConfig {
   /** Serve `GET /metrics` (`MAILPLANE_METRICS=1`); its bearer token is `MAILPLANE_METRICS_TOKEN`. */
   metrics: boolean;
   /** Least severe log level written (`MAILPLANE_LOG_LEVEL`: trace, debug, info (default), warn, error, fatal, silent). */
-  logLevel?: string;
+  logLevel: LogLevel;
   /**
    * Options passed to createMailplane from the environment (DNS, delivery, webhooks, rate limits);
    * `trackingBaseUrl` is not one: it needs the bound address, see {@link startMailplane}.
    */
-  mailplane: Pick<MailplaneOptions, 'dns' | 'delivery' | 'webhooks' | 'rateLimits' | 'metrics' | 'retention'>;
+  mailplane: Pick<MailplaneOptions, 'dns' | 'delivery' | 'webhooks' | 'rateLimits' | 'metrics' | 'retention' | 'domains'>;
   /** The SMTP relay: off unless a port is given. */
   smtp: {
     /** Plain port with STARTTLS when a certificate is given (25, 2525 or 587); `MAILPLANE_SMTP_PORT`. */
@@ -56,30 +58,13 @@ export interface ExampleConfig {
   };
 }
 
-/** The API rate limits from `MAILPLANE_RATE_LIMITS=off` or the two per-minute figures; unset ones keep the defaults. */
-function rateLimitsFrom(env: NodeJS.ProcessEnv): MailplaneOptions['rateLimits'] {
-  if (env.MAILPLANE_RATE_LIMITS === 'off') return false;
-  return {
-    ...(env.MAILPLANE_RATE_LIMIT_REQUESTS_PER_MINUTE && { requestsPerMinute: Number(env.MAILPLANE_RATE_LIMIT_REQUESTS_PER_MINUTE) }),
-    ...(env.MAILPLANE_RATE_LIMIT_RECIPIENTS_PER_MINUTE && { recipientsPerMinute: Number(env.MAILPLANE_RATE_LIMIT_RECIPIENTS_PER_MINUTE) }),
-  };
-}
-
 /**
- * Sandbox mode: on with `MAILPLANE_SANDBOX=1`, off with `MAILPLANE_SANDBOX=0`, and otherwise on
- * unless real DNS or delivery is configured (`MAILPLANE_DNS_SERVERS`, `MAILPLANE_MX_PORT`) or
- * `NODE_ENV` is `production`: a first `npm start` then shows mail going all the way through.
+ * Sandbox mode: `MAILPLANE_SANDBOX` when set, and otherwise on unless real DNS or delivery is
+ * configured (`MAILPLANE_DNS_SERVERS`, `MAILPLANE_MX_PORT`) or `NODE_ENV` is `production`: a first
+ * `npm start` then shows mail going all the way through.
  */
-export function sandboxWanted(env: NodeJS.ProcessEnv): boolean {
-  if (env.MAILPLANE_SANDBOX === '1' || env.MAILPLANE_SANDBOX === '0') return env.MAILPLANE_SANDBOX === '1';
-  return !env.MAILPLANE_DNS_SERVERS && !env.MAILPLANE_MX_PORT && env.NODE_ENV !== 'production';
-}
-
-/** Delivery settings from `MAILPLANE_MX_PORT` and `MAILPLANE_RETRY_DELAYS_MS` (comma-separated milliseconds). */
-function deliveryFrom(env: NodeJS.ProcessEnv): MailplaneOptions['delivery'] | undefined {
-  const retryDelaysMs = env.MAILPLANE_RETRY_DELAYS_MS?.split(',').map((ms) => Number(ms.trim()));
-  if (!env.MAILPLANE_MX_PORT && !retryDelaysMs) return undefined;
-  return { ...(env.MAILPLANE_MX_PORT && { mxPort: Number(env.MAILPLANE_MX_PORT) }), ...(retryDelaysMs && { retryDelaysMs }) };
+export function sandboxWanted(values: Pick<ConfigValues, 'MAILPLANE_SANDBOX' | 'MAILPLANE_DNS_SERVERS' | 'MAILPLANE_MX_PORT'>, nodeEnv: string | undefined): boolean {
+  return values.MAILPLANE_SANDBOX ?? (values.MAILPLANE_DNS_SERVERS === undefined && values.MAILPLANE_MX_PORT === undefined && nodeEnv !== 'production');
 }
 
 /** The line the server prints about its mode, saying what it means for domains and mail. */
@@ -95,41 +80,53 @@ export function describeMode(sandbox: Sandbox | undefined, config: ExampleConfig
   return `mailplane: LIVE mode: domains are verified in public DNS and email is delivered to recipients' mail servers (port ${mxPort}). MAILPLANE_SANDBOX=1 runs the local sandbox instead.`;
 }
 
-/** Reads {@link ExampleConfig} from `process.env`. */
+/**
+ * Reads {@link ExampleConfig} from `process.env` through the schema (config-schema.ts); throws a
+ * {@link ConfigurationError} naming every bad variable, before anything is opened or printed.
+ */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig {
+  const values = readConfigValues(env);
+  const { MAILPLANE_MX_PORT: mxPort, MAILPLANE_RETRY_DELAYS_MS: retryDelaysMs, MAILPLANE_SMTP_TLS_KEY: tlsKey, MAILPLANE_SMTP_TLS_CERT: tlsCert } = values;
+  const requestsPerMinute = values.MAILPLANE_RATE_LIMIT_REQUESTS_PER_MINUTE;
+  const recipientsPerMinute = values.MAILPLANE_RATE_LIMIT_RECIPIENTS_PER_MINUTE;
   return {
-    port: Number(env.PORT ?? 3000),
-    host: env.HOST ?? '127.0.0.1',
-    databaseUrl: env.MAILPLANE_DATABASE_URL ?? 'sqlite:./data/mailplane.db',
-    dataDir: env.MAILPLANE_DATA_DIR ?? './data',
-    ...(env.MAILPLANE_PUBLIC_URL && { publicUrl: env.MAILPLANE_PUBLIC_URL.replace(/\/+$/, '') }),
-    accountApiKey: env.MAILPLANE_ACCOUNT_API_KEY || undefined,
-    secret: env.MAILPLANE_SECRET || undefined,
-    workers: env.MAILPLANE_WORKERS !== 'off',
-    sandbox: sandboxWanted(env),
-    metrics: env.MAILPLANE_METRICS === '1',
-    ...(env.MAILPLANE_LOG_LEVEL && { logLevel: env.MAILPLANE_LOG_LEVEL }),
+    port: values.PORT,
+    host: values.HOST,
+    databaseUrl: values.MAILPLANE_DATABASE_URL,
+    dataDir: values.MAILPLANE_DATA_DIR,
+    ...(values.MAILPLANE_PUBLIC_URL !== undefined && { publicUrl: values.MAILPLANE_PUBLIC_URL }),
+    accountApiKey: values.MAILPLANE_ACCOUNT_API_KEY,
+    secret: values.MAILPLANE_SECRET,
+    workers: values.MAILPLANE_WORKERS,
+    sandbox: sandboxWanted(values, env.NODE_ENV),
+    metrics: values.MAILPLANE_METRICS,
+    logLevel: values.MAILPLANE_LOG_LEVEL,
     mailplane: {
-      ...(env.MAILPLANE_METRICS_TOKEN && { metrics: { token: env.MAILPLANE_METRICS_TOKEN } }),
-      ...(env.MAILPLANE_DNS_SERVERS && { dns: { servers: parseDnsServers(env.MAILPLANE_DNS_SERVERS) } }),
-      ...(deliveryFrom(env) && { delivery: deliveryFrom(env) }),
+      ...(values.MAILPLANE_METRICS_TOKEN !== undefined && { metrics: { token: values.MAILPLANE_METRICS_TOKEN } }),
+      ...(values.MAILPLANE_DNS_SERVERS !== undefined && { dns: { servers: values.MAILPLANE_DNS_SERVERS } }),
+      ...((mxPort !== undefined || retryDelaysMs !== undefined) && {
+        delivery: { ...(mxPort !== undefined && { mxPort }), ...(retryDelaysMs !== undefined && { retryDelaysMs }) },
+      }),
       // Webhooks to loopback and private addresses are refused unless this is set (local development).
-      ...(env.MAILPLANE_WEBHOOKS_ALLOW_PRIVATE === '1' && { webhooks: { allowPrivateTargets: true } }),
-      rateLimits: rateLimitsFrom(env),
+      ...(values.MAILPLANE_WEBHOOKS_ALLOW_PRIVATE && { webhooks: { allowPrivateTargets: true } }),
+      rateLimits: values.MAILPLANE_RATE_LIMITS && {
+        ...(requestsPerMinute !== undefined && { requestsPerMinute }),
+        ...(recipientsPerMinute !== undefined && { recipientsPerMinute }),
+      },
       // Days messages and events are kept (docs/activity.md, "Retention"); 0 keeps them forever.
-      ...(env.MAILPLANE_RETENTION_DAYS && { retention: { days: Number(env.MAILPLANE_RETENTION_DAYS) } }),
+      ...(values.MAILPLANE_RETENTION_DAYS !== undefined && { retention: { days: values.MAILPLANE_RETENTION_DAYS } }),
       // Automatic DKIM key rotation every N days (docs/domains.md, "DKIM key rotation"); unset: off.
-      ...(env.MAILPLANE_DKIM_AUTO_ROTATE_DAYS && { domains: { dkimAutoRotateDays: Number(env.MAILPLANE_DKIM_AUTO_ROTATE_DAYS) } }),
+      ...(values.MAILPLANE_DKIM_AUTO_ROTATE_DAYS !== undefined && { domains: { dkimAutoRotateDays: values.MAILPLANE_DKIM_AUTO_ROTATE_DAYS } }),
     },
     smtp: {
-      ...(env.MAILPLANE_SMTP_PORT && { port: Number(env.MAILPLANE_SMTP_PORT) }),
-      ...(env.MAILPLANE_SMTPS_PORT && { tlsPort: Number(env.MAILPLANE_SMTPS_PORT) }),
-      ...(env.MAILPLANE_SMTP_TLS_KEY &&
-        env.MAILPLANE_SMTP_TLS_CERT && { tls: { key: readPemFile(env.MAILPLANE_SMTP_TLS_KEY, 'MAILPLANE_SMTP_TLS_KEY'), cert: readPemFile(env.MAILPLANE_SMTP_TLS_CERT, 'MAILPLANE_SMTP_TLS_CERT') } }),
-      ...(env.MAILPLANE_BOUNCE_PORT && { bouncePort: Number(env.MAILPLANE_BOUNCE_PORT) }),
-      feedbackAddresses: (env.MAILPLANE_FEEDBACK_ADDRESSES ?? '').split(',').map((a) => a.trim()).filter(Boolean),
-      ...(env.MAILPLANE_SMTP_MAX_CLIENTS && { maxClients: Number(env.MAILPLANE_SMTP_MAX_CLIENTS) }),
-      ...(env.MAILPLANE_SMTP_MAX_CONNECTIONS_PER_ADDRESS && { maxConnectionsPerAddress: Number(env.MAILPLANE_SMTP_MAX_CONNECTIONS_PER_ADDRESS) }),
+      ...(values.MAILPLANE_SMTP_PORT !== undefined && { port: values.MAILPLANE_SMTP_PORT }),
+      ...(values.MAILPLANE_SMTPS_PORT !== undefined && { tlsPort: values.MAILPLANE_SMTPS_PORT }),
+      // The schema refuses one file without the other, so the relay never falls back to plaintext.
+      ...(tlsKey && tlsCert && { tls: { key: tlsKey.pem, cert: tlsCert.pem } }),
+      ...(values.MAILPLANE_BOUNCE_PORT !== undefined && { bouncePort: values.MAILPLANE_BOUNCE_PORT }),
+      feedbackAddresses: values.MAILPLANE_FEEDBACK_ADDRESSES ?? [],
+      ...(values.MAILPLANE_SMTP_MAX_CLIENTS !== undefined && { maxClients: values.MAILPLANE_SMTP_MAX_CLIENTS }),
+      ...(values.MAILPLANE_SMTP_MAX_CONNECTIONS_PER_ADDRESS !== undefined && { maxConnectionsPerAddress: values.MAILPLANE_SMTP_MAX_CONNECTIONS_PER_ADDRESS }),
     },
   };
 }
@@ -151,8 +148,8 @@ export async function startSmtpServers(mailplane: Mailplane, config: ExampleConf
   if (port !== undefined) {
     await start(createSmtpRelay(mailplane.context, { ...(tls && { tls }), ...limits }), port, `relay (${tls ? 'STARTTLS' : 'plain: logins from loopback clients only'})`);
   }
-  if (tlsPort !== undefined) {
-    if (!tls) throw new Error('MAILPLANE_SMTPS_PORT needs MAILPLANE_SMTP_TLS_KEY and MAILPLANE_SMTP_TLS_CERT');
+  // readConfig refuses MAILPLANE_SMTPS_PORT without the certificate.
+  if (tlsPort !== undefined && tls) {
     await start(createSmtpRelay(mailplane.context, { tls, secure: true, ...limits }), tlsPort, 'relay (implicit TLS)');
   }
   if (bouncePort !== undefined) {
@@ -166,17 +163,17 @@ export async function startSmtpServers(mailplane: Mailplane, config: ExampleConf
  * which only the owner can read (0600 in a 0700 directory; a file left looser by an earlier
  * version is tightened).
  */
-function loadOrCreateSecret(config: ExampleConfig): string {
+function loadOrCreateSecret(config: ExampleConfig, warnings: FileWarnings): string {
   if (config.secret) return config.secret;
   const file = join(config.dataDir, 'secret');
-  ensurePrivateDirectory(config.dataDir, consoleLogger);
+  ensurePrivateDirectory(config.dataDir, warnings);
   if (existsSync(file)) {
-    ensurePrivateFile(file, consoleLogger, false);
+    ensurePrivateFile(file, warnings, false);
     return readFileSync(file, 'utf8').trim();
   }
   const secret = randomBytes(32).toString('base64url');
   // created empty at 0600 first, so the secret is never in a file the umask left readable
-  ensurePrivateFile(file, consoleLogger);
+  ensurePrivateFile(file, warnings);
   writeFileSync(file, `${secret}\n`, { mode: PRIVATE_FILE_MODE });
   return secret;
 }
@@ -198,11 +195,12 @@ export function publicBaseUrl(config: ExampleConfig, localUrl: string): string {
 export async function startMailplane(config: ExampleConfig, baseUrl: string): Promise<Mailplane> {
   // Structured JSON lines on stdout; an unknown level stops the start with the levels it accepts.
   const logger = pinoLogger({ level: config.logLevel });
-  const store = await openExampleStore(config.databaseUrl);
+  const fileWarnings = warnOnce(consoleLogger);
+  const store = await openExampleStore(config.databaseUrl, fileWarnings);
   const sandbox = config.sandbox ? await startSandbox() : undefined;
   const mailplane = createMailplane({
     store,
-    secret: loadOrCreateSecret(config),
+    secret: loadOrCreateSecret(config, fileWarnings),
     logger,
     ...config.mailplane,
     trackingBaseUrl: `${baseUrl}/t`,

@@ -1,13 +1,13 @@
 /**
- * The example servers' start-up steps that can fail on a misconfigured machine (a port in use, a
- * database that cannot be reached, an unreadable certificate, a wrong or short secret), and the
- * one line they print before exiting non-zero, instead of a stack trace or a server that claims
+ * The example servers' start-up steps that can fail on a misconfigured machine (a bad variable, a
+ * port in use, a database that cannot be reached, a wrong secret), and the lines they print
+ * before exiting non-zero, instead of a stack trace or a server that claims
  * to listen when it does not.
  */
-import { readFileSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { MailplaneStore } from 'mailplane';
+import type { Logger, MailplaneStore } from 'mailplane';
+import { ConfigurationError, describeProblem } from './config-schema.js';
 import { openKyselyStore } from 'mailplane/storage/kysely';
 
 /** Node's words for the socket errors an operator can fix, keyed by errno code. */
@@ -40,10 +40,38 @@ export function startupFailureLine(error: unknown): string {
   return `mailplane: cannot start: ${parts.join(': ')}`.replace(/\s*\n\s*/g, ' ');
 }
 
-/** Prints {@link startupFailureLine} on stderr and exits with status 1. */
+/**
+ * The lines printed when start-up fails: one per bad variable for a {@link ConfigurationError}
+ * (every one at once, so a second start does not reveal the next), else {@link startupFailureLine}.
+ */
+export function startupFailureLines(error: unknown): string[] {
+  if (error instanceof ConfigurationError) return error.problems.map((problem) => `mailplane: cannot start: ${describeProblem(problem)}`);
+  return [startupFailureLine(error)];
+}
+
+/** Prints {@link startupFailureLines} on stderr and exits with status 1. */
 export function exitOnStartupFailure(error: unknown): never {
-  process.stderr.write(`${startupFailureLine(error)}\n`);
+  process.stderr.write(startupFailureLines(error).map((line) => `${line}\n`).join(''));
   process.exit(1);
+}
+
+/** Where the data files' warnings go (a directory others can read, a file that cannot be made private). */
+export type FileWarnings = Pick<Logger, 'warn'>;
+
+/**
+ * `logger`, writing each distinct warning once: the store checks the SQLite file's directory and
+ * the secret checks the data directory, by default the same one.
+ */
+export function warnOnce(logger: FileWarnings): FileWarnings {
+  const written = new Set<string>();
+  return {
+    warn: (message, fields) => {
+      const key = JSON.stringify([message, fields]);
+      if (written.has(key)) return;
+      written.add(key);
+      logger.warn(message, fields);
+    },
+  };
 }
 
 /** An HTTP server bound to its port before the application it serves exists. */
@@ -100,23 +128,13 @@ export function bindHttp(config: { host: string; port: number }): Promise<BoundH
   });
 }
 
-/** Reads the PEM file named by the environment variable `name`, or says which file it could not read and why. */
-export function readPemFile(path: string, name: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as NodeJS.ErrnoException).code === 'EACCES' ? 'permission denied' : wordsOf(error);
-    throw new Error(`${name}: cannot read ${path} (${reason})`, { cause: error });
-  }
-}
-
 /**
  * Opens the store of `MAILPLANE_DATABASE_URL`; a URL that cannot be used or a database that cannot
  * be reached is reported under the variable's name (never with the URL, which may hold a password).
  */
-export async function openExampleStore(url: string): Promise<MailplaneStore> {
+export async function openExampleStore(url: string, warnings: FileWarnings): Promise<MailplaneStore> {
   try {
-    return await openKyselyStore({ url });
+    return await openKyselyStore({ url, logger: warnings });
   } catch (error) {
     throw new Error('MAILPLANE_DATABASE_URL', { cause: error });
   }

@@ -3,13 +3,17 @@ import { describeMode, readConfig, sandboxWanted } from '../../examples/shared/b
 
 describe('the example servers choose sandbox mode', () => {
   it('by default on a development machine, and never once real DNS or delivery is configured or in production', () => {
-    expect(sandboxWanted({})).toBe(true);
-    expect(sandboxWanted({ NODE_ENV: 'development' })).toBe(true);
-    expect(sandboxWanted({ NODE_ENV: 'production' })).toBe(false);
-    expect(sandboxWanted({ MAILPLANE_DNS_SERVERS: '127.0.0.1:5300' })).toBe(false);
-    expect(sandboxWanted({ MAILPLANE_MX_PORT: '2525' })).toBe(false);
-    expect(sandboxWanted({ MAILPLANE_SANDBOX: '1', NODE_ENV: 'production', MAILPLANE_MX_PORT: '2525' })).toBe(true);
-    expect(sandboxWanted({ MAILPLANE_SANDBOX: '0' })).toBe(false);
+    const sandbox = (env: NodeJS.ProcessEnv) => readConfig(env).sandbox;
+    expect(sandbox({})).toBe(true);
+    expect(sandbox({ NODE_ENV: 'development' })).toBe(true);
+    expect(sandbox({ NODE_ENV: 'production' })).toBe(false);
+    expect(sandbox({ MAILPLANE_DNS_SERVERS: '127.0.0.1:5300' })).toBe(false);
+    expect(sandbox({ MAILPLANE_MX_PORT: '2525' })).toBe(false);
+    expect(sandbox({ MAILPLANE_SANDBOX: '1', NODE_ENV: 'production', MAILPLANE_MX_PORT: '2525' })).toBe(true);
+    expect(sandbox({ MAILPLANE_SANDBOX: '0' })).toBe(false);
+    expect(sandbox({ MAILPLANE_SANDBOX: 'on', MAILPLANE_DNS_SERVERS: '127.0.0.1:5300' })).toBe(true);
+    expect(sandbox({ MAILPLANE_SANDBOX: 'Off' })).toBe(false);
+    expect(sandboxWanted({ MAILPLANE_SANDBOX: undefined, MAILPLANE_DNS_SERVERS: undefined, MAILPLANE_MX_PORT: undefined }, 'production')).toBe(false);
   });
 
   it('says which mode it runs in and what it means', () => {
