@@ -19,26 +19,13 @@ import type { DomainVerifier } from './domain/verification.js';
 import type { WebhookDeliveryConfig } from './webhook/config.js';
 import type { RateLimitConfig } from './account/rate-limits.js';
 import type { MailplaneMetrics } from './metrics/metrics.js';
+import type { Logger } from './logging/logger.js';
+import type { TemplateCacheConfig } from './template/cache.js';
+import type { TemplateCompiler } from './template/renderer.js';
 
-/**
- * Where mailplane writes what it wants an operator to know. Fields are structured; mailplane
- * never puts a key, password, message body or request header into them.
- */
-export interface Logger {
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
-
-/** A logger that writes one JSON line per entry to stderr. */
-export const consoleLogger: Logger = {
-  info: (message, fields) => console.error(JSON.stringify({ level: 'info', message, ...fields })),
-  warn: (message, fields) => console.error(JSON.stringify({ level: 'warn', message, ...fields })),
-  error: (message, fields) => console.error(JSON.stringify({ level: 'error', message, ...fields })),
-};
-
-/** A logger that discards everything (tests, embedding hosts with their own logging). */
-export const silentLogger: Logger = { info: () => {}, warn: () => {}, error: () => {} };
+// The logger has a module of its own, so that the layers below the context can name it without
+// importing this file (which imports them: a cycle); it is re-exported here for the rest.
+export { consoleLogger, silentLogger, type Logger } from './logging/logger.js';
 
 /** Settings resolved from `MailplaneOptions`, with defaults filled in. */
 export interface MailplaneConfig {
@@ -58,6 +45,8 @@ export interface MailplaneConfig {
   rateLimits: RateLimitConfig | false;
   /** How long messages and events are kept. */
   retention: RetentionConfig;
+  /** How many compiled templates the instance keeps. */
+  templateCache: TemplateCacheConfig;
 }
 
 /** The collaborators every service of one mailplane instance shares; built by `createMailplane`. */
@@ -90,4 +79,6 @@ export interface MailplaneContext {
   readonly warmup: WarmupService;
   /** DNS checks of sending domains, one at a time per domain. */
   readonly domainVerifier: DomainVerifier;
+  /** Compiles message templates (accept, stored templates, delivery), with the instance's cache of compiled ones. */
+  readonly templateCompiler: TemplateCompiler;
 }

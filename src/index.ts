@@ -25,7 +25,7 @@ export { errorResponse, httpStatusOf, HTTP_ERROR_RULES, type HttpErrorRule } fro
 export { consoleLogger, silentLogger, type Logger, type MailplaneConfig, type MailplaneContext } from './context.js';
 export { defaultDomainRecordsConfig, resolveDomainRecordsConfig, type DomainRecordsConfig } from './domain/config.js';
 export { systemClock, manualClock, msToNs, nowNs, type Clock, type EpochNs } from './model/time.js';
-export { randomIds, type IdGenerator } from './model/ids.js';
+export { randomIds, TimeOrderedIds, type IdGenerator } from './model/ids.js';
 export type { ListQuery } from './model/paging.js';
 export { createSecretBox, randomToken, MIN_SECRET_LENGTH, type SecretBox } from './crypto/secrets.js';
 export { ACCOUNT_KEY_PREFIX, SUBACCOUNT_KEY_PREFIX } from './account/keys.js';
@@ -80,6 +80,8 @@ export { uuidV7 } from './model/ids.js';
 export type { Transport, DeliveryResult, DeliveryKind, DeliveryRoute, Envelope, OutboundMessage, WarmupSend } from './delivery/transport.js';
 export { outboundMessage } from './delivery/transport.js';
 export { resolveWarmupConfig, type WarmupConfig } from './warmup/config.js';
+export { defaultTemplateCacheConfig, resolveTemplateCacheConfig, type TemplateCacheConfig, type TemplateCacheSize } from './template/cache.js';
+export type { TemplateCompiler } from './template/renderer.js';
 export {
   DEFAULT_WARMUP_PLAN,
   DEFAULT_HOLD_THRESHOLDS,

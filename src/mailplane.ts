@@ -23,7 +23,7 @@ import type { TpspTransportFactory } from './delivery/routing-transports.js';
 import { DomainVerifier } from './domain/verification.js';
 import { apiRoutes } from './http/routes/index.js';
 import type { HttpHandler } from './http/types.js';
-import { randomIds, type IdGenerator } from './model/ids.js';
+import { TimeOrderedIds, type IdGenerator } from './model/ids.js';
 import { systemClock, type Clock } from './model/time.js';
 import type { MailplaneStore } from './store/index.js';
 import { SecretMismatchError } from './errors.js';
@@ -39,6 +39,8 @@ import { verifySecret } from './crypto/secret-check.js';
 import { jobPayloadSchemas } from './jobs/kinds.js';
 import { createMetricsHandler, type MetricsHandlerOptions } from './http/metrics-handler.js';
 import { MailplaneMetrics } from './metrics/metrics.js';
+import { resolveTemplateCacheConfig, type TemplateCacheConfig } from './template/cache.js';
+import { TemplateCompiler } from './template/renderer.js';
 
 /** Options of {@link createMailplane}. */
 export interface MailplaneOptions {
@@ -110,6 +112,12 @@ export interface MailplaneOptions {
   sandbox?: Sandbox;
   /** `GET /metrics` settings: `token` requires `Authorization: Bearer <token>` (docs/operations.md). */
   metrics?: MetricsHandlerOptions;
+  /**
+   * How many compiled templates this instance keeps, by the SHA-256 of their source: at most
+   * `maxTemplates` (default 1,000) standing for at most `maxCharacters` of source (default 64 M).
+   * The cache is the instance's own; `close()` empties it.
+   */
+  templateCache?: Partial<TemplateCacheConfig>;
 }
 
 /** One mailplane instance: the HTTP API and the operations behind it. */
@@ -200,7 +208,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       });
     },
   });
-  const core: Omit<MailplaneContext, 'transport' | 'routing' | 'warmup' | 'domainVerifier'> = {
+  const core: Omit<MailplaneContext, 'transport' | 'routing' | 'warmup' | 'domainVerifier' | 'templateCompiler'> = {
     config: {
       domains: resolveDomainRecordsConfig(options.domains),
       trackingBaseUrl: (options.trackingBaseUrl ?? 'http://127.0.0.1:3000/t').replace(/\/+$/, ''),
@@ -210,11 +218,12 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       webhooks: resolveWebhookDeliveryConfig(options.webhooks),
       rateLimits: resolveRateLimitConfig(options.rateLimits),
       retention: resolveRetentionConfig(options.retention),
+      templateCache: resolveTemplateCacheConfig(options.templateCache),
     },
     store,
     secrets: createSecretBox(options.secret),
     clock,
-    ids: options.ids ?? randomIds,
+    ids: options.ids ?? new TimeOrderedIds(),
     logger,
     metrics,
     jobs: createJobQueue({ store, clock, logger }),
@@ -232,7 +241,8 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   const warmup = new WarmupService({ store, clock, logger, jobs, config: config.warmup });
   const routing = new DeliveryRouting({ store, clock, logger, resolver, secrets, warmup, tpspTransport: options.tpspTransport });
   const domainVerifier = new DomainVerifier({ store, clock, logger, resolver, jobs, config, metrics });
-  const base: Omit<MailplaneContext, 'transport'> = { ...core, routing, warmup, domainVerifier };
+  const templateCompiler = new TemplateCompiler(config.templateCache);
+  const base: Omit<MailplaneContext, 'transport'> = { ...core, routing, warmup, domainVerifier, templateCompiler };
   const transport = typeof options.transport === 'function' ? options.transport(base) : options.transport;
   const context: MailplaneContext = transport ? { ...base, transport } : base;
   // Owns the connections to webhook receivers and the per-account cap on their POSTs.
@@ -292,6 +302,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       await context.transport?.close();
       await routing.close();
       warmup.close();
+      templateCompiler.close();
       await sandbox?.close();
       await context.store.close();
     },

@@ -14,10 +14,11 @@
  * changes) fail on the same store anyway, with their own 503 (docs/security.md, "HTTP API and
  * link endpoints").
  */
-import type { MailplaneContext } from '../context.js';
 import { createBatcher } from '../store/batcher.js';
 import { errorKindOf, RateLimitedError } from '../errors.js';
-import type { RateLimitHit, RateLimitUsage } from '../store/index.js';
+import type { Logger } from '../logging/logger.js';
+import type { Clock } from '../model/time.js';
+import type { MailplaneStore, RateLimitHit, RateLimitUsage } from '../store/index.js';
 
 /** How much one API key may do per minute. */
 export interface RateLimitConfig {
@@ -97,7 +98,7 @@ function refusalMessage(allowance: RateLimitAllowance, limit: number, remaining:
  * window rather than once a use: a busy API on a full disk would otherwise add a warning line (a
  * write, often to the same disk) to every request.
  */
-function createUncountedLog(ctx: MailplaneContext) {
+function createUncountedLog(ctx: Pick<RateLimiterDeps, 'logger'>) {
   let uncounted = 0;
   let warnedAt = -Infinity;
   return {
@@ -122,8 +123,15 @@ function createUncountedLog(ctx: MailplaneContext) {
   };
 }
 
+/** What a {@link RateLimiter} works with: the counters' store, the clock of their windows, the log. */
+export interface RateLimiterDeps {
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
 /** A {@link RateLimiter} on `ctx.store.rateLimits` and `ctx.clock`; fails open while the store cannot write (see the module comment). */
-export function createRateLimiter(ctx: MailplaneContext, config: RateLimitConfig): RateLimiter {
+export function createRateLimiter(ctx: RateLimiterDeps, config: RateLimitConfig): RateLimiter {
   let prunedBefore = 0;
   const uncountedLog = createUncountedLog(ctx);
   type Waiting = { hit: RateLimitHit; resolve: (usage: RateLimitUsage) => void; reject: (error: unknown) => void };

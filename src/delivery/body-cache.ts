@@ -7,6 +7,17 @@
  */
 import type { SendBatchRecord } from '../store/index.js';
 
+/** A body as MailComposer gets it: the text, or its UTF-8 bytes when nodemailer would base64 it anyway. */
+export type ComposerBody = string | Buffer;
+
+/** The bodies MailComposer gets (src/delivery/compose.ts): the real ones, or stand-ins when the body is shared. */
+export interface ComposerBodies {
+  html?: ComposerBody;
+  text?: ComposerBody;
+  amp?: ComposerBody;
+  attachments: { filename: string; content: string | Buffer; encoding?: string }[];
+}
+
 /** A batch's composed MIME body (everything after the top-level header block's blank line). */
 export interface SharedBody {
   /** Multipart boundary base the body was composed with: each message's headers must use it too. */
@@ -14,6 +25,8 @@ export interface SharedBody {
   body: Buffer;
   /** DKIM `bh=` of `body`. */
   bodyHash: string;
+  /** Small bodies of the same encodings that give each message's top-level headers without the real ones. */
+  standIns: ComposerBodies;
 }
 
 /** Cache entry: `null` when the batch turned out not to be shareable (composed per message). */

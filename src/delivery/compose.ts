@@ -14,7 +14,7 @@ import { htmlLandmarks, spliceHtml } from '../model/html.js';
 import type { RenderedMessage } from '../template/renderer.js';
 import type { AttachmentContent, DomainRecord, Mailbox, MessageRecord, SendBatchRecord } from '../store/index.js';
 import { unsubscribeUrl } from '../tracking/links.js';
-import { hasSharedBody, type SharedBody, type SharedBodyCache } from './body-cache.js';
+import { hasSharedBody, type ComposerBodies, type ComposerBody, type SharedBody, type SharedBodyCache } from './body-cache.js';
 import { dkimBodyHash, dkimSign, dkimSignatureField } from './dkim.js';
 import type { SignFunction } from './dkim-signer.js';
 import { serializeMimeParts } from './mime-wire.js';
@@ -89,17 +89,6 @@ export interface ComposeInput {
   sign?: SignFunction;
 }
 
-/** A body as MailComposer gets it: the text, or its UTF-8 bytes when nodemailer would base64 it anyway. */
-type Body = string | Buffer;
-
-/** The bodies MailComposer gets: the real ones, or stand-ins when the body is shared. */
-interface Bodies {
-  html?: Body;
-  text?: Body;
-  amp?: Body;
-  attachments: { filename: string; content: string | Buffer; encoding?: string }[];
-}
-
 const HEADER_END = Buffer.from('\r\n\r\n');
 
 /**
@@ -118,7 +107,7 @@ function sentAsIs(text: string): boolean {
  * picks base64 from `textEncoding`, and the serializer encodes the bytes without converting the
  * string again); a 7bit body, and an empty one (no part at all), stay strings.
  */
-export function bodyContent(text: string): Body {
+export function bodyContent(text: string): ComposerBody {
   return text.length > 0 && !sentAsIs(text) ? Buffer.from(text) : text;
 }
 
@@ -134,7 +123,7 @@ export function withCrlf(text: string): string {
 }
 
 /** A body for MailComposer ({@link bodyContent}), with CRLF line breaks when it is sent as is. */
-function wireBody(text: string): Body {
+function wireBody(text: string): ComposerBody {
   const content = bodyContent(text);
   // Turning LF or CR into CRLF keeps the 7bit choice: both are line ends to nodemailer's checks.
   return typeof content === 'string' ? withCrlf(content) : content;
@@ -145,12 +134,12 @@ function wireBody(text: string): Body {
  * again, except a message/* one, which it sends as is (RFC 2046 5.2.1 allows no encoding), so its
  * line breaks are made CRLF.
  */
-function wireAttachment(a: AttachmentContent): Bodies['attachments'][number] {
+function wireAttachment(a: AttachmentContent): ComposerBodies['attachments'][number] {
   if (!/^message\//i.test(detectMimeType(a.filename))) return { filename: a.filename, content: a.content, encoding: 'base64' };
   return { filename: a.filename, content: Buffer.from(withCrlf(Buffer.from(a.content, 'base64').toString('latin1')), 'latin1') };
 }
 
-function realBodies(input: ComposeInput): Bodies {
+function realBodies(input: ComposeInput): ComposerBodies {
   const { rendered, batch } = input;
   return {
     ...(rendered.textBody !== undefined && { text: wireBody(rendered.textBody) }),
@@ -160,7 +149,7 @@ function realBodies(input: ComposeInput): Bodies {
   };
 }
 
-function composer(ctx: MailplaneContext, input: ComposeInput, bodies: Bodies, baseBoundary?: string): MailComposer {
+function composer(ctx: MailplaneContext, input: ComposeInput, bodies: ComposerBodies, baseBoundary?: string): MailComposer {
   const { batch, message, domain, rendered } = input;
   const content = batch.content;
   return new MailComposer({
@@ -235,13 +224,10 @@ async function signed(input: ComposeInput, head: string, body: Buffer, bodyHash:
  * non-ASCII character is base64 too; a 7bit body is matched by a short plain one; an empty body
  * (no part) by an empty one.
  */
-function standIn(body: Body | undefined): Body | undefined {
+function standIn(body: ComposerBody | undefined): ComposerBody | undefined {
   if (body === undefined || body === '') return body;
   return typeof body === 'string' ? 'x' : '\u00e9';
 }
-
-/** Stand-ins for the bodies of a shared-body batch, kept with the body so they are derived once. */
-const standIns = new WeakMap<SharedBody, Bodies>();
 
 /**
  * Composes the first message of a shared-body batch in full and keeps its body, after checking
@@ -253,7 +239,7 @@ function composeSharedBody(ctx: MailplaneContext, input: ComposeInput): SharedBo
   const baseBoundary = randomBytes(8).toString('hex');
   const full = serializeMimeParts(composer(ctx, input, bodies, baseBoundary).compile());
   if (!full) return null;
-  const stand: Bodies = {
+  const stand: ComposerBodies = {
     ...(bodies.text !== undefined && { text: standIn(bodies.text) }),
     ...(bodies.html !== undefined && { html: standIn(bodies.html) }),
     ...(bodies.amp !== undefined && { amp: standIn(bodies.amp) }),
@@ -263,9 +249,8 @@ function composeSharedBody(ctx: MailplaneContext, input: ComposeInput): SharedBo
     ctx.logger.warn('delivery: a shared body did not recompose identically; composing per message', { batchId: input.batch.id });
     return null;
   }
-  const shared: SharedBody = { baseBoundary, body: full.body, bodyHash: dkimBodyHash(full.body) };
-  standIns.set(shared, stand);
-  return shared;
+  // The stand-ins are kept with the body, so they are derived once per batch.
+  return { baseBoundary, body: full.body, bodyHash: dkimBodyHash(full.body), standIns: stand };
 }
 
 /**
@@ -280,9 +265,8 @@ function composeSharedBody(ctx: MailplaneContext, input: ComposeInput): SharedBo
 export async function composeMessage(ctx: MailplaneContext, input: ComposeInput, bodies?: SharedBodyCache): Promise<OutboundMessage> {
   if (bodies && hasSharedBody(input.batch)) {
     const shared = await bodies.get(input.batch.id, async () => composeSharedBody(ctx, input));
-    const stand = shared && standIns.get(shared);
-    if (shared && stand) {
-      const head = composer(ctx, input, stand, shared.baseBoundary).compile().buildHeaders();
+    if (shared) {
+      const head = composer(ctx, input, shared.standIns, shared.baseBoundary).compile().buildHeaders();
       return signed(input, head, shared.body, shared.bodyHash);
     }
   }

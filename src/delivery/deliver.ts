@@ -20,6 +20,8 @@ export interface DeliveryCaches {
   outcomes: GroupCommit;
   /** The DKIM signatures' worker threads: batched, off the main thread and off libuv's pool. */
   signer: DkimSigner;
+  /** What the sends of a job race against: its signal's abort. */
+  aborts: AbortWaits;
 }
 
 /**
@@ -31,24 +33,28 @@ export interface DeliveryCaches {
 export const OUTCOME_LINGER_MS = 10;
 
 /** Fresh caches for one set of delivery handlers. */
-export function createDeliveryCaches(ctx: Pick<MailplaneContext, 'store'>): DeliveryCaches {
-  return { templates: new TemplateCache(), dkimKeys: new DkimKeyCache(), bodies: new SharedBodyCache(), outcomes: createGroupCommit(ctx.store, 64, OUTCOME_LINGER_MS), signer: new DkimSigner() };
+export function createDeliveryCaches(ctx: Pick<MailplaneContext, 'store' | 'templateCompiler'>): DeliveryCaches {
+  return { templates: new TemplateCache(ctx.templateCompiler), dkimKeys: new DkimKeyCache(), bodies: new SharedBodyCache(), outcomes: createGroupCommit(ctx.store, 64, OUTCOME_LINGER_MS), signer: new DkimSigner(), aborts: new AbortWaits() };
 }
 
 const ABORTED = Symbol('aborted');
-const abortPromises = new WeakMap<AbortSignal, Promise<typeof ABORTED>>();
 
-/** Resolves when `signal` aborts; one listener per signal however many sends wait on it. */
-function abortOf(signal: AbortSignal): Promise<typeof ABORTED> {
-  let promise = abortPromises.get(signal);
-  if (!promise) {
-    promise = new Promise((resolve) => {
-      if (signal.aborted) resolve(ABORTED);
-      else signal.addEventListener('abort', () => resolve(ABORTED), { once: true });
-    });
-    abortPromises.set(signal, promise);
+/** Promises that resolve when a job's signal aborts: one listener per signal however many sends wait on it. */
+export class AbortWaits {
+  private readonly waits = new WeakMap<AbortSignal, Promise<typeof ABORTED>>();
+
+  /** Resolves (to a marker) when `signal` aborts. */
+  of(signal: AbortSignal): Promise<typeof ABORTED> {
+    let promise = this.waits.get(signal);
+    if (!promise) {
+      promise = new Promise((resolve) => {
+        if (signal.aborted) resolve(ABORTED);
+        else signal.addEventListener('abort', () => resolve(ABORTED), { once: true });
+      });
+      this.waits.set(signal, promise);
+    }
+    return promise;
   }
-  return promise;
 }
 
 /** The sending domain of a batch, or `null` when it is gone (deleted since the send was accepted). */
@@ -92,7 +98,7 @@ export async function deliverOne(
       try {
         const via = (choice.kind === 'send' && choice.transport) || transport;
         const sent = via.send(outbound, route, signal ? { signal } : undefined);
-        const settled = signal ? await Promise.race([sent, abortOf(signal)]) : await sent;
+        const settled = signal ? await Promise.race([sent, caches.aborts.of(signal)]) : await sent;
         // The job was handed back (shutdown, lost lease) while the server had not answered: nothing
         // is recorded, the message stays as it was and is sent again by whoever runs the job next
         // (at least once). Without this the abandoned attempt would linger until the server's

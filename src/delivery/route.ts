@@ -8,14 +8,14 @@
  * the message waits (a soft outcome that is not a bounce: src/delivery/routing-wait.ts). A warming
  * IP takes a provider's mail until today's cap of its warmup stage (src/warmup/caps.ts).
  */
-import type { MailplaneContext } from '../context.js';
+import type { SecretBox } from '../crypto/secrets.js';
 import { domainOf, MailboxProvider } from '../routing/providers.js';
 import { ipStatus, routeMessage } from '../routing/router.js';
 import { EntityStatus, type Availability } from '../routing/strategies.js';
 import { IpState } from '../store/ip-pool-store.js';
 import type { MessageRecord, SendBatchRecord } from '../store/index.js';
 import { warmupUsage, type WarmupSend } from '../warmup/caps.js';
-import { RoutingTables } from './routing-tables.js';
+import { RoutingTables, type RoutingTablesDeps } from './routing-tables.js';
 import { TpspTransports, type TpspTransportFactory } from './routing-transports.js';
 import type { DeliveryRoute, Transport } from './transport.js';
 
@@ -30,10 +30,11 @@ export type RouteChoice =
   | { kind: 'wait'; reason: string; retryAt: number; route: DeliveryRoute };
 
 /** What the routing service works with. */
-export type DeliveryRoutingDeps = Pick<MailplaneContext, 'store' | 'clock' | 'logger' | 'resolver' | 'secrets' | 'warmup'> & {
+export interface DeliveryRoutingDeps extends RoutingTablesDeps {
+  readonly secrets: SecretBox;
   /** Builds TPSP transports (`MailplaneOptions.tpspTransport`); none: messages routed to a TPSP wait. */
   tpspTransport?: TpspTransportFactory | undefined;
-};
+}
 
 /**
  * Routing at delivery for one mailplane instance: its routing tables, the transports of its TPSPs

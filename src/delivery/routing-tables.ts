@@ -5,13 +5,16 @@
  * ({@link RoutingTables.refresh}) and otherwise after `ROUTING_TABLE_TTL_MS`; a reload keeps
  * the strategies' counters of pools whose members and metadata did not change (`createRoutingTable`).
  */
-import type { MailplaneContext } from '../context.js';
+import type { DnsResolver } from '../dns/resolver.js';
+import type { Logger } from '../logging/logger.js';
 import { dayOfMs } from '../model/dates.js';
-import { nowNs } from '../model/time.js';
+import { nowNs, type Clock } from '../model/time.js';
 import { createProviderClassifier, mxHostsFrom, type ProviderClassifier } from '../routing/classifier.js';
 import { createRoutingTable, type RoutingTable } from '../routing/router.js';
+import type { MailplaneStore } from '../store/index.js';
 import { IpPoolType, type IpPoolDetail, type IpRecord, type TpspRecord } from '../store/ip-pool-store.js';
 import type { WarmupCounts } from '../warmup/caps.js';
+import type { WarmupService } from '../warmup/service.js';
 
 /** How long a table is used without a reload when no job start refreshed it. */
 export const ROUTING_TABLE_TTL_MS = 10_000;
@@ -32,7 +35,13 @@ export interface AccountRouting {
 }
 
 /** What the routing tables are loaded with. */
-export type RoutingTablesDeps = Pick<MailplaneContext, 'store' | 'clock' | 'logger' | 'resolver' | 'warmup'>;
+export interface RoutingTablesDeps {
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly resolver: DnsResolver;
+  readonly warmup: WarmupService;
+}
 
 /** The routing tables of one instance, by account; part of its `DeliveryRouting` service. */
 export class RoutingTables {

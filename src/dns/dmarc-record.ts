@@ -11,7 +11,7 @@ export interface DmarcRecord {
 /** A parsed DMARC record, or what is wrong with it. */
 export type DmarcParseResult = { ok: true; record: DmarcRecord } | { ok: false; error: string };
 
-const POLICIES = new Set(['none', 'quarantine', 'reject']);
+const POLICIES: ReadonlySet<string> = new Set(['none', 'quarantine', 'reject']);
 
 /** True when a TXT value claims to be a DMARC record: receivers consider only these (RFC 7489 §6.6.3). */
 export function looksLikeDmarc(text: string): boolean {

@@ -8,16 +8,18 @@
  * dropped. Every step is a compare-and-set on the pending selector, so two nodes advancing the
  * same rotation change it once.
  */
-import type { MailplaneContext } from '../context.js';
+import type { SecretBox } from '../crypto/secrets.js';
 import { checkDomainRecords } from '../dns/checks.js';
+import type { DnsResolver } from '../dns/resolver.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { DKIM_ROTATION_JOB, type MailplaneJobs } from '../jobs/kinds.js';
 import type { EnqueueJob } from '../jobs/queue.js';
-import { msToNs, nowNs } from '../model/time.js';
+import { msToNs, nowNs, type Clock } from '../model/time.js';
 import type { DomainRecord, MailplaneStore } from '../store/index.js';
 import { generateDkimKeyPair } from './dkim-keys.js';
 import { dkimTextValue } from './records.js';
-import { UNVERIFIED_CHECK_OFFSETS_MS, DAILY_CHECK_MS } from './verification-schedule.js';
+import type { DomainRecordsConfig } from './config.js';
+import { UNVERIFIED_CHECK_OFFSETS_MS, DAILY_CHECK_MS, type DomainJobDeps } from './verification-schedule.js';
 
 const DAY_MS = 86_400_000;
 
@@ -61,7 +63,11 @@ export function nextRotationCheckAt(domain: DomainRecord, nowMs: number): number
  * `DOMAIN_NOT_FOUND`, or 403 `DKIM_ROTATION_PENDING` while an earlier rotation's key still waits
  * for its record (publish it, or the one shown, first).
  */
-export async function startDkimRotation(ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config' | 'secrets' | 'jobs'>, subAccountId: number, domainId: number | null): Promise<DomainRecord> {
+export async function startDkimRotation(
+  ctx: Omit<DkimRotationDeps, 'resolver'> & DomainJobDeps & { readonly secrets: SecretBox },
+  subAccountId: number,
+  domainId: number | null,
+): Promise<DomainRecord> {
   const domain = domainId === null ? null : await ctx.store.domains.get(subAccountId, domainId);
   if (!domain) throw new NotFoundError('DOMAIN_NOT_FOUND', `no domain with id ${domainId ?? 'given'} in this sub-account`);
   const pending = () =>
@@ -89,7 +95,7 @@ export async function startDkimRotation(ctx: Pick<MailplaneContext, 'store' | 'c
  * Throws 406 `DOMAIN_NOT_FOUND`, or 403 `DKIM_ROTATION_NOT_PENDING` when no key is pending (none was,
  * or its record verified first and it signs now: rotate again to replace it).
  */
-export async function cancelDkimRotation(ctx: Pick<MailplaneContext, 'store' | 'clock'>, subAccountId: number, domainId: number | null): Promise<DomainRecord> {
+export async function cancelDkimRotation(ctx: Pick<DkimRotationDeps, 'store' | 'clock'>, subAccountId: number, domainId: number | null): Promise<DomainRecord> {
   const domain = domainId === null ? null : await ctx.store.domains.get(subAccountId, domainId);
   if (!domain) throw new NotFoundError('DOMAIN_NOT_FOUND', `no domain with id ${domainId ?? 'given'} in this sub-account`);
   const notPending = () => new ConflictError('DKIM_ROTATION_NOT_PENDING', `no DKIM key rotation of ${domain.name} is waiting for its record`);
@@ -101,7 +107,13 @@ export async function cancelDkimRotation(ctx: Pick<MailplaneContext, 'store' | '
 }
 
 /** What advancing a rotation needs. */
-export type DkimRotationDeps = Pick<MailplaneContext, 'store' | 'clock' | 'resolver' | 'config'>;
+export interface DkimRotationDeps {
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+  readonly resolver: DnsResolver;
+  /** The instance's settings: a rotation reads those of sending domains. */
+  readonly config: { readonly domains: DomainRecordsConfig };
+}
 
 /**
  * Moves `domain`'s rotation on, after a DNS check of the domain: checks the pending key's record
@@ -142,7 +154,7 @@ export async function advanceDkimRotation(deps: DkimRotationDeps, domain: Domain
  * Whether `domain` is due for an automatic rotation: `domains.dkimAutoRotateDays` is set, the
  * domain is verified, no rotation is under way, and its key has signed that many days.
  */
-export function autoRotationDue(domain: DomainRecord, config: MailplaneContext['config'], nowMs: number): boolean {
+export function autoRotationDue(domain: DomainRecord, config: DkimRotationDeps['config'], nowMs: number): boolean {
   const days = config.domains.dkimAutoRotateDays;
   if (days <= 0 || !domain.verified || domain.dkimPending) return false;
   const since = domain.dkimRotatedAt > 0n ? domain.dkimRotatedAt : domain.created;
@@ -150,7 +162,7 @@ export function autoRotationDue(domain: DomainRecord, config: MailplaneContext['
 }
 
 /** Makes sure a domain with a rotation under way has its job (after a restore, or a job that died). */
-export async function ensureRotationJob(ctx: Pick<MailplaneContext, 'jobs' | 'clock'>, domain: DomainRecord, store?: MailplaneStore): Promise<void> {
+export async function ensureRotationJob(ctx: DomainJobDeps, domain: DomainRecord, store?: MailplaneStore): Promise<void> {
   const runAt = nextRotationCheckAt(domain, ctx.clock.now());
   if (runAt !== null) await ctx.jobs.enqueue([dkimRotationJob(domain, runAt)], store ? { store } : {});
 }

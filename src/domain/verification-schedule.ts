@@ -1,7 +1,13 @@
-import type { MailplaneContext } from '../context.js';
 import { DOMAIN_CHECK_JOB, type MailplaneJobs } from '../jobs/kinds.js';
-import type { EnqueueJob } from '../jobs/queue.js';
+import type { EnqueueJob, JobQueue } from '../jobs/queue.js';
+import type { Clock } from '../model/time.js';
 import type { DomainRecord, MailplaneStore } from '../store/index.js';
+
+/** What scheduling a domain's jobs uses: the instance's job queue and clock. */
+export interface DomainJobDeps {
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly clock: Clock;
+}
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -52,6 +58,6 @@ export function domainCheckJob(domain: DomainRecord, runAt: number): EnqueueJob<
  * already has one keeps it (dedupe by domain). Pass `store` to write inside a transaction, then
  * call `ctx.jobs.notify()` after it commits.
  */
-export async function scheduleNextDomainCheck(ctx: Pick<MailplaneContext, 'jobs' | 'clock'>, domain: DomainRecord, store?: MailplaneStore): Promise<void> {
+export async function scheduleNextDomainCheck(ctx: DomainJobDeps, domain: DomainRecord, store?: MailplaneStore): Promise<void> {
   await ctx.jobs.enqueue([domainCheckJob(domain, nextDomainCheckAt(domain, ctx.clock.now()))], store ? { store } : {});
 }

@@ -1,13 +1,15 @@
-import type { MailplaneContext } from '../context.js';
 import type { ExpectedDnsRecords } from '../dns/checks.js';
+import type { DnsConfig } from '../dns/config.js';
 import { createRdapLookup } from '../dns/rdap.js';
 import { verifyDomainDns, type DomainVerification } from '../dns/verify.js';
 import { NotFoundError } from '../errors.js';
 import { nowNs } from '../model/time.js';
+import type { Logger } from '../logging/logger.js';
+import type { MailplaneMetrics } from '../metrics/metrics.js';
 import type { DomainRecord, DomainVerificationPatch } from '../store/index.js';
 import { domainDnsRecords } from './records.js';
-import { scheduleNextDomainCheck } from './verification-schedule.js';
-import { advanceDkimRotation } from './dkim-rotation.js';
+import { scheduleNextDomainCheck, type DomainJobDeps } from './verification-schedule.js';
+import { advanceDkimRotation, type DkimRotationDeps } from './dkim-rotation.js';
 
 /**
  * The records a stored domain is checked against. Everything comes from what was stored when the
@@ -65,7 +67,12 @@ export interface VerifyDomainOptions {
 }
 
 /** What the verification service works with. */
-export type DomainVerifierDeps = Pick<MailplaneContext, 'store' | 'clock' | 'logger' | 'resolver' | 'jobs' | 'config' | 'metrics'>;
+export interface DomainVerifierDeps extends DkimRotationDeps, DomainJobDeps {
+  readonly logger: Logger;
+  readonly metrics: MailplaneMetrics;
+  /** The instance's settings: the checks read those of sending domains and of DNS (RDAP). */
+  readonly config: DkimRotationDeps['config'] & { readonly dns: DnsConfig };
+}
 
 /**
  * The DNS checks of one mailplane instance's sending domains. Owns the checks running in this
@@ -155,7 +162,7 @@ export class DomainVerifier {
  * if (!domain.verified) console.log(domain.dkimFailureReason);
  */
 export async function verifyDomainNow(
-  ctx: Pick<MailplaneContext, 'domainVerifier'>,
+  ctx: { readonly domainVerifier: DomainVerifier },
   subAccountId: number,
   domainId: number | null,
   options: VerifyDomainOptions = {},

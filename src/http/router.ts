@@ -148,7 +148,7 @@ export function createRouter(ctx: MailplaneContext, routes: readonly AnyRoute[],
 }
 
 /** Methods counted under their own name in the request metric; any other is `OTHER`. */
-const METRIC_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const METRIC_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 /** An incoming `X-Request-Id` when it is sane (once, ≤ 64 of `[A-Za-z0-9._-]`), else a new one. */
 export function requestIdOf(header: string | string[] | undefined): string {

@@ -1,5 +1,5 @@
-import type { MailplaneContext } from '../context.js';
 import type { EnqueueResult, JsonObject, MailplaneStore } from '../store/index.js';
+import type { JobContext, JobWakeups } from './types.js';
 
 /** The payload type of each job kind a queue takes (mailplane's own: `MailplaneJobs`, src/jobs/kinds.ts). */
 export type JobPayloads = { [kind: string]: object };
@@ -35,12 +35,10 @@ export interface EnqueueOptions {
  * Enqueues jobs and tells in-process runners about them, so they start at once instead of at their
  * next poll. Runners in other processes learn of them through the store (`onJobsDue`, when it has it).
  */
-export interface JobQueue<P extends JobPayloads = Record<string, JsonObject>> {
+export interface JobQueue<P extends JobPayloads = Record<string, JsonObject>> extends JobWakeups {
   enqueue(jobs: readonly EnqueueJob<P>[], options?: EnqueueOptions): Promise<EnqueueResult[]>;
   /** Wakes every subscribed runner (after a transaction that enqueued jobs has committed). */
   notify(): void;
-  /** Calls `listener` whenever jobs were enqueued; answers the function that unsubscribes. */
-  subscribe(listener: () => void): () => void;
 }
 
 /**
@@ -75,7 +73,7 @@ export function enqueueJobs<P extends JobPayloads = Record<string, JsonObject>>(
  * await queue.enqueue([{ kind: 'webhook', payload: { webhookId: 3, eventId: 'e1' }, dedupeKey: 'e1' }]);
  */
 export function createJobQueue<P extends JobPayloads = Record<string, JsonObject>>(
-  ctx: Pick<MailplaneContext, 'store' | 'clock' | 'logger'>,
+  ctx: JobContext,
 ): JobQueue<P> {
   const listeners = new Set<() => void>();
   const notify = () => {

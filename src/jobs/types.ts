@@ -1,10 +1,23 @@
-import type { MailplaneContext } from '../context.js';
-import type { JobRecord, JsonObject } from '../store/index.js';
+import type { Logger } from '../logging/logger.js';
+import type { Clock } from '../model/time.js';
+import type { JobRecord, JsonObject, MailplaneStore } from '../store/index.js';
 import type { BackoffFunction, BackoffOptions } from './backoff.js';
-import type { JobQueue } from './queue.js';
 
-/** What a job runner needs of the mailplane context. */
-export type JobContext = Pick<MailplaneContext, 'store' | 'clock' | 'logger'>;
+/**
+ * What the job queue and runner use of the instance. Their own interface, not a part of
+ * `MailplaneContext`: the context names the queue, so the queue naming the context would be a cycle.
+ */
+export interface JobContext {
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/** What a runner listens to for jobs enqueued in this process (a `JobQueue`). */
+export interface JobWakeups {
+  /** Calls `listener` whenever jobs were enqueued; answers the function that unsubscribes. */
+  subscribe(listener: () => void): () => void;
+}
 
 /** What a handler gets besides the job. */
 export interface JobHelpers {
@@ -73,7 +86,7 @@ export interface JobRunnerOptions {
   /** Unique id of this runner (default `hostname/pid/random`). Two runners must never share one. */
   workerId?: string;
   /** Wake up whenever this queue enqueues jobs, instead of at the next poll. */
-  queue?: Pick<JobQueue, 'subscribe'>;
+  queue?: JobWakeups;
   /** The jitter source (default `Math.random`). */
   random?: () => number;
 }

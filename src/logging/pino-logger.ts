@@ -3,7 +3,7 @@
  * `message`, then the entry's fields), the format log collectors index without configuration.
  */
 import { pino, type DestinationStream } from 'pino';
-import type { Logger } from '../context.js';
+import type { Logger } from './logger.js';
 
 /** The levels `MAILPLANE_LOG_LEVEL` accepts, quietest last. */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;

@@ -17,7 +17,7 @@
  */
 
 const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cs}]/u;
-const JOINERS = new Set(['\u200c', '\u200d']);
+const JOINERS: ReadonlySet<string> = new Set(['\u200c', '\u200d']);
 /** Letters and marks of the scripts whose shaping joiners control: Arabic-type joining and Brahmic scripts. */
 const SHAPING =
   /^(?=[\p{L}\p{M}])[\p{scx=Arab}\p{scx=Syrc}\p{scx=Nkoo}\p{scx=Mong}\p{scx=Deva}\p{scx=Beng}\p{scx=Guru}\p{scx=Gujr}\p{scx=Orya}\p{scx=Taml}\p{scx=Telu}\p{scx=Knda}\p{scx=Mlym}\p{scx=Sinh}\p{scx=Mymr}\p{scx=Khmr}]$/u;

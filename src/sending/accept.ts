@@ -7,7 +7,7 @@ import { addCounters, counterIncrements, newEvent, type CounterDelta } from '../
 import { lifecycleStep, NEW, stepCounters } from '../lifecycle/table.js';
 import { EventType, type CopyRecipient, type DomainRecord, type EventRecord, type MailplaneStore, type MessageRecord, type SendBatchRecord, type SubAccountRecord, type TemplateUse } from '../store/index.js';
 import { DELIVER_BATCH_JOB, DELIVER_SCHEDULED_JOB } from '../jobs/kinds.js';
-import { compileTemplates, type CompiledTemplates } from '../template/renderer.js';
+import type { CompiledTemplates } from '../template/renderer.js';
 import { unsubscribeUrl } from '../tracking/links.js';
 import { applyListDrops, envelopeRecipients, planRecipients, type Drop, type DropReasonName, type EnvelopeRecipient } from './recipients.js';
 import type { SendRequest } from './request.js';
@@ -115,7 +115,7 @@ export interface AcceptOptions {
 export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRecord, request: SendRequest, options: AcceptOptions = {}): Promise<SendResponseEntry[]> {
   // A sendAt out of its window is refused (422) before anything else is looked at.
   const schedule = request.sendAt === undefined ? null : sendSchedule(ctx.clock, request.sendAt);
-  checkRenderedLengths(ctx, await compileTemplates(request), request);
+  checkRenderedLengths(ctx, await ctx.templateCompiler.compile(request), request);
   if (subAccount.blocked) {
     const reason = subAccount.blockReason ? `: ${subAccount.blockReason}` : '';
     throw new ForbiddenError('SUBACCOUNT_BLOCKED', `this sub-account is blocked and cannot send${reason}`);

@@ -4,7 +4,7 @@
  */
 
 /** Headers mailplane writes itself; a request may not set or override them (compared case-insensitively). */
-export const RESERVED_HEADERS = new Set([
+export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
   'from',
   'sender',
   'to',

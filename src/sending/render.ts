@@ -1,23 +1,28 @@
 import type { MailplaneContext } from '../context.js';
 import type { MessageRecord, SendBatchRecord } from '../store/index.js';
-import { compileTemplates, type CompiledTemplates, type RenderedMessage } from '../template/renderer.js';
+import type { CompiledTemplates, RenderedMessage, TemplateCompiler } from '../template/renderer.js';
 import { clickUrl, openPixelUrl, unsubscribeUrl } from '../tracking/links.js';
 import { trackHtml } from '../tracking/rewrite.js';
 
 /**
  * Compiled templates of recent batches: a batch's recipients are delivered together, so its
  * templates are compiled once per batch, not once per recipient. Bounded, oldest evicted first.
+ * Compiles through the instance's compiler (`context.templateCompiler`), so a batch's parts come
+ * from the same cache as at accept.
  */
 export class TemplateCache {
   private readonly entries = new Map<string, Promise<CompiledTemplates>>();
 
-  constructor(private readonly capacity = 500) {}
+  constructor(
+    private readonly compiler: Pick<TemplateCompiler, 'compile'>,
+    private readonly capacity = 500,
+  ) {}
 
   /** The compiled templates of `batch`, compiling them on first use. */
   get(batch: SendBatchRecord): Promise<CompiledTemplates> {
     let compiled = this.entries.get(batch.id);
     if (!compiled) {
-      compiled = compileTemplates(batch.content);
+      compiled = this.compiler.compile(batch.content);
       // A failure is not kept: the batch's next message tries again (and fails the same way).
       compiled.catch(() => this.entries.delete(batch.id));
       if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);

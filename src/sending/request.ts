@@ -26,7 +26,7 @@ export const MAX_GROUPS = 10;
 export const MAX_ATTACHMENTS = 20;
 
 /** Keys that would reach an object's prototype if ever copied with plain assignment. */
-const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 const ownKeysProblem = (value: unknown, label: string): string | null => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;

@@ -17,7 +17,7 @@ import { MailplaneError, StorageError, UnavailableError } from '../errors.js';
 import type { MailplaneStore } from './index.js';
 
 /** Node's errors for a peer that cannot be reached or went away. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+const NETWORK_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
 
 /**
  * SQLSTATEs of a PostgreSQL server that cannot serve now, or cannot write now: class 08 (connection

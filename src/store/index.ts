@@ -29,7 +29,6 @@ export type * from './job-store.js';
 export type * from './stats-store.js';
 export { ALL_MAIL } from './stats-store.js';
 export type * from './message-store.js';
-export type * from './activity-query.js';
 export type * from './warmup-store.js';
 export type * from './rate-limit-store.js';
 export type * from './sandbox-store.js';

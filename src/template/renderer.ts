@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { setImmediate as yieldTurn } from 'node:timers/promises';
 import Handlebars from 'handlebars';
 import { ValidationError } from '../errors.js';
+import { CompiledTemplateCache, defaultTemplateCacheConfig, type TemplateCacheConfig, type TemplateCacheSize } from './cache.js';
 import { checkTemplateSource, measureTemplate, TEMPLATE_LIMITS, type TemplateMeasure } from './limits.js';
 import { controlWhitespace } from './whitespace-control.js';
 
@@ -42,8 +43,9 @@ export interface CompiledTemplates {
 /** The custom field name the spec reserves for the unsubscribe link. */
 export const RESERVED_FIELD = 'unsubscribe';
 
-// One isolated instance for all of mailplane: the global Handlebars is never used or patched, so
-// a host application's helpers and partials cannot change what mailplane renders, and vice versa.
+// One isolated Handlebars environment for all of mailplane: the global Handlebars is never used or
+// patched, so a host application's helpers and partials cannot change what mailplane renders, and
+// vice versa. Configured here once and never changed after: it holds no state of any instance.
 const handlebars = Handlebars.create();
 // compile() parses with the instance's parse(); ours receives trees already parsed, measured and
 // whitespace-controlled in linear time (Handlebars' own whitespace pass backtracks quadratically).
@@ -62,53 +64,9 @@ const RUNTIME_OPTIONS: RuntimeOptions = { allowProtoPropertiesByDefault: false, 
 type Pieces = HandlebarsTemplateDelegate[] & { measure?: TemplateMeasure };
 type Compiled = Pieces | { error: ValidationError };
 
-/**
- * Compiled templates by a hash of their source, so a template sent again (the common case, and
- * every batch of a bulk send) is not parsed and compiled again; concurrent requests with the same
- * template share one compilation. Bounded by entries and by the characters of source they stand
- * for (a compiled template takes memory in proportion).
- */
-const compiled = new Map<string, { template: Promise<Compiled>; size: number }>();
-const CACHE_ENTRIES = 1000;
-const CACHE_CHARACTERS = 64 * 1024 * 1024;
-let cachedCharacters = 0;
-
 /** What one piece compiled between two yields may hold: compiling costs ~25 µs an expression. */
 const PIECE_EXPRESSIONS = 100;
 const PIECE_CHARACTERS = 64 * 1024;
-
-function remember(key: string, template: Promise<Compiled>, size: number): void {
-  compiled.set(key, { template, size });
-  cachedCharacters += size;
-  while (compiled.size > CACHE_ENTRIES || cachedCharacters > CACHE_CHARACTERS) {
-    const [oldest, entry] = compiled.entries().next().value!;
-    compiled.delete(oldest);
-    cachedCharacters -= entry.size;
-  }
-}
-
-function compileSource(part: Part, source: string, escapeHtml: boolean): Promise<Compiled> {
-  // Refused at once, without hashing it or taking room in the cache.
-  if (source.length > TEMPLATE_LIMITS.maxLength) return compilePieces(part, source, escapeHtml).catch((error: unknown) => ({ error: error as ValidationError }));
-  const key = createHash('sha256').update(escapeHtml ? 'h' : 't').update(source).digest('base64');
-  const hit = compiled.get(key);
-  if (hit) {
-    compiled.delete(key);
-    compiled.set(key, hit);
-    return hit.template;
-  }
-  const template = compilePieces(part, source, escapeHtml).catch((error: unknown) => {
-    if (error instanceof ValidationError) return { error };
-    // Not the template's fault (a bug): not kept, so the next request tries again.
-    if (compiled.get(key)?.template === template) {
-      compiled.delete(key);
-      cachedCharacters -= source.length;
-    }
-    throw error;
-  });
-  remember(key, template, source.length);
-  return template;
-}
 
 /**
  * Parses, measures and compiles one part. Parsing and measuring are linear and run at once;
@@ -207,12 +165,6 @@ function handlebarsMessage(error: unknown, position?: SourcePosition): string {
   return detail ? `${head}: ${detail.charAt(0).toLowerCase()}${detail.slice(1)}` : head;
 }
 
-async function compilePart(part: Part, source: string, escapeHtml: boolean): Promise<Pieces> {
-  const result = await compileSource(part, source, escapeHtml);
-  if ('error' in result) throw result.error;
-  return result;
-}
-
 const renderPieces = (pieces: Pieces, data: Record<string, string>) => {
   let out = '';
   for (const piece of pieces) out += piece(data, RUNTIME_OPTIONS);
@@ -220,22 +172,73 @@ const renderPieces = (pieces: Pieces, data: Record<string, string>) => {
 };
 
 /**
- * Compiles the templates of one send request (once, whatever the number of recipients). HTML and
- * AMP bodies escape substituted values; subject and text do not. A missing variable renders empty.
- * Throws a 422 naming the part: `TEMPLATE_ERROR` when it does not compile, `TEMPLATE_TOO_LARGE`
- * or `TEMPLATE_TOO_COMPLEX` when it is over the limits of src/template/limits.ts.
- *
- * @example
- * const templates = await compileTemplates({ subject: 'Hi {{name}}', htmlBody: '<a href="{{unsubscribe}}">x</a>' });
- * templates.render({ customFields: { name: 'Ada' }, unsubscribeUrl: 'https://…' });
+ * Compiles message templates for one mailplane instance, which builds it once (`createMailplane`,
+ * `context.templateCompiler`) with the bound of its cache (`MailplaneOptions.templateCache`).
+ * Compiled parts are kept by a SHA-256 of their source, so a template sent again (the common case,
+ * and every batch of a bulk send) is not parsed and compiled again, and concurrent requests with
+ * the same template share one compilation. `close()` empties the cache.
  */
-export async function compileTemplates(templates: MessageTemplates): Promise<CompiledTemplates> {
-  const subject = await compilePart('subject', templates.subject, false);
-  const html = templates.htmlBody === undefined ? undefined : await compilePart('htmlBody', templates.htmlBody, true);
-  const text = templates.textBody === undefined ? undefined : await compilePart('textBody', templates.textBody, false);
-  const amp = templates.ampBody === undefined ? undefined : await compilePart('ampBody', templates.ampBody, true);
+export class TemplateCompiler {
+  private readonly cache: CompiledTemplateCache<Promise<Compiled>>;
 
-  const parts = { subject, htmlBody: html, textBody: text, ampBody: amp };
+  constructor(config: TemplateCacheConfig = defaultTemplateCacheConfig) {
+    this.cache = new CompiledTemplateCache(config);
+  }
+
+  /**
+   * Compiles the templates of one send request (once, whatever the number of recipients). HTML and
+   * AMP bodies escape substituted values; subject and text do not. A missing variable renders empty.
+   * Throws a 422 naming the part: `TEMPLATE_ERROR` when it does not compile, `TEMPLATE_TOO_LARGE`
+   * or `TEMPLATE_TOO_COMPLEX` when it is over the limits of src/template/limits.ts.
+   *
+   * @example
+   * const templates = await ctx.templateCompiler.compile({ subject: 'Hi {{name}}', htmlBody: '<a href="{{unsubscribe}}">x</a>' });
+   * templates.render({ customFields: { name: 'Ada' }, unsubscribeUrl: 'https://…' });
+   */
+  async compile(templates: MessageTemplates): Promise<CompiledTemplates> {
+    const subject = await this.compilePart('subject', templates.subject, false);
+    const html = templates.htmlBody === undefined ? undefined : await this.compilePart('htmlBody', templates.htmlBody, true);
+    const text = templates.textBody === undefined ? undefined : await this.compilePart('textBody', templates.textBody, false);
+    const amp = templates.ampBody === undefined ? undefined : await this.compilePart('ampBody', templates.ampBody, true);
+    return compiledTemplates({ subject, htmlBody: html, textBody: text, ampBody: amp });
+  }
+
+  /** How many compiled parts the cache keeps, and the characters of source they stand for. */
+  get cached(): TemplateCacheSize {
+    return this.cache.size;
+  }
+
+  /** Empties the cache (`mailplane.close()`). */
+  close(): void {
+    this.cache.clear();
+  }
+
+  private async compilePart(part: Part, source: string, escapeHtml: boolean): Promise<Pieces> {
+    const result = await this.compileSource(part, source, escapeHtml);
+    if ('error' in result) throw result.error;
+    return result;
+  }
+
+  private compileSource(part: Part, source: string, escapeHtml: boolean): Promise<Compiled> {
+    // Refused at once, without hashing it or taking room in the cache.
+    if (source.length > TEMPLATE_LIMITS.maxLength) return compilePieces(part, source, escapeHtml).catch((error: unknown) => ({ error: error as ValidationError }));
+    const key = createHash('sha256').update(escapeHtml ? 'h' : 't').update(source).digest('base64');
+    const hit = this.cache.get(key);
+    if (hit) return hit;
+    const template: Promise<Compiled> = compilePieces(part, source, escapeHtml).catch((error: unknown) => {
+      if (error instanceof ValidationError) return { error };
+      // Not the template's fault (a bug): not kept, so the next request tries again.
+      this.cache.forget(key, template);
+      throw error;
+    });
+    this.cache.set(key, template, source.length);
+    return template;
+  }
+}
+
+/** The parts of one send request, compiled: rendered per recipient, checked against the rendered-length limit. */
+function compiledTemplates(parts: { subject: Pieces; htmlBody: Pieces | undefined; textBody: Pieces | undefined; ampBody: Pieces | undefined }): CompiledTemplates {
+  const { subject, htmlBody: html, textBody: text, ampBody: amp } = parts;
   return {
     checkRenderedLength(customFields, unsubscribeUrlLength, path) {
       // A key (`{{@key}}`) is at most 100 characters, `{{this}}` on the fields "[object Object]".

@@ -4,7 +4,7 @@ import { parseResourceId } from '../model/ids.js';
 import type { ListQuery } from '../model/paging.js';
 import { nowNs } from '../model/time.js';
 import type { TemplateContent, TemplateRecord, TemplateSummary, TemplateVersionRecord, TemplateVersionSummary } from '../store/index.js';
-import { compileTemplates } from './renderer.js';
+import type { TemplateCompiler } from './renderer.js';
 
 /** How many versions of a template are kept: an update beyond them deletes the oldest. */
 export const TEMPLATE_VERSIONS_KEPT = 20;
@@ -41,14 +41,14 @@ const versionNotFound = (id: number, version: number | string) =>
 /**
  * Refuses (422) content a send could not use: no body, or a part that does not compile or is over
  * the template limits (the engine's own error, with the parser's message). The compiled parts stay
- * in the engine's cache (by content hash), so the first send with the template does not compile it.
+ * in the instance's cache (by content hash), so the first send with the template does not compile it.
  */
-async function checkContent(content: TemplateContent): Promise<TemplateContent> {
+async function checkContent(compiler: TemplateCompiler, content: TemplateContent): Promise<TemplateContent> {
   if (BODIES.every((part) => content[part] === undefined)) {
     const message = 'give htmlBody, textBody or ampBody';
     throw new ValidationError(`a template needs a body: ${message}`, [{ path: 'htmlBody', message }]);
   }
-  await compileTemplates(content);
+  await compiler.compile(content);
   return content;
 }
 
@@ -63,7 +63,7 @@ export const templateService = {
     if (await ctx.store.templates.findByName(subAccountId, name)) throw duplicateName(name);
     const [beyond] = await ctx.store.templates.list(subAccountId, { limit: 1, offset: MAX_TEMPLATES_PER_SUBACCOUNT - 1 });
     if (beyond) throw new ForbiddenError('TEMPLATE_LIMIT_REACHED', `this sub-account has ${MAX_TEMPLATES_PER_SUBACCOUNT} templates, the most it may have: delete one first`);
-    const outcome = await ctx.store.templates.create({ subAccountId, name, content: await checkContent(content), created: nowNs(ctx.clock) });
+    const outcome = await ctx.store.templates.create({ subAccountId, name, content: await checkContent(ctx.templateCompiler, content), created: nowNs(ctx.clock) });
     if (!outcome.ok) throw duplicateName(name);
     return outcome.value;
   },
@@ -93,7 +93,7 @@ export const templateService = {
         if (value === null) delete next[part];
         else if (value !== undefined) next[part] = value;
       }
-      content = await checkContent(next);
+      content = await checkContent(ctx.templateCompiler, next);
     }
     const outcome = await ctx.store.templates.update(subAccountId, current.id, {
       ...(patch.name !== undefined && { name: patch.name }),

@@ -5,9 +5,11 @@
  * ({@link WarmupService.loadCounts}, caps.ts); the IP resource shows the state
  * ({@link WarmupService.views}). See docs/routing.md, "Warmup plan".
  */
-import type { MailplaneContext } from '../context.js';
+import type { MailplaneJobs } from '../jobs/kinds.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { Logger } from '../logging/logger.js';
 import { dayOfMs } from '../model/dates.js';
-import { nowNs } from '../model/time.js';
+import { nowNs, type Clock } from '../model/time.js';
 import { MAILBOX_PROVIDER_COUNT } from '../routing/providers.js';
 import { IpState } from '../store/ip-pool-store.js';
 import type { IpPoolDetail, IpRecord, MailplaneStore } from '../store/index.js';
@@ -39,7 +41,13 @@ export interface IpWarmupView {
 }
 
 /** What the warmup service works with. */
-export type WarmupServiceDeps = Pick<MailplaneContext, 'store' | 'clock' | 'logger' | 'jobs'> & { config: WarmupConfig };
+export interface WarmupServiceDeps {
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly config: WarmupConfig;
+}
 
 const zeros = () => new Array<number>(MAILBOX_PROVIDER_COUNT).fill(0);
 

@@ -79,7 +79,7 @@ describe.each(storeKinds)('bulk sends with one body for every recipient (%s)', (
       batch: found.batch,
       message: found.message,
       domain,
-      rendered: renderMessage(ctx, await new TemplateCache().get(found.batch), found.message, found.batch),
+      rendered: renderMessage(ctx, await new TemplateCache(ctx.templateCompiler).get(found.batch), found.message, found.batch),
       dkimKey: new DkimKeyCache().get(ctx, domain),
       dateMs: Date.UTC(2026, 4, 1),
     };

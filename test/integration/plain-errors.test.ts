@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ValidationError } from 'mailplane';
-import { compileTemplates } from '../../src/template/renderer.js';
+import { TemplateCompiler } from '../../src/template/renderer.js';
 import { createTestApi, type TestApi } from '../support/api.js';
 
 // Error messages are read by people calling the API: they say what is wrong with a field in plain
@@ -36,7 +36,7 @@ describe('validation errors in plain words', () => {
 
 describe('template errors', () => {
   async function compileError(textBody: string): Promise<ValidationError> {
-    const error = await compileTemplates({ subject: 'ok', textBody }).then(
+    const error = await new TemplateCompiler().compile({ subject: 'ok', textBody }).then(
       () => undefined,
       (thrown: unknown) => thrown,
     );

@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { compileTemplates } from '../../src/template/renderer.js';
 import { renderMessage } from '../../src/sending/render.js';
 import { verifyLinkToken } from '../../src/tracking/links.js';
 import { createTestApi, type TestApi } from '../support/api.js';
@@ -91,7 +90,7 @@ describe.each(storeKinds)('sending email through the API on %s', (kind) => {
     const rendered = [];
     for (const entry of result.body) {
       const found = await store.messages.getForDelivery(entry.messageId);
-      rendered.push(renderMessage(api.mailplane.context, await compileTemplates(found!.batch.content), found!.message, found!.batch));
+      rendered.push(renderMessage(api.mailplane.context, await api.mailplane.context.templateCompiler.compile(found!.batch.content), found!.message, found!.batch));
     }
     expect(rendered.map((r) => r.subject)).toEqual(['Hi <Ada>', 'Hi Bob']);
     expect(rendered[0]!.htmlBody).toContain('<p>&lt;Ada&gt;</p>');

@@ -231,3 +231,27 @@ describe.each(storeKinds)('a template send on the wire (%s)', (kind) => {
     expect(mail.html).toContain('<p>Hi Ann of R&amp;D</p>');
   });
 });
+
+describe('the compiled templates of an instance', () => {
+  const apis: TestApi[] = [];
+  afterEach(async () => {
+    await Promise.all(apis.splice(0).map((api) => api.close()));
+  });
+
+  it('are its own, kept within the bound of its templateCache option', async () => {
+    const bounded = await createTestApi(storeKinds[0]!, { templateCache: { maxTemplates: 2 } });
+    const other = await createTestApi(storeKinds[0]!);
+    apis.push(bounded, other);
+    const shop = await createSender(bounded, 'shop', 'shop.example.com');
+    for (const issue of [1, 2, 3]) {
+      const body = sendBody('news@shop.example.com', ['ada@example.org'], { subject: `Issue ${issue} for {{name}}`, textBody: `Issue ${issue}` });
+      const sent = await bounded.call('POST', '/subaccount/email', { sub: shop.subAccount.apiKey, body });
+      expect(sent.status, sent.text).toBe(200);
+    }
+    // Three sends of two parts each: the two compiled last are kept, and none in the other instance.
+    expect(bounded.mailplane.context.templateCompiler.cached.templates).toBe(2);
+    expect(other.mailplane.context.templateCompiler.cached).toEqual({ templates: 0, characters: 0 });
+    const defaults = other.mailplane.context.config.templateCache;
+    expect(defaults).toEqual({ maxTemplates: 1000, maxCharacters: 64 * 1024 * 1024 });
+  });
+});

@@ -3,19 +3,20 @@ import { describe, expect, it } from 'vitest';
 import { httpStatusOf, ValidationError } from 'mailplane';
 import { MAX_CUSTOM_FIELDS } from '../../src/sending/request.js';
 import { EACH_ITERATIONS, TEMPLATE_LIMITS } from '../../src/template/limits.js';
-import { compileTemplates } from '../../src/template/renderer.js';
+import { TemplateCompiler } from '../../src/template/renderer.js';
 import { growthAsync, LINEAR_GROWTH_BOUND } from '../support/growth.js';
 
 const unsubscribeUrl = 'https://t.example/u/abc';
+const compiler = new TemplateCompiler();
 let salt = 0;
 
 /** {@link growthAsync} of compiling the template `make(n)` (made unique, so the compile cache never answers). */
 const compileGrowth = (make: (n: number) => string, n: number) =>
-  growthAsync((size) => compileTemplates({ subject: 's', htmlBody: `${make(size)}<!--${salt++}-->` }), n);
+  growthAsync((size) => compiler.compile({ subject: 's', htmlBody: `${make(size)}<!--${salt++}-->` }), n);
 
 async function refusal(htmlBody: string): Promise<ValidationError> {
   try {
-    await compileTemplates({ subject: 's', htmlBody });
+    await compiler.compile({ subject: 's', htmlBody });
   } catch (error) {
     expect(error).toBeInstanceOf(ValidationError);
     return error as ValidationError;
@@ -63,7 +64,7 @@ describe('template limits', () => {
   });
 
   it('refuses a recipient whose fields would make a part render too large, before rendering it', async () => {
-    const templates = await compileTemplates({ subject: 's', htmlBody: `<p>${'{{a}}'.repeat(1000)}</p>` });
+    const templates = await compiler.compile({ subject: 's', htmlBody: `<p>${'{{a}}'.repeat(1000)}</p>` });
     templates.checkRenderedLength({ a: 'x'.repeat(1000) }, 150, 'to.0.customFields');
     try {
       templates.checkRenderedLength({ a: 'x'.repeat(5000), b: 'short' }, 150, 'to.1.customFields');
@@ -76,7 +77,7 @@ describe('template limits', () => {
       );
     }
     // A string literal can be substituted too, 101 times inside an {{#each}}.
-    const literal = await compileTemplates({ subject: 's', htmlBody: `{{#each this}}{{#with "${'y'.repeat(50_000)}"}}{{this}}{{/with}}{{/each}}` });
+    const literal = await compiler.compile({ subject: 's', htmlBody: `{{#each this}}{{#with "${'y'.repeat(50_000)}"}}{{this}}{{/with}}{{/each}}` });
     expect(() => literal.checkRenderedLength({}, 150, 'to.0.customFields')).toThrow(/could render to 5050000 characters/);
   });
 
@@ -86,7 +87,7 @@ describe('template limits', () => {
     for (let i = 0; i < 1200; i++) html += row(i);
     html += '</table><a href="{{unsubscribe}}">unsubscribe</a></body></html>';
     expect(html.length).toBeGreaterThan(120_000);
-    const templates = await compileTemplates({ subject: 'Hi {{name}}', htmlBody: html });
+    const templates = await compiler.compile({ subject: 'Hi {{name}}', htmlBody: html });
     const rendered = templates.render({ customFields: { name: 'Ada', offer: '10%' }, unsubscribeUrl }).htmlBody!;
     expect(rendered.split('Hello Ada, item').length - 1).toBe(1200);
     expect(rendered).toContain('item 1199: <b>10%</b></td></tr>\n</table><a href="https://t.example/u/abc">unsubscribe</a></body></html>');
@@ -108,7 +109,7 @@ describe('template limits', () => {
       } catch {
         continue;
       }
-      const templates = await compileTemplates({ subject: source });
+      const templates = await compiler.compile({ subject: source });
       expect(templates.render({ customFields: data, unsubscribeUrl }).subject, JSON.stringify(source)).toBe(expected);
       compared++;
     }

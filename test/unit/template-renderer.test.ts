@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import Handlebars from 'handlebars';
-import { compileTemplates } from '../../src/template/renderer.js';
+import { resolveTemplateCacheConfig } from '../../src/template/cache.js';
+import { TemplateCompiler } from '../../src/template/renderer.js';
 import { httpStatusOf, ValidationError } from 'mailplane';
 
 const unsubscribeUrl = 'https://t.example/u/abc?x=1&y=2';
 
-describe('compileTemplates', () => {
+const compiler = new TemplateCompiler();
+
+describe('TemplateCompiler', () => {
   it('personalises subject, html and text per recipient, escaping only HTML', async () => {
-    const t = await compileTemplates({
+    const t = await compiler.compile({
       subject: 'Hi {{name}} & co',
       htmlBody: '<p>Hello {{name}}</p><a href="{{unsubscribe}}">unsubscribe</a>',
       textBody: 'Hello {{name}}, unsubscribe: {{unsubscribe}}',
@@ -24,20 +27,20 @@ describe('compileTemplates', () => {
     const sources = ['Hello & <b>welcome</b>', 'Literal \\{{name}} stays', 'a { b } {c} \\ d', '', '   spaced   \r\nlines\n'];
     const reference = Handlebars.create();
     for (const source of sources) {
-      const t = await compileTemplates({ subject: source, htmlBody: source, textBody: source });
+      const t = await compiler.compile({ subject: source, htmlBody: source, textBody: source });
       const expected = reference.compile(source)({});
       expect(t.render({ customFields: { name: 'Ada' }, unsubscribeUrl })).toEqual({ subject: expected, htmlBody: expected, textBody: expected });
     }
   });
 
   it('renders a missing variable and #each over missing data as empty', async () => {
-    const t = await compileTemplates({ subject: '[{{missing}}]', textBody: 'a{{#each items}}-{{this}}{{/each}}b' });
+    const t = await compiler.compile({ subject: '[{{missing}}]', textBody: 'a{{#each items}}-{{this}}{{/each}}b' });
     expect(t.render({ customFields: {}, unsubscribeUrl })).toEqual({ subject: '[]', textBody: 'ab' });
   });
 
   it('treats prototype-looking field names as plain data', async () => {
     const fields = JSON.parse('{"__proto__":"p","constructor":"c"}') as Record<string, string>;
-    const t = await compileTemplates({ subject: '{{constructor}}|{{__proto__}}|{{toString}}' });
+    const t = await compiler.compile({ subject: '{{constructor}}|{{__proto__}}|{{toString}}' });
     expect(t.render({ customFields: fields, unsubscribeUrl }).subject).toBe('c|p|');
     expect(({} as Record<string, unknown>).p).toBeUndefined();
   });
@@ -49,7 +52,7 @@ describe('compileTemplates', () => {
       [{ subject: 'ok', textBody: '{{shout name}}' }, 'textBody'],
     ] as const) {
       try {
-        await compileTemplates(templates);
+        await compiler.compile(templates);
         expect.unreachable();
       } catch (error) {
         expect(error).toBeInstanceOf(ValidationError);
@@ -58,5 +61,40 @@ describe('compileTemplates', () => {
         expect((error as ValidationError).message).toContain(part);
       }
     }
+  });
+});
+
+describe('the cache of a TemplateCompiler', () => {
+  it('shares one compilation between requests with the same template, and keeps it once', async () => {
+    const own = new TemplateCompiler();
+    const [a, b] = await Promise.all([own.compile({ subject: 'Hi {{name}}' }), own.compile({ subject: 'Hi {{name}}' })]);
+    expect(a.render({ customFields: { name: 'Ada' }, unsubscribeUrl }).subject).toBe('Hi Ada');
+    expect(b.render({ customFields: { name: 'Bob' }, unsubscribeUrl }).subject).toBe('Hi Bob');
+    expect(own.cached).toEqual({ templates: 1, characters: 'Hi {{name}}'.length });
+  });
+
+  it('keeps at most its bound of templates and characters, the least recently used going first', async () => {
+    const byCount = new TemplateCompiler({ maxTemplates: 2, maxCharacters: 1000 });
+    for (const subject of ['one {{a}}', 'two {{a}}', 'one {{a}}', 'three {{a}}']) await byCount.compile({ subject });
+    expect(byCount.cached).toEqual({ templates: 2, characters: 'one {{a}}'.length + 'three {{a}}'.length });
+    const byCharacters = new TemplateCompiler({ maxTemplates: 1000, maxCharacters: 20 });
+    for (const subject of ['a'.repeat(8), 'b'.repeat(8), 'c'.repeat(8)]) await byCharacters.compile({ subject });
+    expect(byCharacters.cached).toEqual({ templates: 2, characters: 16 });
+    byCharacters.close();
+    expect(byCharacters.cached).toEqual({ templates: 0, characters: 0 });
+  });
+
+  it('belongs to its compiler: another starts empty', async () => {
+    const first = new TemplateCompiler();
+    await first.compile({ subject: 'Hello {{name}}', textBody: 'Hi' });
+    expect(first.cached.templates).toBe(2);
+    expect(new TemplateCompiler().cached).toEqual({ templates: 0, characters: 0 });
+  });
+
+  it('takes its bound from the configuration, refusing one that is not a whole number of at least 0', () => {
+    expect(resolveTemplateCacheConfig()).toEqual({ maxTemplates: 1000, maxCharacters: 64 * 1024 * 1024 });
+    expect(resolveTemplateCacheConfig({ maxTemplates: 10 })).toEqual({ maxTemplates: 10, maxCharacters: 64 * 1024 * 1024 });
+    expect(() => resolveTemplateCacheConfig({ maxTemplates: -1 })).toThrow('templateCache.maxTemplates must be a whole number of at least 0, not -1');
+    expect(() => resolveTemplateCacheConfig({ maxCharacters: 1.5 })).toThrow(TypeError);
   });
 });

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import type { ActivityFilter, ActivityPage, ActivityMessage, ActivityEvent } from '../../../src/store/activity-query.js';
+import type { ActivityFilter, ActivityPage, ActivityMessage, ActivityEvent } from '../../../src/store/message-store.js';
 import type { MessageRecord, RetentionScope, SendBatchRecord } from '../../../src/store/message-store.js';
 import type { KyselyStoreContext } from './context.js';
 import type { Database } from './schema.js';

@@ -1,8 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { MailplaneStore, NewSubAccount, SubAccountRecord } from '../../store/index.js';
 
-let sequence = 0;
-/** A unique string for fields that must not collide between fixtures. */
-export const unique = (label: string) => `${label}-${++sequence}-${Math.random().toString(36).slice(2, 8)}`;
+/** A unique string for fields that must not collide between fixtures (122 random bits: no counter to share). */
+export const unique = (label: string) => `${label}-${randomUUID()}`;
 
 /** A valid sub-account for `accountId`, with every secret field filled by unique placeholders. */
 export function sampleSubAccount(accountId: number, name: string, type: 0 | 1 = 1): NewSubAccount {

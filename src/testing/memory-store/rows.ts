@@ -24,8 +24,12 @@ import type {
   WebhookRecord,
   WebhookDeliveryRecord,
 } from '../../store/index.js';
-import type { Keyed } from './tables.js';
 import type { IdempotencyKeyRecord } from '../../store/idempotency-store.js';
+
+/** Every row knows its primary key (`key`), so an overlay of tables.ts can tell which parent rows it shadows. */
+export interface Keyed<K> {
+  readonly key: K;
+}
 
 /** A stored account. */
 export type AccountRow = AccountRecord & Keyed<number>;

@@ -75,12 +75,7 @@ class OverlayRows<K, V> implements Rows<K, V> {
   }
 }
 
-/** Every row knows its primary key (`key`), so an overlay can tell which parent rows it shadows. */
-export interface Keyed<K> {
-  readonly key: K;
-}
-
-const keyOfRow = (row: unknown) => (row as Keyed<unknown>).key;
+const keyOfRow = (row: unknown) => (row as R.Keyed<unknown>).key;
 
 /** The schema: one table per stored relation, each row carrying its primary key as `key`. */
 export interface TableRows {

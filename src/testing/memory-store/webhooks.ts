@@ -16,7 +16,7 @@ const urlTaken = (tables: TableRows, accountId: number, url: string, exceptId?: 
 const asWebhook = (row: WebhookRow): WebhookRecord => toRecord(row);
 
 /** The switches a webhook has (a toggle name from outside the contract selects nothing). */
-const TOGGLES = new Set([
+const TOGGLES: ReadonlySet<string> = new Set([
   'processed', 'delivered', 'dropped', 'softBounced', 'hardBounced', 'opened', 'clicked', 'unsubscribed', 'spam', 'sent',
   'smtpDropped', 'uniqueOpen', 'uniqueClick',
 ]);
