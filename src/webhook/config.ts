@@ -24,7 +24,7 @@ export interface WebhookDeliveryConfig {
    * a body still arriving is cut off and its connection destroyed.
    */
   bodyTimeoutMs: number;
-  /** POSTs one job makes at once (default 8); keep it above `maxConcurrentPerAccount`. */
+  /** POSTs one job makes at once (default 8); the caps below bound what it makes to one webhook or account. */
   concurrency: number;
   /**
    * POSTs one webhook may have under way at once in this instance, over all jobs (default 2). A job

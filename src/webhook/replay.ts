@@ -5,8 +5,9 @@
  * posting one bounded batch (`replayBatchSize`, newest first) and queuing the next; a failed POST
  * is retried like any other. One replay runs per webhook at a time (a claim on the webhook, renewed
  * by each batch, taken over when a dead replay has not renewed it for {@link REPLAY_STALE_MS}),
- * and a webhook may start `replaysPerHour` replays per clock hour. A batch that finds its account
- * at `maxConcurrentPerAccount` POSTs under way is put off without counting an attempt.
+ * and a webhook may start `replaysPerHour` replays per clock hour. A batch that finds its webhook
+ * or its account at its cap of POSTs under way (src/webhook/post-slots.ts) is put off without
+ * counting an attempt.
  */
 import { z } from 'zod';
 import type { MailplaneContext } from '../context.js';
