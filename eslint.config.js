@@ -17,7 +17,10 @@ export default tseslint.config(
   {
     // The development-only driver selector (dev/better-sqlite3): plain CommonJS run by Node.
     files: ['dev/**/*.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly' } },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', process: 'readonly' },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
@@ -29,11 +32,15 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['**/adapters/**'], message: 'src/ must not import adapters/' },
-            { group: ['express', 'koa', 'kysely', 'pg', 'better-sqlite3'], message: 'src/ stays framework- and driver-agnostic' },
+            {
+              group: ['express', 'koa', 'kysely', 'pg', 'better-sqlite3'],
+              message: 'src/ stays framework- and driver-agnostic',
+            },
             {
               group: ['vitest'],
               allowTypeImports: true,
-              message: 'vitest is an optional peer: take describe/expect/it from src/testing/vitest.ts (mailplane/testing must load without it)',
+              message:
+                'vitest is an optional peer: take describe/expect/it from src/testing/vitest.ts (mailplane/testing must load without it)',
             },
           ],
         },

@@ -16,8 +16,13 @@ import { threadCpu } from './lib/thread-cpu.js';
 const SIZES = [
   { recipients: 1, concurrency: 16 },
   { recipients: 100, concurrency: 4 },
-].filter((s) => process.env.BENCH_ACCEPT_RECIPIENTS === undefined || String(s.recipients) === process.env.BENCH_ACCEPT_RECIPIENTS);
-const DROPPED = (process.env.BENCH_DROP_INDEXES ?? 'messages_activity_to,events_activity_to').split(',').filter(Boolean);
+].filter(
+  (s) =>
+    process.env.BENCH_ACCEPT_RECIPIENTS === undefined || String(s.recipients) === process.env.BENCH_ACCEPT_RECIPIENTS,
+);
+const DROPPED = (process.env.BENCH_DROP_INDEXES ?? 'messages_activity_to,events_activity_to')
+  .split(',')
+  .filter(Boolean);
 
 /** Main-thread µs per recipient and recipients per second of `requests` sends of `recipients` each. */
 async function measure(recipients: number, concurrency: number, requests: number, drop: readonly string[]) {
@@ -35,7 +40,10 @@ async function measure(recipients: number, concurrency: number, requests: number
     await accept.sendUntil(requests);
     const seconds = (performance.now() - start) / 1000;
     const cpuMs = threadCpu().main - before.main;
-    return { usPerRecipient: (cpuMs * 1000) / (measured * recipients), recipientsPerSecond: (measured * recipients) / seconds };
+    return {
+      usPerRecipient: (cpuMs * 1000) / (measured * recipients),
+      recipientsPerSecond: (measured * recipients) / seconds,
+    };
   } finally {
     await accept.close();
   }

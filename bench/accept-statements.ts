@@ -58,8 +58,16 @@ try {
   const rows = [...spent].sort((a, b) => Number(b[1].ns - a[1].ns));
   const sqlUs = rows.reduce((sum, [, { ns }]) => sum + Number(ns) / 1000, 0);
   console.log(`Accepting sends of ${RECIPIENTS} recipient(s) in-process on SQLite, ${measured} sends measured:`);
-  console.table(rows.map(([statement, { runs, ns }]) => ({ 'runs per send': Number((runs / measured).toFixed(3)), 'µs per send': Number((Number(ns) / 1000 / measured).toFixed(1)), statement })));
-  console.log(`SQL ${(sqlUs / measured).toFixed(1)} µs of ${(cpuUs / measured).toFixed(1)} µs main-thread CPU per send (${((100 * sqlUs) / cpuUs).toFixed(0)} %)`);
+  console.table(
+    rows.map(([statement, { runs, ns }]) => ({
+      'runs per send': Number((runs / measured).toFixed(3)),
+      'µs per send': Number((Number(ns) / 1000 / measured).toFixed(1)),
+      statement,
+    })),
+  );
+  console.log(
+    `SQL ${(sqlUs / measured).toFixed(1)} µs of ${(cpuUs / measured).toFixed(1)} µs main-thread CPU per send (${((100 * sqlUs) / cpuUs).toFixed(0)} %)`,
+  );
 } finally {
   await accept.close();
 }

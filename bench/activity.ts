@@ -60,7 +60,9 @@ async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
 async function filledDatabase(messages: number, log: (line: string) => void): Promise<Filled> {
   const name = `mailplane_bench_activity_${messages}`;
   const keep = process.env.BENCH_ACTIVITY_KEEP === '1';
-  const exists = await admin(async (c) => (await c.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1);
+  const exists = await admin(
+    async (c) => (await c.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1,
+  );
   const url = new URL(serverUrl()!);
   url.pathname = `/${name}`;
   const client = async () => {
@@ -93,11 +95,18 @@ async function filledDatabase(messages: number, log: (line: string) => void): Pr
     const started = performance.now();
     accountId = (await newAccount(store, 'bench')).id;
     subAccountIds = [];
-    for (let i = 0; i < SPREAD.subAccounts; i++) subAccountIds.push((await newSubAccount(store, accountId, `sub-${i}`)).id);
+    for (let i = 0; i < SPREAD.subAccounts; i++)
+      subAccountIds.push((await newSubAccount(store, accountId, `sub-${i}`)).id);
     const c = await client();
     try {
       log(`${name}: filling ${messages.toLocaleString()} messages`);
-      await fillActivity(c, { accountId, subAccountIds, messages, end: END, log: (line) => log(`${line} (${((performance.now() - started) / 1000).toFixed(0)} s)`) });
+      await fillActivity(c, {
+        accountId,
+        subAccountIds,
+        messages,
+        end: END,
+        log: (line) => log(`${line} (${((performance.now() - started) / 1000).toFixed(0)} s)`),
+      });
       await c.query('create table bench_activity_fill (account_id integer, sub_ids text)');
       await c.query('insert into bench_activity_fill values ($1, $2)', [accountId, subAccountIds.join(',')]);
     } finally {
@@ -105,7 +114,10 @@ async function filledDatabase(messages: number, log: (line: string) => void): Pr
     }
   }
   const c = await client();
-  const middle = await c.query<{ to_key: string }>(`select to_key from messages where id = md5('m' || $1::bigint)::uuid::text`, [Math.floor(messages / 2)]);
+  const middle = await c.query<{ to_key: string }>(
+    `select to_key from messages where id = md5('m' || $1::bigint)::uuid::text`,
+    [Math.floor(messages / 2)],
+  );
   await c.end();
   return { store, accountId, subAccountIds, recipient: middle.rows[0]!.to_key, drop };
 }
@@ -139,7 +151,10 @@ async function measure(db: Filled): Promise<Map<string, { ms: number; rows: numb
       for (const page of ['first', 'later'] as const) {
         const after: ActivityCursor | undefined = page === 'later' ? { at, id: LAST_ID } : undefined;
         const request = { limit: PAGE, ...(after && { after }) };
-        const run = () => (list === 'message' ? db.store.messages.listActivity(filter, request) : db.store.messages.listActivityEvents(filter, request));
+        const run = () =>
+          list === 'message'
+            ? db.store.messages.listActivity(filter, request)
+            : db.store.messages.listActivityEvents(filter, request);
         const rows = (await run()).length;
         await medianMs(3, run);
         results.set(`${list}|${c.filter}|${page}`, { ms: await medianMs(15, run), rows });
@@ -163,7 +178,15 @@ export async function benchActivity(log: (line: string) => void = console.log): 
     return [...largeTimes].map(([key, l]) => {
       const [list, filter, page] = key.split('|') as [ActivityBenchRow['list'], string, ActivityBenchRow['page']];
       const s = smallTimes.get(key)!;
-      return { list, filter, page, smallMs: round(s.ms), largeMs: round(l.ms), ratio: Number((l.ms / s.ms).toFixed(2)), rows: l.rows };
+      return {
+        list,
+        filter,
+        page,
+        smallMs: round(s.ms),
+        largeMs: round(l.ms),
+        ratio: Number((l.ms / s.ms).toFixed(2)),
+        rows: l.rows,
+      };
     });
   } finally {
     await small.drop();

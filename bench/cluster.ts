@@ -34,7 +34,8 @@ export interface ClusterBenchRow {
 const clock = { now: () => Date.now() };
 const POLL_MS = 1_000;
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
 async function freshDatabase(server: string): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -57,7 +58,12 @@ async function freshDatabase(server: string): Promise<{ url: string; drop: () =>
 }
 
 /** Enqueues `count` jobs on `producer`, one at a time, and measures when a worker node starts each. */
-async function measure(label: string, producer: MailplaneStore, workers: MailplaneStore[], count: number): Promise<ClusterBenchRow> {
+async function measure(
+  label: string,
+  producer: MailplaneStore,
+  workers: MailplaneStore[],
+  count: number,
+): Promise<ClusterBenchRow> {
   const enqueuedAt = new Map<number, number>();
   const startedAt = new Map<number, number>();
   const latencies: number[] = [];
@@ -110,15 +116,31 @@ async function measure(label: string, producer: MailplaneStore, workers: Mailpla
     p50Ms: round(percentile(sorted, 50)),
     p99Ms: round(percentile(sorted, 99)),
     maxMs: round(sorted[sorted.length - 1]!),
-    afterCommitP50Ms: round(percentile([...afterCommit].sort((x, y) => x - y), 50)),
-    afterCommitP99Ms: round(percentile([...afterCommit].sort((x, y) => x - y), 99)),
-    enqueueP50Ms: round(percentile([...enqueueTimes].sort((x, y) => x - y), 50)),
+    afterCommitP50Ms: round(
+      percentile(
+        [...afterCommit].sort((x, y) => x - y),
+        50,
+      ),
+    ),
+    afterCommitP99Ms: round(
+      percentile(
+        [...afterCommit].sort((x, y) => x - y),
+        99,
+      ),
+    ),
+    enqueueP50Ms: round(
+      percentile(
+        [...enqueueTimes].sort((x, y) => x - y),
+        50,
+      ),
+    ),
     startedOn: perNode.map((n, i) => `${String.fromCharCode(66 + i)}:${n}`).join(' '),
   };
 }
 
 /** `store` as a node without wake-ups would see it: it finds other nodes' jobs by polling. */
-const pollingOnly = (store: MailplaneStore): MailplaneStore => Object.create(store, { onJobsDue: { value: undefined } }) as MailplaneStore;
+const pollingOnly = (store: MailplaneStore): MailplaneStore =>
+  Object.create(store, { onJobsDue: { value: undefined } }) as MailplaneStore;
 
 /** The cluster bench: rows for NOTIFY with two and three nodes, and the polling baseline. */
 export async function benchCluster(seconds: number): Promise<ClusterBenchRow[] | string> {

@@ -86,7 +86,13 @@ export async function sinkCount(sink: Awaited<ReturnType<typeof startServer>>, a
   while (lastCount(sink) < atLeast) await delay(10);
 }
 
-async function baseline(port: number, messages: number, size: number, shared: boolean, privateKey: string): Promise<number> {
+async function baseline(
+  port: number,
+  messages: number,
+  size: number,
+  shared: boolean,
+  privateKey: string,
+): Promise<number> {
   const transporter = nodemailer.createTransport({
     pool: true,
     host: '127.0.0.1',
@@ -140,7 +146,13 @@ export async function mailplaneRun(
   const dir = mkdtempSync(join(tmpdir(), 'mailplane-bench-delivery-'));
   const store = await openKyselyStore({ url: `sqlite:${join(dir, 'mailplane.db')}` });
   const staticMx = {
-    resolveMx: async () => ({ ok: true as const, name: 'rcpt.example', chain: [], records: [{ exchange: '127.0.0.1', preference: 0 }], ttl: 300 }),
+    resolveMx: async () => ({
+      ok: true as const,
+      name: 'rcpt.example',
+      chain: [],
+      records: [{ exchange: '127.0.0.1', preference: 0 }],
+      ttl: 300,
+    }),
     resolveA: async () => ({ ok: true as const, name: '127.0.0.1', chain: [], records: ['127.0.0.1'], ttl: 300 }),
   };
   const mailplane = createMailplane({
@@ -153,12 +165,35 @@ export async function mailplaneRun(
   try {
     const sub = await benchSender(mailplane);
     const call = async (path: string, headers: Record<string, string>, body: unknown) =>
-      JSON.parse((await mailplane.handle({ method: 'POST', path, headers: { 'content-type': 'application/json', ...headers }, query: new URLSearchParams(), rawBody: JSON.stringify(body) })).body);
+      JSON.parse(
+        (
+          await mailplane.handle({
+            method: 'POST',
+            path,
+            headers: { 'content-type': 'application/json', ...headers },
+            query: new URLSearchParams(),
+            rawBody: JSON.stringify(body),
+          })
+        ).body,
+      );
     // mailplane signs with the domain's own generated key.
     const body = html(size, shared);
     for (let at = 0; at < messages; at += 1000) {
-      const to = Array.from({ length: Math.min(1000, messages - at) }, (_, i) => ({ email: `r${at + i}@rcpt.example`, customFields: { n: String(at + i) } }));
-      await call('/subaccount/email', { 'x-subaccount-apikey': sub.apiKey }, { from: { email: 'news@bench.example.com', name: 'News' }, to, subject: 'Hello {{n}}', htmlBody: body, textBody: shared ? 'Hello there' : 'Hello {{n}}' });
+      const to = Array.from({ length: Math.min(1000, messages - at) }, (_, i) => ({
+        email: `r${at + i}@rcpt.example`,
+        customFields: { n: String(at + i) },
+      }));
+      await call(
+        '/subaccount/email',
+        { 'x-subaccount-apikey': sub.apiKey },
+        {
+          from: { email: 'news@bench.example.com', name: 'News' },
+          to,
+          subject: 'Hello {{n}}',
+          htmlBody: body,
+          textBody: shared ? 'Hello there' : 'Hello {{n}}',
+        },
+      );
     }
     // Measured from the start of delivery of already accepted messages to the last one received.
     await window?.start();
@@ -175,8 +210,14 @@ export async function mailplaneRun(
 }
 
 /** Runs the delivery benchmark for 1 KB and 100 KB personalised messages and 100 KB bulk messages. */
-export async function benchDelivery(messages = Number(process.env.BENCH_DELIVERY_MESSAGES ?? 5000)): Promise<DeliveryBenchRow[]> {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+export async function benchDelivery(
+  messages = Number(process.env.BENCH_DELIVERY_MESSAGES ?? 5000),
+): Promise<DeliveryBenchRow[]> {
+  const { privateKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
   const sink = await startServer('bench/delivery.ts', { BENCH_DELIVERY_SINK: '1', BENCH_DELIVERY_ONLY: '' });
   const port = Number(new URL(sink.baseUrl).port);
   const rows: DeliveryBenchRow[] = [];
@@ -184,7 +225,9 @@ export async function benchDelivery(messages = Number(process.env.BENCH_DELIVERY
   try {
     // BENCH_DELIVERY_CASES (comma-separated KB sizes, `b` suffix: bulk body shared by all
     // recipients) and BENCH_DELIVERY_BASELINE=0 narrow a run for profiling.
-    const cases = (process.env.BENCH_DELIVERY_CASES ?? '1,100,100b').split(',').map((c) => ({ size: Number.parseInt(c, 10) * 1024, shared: c.endsWith('b') }));
+    const cases = (process.env.BENCH_DELIVERY_CASES ?? '1,100,100b')
+      .split(',')
+      .map((c) => ({ size: Number.parseInt(c, 10) * 1024, shared: c.endsWith('b') }));
     const withBaseline = process.env.BENCH_DELIVERY_BASELINE !== '0';
     const ceilings = new Map<number, { raw: number; signed: number }>();
     for (const { size, shared } of cases) {

@@ -51,8 +51,18 @@ const rssMb = (pid: number) => {
   return match ? Math.round(Number(match[1]) / 1024) : NaN;
 };
 
-async function api(server: ServerProcess, method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const response = await fetch(`${server.baseUrl}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, ...(body !== undefined && { body: JSON.stringify(body) }) });
+async function api(
+  server: ServerProcess,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+) {
+  const response = await fetch(`${server.baseUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
   const text = await response.text();
   if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the bench reads the JSON it needs
@@ -74,7 +84,13 @@ async function tenant(server: ServerProcess, dns: TestDnsServer, name: string, d
 }
 
 const send = (server: ServerProcess, key: string, from: string, to: string) =>
-  api(server, 'POST', '/subaccount/email', { 'x-subaccount-apikey': key }, { from: { email: from }, to: [{ email: to }], subject: 'Hello', textBody: 'Hi' });
+  api(
+    server,
+    'POST',
+    '/subaccount/email',
+    { 'x-subaccount-apikey': key },
+    { from: { email: from }, to: [{ email: to }], subject: 'Hello', textBody: 'Hi' },
+  );
 
 /** Milliseconds from `started` until `seen()` holds, or `null` when it did not within {@link GIVE_UP_MS} of `started`. */
 async function timeUntil(started: number, seen: () => boolean): Promise<number | null> {
@@ -103,8 +119,21 @@ async function runCase(world: World, calm: boolean): Promise<HostileBenchRow> {
   try {
     const attacker = await tenant(server, world.dns, 'Attacker', 'attacker.test');
     const other = await tenant(server, world.dns, 'Other', 'other.test');
-    await api(server, 'POST', '/account/webhook', { 'x-account-apikey': ACCOUNT_KEY }, { url: world.webhook.url, enabled: true, delivered: true });
-    if (!calm) await api(server, 'POST', '/account/webhook', { 'x-account-apikey': ACCOUNT_KEY }, { url: world.silentUrl, enabled: true, delivered: true, processed: true });
+    await api(
+      server,
+      'POST',
+      '/account/webhook',
+      { 'x-account-apikey': ACCOUNT_KEY },
+      { url: world.webhook.url, enabled: true, delivered: true },
+    );
+    if (!calm)
+      await api(
+        server,
+        'POST',
+        '/account/webhook',
+        { 'x-account-apikey': ACCOUNT_KEY },
+        { url: world.silentUrl, enabled: true, delivered: true, processed: true },
+      );
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const idleRssMb = rssMb(server.pid);
     let peakRssMb = idleRssMb;
@@ -128,7 +157,13 @@ async function runCase(world: World, calm: boolean): Promise<HostileBenchRow> {
         timeUntil(started, () => world.sink.received.some((m) => m.rcptTo.includes('ada@rcpt.test'))),
         timeUntil(started, () => world.webhook.received.some((d) => d.json?.event?.messageID === messageId)),
       ]);
-      return { case: calm ? 'no hostile traffic (baseline)' : 'hostile MX hosts and a dead webhook', deliveredMs, eventMs, idleRssMb, peakRssMb };
+      return {
+        case: calm ? 'no hostile traffic (baseline)' : 'hostile MX hosts and a dead webhook',
+        deliveredMs,
+        eventMs,
+        idleRssMb,
+        peakRssMb,
+      };
     } finally {
       clearInterval(sampler);
     }
@@ -150,14 +185,29 @@ export async function benchHostile(): Promise<HostileBenchRow[]> {
     dns.set(`mx.${behaviour}.test`, 'A', [address]);
     for (const domain of domains) dns.set(domain, 'MX', [{ exchange: `mx.${behaviour}.test`, preference: 10 }]);
   };
-  await serve('drip', '127.0.0.5', Array.from({ length: 12 }, (_, i) => `drip${i}.test`));
-  await serve('tarpit', '127.0.0.6', Array.from({ length: 12 }, (_, i) => `tarpit${i}.test`));
+  await serve(
+    'drip',
+    '127.0.0.5',
+    Array.from({ length: 12 }, (_, i) => `drip${i}.test`),
+  );
+  await serve(
+    'tarpit',
+    '127.0.0.6',
+    Array.from({ length: 12 }, (_, i) => `tarpit${i}.test`),
+  );
   await serve('endless', '127.0.0.7', ['endless.test']);
   dns.set('rcpt.test', 'MX', [{ exchange: 'mx.rcpt.test', preference: 10 }]);
   dns.set('mx.rcpt.test', 'A', ['127.0.0.1']);
   const webhook = await startWebhookReceiver();
   const silent = await startSilentServer();
-  const world: World = { dns, sink, hostile, webhook, silentUrl: `http://127.0.0.1:${silent.port}/hook`, closeSilent: () => silent.close() };
+  const world: World = {
+    dns,
+    sink,
+    hostile,
+    webhook,
+    silentUrl: `http://127.0.0.1:${silent.port}/hook`,
+    closeSilent: () => silent.close(),
+  };
   try {
     return [await runCase(world, true), await runCase(world, false)];
   } finally {

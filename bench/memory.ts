@@ -40,7 +40,11 @@ const requestBody = (first: number, count: number) =>
     to: Array.from({ length: count }, (_, i) => {
       const n = first + i;
       // 100 recipient domains: per-domain state (pools, caches) is exercised, as in a real list.
-      return { email: `r${n}@d${n % 100}.rcpt.example`, name: `Reader ${n}`, customFields: { first: `Reader${n}`, n: String(n) } };
+      return {
+        email: `r${n}@d${n % 100}.rcpt.example`,
+        name: `Reader ${n}`,
+        customFields: { first: `Reader${n}`, n: String(n) },
+      };
     }),
     subject: 'Your digest, {{first}} (#{{n}})',
     htmlBody: HTML,
@@ -88,7 +92,8 @@ async function run(sink: ServerProcess, mailplane: ServerProcess): Promise<void>
     const taken = chain.then(async () => {
       // Two posters crossing marks together queue two samples of the same state: keep one.
       const previous = samples[samples.length - 1];
-      if (previous && previous.phase === phase && previous.accepted === accepted && previous.delivered === delivered) return previous;
+      if (previous && previous.phase === phase && previous.accepted === accepted && previous.delivered === delivered)
+        return previous;
       const memory = await getJson<{ heapUsed: number; rss: number; jobs: number }>(`${origin}/_bench/memory`);
       const row: MemorySample = {
         phase,
@@ -114,7 +119,9 @@ async function run(sink: ServerProcess, mailplane: ServerProcess): Promise<void>
     snapshots.push((await getJson<{ path: string }>(`${origin}/_bench/snapshot`, { method: 'POST' })).path);
   };
 
-  console.log(`memory benchmark: ${RECIPIENTS} recipients, ${PER_REQUEST} per request, ${IN_FLIGHT} requests in flight, workers ${MODE === 'concurrent' ? 'on while accepting' : 'started after acceptance'} (Node ${process.version})\n`);
+  console.log(
+    `memory benchmark: ${RECIPIENTS} recipients, ${PER_REQUEST} per request, ${IN_FLIGHT} requests in flight, workers ${MODE === 'concurrent' ? 'on while accepting' : 'started after acceptance'} (Node ${process.version})\n`,
+  );
   await sample('start');
   t0 = performance.now();
   if (MODE === 'concurrent') await getJson(`${origin}/_bench/start`, { method: 'POST' });
@@ -130,7 +137,8 @@ async function run(sink: ServerProcess, mailplane: ServerProcess): Promise<void>
       if (count > delivered) lastProgress = performance.now();
       delivered = count;
       const started = MODE === 'concurrent' || !accepting;
-      if (started && performance.now() - lastProgress > STALL_MS) throw new Error(`the drain stalled at ${delivered} of ${RECIPIENTS}\n${mailplane.output().slice(-2000)}`);
+      if (started && performance.now() - lastProgress > STALL_MS)
+        throw new Error(`the drain stalled at ${delivered} of ${RECIPIENTS}\n${mailplane.output().slice(-2000)}`);
       if (!started) lastProgress = performance.now();
       if (delivered >= nextDrainMark) {
         const crossedTenth = nextDrainMark <= RECIPIENTS * 0.1 && delivered >= RECIPIENTS * 0.1;
@@ -175,7 +183,8 @@ async function run(sink: ServerProcess, mailplane: ServerProcess): Promise<void>
   for (;;) {
     const memory = await getJson<{ jobs: number }>(`${origin}/_bench/memory`);
     if (memory.jobs === 0) break;
-    if (performance.now() > settleBy) throw new Error(`${memory.jobs} delivery jobs still pending after the sink received everything`);
+    if (performance.now() > settleBy)
+      throw new Error(`${memory.jobs} delivery jobs still pending after the sink received everything`);
     await delay(500);
   }
   await sample('drained');
@@ -183,9 +192,12 @@ async function run(sink: ServerProcess, mailplane: ServerProcess): Promise<void>
   await delay(5_000);
   await sample('idle 5 s');
 
-  const stats = await getJson<{ processed: number; delivered: number }>(`${mailplane.baseUrl}/subaccount/stat/aggregate?from=${firstDay}&to=${today()}`, {
-    headers: { 'x-subaccount-apikey': subKey },
-  });
+  const stats = await getJson<{ processed: number; delivered: number }>(
+    `${mailplane.baseUrl}/subaccount/stat/aggregate?from=${firstDay}&to=${today()}`,
+    {
+      headers: { 'x-subaccount-apikey': subKey },
+    },
+  );
   report(samples, stats, snapshots);
 }
 
@@ -204,20 +216,42 @@ function report(samples: MemorySample[], stats: { processed: number; delivered: 
   const tenth = RECIPIENTS * 0.1;
   // The fit takes the drain at work (10-95 %): not the readings taken while the API was still
   // accepting (request bodies in memory too), nor the ones after the last message (nothing in flight).
-  const busy = samples.filter((s) => s.phase === 'drain' && s.delivered >= tenth && s.delivered < RECIPIENTS && s.jobs > 0);
+  const busy = samples.filter(
+    (s) => s.phase === 'drain' && s.delivered >= tenth && s.delivered < RECIPIENTS && s.jobs > 0,
+  );
   const at10 = samples.find((s) => s.phase.startsWith('drain') && s.delivered >= tenth);
   const lastBusy = busy[busy.length - 1];
   const start = samples[0]!;
   const drained = samples.find((s) => s.phase === 'drained');
   const idle = samples[samples.length - 1]!;
   const mb = (s: MemorySample) => `${s.heapUsedMb.toFixed(1)} MB (RSS ${s.rssMb.toFixed(0)} MB)`;
-  console.log(`\nmailplane counted processed ${stats.processed}, delivered ${stats.delivered} of ${RECIPIENTS}; ${(RECIPIENTS / (drained ?? idle).elapsedS).toFixed(0)} recipients/s from first request to last delivery`);
-  console.log(`heap after GC: start ${mb(start)}; 10 % of the drain (${at10?.delivered ?? '-'}) ${at10 ? mb(at10) : '-'}; last reading at work (${lastBusy?.delivered ?? '-'}) ${lastBusy ? mb(lastBusy) : '-'}; 100 % drained ${drained ? mb(drained) : '-'}; idle ${mb(idle)}`);
-  console.log(`kept after the run (idle minus start): ${(idle.heapUsedMb - start.heapUsedMb).toFixed(1)} MB heap, ${(idle.rssMb - start.rssMb).toFixed(0)} MB RSS`);
-  const heapFit = fitPer100k(busy, (s) => s.delivered, (s) => s.heapUsedMb);
-  const rssFit = fitPer100k(busy, (s) => s.delivered, (s) => s.rssMb);
-  const acceptFit = fitPer100k(samples.filter((s) => s.phase === 'accept' && s.accepted >= tenth), (s) => s.accepted, (s) => s.heapUsedMb);
-  console.log(`slope of heap over the drain at work: ${heapFit.slope.toFixed(2)} ± ${(2 * heapFit.standardError).toFixed(2)} MB per 100,000 recipients (RSS ${rssFit.slope.toFixed(2)} ± ${(2 * rssFit.standardError).toFixed(2)}); over acceptance: ${acceptFit.slope.toFixed(2)} ± ${(2 * acceptFit.standardError).toFixed(2)}`);
+  console.log(
+    `\nmailplane counted processed ${stats.processed}, delivered ${stats.delivered} of ${RECIPIENTS}; ${(RECIPIENTS / (drained ?? idle).elapsedS).toFixed(0)} recipients/s from first request to last delivery`,
+  );
+  console.log(
+    `heap after GC: start ${mb(start)}; 10 % of the drain (${at10?.delivered ?? '-'}) ${at10 ? mb(at10) : '-'}; last reading at work (${lastBusy?.delivered ?? '-'}) ${lastBusy ? mb(lastBusy) : '-'}; 100 % drained ${drained ? mb(drained) : '-'}; idle ${mb(idle)}`,
+  );
+  console.log(
+    `kept after the run (idle minus start): ${(idle.heapUsedMb - start.heapUsedMb).toFixed(1)} MB heap, ${(idle.rssMb - start.rssMb).toFixed(0)} MB RSS`,
+  );
+  const heapFit = fitPer100k(
+    busy,
+    (s) => s.delivered,
+    (s) => s.heapUsedMb,
+  );
+  const rssFit = fitPer100k(
+    busy,
+    (s) => s.delivered,
+    (s) => s.rssMb,
+  );
+  const acceptFit = fitPer100k(
+    samples.filter((s) => s.phase === 'accept' && s.accepted >= tenth),
+    (s) => s.accepted,
+    (s) => s.heapUsedMb,
+  );
+  console.log(
+    `slope of heap over the drain at work: ${heapFit.slope.toFixed(2)} ± ${(2 * heapFit.standardError).toFixed(2)} MB per 100,000 recipients (RSS ${rssFit.slope.toFixed(2)} ± ${(2 * rssFit.standardError).toFixed(2)}); over acceptance: ${acceptFit.slope.toFixed(2)} ± ${(2 * acceptFit.standardError).toFixed(2)}`,
+  );
   console.log(flatnessVerdict(heapFit));
   for (const path of snapshots) console.log(`heap snapshot: ${path}`);
   if (stats.delivered < RECIPIENTS) process.exitCode = 1;

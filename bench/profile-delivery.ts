@@ -37,16 +37,24 @@ try {
     let profile: CpuProfile | undefined;
     let before: ThreadCpu = { main: 0, others: 0, children: 0 };
     let after: ThreadCpu = before;
-    const perSecond = await mailplaneRun(port, sink, sent, messages, Number.parseInt(name, 10) * 1024, name.endsWith('b'), {
-      start: async () => {
-        if (profiling) await session.post('Profiler.start');
-        before = threadCpu();
+    const perSecond = await mailplaneRun(
+      port,
+      sink,
+      sent,
+      messages,
+      Number.parseInt(name, 10) * 1024,
+      name.endsWith('b'),
+      {
+        start: async () => {
+          if (profiling) await session.post('Profiler.start');
+          before = threadCpu();
+        },
+        stop: async () => {
+          after = threadCpu();
+          if (profiling) ({ profile } = (await session.post('Profiler.stop')) as unknown as { profile: CpuProfile });
+        },
       },
-      stop: async () => {
-        after = threadCpu();
-        if (profiling) ({ profile } = (await session.post('Profiler.stop')) as unknown as { profile: CpuProfile });
-      },
-    });
+    );
     sent += messages;
     await sinkCount(sink, sent);
     const perMessage = (ms: number) => (ms / messages).toFixed(3);

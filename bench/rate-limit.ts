@@ -22,7 +22,10 @@ const CONCURRENCY = 16;
 async function freshUrl(kind: 'sqlite' | 'postgres'): Promise<{ url: string; drop: () => Promise<void> }> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'mailplane-bench-rl-'));
-    return { url: `sqlite:${join(dir, 'mailplane.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      url: `sqlite:${join(dir, 'mailplane.db')}`,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const name = `mailplane_bench_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: process.env.BENCH_PG_URL });
@@ -53,13 +56,23 @@ interface RunResult {
 async function run(kind: 'sqlite' | 'postgres', limited: boolean): Promise<RunResult> {
   const { url, drop } = await freshUrl(kind);
   const store = await openKyselyStore({ url });
-  const mailplane = createMailplane({ store, secret: 'bench-secret-bench-secret-bench-secret-0123', logger: silentLogger, rateLimits: limited ? {} : false });
+  const mailplane = createMailplane({
+    store,
+    secret: 'bench-secret-bench-secret-bench-secret-0123',
+    logger: silentLogger,
+    rateLimits: limited ? {} : false,
+  });
   try {
     const sub = await benchSender(mailplane);
     let sent = 0;
     let n = 0;
     const send = async () => {
-      const rawBody = JSON.stringify({ from: { email: 'news@bench.example.com' }, to: [{ email: `r${n++}@example.org` }], subject: 'Hello', textBody: 'Hi' });
+      const rawBody = JSON.stringify({
+        from: { email: 'news@bench.example.com' },
+        to: [{ email: `r${n++}@example.org` }],
+        subject: 'Hello',
+        textBody: 'Hi',
+      });
       const response = await mailplane.handle({
         method: 'POST',
         path: '/subaccount/email',

@@ -19,10 +19,25 @@ const CONNECTIONS = 10;
 
 /** Sends for `durationMs` with `inFlight` messages outstanding; answers messages per second. */
 async function drive(port: number, auth: { user: string; pass: string }, durationMs: number): Promise<number> {
-  const transport = nodemailer.createTransport({ pool: true, host: '127.0.0.1', port, ignoreTLS: true, auth, maxConnections: CONNECTIONS, maxMessages: Infinity });
+  const transport = nodemailer.createTransport({
+    pool: true,
+    host: '127.0.0.1',
+    port,
+    ignoreTLS: true,
+    auth,
+    maxConnections: CONNECTIONS,
+    maxMessages: Infinity,
+  });
   const html = `<p>${'Hello there, this is the benchmark message. '.repeat(20)}</p>`;
   const send = (n: number) =>
-    transport.sendMail({ from: 'News <news@bench.example.com>', to: `r${n}@example.org`, subject: `Hello ${n}`, html, text: 'Hello', headers: { 'X-Campaign': 'bench' } });
+    transport.sendMail({
+      from: 'News <news@bench.example.com>',
+      to: `r${n}@example.org`,
+      subject: `Hello ${n}`,
+      html,
+      text: 'Hello',
+      headers: { 'X-Campaign': 'bench' },
+    });
   let next = 0;
   // Warm-up: connections, JIT, the first page of the store.
   await Promise.all(Array.from({ length: 200 }, () => send(next++)));
@@ -53,7 +68,11 @@ export async function benchRelay(durationMs: number): Promise<RelayBenchRow[]> {
   const relay = await startServer('bench/servers/relay-server.ts', { BENCH_RELAY_MODE: 'mailplane' });
   try {
     const [, user, pass] = /credentials (\S+) (\S+)/.exec(relay.output())!;
-    const mailplanePerSecond = await drive(Number(new URL(relay.baseUrl).port), { user: user!, pass: pass! }, durationMs);
+    const mailplanePerSecond = await drive(
+      Number(new URL(relay.baseUrl).port),
+      { user: user!, pass: pass! },
+      durationMs,
+    );
     return [
       {
         case: '1 KB message, 1 recipient, 10 connections',

@@ -35,7 +35,8 @@ const inputs: PickInput[] = Array.from({ length: 1000 }, (_, i) => ({
   fromDomain: i % 5 === 4 ? `other${i % 25}.example.org` : domains[i % domains.length]!,
 }));
 // One IP in ten is at its cap: the engine checks availability on every decision, as delivery will.
-const availability: Availability = (entity) => (entity.kind === 'ip' && entity.id % 10 === 0 ? EntityStatus.AtCap : EntityStatus.Ready);
+const availability: Availability = (entity) =>
+  entity.kind === 'ip' && entity.id % 10 === 0 ? EntityStatus.AtCap : EntityStatus.Ready;
 const withAvailability = inputs.map((input) => ({ ...input, availability }));
 
 const metadata: Array<{ name: string; meta: ParsedRoutingMetaData }> = [
@@ -48,12 +49,22 @@ const metadata: Array<{ name: string; meta: ParsedRoutingMetaData }> = [
       others: slice(44, 50),
     },
   },
-  { name: '2 volume percentage', meta: { strategy: 2, weights: members.map((entity, i) => ({ entity, weight: 1 + ((i * 37) % 100) })) } },
+  {
+    name: '2 volume percentage',
+    meta: { strategy: 2, weights: members.map((entity, i) => ({ entity, weight: 1 + ((i * 37) % 100) })) },
+  },
   // Total weight above the precomputed-cycle limit: every slot is computed over the 50 entities.
-  { name: '2 volume percentage, large weights', meta: { strategy: 2, weights: members.map((entity, i) => ({ entity, weight: 10_000 + i * 7919 })) } },
+  {
+    name: '2 volume percentage, large weights',
+    meta: { strategy: 2, weights: members.map((entity, i) => ({ entity, weight: 10_000 + i * 7919 })) },
+  },
   {
     name: '3 sending domain',
-    meta: { strategy: 3, domains: new Map(domains.map((d, i) => [d, slice(i * 2, i * 2 + 2)] as const)), others: slice(40, 50) },
+    meta: {
+      strategy: 3,
+      domains: new Map(domains.map((d, i) => [d, slice(i * 2, i * 2 + 2)] as const)),
+      others: slice(40, 50),
+    },
   },
 ];
 
@@ -98,11 +109,20 @@ function measure(strategy: RoutingStrategy, cases: PickInput[], windowMs: number
 /** Runs the routing benchmark, measuring each case for `windowMs` after a short warm-up. */
 export function benchRouting(windowMs: number): RoutingBenchRow[] {
   const constant = members[0]!;
-  const baseline: RoutingStrategy = { strategy: 0, members, newState: () => ({ clone: () => baseline.newState() }), pick: () => constant };
+  const baseline: RoutingStrategy = {
+    strategy: 0,
+    members,
+    newState: () => ({ clone: () => baseline.newState() }),
+    pick: () => constant,
+  };
   const cases: Array<{ name: string; strategy: RoutingStrategy; inputs: PickInput[] }> = [
     { name: 'baseline (constant pick)', strategy: baseline, inputs },
     ...metadata.map(({ name, meta }) => ({ name, strategy: createRoutingStrategy(members, meta), inputs })),
-    ...metadata.map(({ name, meta }) => ({ name: `${name}, 1 IP in 10 at cap`, strategy: createRoutingStrategy(members, meta), inputs: withAvailability })),
+    ...metadata.map(({ name, meta }) => ({
+      name: `${name}, 1 IP in 10 at cap`,
+      strategy: createRoutingStrategy(members, meta),
+      inputs: withAvailability,
+    })),
   ];
   const measured = cases.map((c) => ({ name: c.name, perSecond: measure(c.strategy, c.inputs, windowMs) }));
   const base = measured[0]!.perSecond;

@@ -32,33 +32,45 @@ if (selected('stats')) {
 }
 
 if (selected('routing')) {
-  console.log('Routing decisions per second, 50-entity pool (aim: above 1,000,000 for every strategy; ratio = time per decision vs a constant pick):');
+  console.log(
+    'Routing decisions per second, 50-entity pool (aim: above 1,000,000 for every strategy; ratio = time per decision vs a constant pick):',
+  );
   console.table(benchRouting(seconds * 100));
 }
 
 if (selected('relay')) {
-  console.log('SMTP relay ingest: messages accepted and committed per second (ratio vs a bare smtp-server that discards, same client):');
+  console.log(
+    'SMTP relay ingest: messages accepted and committed per second (ratio vs a bare smtp-server that discards, same client):',
+  );
   console.table(await benchRelay(seconds * 1000));
 }
 
 if (selected('delivery')) {
-  console.log('Delivery, accepted to received by a loopback sink, DKIM on (ratio vs raw nodemailer pooled sends with DKIM; aim: at least 0.7):');
+  console.log(
+    'Delivery, accepted to received by a loopback sink, DKIM on (ratio vs raw nodemailer pooled sends with DKIM; aim: at least 0.7):',
+  );
   console.table(await benchDelivery());
 }
 
 if (named.includes('activity')) {
-  console.log('Activity queries, one account on PostgreSQL: median ms of a 100-row page at 10,000 messages / 50,000 events vs the large fill (ratio = large / small):');
+  console.log(
+    'Activity queries, one account on PostgreSQL: median ms of a 100-row page at 10,000 messages / 50,000 events vs the large fill (ratio = large / small):',
+  );
   console.table(await benchActivity());
 }
 
 if (selected('cluster')) {
-  console.log('Cluster wake-ups on PostgreSQL: enqueued on node A to started on another node (LISTEN/NOTIFY vs polling, the baseline):');
+  console.log(
+    'Cluster wake-ups on PostgreSQL: enqueued on node A to started on another node (LISTEN/NOTIFY vs polling, the baseline):',
+  );
   const rows = await benchCluster(seconds);
   if (typeof rows === 'string') console.log(rows);
   else console.table(rows);
 }
 
 if (selected('hostile')) {
-  console.log("Hostile receivers: another tenant's message and its Delivered event, send to received, while 25 messages go to dripping, tarpit and endless MX hosts and 30 sends' events to a webhook that never answers (aim: 2 s each; memory within 100 MB of idle):");
+  console.log(
+    "Hostile receivers: another tenant's message and its Delivered event, send to received, while 25 messages go to dripping, tarpit and endless MX hosts and 30 sends' events to a webhook that never answers (aim: 2 s each; memory within 100 MB of idle):",
+  );
   console.table(await benchHostile());
 }

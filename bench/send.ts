@@ -25,7 +25,11 @@ export interface SendBenchRow {
 export const sendBody = (recipients: number) => (i: number) =>
   JSON.stringify({
     from: { email: 'news@bench.example.com', name: 'Bench' },
-    to: Array.from({ length: recipients }, (_, r) => ({ email: `r${i}-${r}@example.org`, name: 'Reader', customFields: { n: String(r) } })),
+    to: Array.from({ length: recipients }, (_, r) => ({
+      email: `r${i}-${r}@example.org`,
+      name: 'Reader',
+      customFields: { n: String(r) },
+    })),
     subject: 'Hello {{n}}',
     htmlBody: '<p>Hello {{n}}</p><a href="{{unsubscribe}}">unsubscribe</a>',
     textBody: 'Hello {{n}}',
@@ -36,7 +40,9 @@ export const sendBody = (recipients: number) => (i: number) =>
 const CASES = [
   { name: '1 recipient per request', recipients: 1, concurrency: 16 },
   { name: '100 recipients per request', recipients: 100, concurrency: 4 },
-].filter((c) => process.env.BENCH_SEND_RECIPIENTS === undefined || String(c.recipients) === process.env.BENCH_SEND_RECIPIENTS);
+].filter(
+  (c) => process.env.BENCH_SEND_RECIPIENTS === undefined || String(c.recipients) === process.env.BENCH_SEND_RECIPIENTS,
+);
 
 const SERVERS = [
   { name: 'express', script: 'examples/express/server.ts' },
@@ -49,7 +55,12 @@ export async function benchSend(durationMs: number): Promise<SendBenchRow[]> {
   const bare = await startServer('bench/servers/bare-express.ts', {});
   try {
     for (const c of CASES) {
-      const result = await runLoad({ url: `${bare.baseUrl}/subaccount/email`, body: sendBody(c.recipients), concurrency: c.concurrency, durationMs });
+      const result = await runLoad({
+        url: `${bare.baseUrl}/subaccount/email`,
+        body: sendBody(c.recipients),
+        concurrency: c.concurrency,
+        durationMs,
+      });
       baseline.set(c.name, result.perSecond);
     }
   } finally {
@@ -89,11 +100,20 @@ async function measureMailplane(script: string, durationMs: number) {
   try {
     const accountKey = /account API key \(shown once, keep it\): (\S+)/.exec(server.output())![1]!;
     const call = async (method: string, path: string, headers: Record<string, string>, payload: unknown) => {
-      const response = await fetch(`${server.baseUrl}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(payload) });
+      const response = await fetch(`${server.baseUrl}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(payload),
+      });
       return (await response.json()) as { id: number; apiKey: string };
     };
     const sub = await call('POST', '/account/subaccount', { 'x-account-apikey': accountKey }, { name: 'bench' });
-    const domain = await call('POST', '/subaccount/domain', { 'x-subaccount-apikey': sub.apiKey }, { name: 'bench.example.com' });
+    const domain = await call(
+      'POST',
+      '/subaccount/domain',
+      { 'x-subaccount-apikey': sub.apiKey },
+      { name: 'bench.example.com' },
+    );
     // Stands in for publishing DNS: mark the domain verified in the same SQLite file (WAL allows it).
     const store = await openKyselyStore({ url: databaseUrl });
     await store.domains.updateVerification(sub.id, domain.id, { dkimVerified: true, verified: true, updated: 1n });

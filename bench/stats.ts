@@ -33,7 +33,11 @@ export async function benchStats(): Promise<StatsBenchRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'mailplane-bench-stats-'));
   const store = await openKyselyStore({ url: `sqlite:${join(dir, 'stats.db')}` });
   try {
-    const mailplane = createMailplane({ store, secret: 'bench-secret-bench-secret-bench-secret!', logger: silentLogger });
+    const mailplane = createMailplane({
+      store,
+      secret: 'bench-secret-bench-secret-bench-secret!',
+      logger: silentLogger,
+    });
     const { account } = await mailplane.createAccount({ name: 'bench' });
     const days = eachDay('2025-01-01', '2025-12-31');
     const measured: Array<{ events: number; daysWithData: number; medianMs: number }> = [];
@@ -52,7 +56,11 @@ export async function benchStats(): Promise<StatsBenchRow[]> {
       if (check.processed !== size.events) throw new Error(`expected ${size.events} processed, got ${check.processed}`);
       await timeMedian(20, () => store.stats.total(scope, '2025-01-01', '2025-12-31'));
       const medianMs = await timeMedian(300, () => store.stats.total(scope, '2025-01-01', '2025-12-31'));
-      measured.push({ events: size.events, daysWithData: Math.min(size.writes, days.length), medianMs: Number(medianMs.toFixed(3)) });
+      measured.push({
+        events: size.events,
+        daysWithData: Math.min(size.writes, days.length),
+        medianMs: Number(medianMs.toFixed(3)),
+      });
     }
     const base = measured[0]!.medianMs;
     return measured.map((row) => ({ ...row, ratio: Number((row.medianMs / base).toFixed(2)) }));

@@ -29,7 +29,9 @@ for (const [path, render] of [
 }
 
 if (check && stale.length > 0) {
-  process.stderr.write(`out of date with examples/shared/config-schema.ts: ${stale.join(', ')} (run npm run config:docs)\n`);
+  process.stderr.write(
+    `out of date with examples/shared/config-schema.ts: ${stale.join(', ')} (run npm run config:docs)\n`,
+  );
   process.exit(1);
 }
 console.log(stale.length === 0 ? 'config docs: up to date' : `config docs: wrote ${stale.join(', ')}`);

@@ -14,7 +14,10 @@ import { scheduledJobHandlers } from './delivery/scheduled-jobs.js';
  * run in lanes of their own. `webhookSender` is the instance's, which owns the connections to
  * webhook receivers and the per-account cap on their POSTs, and is closed with the instance.
  */
-export function backgroundJobHandlers(ctx: MailplaneContext, webhookSender: WebhookSender): Record<string, JobHandler | JobKindOptions> {
+export function backgroundJobHandlers(
+  ctx: MailplaneContext,
+  webhookSender: WebhookSender,
+): Record<string, JobHandler | JobKindOptions> {
   return {
     ...inLane(DELIVERY_LANE, { ...deliveryJobHandlers(ctx), ...scheduledJobHandlers(ctx) }),
     ...inLane(WEBHOOK_LANE, webhookJobHandlers(ctx, webhookSender)),
@@ -38,5 +41,10 @@ export const defaultLaneSlots: Readonly<Record<string, number>> = { [DELIVERY_LA
 
 /** `handlers` with each kind put in `lane`. */
 function inLane(lane: string, handlers: Record<string, JobHandler | JobKindOptions>): Record<string, JobKindOptions> {
-  return Object.fromEntries(Object.entries(handlers).map(([kind, entry]) => [kind, { ...(typeof entry === 'function' ? { handler: entry } : entry), lane }]));
+  return Object.fromEntries(
+    Object.entries(handlers).map(([kind, entry]) => [
+      kind,
+      { ...(typeof entry === 'function' ? { handler: entry } : entry), lane },
+    ]),
+  );
 }

@@ -194,6 +194,10 @@ export class StorageError extends MailplaneError {
  */
 export class SecretMismatchError extends MailplaneError {
   constructor() {
-    super('internal', 'SECRET_MISMATCH', 'this database was set up with another secret: start every node on it with the same secret (stored keys and passwords cannot be read with this one)');
+    super(
+      'internal',
+      'SECRET_MISMATCH',
+      'this database was set up with another secret: start every node on it with the same secret (stored keys and passwords cannot be read with this one)',
+    );
   }
 }

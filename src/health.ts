@@ -52,7 +52,9 @@ async function within<T>(ms: number, work: () => Promise<T>): Promise<T> {
 
 async function storeState(store: MailplaneStore, timeoutMs: number): Promise<string> {
   try {
-    const answer = await within(timeoutMs, () => (store.ready ? store.ready() : store.accounts.first().then(() => ({ ready: true as const }))));
+    const answer = await within(timeoutMs, () =>
+      store.ready ? store.ready() : store.accounts.first().then(() => ({ ready: true as const })),
+    );
     return answer.ready ? 'ok' : answer.reason;
   } catch (error) {
     return `unreachable: ${message(error)}`;
@@ -86,9 +88,11 @@ export async function checkReadiness(sources: ReadinessSources): Promise<Readine
   const secret = store === 'ok' ? await secretState(sources, timeoutMs) : 'unchecked';
   const jobRunner = runnerState(sources.runner());
   const checks = { store, secret, jobRunner };
-  const failing = [store === 'ok' ? undefined : `store: ${store}`, secret === 'ok' || secret === 'unchecked' ? undefined : `secret: ${secret}`, jobRunner === 'ok' || jobRunner === 'off' ? undefined : jobRunner].find(
-    (reason) => reason !== undefined,
-  );
+  const failing = [
+    store === 'ok' ? undefined : `store: ${store}`,
+    secret === 'ok' || secret === 'unchecked' ? undefined : `secret: ${secret}`,
+    jobRunner === 'ok' || jobRunner === 'off' ? undefined : jobRunner,
+  ].find((reason) => reason !== undefined);
   return failing === undefined ? { ready: true, checks } : { ready: false, reason: failing, checks };
 }
 
@@ -106,9 +110,13 @@ const json = (status: number, body: unknown): HttpResponse => ({
 export function createHealthHandler(readiness: () => Promise<Readiness>): HttpHandler {
   return async (request) => {
     const path = request.path.replace(/\/+$/, '');
-    if (!HEALTH_PATHS.includes(path)) return json(404, { code: 'NOT_FOUND', message: 'no such health endpoint: use /healthz or /readyz' });
+    if (!HEALTH_PATHS.includes(path))
+      return json(404, { code: 'NOT_FOUND', message: 'no such health endpoint: use /healthz or /readyz' });
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      return { ...json(405, { code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not allowed here: use GET` }), headers: { allow: 'GET, HEAD', 'content-type': 'application/json; charset=utf-8' } };
+      return {
+        ...json(405, { code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not allowed here: use GET` }),
+        headers: { allow: 'GET, HEAD', 'content-type': 'application/json; charset=utf-8' },
+      };
     }
     if (path === '/healthz') return json(200, { status: 'ok' });
     const answer = await readiness();

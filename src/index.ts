@@ -5,9 +5,22 @@
  * @module mailplane
  */
 export { createMailplane, type Mailplane, type MailplaneOptions } from './mailplane.js';
-export { startSandbox, SANDBOX_MX_HOST, type Sandbox, type SandboxOptions, type SandboxDkimResult } from './sandbox/index.js';
+export {
+  startSandbox,
+  SANDBOX_MX_HOST,
+  type Sandbox,
+  type SandboxOptions,
+  type SandboxDkimResult,
+} from './sandbox/index.js';
 export * from './errors.js';
-export { createHealthHandler, checkReadiness, HEALTH_PATHS, READINESS_TIMEOUT_MS, type Readiness, type ReadinessSources } from './health.js';
+export {
+  createHealthHandler,
+  checkReadiness,
+  HEALTH_PATHS,
+  READINESS_TIMEOUT_MS,
+  type Readiness,
+  type ReadinessSources,
+} from './health.js';
 export { pinoLogger, isLogLevel, LOG_LEVELS, type LogLevel, type PinoLoggerOptions } from './logging/pino-logger.js';
 export { MailplaneMetrics, type MetricsSources } from './metrics/metrics.js';
 export { createMetricsHandler, type MetricsHandlerOptions } from './http/metrics-handler.js';
@@ -19,7 +32,12 @@ export type { SmtpListener } from './smtp/server.js';
 export type { LoginThrottleOptions } from './smtp/login-throttle.js';
 export { createBounceReceiver, type BounceReceiver, type BounceReceiverOptions } from './bounce/receiver.js';
 export { DEFAULT_BODY_LIMIT, type RouterOptions } from './http/router.js';
-export { defaultRateLimitConfig, resolveRateLimitConfig, RATE_LIMIT_WINDOW_MS, type RateLimitConfig } from './account/rate-limits.js';
+export {
+  defaultRateLimitConfig,
+  resolveRateLimitConfig,
+  RATE_LIMIT_WINDOW_MS,
+  type RateLimitConfig,
+} from './account/rate-limits.js';
 export { stringifyJson } from './model/json.js';
 export { errorResponse, httpStatusOf, HTTP_ERROR_RULES, type HttpErrorRule } from './http/errors.js';
 export { consoleLogger, silentLogger, type Logger, type MailplaneConfig, type MailplaneContext } from './context.js';
@@ -29,7 +47,12 @@ export { randomIds, TimeOrderedIds, type IdGenerator } from './model/ids.js';
 export type { ListQuery } from './model/paging.js';
 export { createSecretBox, randomToken, MIN_SECRET_LENGTH, type SecretBox } from './crypto/secrets.js';
 export { ACCOUNT_KEY_PREFIX, SUBACCOUNT_KEY_PREFIX } from './account/keys.js';
-export { generateAccountKey, type CreateAccountOptions, type CreateAccountResult, type EnsureAccountResult } from './account/accounts.js';
+export {
+  generateAccountKey,
+  type CreateAccountOptions,
+  type CreateAccountResult,
+  type EnsureAccountResult,
+} from './account/accounts.js';
 export * from './store/index.js';
 export { STORED_COUNTERS, type StoredCounter, type StoredCounters } from './store/stats-store.js';
 export { withSent, zeroCounters, type StatCounters } from './stats/counters.js';
@@ -77,10 +100,23 @@ export {
 export { createProviderClassifier, mxHostsFrom, type ProviderClassifier } from './routing/classifier.js';
 export { createGroupCommit, type GroupCommit, type StoreWrite } from './store/group-commit.js';
 export { uuidV7 } from './model/ids.js';
-export type { Transport, DeliveryResult, DeliveryKind, DeliveryRoute, Envelope, OutboundMessage, WarmupSend } from './delivery/transport.js';
+export type {
+  Transport,
+  DeliveryResult,
+  DeliveryKind,
+  DeliveryRoute,
+  Envelope,
+  OutboundMessage,
+  WarmupSend,
+} from './delivery/transport.js';
 export { outboundMessage } from './delivery/transport.js';
 export { resolveWarmupConfig, type WarmupConfig } from './warmup/config.js';
-export { defaultTemplateCacheConfig, resolveTemplateCacheConfig, type TemplateCacheConfig, type TemplateCacheSize } from './template/cache.js';
+export {
+  defaultTemplateCacheConfig,
+  resolveTemplateCacheConfig,
+  type TemplateCacheConfig,
+  type TemplateCacheSize,
+} from './template/cache.js';
 export type { TemplateCompiler } from './template/renderer.js';
 export {
   DEFAULT_WARMUP_PLAN,
@@ -96,7 +132,11 @@ export { verpAddress, messageIdOfVerp } from './delivery/compose.js';
 export { resolveDeliveryConfig } from './delivery/config.js';
 export { defaultDnsConfig, type DnsConfig } from './dns/config.js';
 export { defaultDeliveryConfig, type DeliveryConfig } from './delivery/config.js';
-export { defaultWebhookDeliveryConfig, resolveWebhookDeliveryConfig, type WebhookDeliveryConfig } from './webhook/config.js';
+export {
+  defaultWebhookDeliveryConfig,
+  resolveWebhookDeliveryConfig,
+  type WebhookDeliveryConfig,
+} from './webhook/config.js';
 
 // Types that the exported signatures above mention, exported so that users can name them and the
 // API reference documents them (typedoc warns about a referenced type it cannot document).

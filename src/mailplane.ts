@@ -204,7 +204,11 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       // Every kind mailplane runs is named, at 0 when it has no job: a series does not vanish when its queue drains.
       return Object.keys(jobPayloadSchemas).map((kind) => {
         const line = stats.get(kind);
-        return { kind, pending: line?.pending ?? 0, oldestDueAgeSeconds: line?.oldestDueAt == null ? 0 : Math.max(0, nowMs - line.oldestDueAt) / 1000 };
+        return {
+          kind,
+          pending: line?.pending ?? 0,
+          oldestDueAgeSeconds: line?.oldestDueAt == null ? 0 : Math.max(0, nowMs - line.oldestDueAt) / 1000,
+        };
       });
     },
   });
@@ -239,7 +243,15 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   // The runtime services: built once here, each owning its caches, closed by close() below.
   const { jobs, resolver, secrets, config } = core;
   const warmup = new WarmupService({ store, clock, logger, jobs, config: config.warmup });
-  const routing = new DeliveryRouting({ store, clock, logger, resolver, secrets, warmup, tpspTransport: options.tpspTransport });
+  const routing = new DeliveryRouting({
+    store,
+    clock,
+    logger,
+    resolver,
+    secrets,
+    warmup,
+    tpspTransport: options.tpspTransport,
+  });
   const domainVerifier = new DomainVerifier({ store, clock, logger, resolver, jobs, config, metrics });
   const templateCompiler = new TemplateCompiler(config.templateCache);
   const base: Omit<MailplaneContext, 'transport'> = { ...core, routing, warmup, domainVerifier, templateCompiler };
@@ -248,7 +260,12 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   // Owns the connections to webhook receivers and the per-account cap on their POSTs.
   const webhooks = webhookSender(context);
   const lanes = { ...defaultLaneSlots, ...options.jobs?.lanes };
-  const runner = createJobRunner(context, { ...options.jobs, lanes, queue: context.jobs, handlers: backgroundJobHandlers(context, webhooks) });
+  const runner = createJobRunner(context, {
+    ...options.jobs,
+    lanes,
+    queue: context.jobs,
+    handlers: backgroundJobHandlers(context, webhooks),
+  });
   wakeRunner = () => context.jobs.notify();
   sandbox?.attach(context, upstream);
   let started = false;
@@ -260,7 +277,8 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       if (!(error instanceof SecretMismatchError)) secretChecked = undefined;
       throw error;
     }));
-  const readiness = () => checkReadiness({ store, secret: checkSecret, runner: () => (started ? runner.status() : null) });
+  const readiness = () =>
+    checkReadiness({ store, secret: checkSecret, runner: () => (started ? runner.status() : null) });
   return {
     handle: createRouter(context, apiRoutes, options.http),
     handleLinks: createTrackingHandler(context),
@@ -289,7 +307,9 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       started = true;
       runner.start();
       // A failure here leaves the API and the other jobs running; the next start() schedules it again.
-      await scheduleRetention(context).catch((error: unknown) => logger.error('retention could not be scheduled', { error: describeError(error) }));
+      await scheduleRetention(context).catch((error: unknown) =>
+        logger.error('retention could not be scheduled', { error: describeError(error) }),
+      );
     },
     stop: async () => {
       await runner.stop();

@@ -75,7 +75,8 @@ export async function fillActivity(client: pg.Client, plan: FillPlan): Promise<v
       where schemaname = current_schema() and tablename in ('messages', 'events', 'send_batches') and indexname not like '%_pkey'`,
   );
   for (const index of indexes) await client.query(`drop index ${index.name}`);
-  for (const table of ['messages', 'events', 'send_batches']) await client.query(`alter table ${table} drop constraint ${table}_pkey`);
+  for (const table of ['messages', 'events', 'send_batches'])
+    await client.query(`alter table ${table} drop constraint ${table}_pkey`);
 
   // Sends: one per `perSend` messages; sender, groups, pool and sub-account are the send's.
   const sends = Math.ceil(plan.messages / SPREAD.perSend);
@@ -146,7 +147,9 @@ export async function fillActivity(client: pg.Client, plan: FillPlan): Promise<v
        cross join lateral (select case when r % 5 = 0 then 'User' else 'user' end || r || '@mail' || (r % 8) || '.example' as email) as rc`,
       [from, to],
     );
-    log(`  events ${((to + 1) * SPREAD.eventsPerMessage).toLocaleString()} / ${(plan.messages * SPREAD.eventsPerMessage).toLocaleString()}`);
+    log(
+      `  events ${((to + 1) * SPREAD.eventsPerMessage).toLocaleString()} / ${(plan.messages * SPREAD.eventsPerMessage).toLocaleString()}`,
+    );
   }
 
   await client.query(`set maintenance_work_mem = '1GB'`);

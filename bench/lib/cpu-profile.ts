@@ -45,7 +45,11 @@ function place(url: string, line: number): string {
  * The `top` functions (or files) by self samples, with their share of all samples (idle and GC
  * included), over one or more profiles.
  */
-export function selfTime(profiles: CpuProfile | CpuProfile[], top = 20, { by = 'function', skipSeconds = 0 }: SelfTimeOptions = {}): SelfTimeRow[] {
+export function selfTime(
+  profiles: CpuProfile | CpuProfile[],
+  top = 20,
+  { by = 'function', skipSeconds = 0 }: SelfTimeOptions = {},
+): SelfTimeRow[] {
   const counts = new Map<string, { function: string; file: string; samples: number }>();
   let total = 0;
   for (const profile of Array.isArray(profiles) ? profiles : [profiles]) {
@@ -85,7 +89,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const top = Number(option('--top') ?? 25);
   const by = option('--by') === 'file' ? 'file' : 'function';
   const skipSeconds = Number(option('--skip') ?? 0);
-  if (args.length === 0) throw new Error('usage: tsx bench/lib/cpu-profile.ts FILE.cpuprofile… [--top N] [--by file] [--skip S]');
+  if (args.length === 0)
+    throw new Error('usage: tsx bench/lib/cpu-profile.ts FILE.cpuprofile… [--top N] [--by file] [--skip S]');
   const profiles = args.map((file) => JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
   console.table(selfTime(profiles, top, { by, skipSeconds }));
 }

@@ -27,16 +27,32 @@ export interface InProcessAccept {
  * Opens the instance. `beforeSending` runs once the sub-account and domain exist, before the first
  * send (e.g. to drop indexes from the file).
  */
-export async function openInProcessAccept(recipients: number, concurrency: number, beforeSending: (file: string) => void = () => {}): Promise<InProcessAccept> {
+export async function openInProcessAccept(
+  recipients: number,
+  concurrency: number,
+  beforeSending: (file: string) => void = () => {},
+): Promise<InProcessAccept> {
   const dir = mkdtempSync(join(tmpdir(), 'mailplane-accept-'));
   const file = join(dir, 'mailplane.db');
   const store = await openKyselyStore({ url: `sqlite:${file}` });
-  const mailplane = createMailplane({ store, secret: 'bench-in-process-accept-secret-0123456789', logger: silent, rateLimits: false });
+  const mailplane = createMailplane({
+    store,
+    secret: 'bench-in-process-accept-secret-0123456789',
+    logger: silent,
+    rateLimits: false,
+  });
   const call = async (path: string, headers: Record<string, string>, body: unknown) => {
     const rawBody = typeof body === 'string' ? body : JSON.stringify(body);
-    const request: HttpRequest = { method: 'POST', path, headers: { 'content-type': 'application/json', ...headers }, query: new URLSearchParams(), rawBody };
+    const request: HttpRequest = {
+      method: 'POST',
+      path,
+      headers: { 'content-type': 'application/json', ...headers },
+      query: new URLSearchParams(),
+      rawBody,
+    };
     const response = await mailplane.handle(request);
-    if (response.status !== 200 && response.status !== 201) throw new Error(`${path}: ${response.status} ${response.body}`);
+    if (response.status !== 200 && response.status !== 201)
+      throw new Error(`${path}: ${response.status} ${response.body}`);
     return JSON.parse(response.body) as { id: number; apiKey: string };
   };
   const { apiKey } = await mailplane.createAccount({ name: 'bench' });

@@ -38,7 +38,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
           path: url.pathname + url.search,
           method: options.method ?? 'POST',
           agent,
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...options.headers },
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            ...options.headers,
+          },
         },
         (res) => {
           res.resume();
@@ -50,9 +54,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     });
 
   const warmup = options.warmupRequests ?? 200;
-  await Promise.all(Array.from({ length: options.concurrency }, async (_, w) => {
-    for (let i = w; i < warmup; i += options.concurrency) await once();
-  }));
+  await Promise.all(
+    Array.from({ length: options.concurrency }, async (_, w) => {
+      for (let i = w; i < warmup; i += options.concurrency) await once();
+    }),
+  );
 
   let requests = 0;
   let errors = 0;

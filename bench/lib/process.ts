@@ -21,7 +21,8 @@ export interface ServerProcess {
  * With `BENCH_CPU_PROF=<dir>` every server process writes a V8 CPU profile into `<dir>` when it
  * stops (`npx tsx bench/lib/cpu-profile.ts <dir>/*.cpuprofile --skip 3` lists where the time went).
  */
-const profiling = (): string[] => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []);
+const profiling = (): string[] =>
+  process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
 
 /** Runs `script` (relative to the repository) with node and the tsx loader and the given environment; resolves on "listening on <url>". */
 export async function startServer(script: string, env: Record<string, string>): Promise<ServerProcess> {

@@ -15,12 +15,26 @@ export interface BenchSender {
 export async function benchSender(mailplane: Mailplane): Promise<BenchSender> {
   const { apiKey } = await mailplane.createAccount({ name: 'bench' });
   const call = async (path: string, headers: Record<string, string>, body: unknown) => {
-    const response = await mailplane.handle({ method: 'POST', path, headers: { 'content-type': 'application/json', ...headers }, query: new URLSearchParams(), rawBody: JSON.stringify(body) });
+    const response = await mailplane.handle({
+      method: 'POST',
+      path,
+      headers: { 'content-type': 'application/json', ...headers },
+      query: new URLSearchParams(),
+      rawBody: JSON.stringify(body),
+    });
     if (response.status >= 300) throw new Error(`${path}: ${response.status} ${response.body}`);
     return JSON.parse(response.body);
   };
   const sub = await call('/account/subaccount', { 'x-account-apikey': apiKey }, { name: 'bench' });
   const domain = await call('/subaccount/domain', { 'x-subaccount-apikey': sub.apiKey }, { name: 'bench.example.com' });
-  await mailplane.context.store.domains.updateVerification(sub.id, domain.id, { dkimVerified: true, verified: true, updated: 1n });
-  return { subAccountId: sub.id, apiKey: sub.apiKey, smtp: { user: sub.smtpAuths[0].username, pass: sub.smtpAuths[0].password } };
+  await mailplane.context.store.domains.updateVerification(sub.id, domain.id, {
+    dkimVerified: true,
+    verified: true,
+    updated: 1n,
+  });
+  return {
+    subAccountId: sub.id,
+    apiKey: sub.apiKey,
+    smtp: { user: sub.smtpAuths[0].username, pass: sub.smtpAuths[0].password },
+  };
 }

@@ -38,15 +38,27 @@ async function expectReply(next: () => Promise<string>, code: string): Promise<v
 }
 
 /** Messages per second the sink at `port` accepts for `messages` messages of `size` bytes. */
-export async function sinkCeiling(port: number, messages: number, size: number, connections: number, signingKey?: KeyObject): Promise<number> {
+export async function sinkCeiling(
+  port: number,
+  messages: number,
+  size: number,
+  connections: number,
+  signingKey?: KeyObject,
+): Promise<number> {
   const line = 'x'.repeat(76) + '\r\n';
   const body = Buffer.from(
-    'From: a@bench.example.com\r\nTo: r@rcpt.example\r\nSubject: ceiling\r\n\r\n' + line.repeat(Math.ceil(size / line.length)) + '.\r\n',
+    'From: a@bench.example.com\r\nTo: r@rcpt.example\r\nSubject: ceiling\r\n\r\n' +
+      line.repeat(Math.ceil(size / line.length)) +
+      '.\r\n',
   );
   let next = 0;
   const signature = (n: number) =>
     signingKey
-      ? new Promise((resolve, reject) => sign('sha256', Buffer.from(`header block ${n}`), signingKey, (error, result) => (error ? reject(error) : resolve(result))))
+      ? new Promise((resolve, reject) =>
+          sign('sha256', Buffer.from(`header block ${n}`), signingKey, (error, result) =>
+            error ? reject(error) : resolve(result),
+          ),
+        )
       : Promise.resolve();
   const worker = async () => {
     let signed = signature(next);

@@ -42,7 +42,8 @@ function childrenCpu(): number {
     if (stat) processes.set(Number(entry), parseStat(stat));
   }
   const isDescendant = (pid: number): boolean => {
-    for (let at = processes.get(pid)?.parent; at !== undefined && at > 1; at = processes.get(at)?.parent) if (at === process.pid) return true;
+    for (let at = processes.get(pid)?.parent; at !== undefined && at > 1; at = processes.get(at)?.parent)
+      if (at === process.pid) return true;
     return false;
   };
   let ms = 0;

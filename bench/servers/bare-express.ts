@@ -11,7 +11,9 @@ app.use(express.json({ limit: '8mb' }));
 app.post('/api/v1/subaccount/email', (req, res) => {
   const body = req.body as { to: Array<{ email: string }> };
   const submittedAt = BigInt(Date.now()) * 1_000_000n;
-  const entries = body.to.map((to) => `{"to":${JSON.stringify(to.email)},"submittedAt":${submittedAt},"messageId":"${randomUUID()}"}`);
+  const entries = body.to.map(
+    (to) => `{"to":${JSON.stringify(to.email)},"submittedAt":${submittedAt},"messageId":"${randomUUID()}"}`,
+  );
   res.type('application/json').send(`[${entries.join(',')}]`);
 });
 const server = app.listen(0, '127.0.0.1', () => {

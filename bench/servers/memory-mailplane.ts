@@ -34,7 +34,13 @@ const dir = mkdtempSync(join(tmpdir(), 'mailplane-bench-memory-'));
 const store = await openKyselyStore({ url: `sqlite:${join(dir, 'mailplane.db')}` });
 // Every recipient domain's MX is the sink: delivery takes the real MX path (lookup, pool, SMTP).
 const staticMx = {
-  resolveMx: async (name: string) => ({ ok: true as const, name, chain: [], records: [{ exchange: '127.0.0.1', preference: 0 }], ttl: 300 }),
+  resolveMx: async (name: string) => ({
+    ok: true as const,
+    name,
+    chain: [],
+    records: [{ exchange: '127.0.0.1', preference: 0 }],
+    ttl: 300,
+  }),
   resolveA: async () => ({ ok: true as const, name: '127.0.0.1', chain: [], records: ['127.0.0.1'], ttl: 300 }),
 };
 // Library defaults everywhere else (job concurrency, polling, page size, delivery concurrency):
@@ -106,7 +112,8 @@ process.once('SIGTERM', () => {
   server.closeAllConnections();
   void mailplane.close().finally(() => {
     // Heap snapshots are kept for inspection together with the database they describe.
-    if (!process.env.BENCH_MEMORY_KEEP && !process.env.BENCH_MEMORY_SNAPSHOTS) rmSync(dir, { recursive: true, force: true });
+    if (!process.env.BENCH_MEMORY_KEEP && !process.env.BENCH_MEMORY_SNAPSHOTS)
+      rmSync(dir, { recursive: true, force: true });
     process.exit(0);
   });
 });

@@ -36,13 +36,20 @@ if (process.env.BENCH_RELAY_MODE === 'bare') {
 } else {
   const dir = mkdtempSync(join(tmpdir(), 'mailplane-bench-relay-'));
   const store = await openKyselyStore({ url: `sqlite:${join(dir, 'mailplane.db')}` });
-  const mailplane = createMailplane({ store, secret: 'bench-secret-bench-secret-bench-secret-0123', logger: silentLogger });
+  const mailplane = createMailplane({
+    store,
+    secret: 'bench-secret-bench-secret-bench-secret-0123',
+    logger: silentLogger,
+  });
   const { smtp } = await benchSender(mailplane);
   const relay = createSmtpRelay(mailplane.context, { allowInsecureAuth: true });
   const { port } = await relay.listen(0, '127.0.0.1');
   console.log(`credentials ${smtp.user} ${smtp.pass}`);
   announce(port);
   process.once('SIGTERM', () => {
-    void relay.close().then(() => mailplane.close()).then(() => process.exit(0));
+    void relay
+      .close()
+      .then(() => mailplane.close())
+      .then(() => process.exit(0));
   });
 }

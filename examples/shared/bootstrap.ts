@@ -7,7 +7,19 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { consoleLogger, createBounceReceiver, createMailplane, pinoLogger, createSmtpRelay, startSandbox, type LogLevel, type Mailplane, type MailplaneOptions, type Sandbox, type SmtpListener } from 'mailplane';
+import {
+  consoleLogger,
+  createBounceReceiver,
+  createMailplane,
+  pinoLogger,
+  createSmtpRelay,
+  startSandbox,
+  type LogLevel,
+  type Mailplane,
+  type MailplaneOptions,
+  type Sandbox,
+  type SmtpListener,
+} from 'mailplane';
 import { ensurePrivateDirectory, ensurePrivateFile, PRIVATE_FILE_MODE } from 'mailplane/storage/kysely';
 import { mxTransport, smartHostTransport } from 'mailplane/transport/smtp';
 import { openExampleStore, warnOnce, type FileWarnings } from './startup.js';
@@ -38,7 +50,10 @@ export interface ExampleConfig {
    * Options passed to createMailplane from the environment (DNS, delivery, webhooks, rate limits);
    * `trackingBaseUrl` is not one: it needs the bound address, see {@link startMailplane}.
    */
-  mailplane: Pick<MailplaneOptions, 'dns' | 'delivery' | 'webhooks' | 'rateLimits' | 'metrics' | 'retention' | 'domains'>;
+  mailplane: Pick<
+    MailplaneOptions,
+    'dns' | 'delivery' | 'webhooks' | 'rateLimits' | 'metrics' | 'retention' | 'domains'
+  >;
   /** The SMTP relay: off unless a port is given. */
   smtp: {
     /** Plain port with STARTTLS when a certificate is given (25, 2525 or 587); `MAILPLANE_SMTP_PORT`. */
@@ -63,8 +78,14 @@ export interface ExampleConfig {
  * configured (`MAILPLANE_DNS_SERVERS`, `MAILPLANE_MX_PORT`) or `NODE_ENV` is `production`: a first
  * `npm start` then shows mail going all the way through.
  */
-export function sandboxWanted(values: Pick<ConfigValues, 'MAILPLANE_SANDBOX' | 'MAILPLANE_DNS_SERVERS' | 'MAILPLANE_MX_PORT'>, nodeEnv: string | undefined): boolean {
-  return values.MAILPLANE_SANDBOX ?? (values.MAILPLANE_DNS_SERVERS === undefined && values.MAILPLANE_MX_PORT === undefined && nodeEnv !== 'production');
+export function sandboxWanted(
+  values: Pick<ConfigValues, 'MAILPLANE_SANDBOX' | 'MAILPLANE_DNS_SERVERS' | 'MAILPLANE_MX_PORT'>,
+  nodeEnv: string | undefined,
+): boolean {
+  return (
+    values.MAILPLANE_SANDBOX ??
+    (values.MAILPLANE_DNS_SERVERS === undefined && values.MAILPLANE_MX_PORT === undefined && nodeEnv !== 'production')
+  );
 }
 
 /** The line the server prints about its mode, saying what it means for domains and mail. */
@@ -86,7 +107,12 @@ export function describeMode(sandbox: Sandbox | undefined, config: ExampleConfig
  */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig {
   const values = readConfigValues(env);
-  const { MAILPLANE_MX_PORT: mxPort, MAILPLANE_RETRY_DELAYS_MS: retryDelaysMs, MAILPLANE_SMTP_TLS_KEY: tlsKey, MAILPLANE_SMTP_TLS_CERT: tlsCert } = values;
+  const {
+    MAILPLANE_MX_PORT: mxPort,
+    MAILPLANE_RETRY_DELAYS_MS: retryDelaysMs,
+    MAILPLANE_SMTP_TLS_KEY: tlsKey,
+    MAILPLANE_SMTP_TLS_CERT: tlsCert,
+  } = values;
   const requestsPerMinute = values.MAILPLANE_RATE_LIMIT_REQUESTS_PER_MINUTE;
   const recipientsPerMinute = values.MAILPLANE_RATE_LIMIT_RECIPIENTS_PER_MINUTE;
   return {
@@ -116,7 +142,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
       // Days messages and events are kept (docs/activity.md, "Retention"); 0 keeps them forever.
       ...(values.MAILPLANE_RETENTION_DAYS !== undefined && { retention: { days: values.MAILPLANE_RETENTION_DAYS } }),
       // Automatic DKIM key rotation every N days (docs/domains.md, "DKIM key rotation"); unset: off.
-      ...(values.MAILPLANE_DKIM_AUTO_ROTATE_DAYS !== undefined && { domains: { dkimAutoRotateDays: values.MAILPLANE_DKIM_AUTO_ROTATE_DAYS } }),
+      ...(values.MAILPLANE_DKIM_AUTO_ROTATE_DAYS !== undefined && {
+        domains: { dkimAutoRotateDays: values.MAILPLANE_DKIM_AUTO_ROTATE_DAYS },
+      }),
     },
     smtp: {
       ...(values.MAILPLANE_SMTP_PORT !== undefined && { port: values.MAILPLANE_SMTP_PORT }),
@@ -126,7 +154,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
       ...(values.MAILPLANE_BOUNCE_PORT !== undefined && { bouncePort: values.MAILPLANE_BOUNCE_PORT }),
       feedbackAddresses: values.MAILPLANE_FEEDBACK_ADDRESSES ?? [],
       ...(values.MAILPLANE_SMTP_MAX_CLIENTS !== undefined && { maxClients: values.MAILPLANE_SMTP_MAX_CLIENTS }),
-      ...(values.MAILPLANE_SMTP_MAX_CONNECTIONS_PER_ADDRESS !== undefined && { maxConnectionsPerAddress: values.MAILPLANE_SMTP_MAX_CONNECTIONS_PER_ADDRESS }),
+      ...(values.MAILPLANE_SMTP_MAX_CONNECTIONS_PER_ADDRESS !== undefined && {
+        maxConnectionsPerAddress: values.MAILPLANE_SMTP_MAX_CONNECTIONS_PER_ADDRESS,
+      }),
     },
   };
 }
@@ -138,7 +168,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
  */
 export async function startSmtpServers(mailplane: Mailplane, config: ExampleConfig): Promise<SmtpListener[]> {
   const { port, tlsPort, tls, bouncePort, feedbackAddresses, maxClients, maxConnectionsPerAddress } = config.smtp;
-  const limits = { ...(maxClients !== undefined && { maxClients }), ...(maxConnectionsPerAddress !== undefined && { maxConnectionsPerAddress }) };
+  const limits = {
+    ...(maxClients !== undefined && { maxClients }),
+    ...(maxConnectionsPerAddress !== undefined && { maxConnectionsPerAddress }),
+  };
   const relays: SmtpListener[] = [];
   const start = async (relay: SmtpListener, listenPort: number, kind: string) => {
     relays.push(relay);
@@ -146,14 +179,22 @@ export async function startSmtpServers(mailplane: Mailplane, config: ExampleConf
     console.log(`mailplane: SMTP ${kind} listening on ${config.host}:${bound.port}`);
   };
   if (port !== undefined) {
-    await start(createSmtpRelay(mailplane.context, { ...(tls && { tls }), ...limits }), port, `relay (${tls ? 'STARTTLS' : 'plain: logins from loopback clients only'})`);
+    await start(
+      createSmtpRelay(mailplane.context, { ...(tls && { tls }), ...limits }),
+      port,
+      `relay (${tls ? 'STARTTLS' : 'plain: logins from loopback clients only'})`,
+    );
   }
   // readConfig refuses MAILPLANE_SMTPS_PORT without the certificate.
   if (tlsPort !== undefined && tls) {
     await start(createSmtpRelay(mailplane.context, { tls, secure: true, ...limits }), tlsPort, 'relay (implicit TLS)');
   }
   if (bouncePort !== undefined) {
-    await start(createBounceReceiver(mailplane.context, { feedbackAddresses, ...(tls && { tls }), ...limits }), bouncePort, 'bounce and complaint receiver');
+    await start(
+      createBounceReceiver(mailplane.context, { feedbackAddresses, ...(tls && { tls }), ...limits }),
+      bouncePort,
+      'bounce and complaint receiver',
+    );
   }
   return relays;
 }

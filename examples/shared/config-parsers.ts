@@ -56,7 +56,9 @@ const DURATION_UNITS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000
 function durationMs(text: string, min: number, max: number): number | string {
   const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/i.exec(text.trim());
   if (!match) return `${JSON.stringify(text.trim())} is not a duration`;
-  const ms = Math.round(Number(match[1]) * DURATION_UNITS[(match[2]?.toLowerCase() ?? 'ms') as keyof typeof DURATION_UNITS]);
+  const ms = Math.round(
+    Number(match[1]) * DURATION_UNITS[(match[2]?.toLowerCase() ?? 'ms') as keyof typeof DURATION_UNITS],
+  );
   if (ms < min) return `${text.trim()} is shorter than ${formatDuration(min)}`;
   if (ms > max) return `${text.trim()} is longer than ${formatDuration(max)}`;
   return ms;
@@ -84,7 +86,10 @@ export function durationList(min: number, max: number, maxEntries: number): Text
 
 /** Comma-separated email addresses, blanks between commas ignored. */
 export const emailList: TextParser<string[]> = z.string().transform((text, ctx) => {
-  const addresses = text.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const addresses = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   const bad = addresses.find((address) => !isEmailAddress(address));
   return bad === undefined ? addresses : fail(ctx, text, `${JSON.stringify(bad)} is not an email address`);
 });
@@ -93,7 +98,12 @@ export const emailList: TextParser<string[]> = z.string().transform((text, ctx) 
 export const listenHost: TextParser<string> = z
   .string()
   .trim()
-  .refine((host) => isIP(host) !== 0 || (host.length <= 253 && /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(host)), 'not a host name or IP address');
+  .refine(
+    (host) =>
+      isIP(host) !== 0 ||
+      (host.length <= 253 && /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(host)),
+    'not a host name or IP address',
+  );
 
 /** An `http://` or `https://` URL without query or fragment, returned without trailing slashes. */
 export const publicUrl: TextParser<string> = z
@@ -101,7 +111,8 @@ export const publicUrl: TextParser<string> = z
   .trim()
   .transform((text, ctx) => {
     const url = URL.canParse(text) ? new URL(text) : undefined;
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return fail(ctx, text, 'not an http:// or https:// URL');
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+      return fail(ctx, text, 'not an http:// or https:// URL');
     if (url.search !== '' || url.hash !== '') return fail(ctx, text, 'has a query or fragment');
     return text.replace(/\/+$/, '');
   });
@@ -140,7 +151,10 @@ export const logLevel: TextParser<LogLevel> = z
   .string()
   .trim()
   .toLowerCase()
-  .refine((level): level is LogLevel => (LOG_LEVELS as readonly string[]).includes(level), 'unknown log level') as unknown as TextParser<LogLevel>;
+  .refine(
+    (level): level is LogLevel => (LOG_LEVELS as readonly string[]).includes(level),
+    'unknown log level',
+  ) as unknown as TextParser<LogLevel>;
 
 /**
  * A credential sent in an HTTP header (account key, bearer token): visible ASCII without spaces,
@@ -156,7 +170,11 @@ export function headerCredential(minLength: number): TextParser<string> {
 
 /** A secret of at least `minLength` characters, kept exactly as given. */
 export function secretText(minLength: number): TextParser<string> {
-  return z.string().transform((secret, ctx) => (secret.length >= minLength ? secret : fail(ctx, secret, `shorter than ${minLength} characters`)));
+  return z
+    .string()
+    .transform((secret, ctx) =>
+      secret.length >= minLength ? secret : fail(ctx, secret, `shorter than ${minLength} characters`),
+    );
 }
 
 /** Node's words for a file that cannot be read. */

@@ -19,7 +19,8 @@ const SOCKET_HINTS: Record<string, string> = {
 
 /** The readable words of one error: its message, else its code (an AggregateError may have neither). */
 function wordsOf(error: unknown): string {
-  if (error instanceof AggregateError && error.message === '') return error.errors.map(wordsOf).filter(Boolean).join('; ');
+  if (error instanceof AggregateError && error.message === '')
+    return error.errors.map(wordsOf).filter(Boolean).join('; ');
   if (error instanceof Error) return error.message || String((error as { code?: unknown }).code ?? error.name);
   return String(error);
 }
@@ -45,13 +46,18 @@ export function startupFailureLine(error: unknown): string {
  * (every one at once, so a second start does not reveal the next), else {@link startupFailureLine}.
  */
 export function startupFailureLines(error: unknown): string[] {
-  if (error instanceof ConfigurationError) return error.problems.map((problem) => `mailplane: cannot start: ${describeProblem(problem)}`);
+  if (error instanceof ConfigurationError)
+    return error.problems.map((problem) => `mailplane: cannot start: ${describeProblem(problem)}`);
   return [startupFailureLine(error)];
 }
 
 /** Prints {@link startupFailureLines} on stderr and exits with status 1. */
 export function exitOnStartupFailure(error: unknown): never {
-  process.stderr.write(startupFailureLines(error).map((line) => `${line}\n`).join(''));
+  process.stderr.write(
+    startupFailureLines(error)
+      .map((line) => `${line}\n`)
+      .join(''),
+  );
   process.exit(1);
 }
 
@@ -89,7 +95,11 @@ export interface BoundHttpServer {
 
 /** The answer to a request that arrives after the port is bound but before the application is ready. */
 const answerStarting: RequestListener = (_request, response) => {
-  response.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', 'cache-control': 'no-store' });
+  response.writeHead(503, {
+    'content-type': 'application/json; charset=utf-8',
+    'retry-after': '1',
+    'cache-control': 'no-store',
+  });
   response.end(JSON.stringify({ code: 'STARTING', message: 'the server is starting; try again in a moment' }));
 };
 

@@ -28,7 +28,10 @@ export interface CreateAccountResult {
 }
 
 /** Creates an account with its default sub-account, atomically. */
-export async function createAccount(ctx: MailplaneContext, options: CreateAccountOptions): Promise<CreateAccountResult> {
+export async function createAccount(
+  ctx: MailplaneContext,
+  options: CreateAccountOptions,
+): Promise<CreateAccountResult> {
   const apiKey = options.apiKey ?? generateAccountKey();
   return ctx.store.transaction(async (store) => {
     const account = await store.accounts.create({

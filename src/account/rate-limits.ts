@@ -53,7 +53,8 @@ export function resolveRateLimitConfig(options: Partial<RateLimitConfig> | false
   if (options === false) return false;
   const config = { ...defaultRateLimitConfig, ...options };
   for (const [name, value] of Object.entries(config)) {
-    if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`rateLimits.${name} must be a positive integer, not ${String(value)}`);
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new TypeError(`rateLimits.${name} must be a positive integer, not ${String(value)}`);
   }
   return config;
 }
@@ -85,8 +86,15 @@ function bucketOf(owner: RateLimitOwner, allowance: RateLimitAllowance): string 
   return `${owner.kind}:${owner.id}:${allowance}`;
 }
 
-function refusalMessage(allowance: RateLimitAllowance, limit: number, remaining: number, cost: number, retryAfter: number): string {
-  if (allowance === 'requests') return `too many requests: this key may make ${limit} requests a minute; retry in ${retryAfter} s`;
+function refusalMessage(
+  allowance: RateLimitAllowance,
+  limit: number,
+  remaining: number,
+  cost: number,
+  retryAfter: number,
+): string {
+  if (allowance === 'requests')
+    return `too many requests: this key may make ${limit} requests a minute; retry in ${retryAfter} s`;
   if (cost > limit) {
     return `this request names ${cost} recipients, more than this sub-account may send to in a minute (${limit}); split it into smaller requests`;
   }
@@ -106,10 +114,13 @@ function createUncountedLog(ctx: Pick<RateLimiterDeps, 'logger'>) {
     add(error: unknown, now: number): void {
       uncounted++;
       if (now - warnedAt < RATE_LIMIT_WINDOW_MS) return;
-      ctx.logger.warn('rate limits are not counted: the store cannot write their counters, so requests are served uncounted until it can', {
-        error: error instanceof Error ? error.message : String(error),
-        uncountedSinceLastWarning: uncounted,
-      });
+      ctx.logger.warn(
+        'rate limits are not counted: the store cannot write their counters, so requests are served uncounted until it can',
+        {
+          error: error instanceof Error ? error.message : String(error),
+          uncountedSinceLastWarning: uncounted,
+        },
+      );
       warnedAt = now;
       uncounted = 0;
     },
@@ -147,7 +158,8 @@ export function createRateLimiter(ctx: RateLimiterDeps, config: RateLimitConfig)
     },
     { maxBatch: MAX_HIT_BATCH },
   );
-  const count = (hit: RateLimitHit) => new Promise<RateLimitUsage>((resolve, reject) => hits.add({ hit, resolve, reject }));
+  const count = (hit: RateLimitHit) =>
+    new Promise<RateLimitUsage>((resolve, reject) => hits.add({ hit, resolve, reject }));
   const prune = async (before: number) => {
     // Bounded statements: a window's stale buckets go in batches, never in one unbounded delete.
     while ((await ctx.store.rateLimits.prune(before, PRUNE_BATCH)) === PRUNE_BATCH);
@@ -162,7 +174,9 @@ export function createRateLimiter(ctx: RateLimiterDeps, config: RateLimitConfig)
       if (before > prunedBefore) {
         prunedBefore = before;
         prune(before).catch((error: unknown) => {
-          ctx.logger.warn('pruning rate-limit counters failed', { error: error instanceof Error ? error.message : String(error) });
+          ctx.logger.warn('pruning rate-limit counters failed', {
+            error: error instanceof Error ? error.message : String(error),
+          });
         });
       }
       const limit = allowance === 'recipients' ? config.recipientsPerMinute : config.requestsPerMinute;
@@ -185,7 +199,10 @@ export function createRateLimiter(ctx: RateLimiterDeps, config: RateLimitConfig)
       };
       if (usage.admitted) return { headers };
       const retryAfter = Math.max(1, Math.ceil((resetMs - now) / 1000));
-      return { headers, refusal: new RateLimitedError(refusalMessage(allowance, limit, remaining, cost, retryAfter), retryAfter) };
+      return {
+        headers,
+        refusal: new RateLimitedError(refusalMessage(allowance, limit, remaining, cost, retryAfter), retryAfter),
+      };
     },
   };
 }

@@ -4,7 +4,13 @@ import { epochNsSchema } from '../model/wire-schemas.js';
 import type { SubAccountView } from './sub-accounts.js';
 
 /** An SMTP credential of a sub-account, with its password (shown to the owning account). */
-const smtpAuthWireSchema = z.object({ id: z.int(), username: z.string(), password: z.string(), created: epochNsSchema, updated: epochNsSchema });
+const smtpAuthWireSchema = z.object({
+  id: z.int(),
+  username: z.string(),
+  password: z.string(),
+  created: epochNsSchema,
+  updated: epochNsSchema,
+});
 
 /** The wire shape of {@link subAccountToWire}: the reference's `SubAccount`. */
 export const subAccountWireSchema = z.object({

@@ -1,13 +1,25 @@
 import type { MailplaneContext } from '../context.js';
 import { stringifyJson } from '../model/json.js';
 import type { ActivityCursor, ActivityFilter } from '../store/index.js';
-import { activityFilter, eventPage, messagePage, type ActivityScope, type EventItem, type MessageItem } from './list.js';
+import {
+  activityFilter,
+  eventPage,
+  messagePage,
+  type ActivityScope,
+  type EventItem,
+  type MessageItem,
+} from './list.js';
 import type { ExportQuery } from './query.js';
 
 /** Rows read per store query: bounded memory whatever the export's size. */
 const EXPORT_PAGE = 500;
 
-type Page<T> = (ctx: MailplaneContext, filter: ActivityFilter, limit: number, after?: ActivityCursor) => Promise<{ items: T[]; next?: ActivityCursor }>;
+type Page<T> = (
+  ctx: MailplaneContext,
+  filter: ActivityFilter,
+  limit: number,
+  after?: ActivityCursor,
+) => Promise<{ items: T[]; next?: ActivityCursor }>;
 
 /** Every item of `filter`, newest first, read a page at a time as the consumer pulls. */
 async function* allItems<T>(ctx: MailplaneContext, filter: ActivityFilter, page: Page<T>): AsyncGenerator<T> {
@@ -24,27 +36,47 @@ async function* allItems<T>(ctx: MailplaneContext, filter: ActivityFilter, page:
  * `-` or `@` gets a `'` first so a spreadsheet shows it as text instead of running it as a formula.
  */
 export function csvField(value: unknown): string {
-  let text = value === undefined || value === null ? '' : typeof value === 'object' ? stringifyJson(value) : String(value);
+  let text =
+    value === undefined || value === null ? '' : typeof value === 'object' ? stringifyJson(value) : String(value);
   if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 const MESSAGE_COLUMNS: Array<[string, (m: MessageItem) => unknown]> = [
-  ['messageID', (m) => m.messageID], ['submittedAt', (m) => m.submittedAt], ['subAccountID', (m) => m.subAccountID],
-  ['status', (m) => m.status], ['from', (m) => m.from.email], ['to', (m) => m.to.email], ['subject', (m) => m.subject],
-  ['groups', (m) => m.groups.join(';')], ['attempt', (m) => m.attempt], ['ipPool', (m) => m.ipPool],
+  ['messageID', (m) => m.messageID],
+  ['submittedAt', (m) => m.submittedAt],
+  ['subAccountID', (m) => m.subAccountID],
+  ['status', (m) => m.status],
+  ['from', (m) => m.from.email],
+  ['to', (m) => m.to.email],
+  ['subject', (m) => m.subject],
+  ['groups', (m) => m.groups.join(';')],
+  ['attempt', (m) => m.attempt],
+  ['ipPool', (m) => m.ipPool],
 ];
 
 const EVENT_COLUMNS: Array<[string, (e: EventItem) => unknown]> = [
-  ['eventID', (e) => e.eventID], ['type', (e) => e.type], ['submittedAt', (e) => e.submittedAt], ['messageID', (e) => e.messageID],
-  ['subAccountID', (e) => e.subAccountID], ['from', (e) => e.from], ['to', (e) => e.to], ['smtpCode', (e) => e.smtpCode],
+  ['eventID', (e) => e.eventID],
+  ['type', (e) => e.type],
+  ['submittedAt', (e) => e.submittedAt],
+  ['messageID', (e) => e.messageID],
+  ['subAccountID', (e) => e.subAccountID],
+  ['from', (e) => e.from],
+  ['to', (e) => e.to],
+  ['smtpCode', (e) => e.smtpCode],
   ['smtpDescription', (e) => e.smtpDescription],
 ];
 
-async function* lines<T>(items: AsyncIterable<T>, format: ExportQuery['format'], columns: Array<[string, (item: T) => unknown]>): AsyncGenerator<string> {
+async function* lines<T>(
+  items: AsyncIterable<T>,
+  format: ExportQuery['format'],
+  columns: Array<[string, (item: T) => unknown]>,
+): AsyncGenerator<string> {
   if (format === 'csv') yield `${columns.map(([name]) => name).join(',')}\r\n`;
   for await (const item of items) {
-    yield format === 'csv' ? `${columns.map(([, get]) => csvField(get(item))).join(',')}\r\n` : `${stringifyJson(item)}\n`;
+    yield format === 'csv'
+      ? `${columns.map(([, get]) => csvField(get(item))).join(',')}\r\n`
+      : `${stringifyJson(item)}\n`;
   }
 }
 
@@ -61,13 +93,21 @@ function body(format: ExportQuery['format'], name: string, chunks: AsyncIterable
 }
 
 /** `GET …/message/export`: every matching message, streamed as NDJSON (one list item a line) or CSV. */
-export async function exportMessages(ctx: MailplaneContext, scope: ActivityScope, query: ExportQuery): Promise<ExportBody> {
+export async function exportMessages(
+  ctx: MailplaneContext,
+  scope: ActivityScope,
+  query: ExportQuery,
+): Promise<ExportBody> {
   const filter = await activityFilter(ctx, scope, query);
   return body(query.format, 'messages', lines(allItems(ctx, filter, messagePage), query.format, MESSAGE_COLUMNS));
 }
 
 /** `GET …/event/export`: every matching event, streamed as NDJSON (one list item a line) or CSV. */
-export async function exportEvents(ctx: MailplaneContext, scope: ActivityScope, query: ExportQuery): Promise<ExportBody> {
+export async function exportEvents(
+  ctx: MailplaneContext,
+  scope: ActivityScope,
+  query: ExportQuery,
+): Promise<ExportBody> {
   const filter = await activityFilter(ctx, scope, query);
   return body(query.format, 'events', lines(allItems(ctx, filter, eventPage), query.format, EVENT_COLUMNS));
 }

@@ -18,14 +18,24 @@ export interface ActivityPageBody<T> {
 }
 
 /** The wire shape of a page of {@link listMessages}. */
-export const messagePageWireSchema = z.object({ items: z.array(messageItemWireSchema), nextCursor: z.string().nullable() });
+export const messagePageWireSchema = z.object({
+  items: z.array(messageItemWireSchema),
+  nextCursor: z.string().nullable(),
+});
 /** The wire shape of a page of {@link listEvents}. */
 export const eventPageWireSchema = z.object({ items: z.array(eventWireSchema), nextCursor: z.string().nullable() });
 
 /** The store filter of `query` in `scope`, with the `ippool` name resolved to its id. */
-export async function activityFilter(ctx: MailplaneContext, scope: ActivityScope, query: ActivityFilterQuery): Promise<ActivityFilter> {
+export async function activityFilter(
+  ctx: MailplaneContext,
+  scope: ActivityScope,
+  query: ActivityFilterQuery,
+): Promise<ActivityFilter> {
   const subAccountId = scope.subAccountId ?? query.subAccountId;
-  const pool = query.ippool === undefined ? undefined : ((await ctx.store.ipPools.findByName(scope.accountId, query.ippool))?.id ?? null);
+  const pool =
+    query.ippool === undefined
+      ? undefined
+      : ((await ctx.store.ipPools.findByName(scope.accountId, query.ippool))?.id ?? null);
   return toActivityFilter(query, scope.accountId, subAccountId, pool);
 }
 
@@ -41,7 +51,12 @@ export type MessageItem = ReturnType<typeof messageItem>;
 export type EventItem = ReturnType<typeof eventToWire>;
 
 /** One page of messages of `filter` from `after` on, and the key of the next page (none at the end). */
-export async function messagePage(ctx: MailplaneContext, filter: ActivityFilter, limit: number, after?: ActivityCursor) {
+export async function messagePage(
+  ctx: MailplaneContext,
+  filter: ActivityFilter,
+  limit: number,
+  after?: ActivityCursor,
+) {
   const rows = await ctx.store.messages.listActivity(filter, { limit, ...(after && { after }) });
   const last = rows.at(-1)?.message;
   return {
@@ -61,14 +76,22 @@ export async function eventPage(ctx: MailplaneContext, filter: ActivityFilter, l
 }
 
 /** `GET …/message`: one page of messages, newest first. */
-export async function listMessages(ctx: MailplaneContext, scope: ActivityScope, query: ActivityQuery): Promise<ActivityPageBody<MessageItem>> {
+export async function listMessages(
+  ctx: MailplaneContext,
+  scope: ActivityScope,
+  query: ActivityQuery,
+): Promise<ActivityPageBody<MessageItem>> {
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   const page = await messagePage(ctx, await activityFilter(ctx, scope, query), query.limit, after);
   return { items: page.items, nextCursor: page.next ? encodeCursor(page.next) : null };
 }
 
 /** `GET …/event`: one page of events, newest first. */
-export async function listEvents(ctx: MailplaneContext, scope: ActivityScope, query: ActivityQuery): Promise<ActivityPageBody<EventItem>> {
+export async function listEvents(
+  ctx: MailplaneContext,
+  scope: ActivityScope,
+  query: ActivityQuery,
+): Promise<ActivityPageBody<EventItem>> {
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   const page = await eventPage(ctx, await activityFilter(ctx, scope, query), query.limit, after);
   return { items: page.items, nextCursor: page.next ? encodeCursor(page.next) : null };

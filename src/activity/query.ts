@@ -9,7 +9,16 @@ const DAY_NS = 86_400_000_000_000n;
 /** Timestamps are 64-bit columns: a later bound (year 2262 on) means "no bound" and is clamped. */
 const MAX_NS = 2n ** 63n - 1n;
 const clamp = (ns: bigint) => (ns > MAX_NS ? MAX_NS : ns);
-const STATUSES = ['queued', 'deferred', 'delivered', 'dropped', 'smtp_dropped', 'hard_bounced', 'scheduled', 'cancelled'] as const satisfies readonly MessageStatus[];
+const STATUSES = [
+  'queued',
+  'deferred',
+  'delivered',
+  'dropped',
+  'smtp_dropped',
+  'hard_bounced',
+  'scheduled',
+  'cancelled',
+] as const satisfies readonly MessageStatus[];
 
 /**
  * A bound of the time range: nanoseconds since the epoch, or a UTC day `YYYY-MM-DD` (its first
@@ -35,7 +44,10 @@ const filterShape = {
   ippool: text(100).optional(),
   subAccountId: queryInt(1).optional(),
   /** One message's id (a UUID, any case). */
-  messageId: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a message id (a UUID)').optional(),
+  messageId: z
+    .string()
+    .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a message id (a UUID)')
+    .optional(),
   from: bound(false).optional(),
   to: bound(true).optional(),
   /** Events only: comma-separated event type numbers. */
@@ -79,7 +91,12 @@ export function encodeCursor(key: ActivityCursor): string {
 /** The key of a cursor from {@link encodeCursor}; anything else is a 422. */
 export function decodeCursor(cursor: string): ActivityCursor {
   const match = /^([0-9]{1,19}):([0-9a-f-]{36})$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!match || BigInt(match[1]!) > MAX_NS) throw new ValidationError('the cursor is not one this API returned', [{ path: 'cursor', message: 'unknown cursor' }], 'INVALID_CURSOR');
+  if (!match || BigInt(match[1]!) > MAX_NS)
+    throw new ValidationError(
+      'the cursor is not one this API returned',
+      [{ path: 'cursor', message: 'unknown cursor' }],
+      'INVALID_CURSOR',
+    );
   return { at: BigInt(match[1]!), id: match[2]! };
 }
 
@@ -88,7 +105,12 @@ export function decodeCursor(cursor: string): ActivityCursor {
  * `subAccountId` parameter of an account key) one sub-account. `ipPoolId` is the id of the
  * `ippool` name (resolved by the caller; `null` when no pool has that name, which matches nothing).
  */
-export function toActivityFilter(query: ActivityFilterQuery, accountId: number, subAccountId: number | undefined, ipPoolId?: number | null): ActivityFilter {
+export function toActivityFilter(
+  query: ActivityFilterQuery,
+  accountId: number,
+  subAccountId: number | undefined,
+  ipPoolId?: number | null,
+): ActivityFilter {
   return {
     accountId,
     ...(subAccountId !== undefined && { subAccountId }),

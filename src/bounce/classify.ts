@@ -29,7 +29,8 @@ const ENHANCED = /^([245])\.(\d{1,3})\.(\d{1,3})\b/;
 const POLICY_TEXT =
   /\b(spam|policy|policies|blocked|block ?list(ed)?|black ?list(ed)?|deny ?list(ed)?|reputation|rate.?limit(ed)?|too many|throttl(ed|ing)|spamhaus|rbl|dnsbl|junk)\b/i;
 const RATE_TEXT = /\b(rate.?limit(ed)?|too many|throttl(ed|ing)|try again later|slow down)\b/i;
-const NO_MAILBOX_TEXT = /\b(user unknown|unknown user|no such (user|mailbox|recipient)|does not exist|mailbox unavailable|invalid recipient|recipient rejected|address rejected|not found)\b/i;
+const NO_MAILBOX_TEXT =
+  /\b(user unknown|unknown user|no such (user|mailbox|recipient)|does not exist|mailbox unavailable|invalid recipient|recipient rejected|address rejected|not found)\b/i;
 
 /**
  * The enhanced status code at the start of `text` (after the basic code, if present), or

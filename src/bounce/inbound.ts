@@ -28,20 +28,30 @@ import type { InboundReport } from './reports.js';
  * What applying a report did. `sub-account-gone`: the message's sub-account was deleted (with
  * its suppression list); the report is accepted and discarded, as one about an unknown message.
  */
-export type ReportOutcome = 'hard-bounced' | 'complained' | 'already-recorded' | 'unknown-message' | 'sub-account-gone' | 'ignored';
+export type ReportOutcome =
+  'hard-bounced' | 'complained' | 'already-recorded' | 'unknown-message' | 'sub-account-gone' | 'ignored';
 
 /**
  * The copy a complaint is about when the report names the message by its `Message-ID` alone
  * (which the copies of one email share) and its `Original-Rcpt-To` is one of the copies.
  */
-async function copyComplainedAbout(ctx: MailplaneContext, message: MessageRecord, report: InboundReport): Promise<MessageRecord | null> {
-  if (report.kind !== 'complaint' || !report.recipient || !message.separateCopies || message.copyOf !== null) return null;
+async function copyComplainedAbout(
+  ctx: MailplaneContext,
+  message: MessageRecord,
+  report: InboundReport,
+): Promise<MessageRecord | null> {
+  if (report.kind !== 'complaint' || !report.recipient || !message.separateCopies || message.copyOf !== null)
+    return null;
   if (report.recipient.toLowerCase() === message.to.email.toLowerCase()) return null;
   return ctx.store.messages.findCopy(message.batchId, message.id, report.recipient);
 }
 
 /** Applies `report` to message `messageId` (or, for a complaint, to the copy it names). */
-export async function applyReport(ctx: MailplaneContext, messageId: string, report: InboundReport): Promise<ReportOutcome> {
+export async function applyReport(
+  ctx: MailplaneContext,
+  messageId: string,
+  report: InboundReport,
+): Promise<ReportOutcome> {
   if (report.kind === 'other') return 'ignored';
   const found = await ctx.store.messages.getForDelivery(messageId);
   if (!found) return 'unknown-message';
@@ -59,14 +69,29 @@ export async function applyReport(ctx: MailplaneContext, messageId: string, repo
     const enhancedCode = report.status ?? parseEnhancedCode(diagnostic, smtpCode);
     const metadata = { smtpCode, smtpDescription: diagnostic, ...(enhancedCode && { enhancedCode }), source: 'dsn' };
     const applied = await ctx.store.transaction((tx) =>
-      applyLifecycle(ctx, tx, { message, batch, outcome: 'bounce-reported', atMs, fields: { smtpCode, smtpDescription: diagnostic }, metadata, smtpError: diagnostic }),
+      applyLifecycle(ctx, tx, {
+        message,
+        batch,
+        outcome: 'bounce-reported',
+        atMs,
+        fields: { smtpCode, smtpDescription: diagnostic },
+        metadata,
+        smtpError: diagnostic,
+      }),
     );
     return applied.kind === 'applied' ? 'hard-bounced' : 'already-recorded';
   }
 
   const applied = await ctx.store.transaction((tx) =>
-    applyLifecycle(ctx, tx, { message, batch, outcome: 'complained', atMs, metadata: { feedbackType: report.feedbackType } }),
+    applyLifecycle(ctx, tx, {
+      message,
+      batch,
+      outcome: 'complained',
+      atMs,
+      metadata: { feedbackType: report.feedbackType },
+    }),
   );
-  if (applied.kind === 'applied' || applied.kind === 'repeat') ctx.metrics.spamComplaints.inc({ unique: String(applied.kind === 'applied') });
+  if (applied.kind === 'applied' || applied.kind === 'repeat')
+    ctx.metrics.spamComplaints.inc({ unique: String(applied.kind === 'applied') });
   return applied.kind === 'applied' ? 'complained' : 'already-recorded';
 }

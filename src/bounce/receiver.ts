@@ -62,7 +62,10 @@ export function createBounceReceiver(ctx: MailplaneContext, options: BounceRecei
     const found = await ctx.store.messages.getForDelivery(messageId);
     if (!found || found.batch.domainId === null) return false;
     const domain = await ctx.store.domains.get(found.batch.subAccountId, found.batch.domainId);
-    return domain !== null && address.slice(address.lastIndexOf('@') + 1).toLowerCase() === domain.returnPathHost.toLowerCase();
+    return (
+      domain !== null &&
+      address.slice(address.lastIndexOf('@') + 1).toLowerCase() === domain.returnPathHost.toLowerCase()
+    );
   }
 
   const sessions = sessionLog(ctx, 'bounce receiver');
@@ -86,8 +89,17 @@ export function createBounceReceiver(ctx: MailplaneContext, options: BounceRecei
       );
     },
     onData(stream, session, callback) {
-      const failed = (error: unknown) => ctx.logger.error('bounce receiver: applying a report failed', { error: error instanceof Error ? error.message : String(error) });
-      readMessage(stream, callback, async (raw) => (await receive(raw, session), sessions.accepted(session), '2.0.0 Report received'), failed, budget);
+      const failed = (error: unknown) =>
+        ctx.logger.error('bounce receiver: applying a report failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      readMessage(
+        stream,
+        callback,
+        async (raw) => (await receive(raw, session), sessions.accepted(session), '2.0.0 Report received'),
+        failed,
+        budget,
+      );
     },
   });
 

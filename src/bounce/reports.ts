@@ -34,7 +34,10 @@ function field(text: string, name: string): string | undefined {
   let end = text.indexOf('\n', from);
   // Folded: the value goes on while the next line starts with a space or a tab.
   while (end !== -1 && isBlank(text.charCodeAt(end + 1))) end = text.indexOf('\n', end + 1);
-  return text.slice(from, end === -1 ? text.length : end).replace(/\r?\n[ \t]+/g, ' ').trim();
+  return text
+    .slice(from, end === -1 ? text.length : end)
+    .replace(/\r?\n[ \t]+/g, ' ')
+    .trim();
 }
 
 /** The address of a `Final-Recipient` value (`rfc822; user@example.com`): the first word after `;` with an `@` inside. */
@@ -55,7 +58,8 @@ export function readReport(mail: ParsedMail): InboundReport {
   const text = [typeof mail.text === 'string' ? mail.text : '', ...parts].join('\n');
   const feedbackType = field(text, 'Feedback-Type')?.toLowerCase();
   if (feedbackType) {
-    if (feedbackType !== 'abuse' && feedbackType !== 'fraud') return { kind: 'other', why: `feedback type ${feedbackType}` };
+    if (feedbackType !== 'abuse' && feedbackType !== 'fraud')
+      return { kind: 'other', why: `feedback type ${feedbackType}` };
     const recipient = field(text, 'Original-Rcpt-To')?.replace(/^<|>$/g, '');
     return { kind: 'complaint', feedbackType, ...(recipient && isEmailAddress(recipient) && { recipient }) };
   }
@@ -66,7 +70,12 @@ export function readReport(mail: ParsedMail): InboundReport {
   // "Diagnostic-Code: smtp; 550 5.1.1 user unknown": the part after the type is the server's reply.
   const diagnostic = (field(text, 'Diagnostic-Code') ?? '').replace(/^[a-z-]+;\s*/i, '');
   const recipient = finalRecipient(field(text, 'Final-Recipient'));
-  return { kind: 'failed', ...(status && { status }), diagnostic: diagnostic || `Status: ${status ?? 'unknown'}`, ...(recipient && { recipient }) };
+  return {
+    kind: 'failed',
+    ...(status && { status }),
+    diagnostic: diagnostic || `Status: ${status ?? 'unknown'}`,
+    ...(recipient && { recipient }),
+  };
 }
 
 // The host part stops at the next `<`, so each attempt reads up to the next one at most: with

@@ -1,4 +1,12 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  hkdfSync,
+  randomBytes,
+  randomInt,
+  timingSafeEqual,
+} from 'node:crypto';
 
 /**
  * Everything mailplane does with secrets (API keys, SMTP passwords, DKIM private keys, webhook
@@ -51,7 +59,9 @@ export const MIN_SECRET_LENGTH = 32;
  */
 export function createSecretBox(secret: string): SecretBox {
   if (secret.length < MIN_SECRET_LENGTH) {
-    throw new Error(`the mailplane secret must be at least ${MIN_SECRET_LENGTH} characters (this one has ${secret.length})`);
+    throw new Error(
+      `the mailplane secret must be at least ${MIN_SECRET_LENGTH} characters (this one has ${secret.length})`,
+    );
   }
   const derive = (info: string) => Buffer.from(hkdfSync('sha256', secret, 'mailplane', info, 32));
   const encryptionKey = derive('encryption-v1');

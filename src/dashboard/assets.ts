@@ -39,7 +39,12 @@ export class DashboardAssets {
   private load(): Promise<Map<string, Asset>> {
     this.loading ??= loadFiles().then(
       (files) =>
-        new Map([...files].map(([name, body]) => [name, { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` }])),
+        new Map(
+          [...files].map(([name, body]) => [
+            name,
+            { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` },
+          ]),
+        ),
     );
     // a failed load (an unreadable file) is retried by the next request rather than kept
     this.loading.catch(() => {
@@ -54,7 +59,12 @@ export class DashboardAssets {
     if (!type) return null;
     const asset = (await this.load()).get(name);
     if (!asset) return null;
-    const headers = { 'content-type': type, etag: asset.etag, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' };
+    const headers = {
+      'content-type': type,
+      etag: asset.etag,
+      'cache-control': 'no-cache',
+      'x-content-type-options': 'nosniff',
+    };
     if (ifNoneMatch === asset.etag) return { status: 304, headers, body: '' };
     return { status: 200, headers, body: asset.body };
   }

@@ -35,7 +35,13 @@ export interface CookieScope {
  * long (0 ends it).
  */
 export function sessionCookie(value: string, scope: CookieScope, maxAgeSeconds: number): string {
-  const parts = [`${SESSION_COOKIE}=${value}`, `Path=${scope.path}`, 'HttpOnly', 'SameSite=Strict', `Max-Age=${maxAgeSeconds}`];
+  const parts = [
+    `${SESSION_COOKIE}=${value}`,
+    `Path=${scope.path}`,
+    'HttpOnly',
+    'SameSite=Strict',
+    `Max-Age=${maxAgeSeconds}`,
+  ];
   if (scope.secure) parts.push('Secure');
   return parts.join('; ');
 }

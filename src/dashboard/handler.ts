@@ -44,7 +44,8 @@ export const CSRF_HEADER = 'x-csrf-token';
 /** The JSON of a sign-in request, from a parsed or raw body. */
 function bodyJson(request: HttpRequest): unknown {
   if (request.body !== undefined) return request.body;
-  const raw = typeof request.rawBody === 'string' ? request.rawBody : Buffer.from(request.rawBody ?? '').toString('utf8');
+  const raw =
+    typeof request.rawBody === 'string' ? request.rawBody : Buffer.from(request.rawBody ?? '').toString('utf8');
   try {
     return JSON.parse(raw) as unknown;
   } catch {
@@ -81,7 +82,10 @@ function checkSignInOrigin(request: HttpRequest): boolean {
 const LONGEST_API_KEY = 16 * 1024;
 
 /** The kind of a key that signs in, or 401. */
-async function checkKey(ctx: MailplaneContext, apiKey: unknown): Promise<{ kind: OpenSession['kind']; apiKey: string }> {
+async function checkKey(
+  ctx: MailplaneContext,
+  apiKey: unknown,
+): Promise<{ kind: OpenSession['kind']; apiKey: string }> {
   if (typeof apiKey !== 'string' || apiKey.length === 0 || apiKey.length > LONGEST_API_KEY) {
     throw new MailplaneError('invalid', 'API_KEY_REQUIRED', 'give the account or sub-account API key as apiKey');
   }
@@ -93,7 +97,10 @@ async function checkKey(ctx: MailplaneContext, apiKey: unknown): Promise<{ kind:
 }
 
 /** `response` with the headers every dashboard answer carries. */
-const withSecurityHeaders = (response: HttpResponse): HttpResponse => ({ ...response, headers: { ...response.headers, ...SECURITY_HEADERS } });
+const withSecurityHeaders = (response: HttpResponse): HttpResponse => ({
+  ...response,
+  headers: { ...response.headers, ...SECURITY_HEADERS },
+});
 
 /**
  * The dashboard as an {@link HttpHandler}: mount it with a bridge at `basePath`, next to the API.
@@ -120,12 +127,17 @@ export function createDashboard(mailplane: DashboardTarget, options: DashboardOp
     const session = await sessions.open(kind, apiKey);
     const scope: CookieScope = { path: cookiePath, secure };
     const maxAge = Math.floor((session.expiresAt - ctx.clock.now()) / 1000);
-    return jsonResponse(200, { signedIn: true, kind, csrfToken: session.csrfToken, expiresAt: session.expiresAt }, { 'set-cookie': sessionCookie(session.id, scope, maxAge) });
+    return jsonResponse(
+      200,
+      { signedIn: true, kind, csrfToken: session.csrfToken, expiresAt: session.expiresAt },
+      { 'set-cookie': sessionCookie(session.id, scope, maxAge) },
+    );
   };
 
   const route = async (request: HttpRequest): Promise<HttpResponse> => {
     const { method, path } = request;
-    if ((path === '/' || path === '/index.html') && (method === 'GET' || method === 'HEAD')) return pageResponse(basePath);
+    if ((path === '/' || path === '/index.html') && (method === 'GET' || method === 'HEAD'))
+      return pageResponse(basePath);
     if (path.startsWith('/assets/') && method === 'GET') {
       const asset = await assets.respond(path.slice('/assets/'.length), listHeader(request.headers, 'if-none-match'));
       if (asset) return asset;
@@ -134,17 +146,30 @@ export function createDashboard(mailplane: DashboardTarget, options: DashboardOp
     if (path === '/session' && method === 'POST') return signIn(request);
     const session = await sessions.find(readCookie(request.headers, SESSION_COOKIE));
     if (path === '/session' && method === 'GET') {
-      return jsonResponse(200, session ? { signedIn: true, kind: session.kind, csrfToken: session.csrfToken, expiresAt: session.expiresAt } : { signedIn: false });
+      return jsonResponse(
+        200,
+        session
+          ? { signedIn: true, kind: session.kind, csrfToken: session.csrfToken, expiresAt: session.expiresAt }
+          : { signedIn: false },
+      );
     }
     if (path !== '/session' && !path.startsWith('/api/v1/')) throw new RouteNotFoundError('no such dashboard path');
     if (!session) throw new UnauthorizedError('NOT_SIGNED_IN', 'sign in to the dashboard first');
-    if (method !== 'GET' && method !== 'HEAD' && !sessions.checkCsrf(session, singleHeader(request.headers, CSRF_HEADER))) {
+    if (
+      method !== 'GET' &&
+      method !== 'HEAD' &&
+      !sessions.checkCsrf(session, singleHeader(request.headers, CSRF_HEADER))
+    ) {
       throw new ForbiddenError('CSRF_TOKEN_INVALID', `changes need the session's ${CSRF_HEADER} header`);
     }
     if (path === '/session') {
       if (method !== 'DELETE') throw new RouteNotFoundError('no such dashboard path');
       await sessions.close(session);
-      return jsonResponse(200, { signedIn: false }, { 'set-cookie': sessionCookie('', { path: cookiePath, secure: false }, 0) });
+      return jsonResponse(
+        200,
+        { signedIn: false },
+        { 'set-cookie': sessionCookie('', { path: cookiePath, secure: false }, 0) },
+      );
     }
     return proxyToApi(mailplane.handle, session, request, path.slice('/api/v1'.length));
   };
@@ -153,7 +178,8 @@ export function createDashboard(mailplane: DashboardTarget, options: DashboardOp
     try {
       return withSecurityHeaders(await route(request));
     } catch (error) {
-      if (httpErrorRule(error).fault) ctx.logger.error('dashboard: the request failed', { error: describeError(error) });
+      if (httpErrorRule(error).fault)
+        ctx.logger.error('dashboard: the request failed', { error: describeError(error) });
       return withSecurityHeaders(errorResponse(error));
     }
   };

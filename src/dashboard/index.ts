@@ -5,7 +5,13 @@
  * @packageDocumentation
  * @module mailplane/dashboard
  */
-export { createDashboard, CSRF_HEADER, DEFAULT_SESSION_TTL_MS, type DashboardOptions, type DashboardTarget } from './handler.js';
+export {
+  createDashboard,
+  CSRF_HEADER,
+  DEFAULT_SESSION_TTL_MS,
+  type DashboardOptions,
+  type DashboardTarget,
+} from './handler.js';
 export { CONTENT_SECURITY_POLICY } from './page.js';
 export { SESSION_COOKIE } from './cookies.js';
 export { ACT_AS_HEADER } from './proxy.js';

@@ -56,7 +56,12 @@ export function pageResponse(basePath: string): HttpResponse {
 `;
   return {
     status: 200,
-    headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': CONTENT_SECURITY_POLICY, ...SECURITY_HEADERS },
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-security-policy': CONTENT_SECURITY_POLICY,
+      ...SECURITY_HEADERS,
+    },
     body,
   };
 }

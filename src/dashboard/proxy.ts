@@ -16,16 +16,28 @@ export const ACT_AS_HEADER = 'x-dashboard-subaccount';
 const FORWARDED_HEADERS = ['content-type', 'accept', 'user-agent', 'x-forwarded-for', 'x-request-id'];
 
 /** The key header and key for a call to `path` in this session. */
-async function keyFor(api: HttpHandler, session: OpenSession, request: HttpRequest, path: string): Promise<[string, string]> {
+async function keyFor(
+  api: HttpHandler,
+  session: OpenSession,
+  request: HttpRequest,
+  path: string,
+): Promise<[string, string]> {
   if (session.kind === 'subaccount') return [SUBACCOUNT_KEY_HEADER, session.apiKey];
   const id = singleHeader(request.headers, ACT_AS_HEADER, 'X-Dashboard-Subaccount');
   if (id === undefined || !path.startsWith('/subaccount')) return [ACCOUNT_KEY_HEADER, session.apiKey];
-  if (!/^[1-9]\d{0,15}$/.test(id)) throw new MailplaneError('invalid', 'INVALID_SUBACCOUNT_ID', `${ACT_AS_HEADER} must be a sub-account id`);
+  if (!/^[1-9]\d{0,15}$/.test(id))
+    throw new MailplaneError('invalid', 'INVALID_SUBACCOUNT_ID', `${ACT_AS_HEADER} must be a sub-account id`);
   // The account reads its sub-account's key through the API, as any client of the account key can.
-  const found = await api({ method: 'GET', path: `/account/subaccount/${id}`, headers: { [ACCOUNT_KEY_HEADER]: session.apiKey }, query: new URLSearchParams() });
+  const found = await api({
+    method: 'GET',
+    path: `/account/subaccount/${id}`,
+    headers: { [ACCOUNT_KEY_HEADER]: session.apiKey },
+    query: new URLSearchParams(),
+  });
   if (found.status !== 200) throw Object.assign(new Error('sub-account read failed'), { response: found });
   const apiKey = (JSON.parse(found.body) as { apiKey?: unknown }).apiKey;
-  if (typeof apiKey !== 'string') throw new UnauthorizedError('SUBACCOUNT_KEY_UNAVAILABLE', 'the sub-account has no key the account can read');
+  if (typeof apiKey !== 'string')
+    throw new UnauthorizedError('SUBACCOUNT_KEY_UNAVAILABLE', 'the sub-account has no key the account can read');
   return [SUBACCOUNT_KEY_HEADER, apiKey];
 }
 
@@ -33,7 +45,12 @@ async function keyFor(api: HttpHandler, session: OpenSession, request: HttpReque
  * Calls the API route `path` for the session, with the browser's body and query and only the
  * headers in {@link FORWARDED_HEADERS}; answers as the API does.
  */
-export async function proxyToApi(api: HttpHandler, session: OpenSession, request: HttpRequest, path: string): Promise<HttpResponse> {
+export async function proxyToApi(
+  api: HttpHandler,
+  session: OpenSession,
+  request: HttpRequest,
+  path: string,
+): Promise<HttpResponse> {
   let key: [string, string];
   try {
     key = await keyFor(api, session, request, path);
@@ -45,7 +62,13 @@ export async function proxyToApi(api: HttpHandler, session: OpenSession, request
   for (const name of FORWARDED_HEADERS) if (request.headers[name] !== undefined) headers[name] = request.headers[name];
   // The router hides a sub-account's key and SMTP passwords on every route that reads them again
   // (decided on the route it matched, not on this path's spelling): the browser sees them once, when made.
-  const forwarded: HttpRequest = { method: request.method, path, headers, query: request.query, hideStoredSecrets: true };
+  const forwarded: HttpRequest = {
+    method: request.method,
+    path,
+    headers,
+    query: request.query,
+    hideStoredSecrets: true,
+  };
   if (request.body !== undefined) forwarded.body = request.body;
   else if (request.rawBody !== undefined) forwarded.rawBody = request.rawBody;
   return api(forwarded);

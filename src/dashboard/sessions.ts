@@ -50,7 +50,13 @@ export class DashboardSessions {
     const id = randomBytes(32).toString('base64url');
     const expiresAt = now + Math.floor(this.ttlMs);
     await this.store.prune(now, PRUNE_BATCH);
-    await this.store.create({ idHash: this.secrets.lookupHash(id), kind, sealedKey: this.secrets.encrypt(apiKey), createdAt: now, expiresAt });
+    await this.store.create({
+      idHash: this.secrets.lookupHash(id),
+      kind,
+      sealedKey: this.secrets.encrypt(apiKey),
+      createdAt: now,
+      expiresAt,
+    });
     return { id, kind, apiKey, csrfToken: this.csrfToken(id), expiresAt };
   }
 

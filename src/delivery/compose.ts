@@ -14,7 +14,13 @@ import { htmlLandmarks, spliceHtml } from '../model/html.js';
 import type { RenderedMessage } from '../template/renderer.js';
 import type { AttachmentContent, DomainRecord, Mailbox, MessageRecord, SendBatchRecord } from '../store/index.js';
 import { unsubscribeUrl } from '../tracking/links.js';
-import { hasSharedBody, type ComposerBodies, type ComposerBody, type SharedBody, type SharedBodyCache } from './body-cache.js';
+import {
+  hasSharedBody,
+  type ComposerBodies,
+  type ComposerBody,
+  type SharedBody,
+  type SharedBodyCache,
+} from './body-cache.js';
 import { dkimBodyHash, dkimSign, dkimSignatureField } from './dkim.js';
 import type { SignFunction } from './dkim-signer.js';
 import { serializeMimeParts } from './mime-wire.js';
@@ -135,8 +141,12 @@ function wireBody(text: string): ComposerBody {
  * line breaks are made CRLF.
  */
 function wireAttachment(a: AttachmentContent): ComposerBodies['attachments'][number] {
-  if (!/^message\//i.test(detectMimeType(a.filename))) return { filename: a.filename, content: a.content, encoding: 'base64' };
-  return { filename: a.filename, content: Buffer.from(withCrlf(Buffer.from(a.content, 'base64').toString('latin1')), 'latin1') };
+  if (!/^message\//i.test(detectMimeType(a.filename)))
+    return { filename: a.filename, content: a.content, encoding: 'base64' };
+  return {
+    filename: a.filename,
+    content: Buffer.from(withCrlf(Buffer.from(a.content, 'base64').toString('latin1')), 'latin1'),
+  };
 }
 
 function realBodies(input: ComposeInput): ComposerBodies {
@@ -149,7 +159,12 @@ function realBodies(input: ComposeInput): ComposerBodies {
   };
 }
 
-function composer(ctx: MailplaneContext, input: ComposeInput, bodies: ComposerBodies, baseBoundary?: string): MailComposer {
+function composer(
+  ctx: MailplaneContext,
+  input: ComposeInput,
+  bodies: ComposerBodies,
+  baseBoundary?: string,
+): MailComposer {
   const { batch, message, domain, rendered } = input;
   const content = batch.content;
   return new MailComposer({
@@ -246,7 +261,9 @@ function composeSharedBody(ctx: MailplaneContext, input: ComposeInput): SharedBo
     attachments: bodies.attachments.map((a) => ({ filename: a.filename, content: 'x' })),
   };
   if (composer(ctx, input, stand, baseBoundary).compile().buildHeaders() !== full.head) {
-    ctx.logger.warn('delivery: a shared body did not recompose identically; composing per message', { batchId: input.batch.id });
+    ctx.logger.warn('delivery: a shared body did not recompose identically; composing per message', {
+      batchId: input.batch.id,
+    });
     return null;
   }
   // The stand-ins are kept with the body, so they are derived once per batch.
@@ -262,7 +279,11 @@ function composeSharedBody(ctx: MailplaneContext, input: ComposeInput): SharedBo
  * With `bodies`, a batch whose bodies do not vary per recipient ({@link hasSharedBody}) has its
  * MIME body composed and hashed once; each message builds and signs only its header block.
  */
-export async function composeMessage(ctx: MailplaneContext, input: ComposeInput, bodies?: SharedBodyCache): Promise<OutboundMessage> {
+export async function composeMessage(
+  ctx: MailplaneContext,
+  input: ComposeInput,
+  bodies?: SharedBodyCache,
+): Promise<OutboundMessage> {
   if (bodies && hasSharedBody(input.batch)) {
     const shared = await bodies.get(input.batch.id, async () => composeSharedBody(ctx, input));
     if (shared) {

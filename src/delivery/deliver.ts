@@ -34,7 +34,14 @@ export const OUTCOME_LINGER_MS = 10;
 
 /** Fresh caches for one set of delivery handlers. */
 export function createDeliveryCaches(ctx: Pick<MailplaneContext, 'store' | 'templateCompiler'>): DeliveryCaches {
-  return { templates: new TemplateCache(ctx.templateCompiler), dkimKeys: new DkimKeyCache(), bodies: new SharedBodyCache(), outcomes: createGroupCommit(ctx.store, 64, OUTCOME_LINGER_MS), signer: new DkimSigner(), aborts: new AbortWaits() };
+  return {
+    templates: new TemplateCache(ctx.templateCompiler),
+    dkimKeys: new DkimKeyCache(),
+    bodies: new SharedBodyCache(),
+    outcomes: createGroupCommit(ctx.store, 64, OUTCOME_LINGER_MS),
+    signer: new DkimSigner(),
+    aborts: new AbortWaits(),
+  };
 }
 
 const ABORTED = Symbol('aborted');
@@ -58,7 +65,10 @@ export class AbortWaits {
 }
 
 /** The sending domain of a batch, or `null` when it is gone (deleted since the send was accepted). */
-export async function sendingDomain(ctx: Pick<MailplaneContext, 'store'>, batch: SendBatchRecord): Promise<DomainRecord | null> {
+export async function sendingDomain(
+  ctx: Pick<MailplaneContext, 'store'>,
+  batch: SendBatchRecord,
+): Promise<DomainRecord | null> {
   return batch.domainId === null ? null : ctx.store.domains.get(batch.subAccountId, batch.domainId);
 }
 
@@ -84,17 +94,25 @@ export async function deliverOne(
       return deferByRouting(ctx, message, choice.reason, choice.retryAt);
     } else if (!domain) {
       // The domain was deleted after the send was accepted: nothing can sign for it any more.
-      result = { kind: 'dropped', smtpCode: null, text: 'SENDER_DOMAIN_NOT_VERIFIED: the sending domain was deleted before delivery' };
+      result = {
+        kind: 'dropped',
+        smtpCode: null,
+        text: 'SENDER_DOMAIN_NOT_VERIFIED: the sending domain was deleted before delivery',
+      };
     } else {
-      const outbound = await composeMessage(ctx, {
-        batch,
-        message,
-        domain,
-        rendered: renderMessage(ctx, await caches.templates.get(batch), message, batch),
-        dkimKey: caches.dkimKeys.get(ctx, domain),
-        dateMs: ctx.clock.now(),
-        sign: caches.signer.sign,
-      }, caches.bodies);
+      const outbound = await composeMessage(
+        ctx,
+        {
+          batch,
+          message,
+          domain,
+          rendered: renderMessage(ctx, await caches.templates.get(batch), message, batch),
+          dkimKey: caches.dkimKeys.get(ctx, domain),
+          dateMs: ctx.clock.now(),
+          sign: caches.signer.sign,
+        },
+        caches.bodies,
+      );
       try {
         const via = (choice.kind === 'send' && choice.transport) || transport;
         const sent = via.send(outbound, route, signal ? { signal } : undefined);
@@ -108,7 +126,12 @@ export async function deliverOne(
         if (result.notAttempted) {
           // The destination is busy or stalled: the message waits in the queue, not in memory holding a slot.
           const wait = ctx.config.delivery.busyRetryDelayMs;
-          return await deferByRouting(ctx, message, result.text, ctx.clock.now() + wait + Math.floor(Math.random() * (wait / 5)));
+          return await deferByRouting(
+            ctx,
+            message,
+            result.text,
+            ctx.clock.now() + wait + Math.floor(Math.random() * (wait / 5)),
+          );
         }
       } catch (error) {
         // A transport must not throw for network faults; if one does, treat it as temporary.

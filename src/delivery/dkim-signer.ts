@@ -22,7 +22,11 @@ export type SignFunction = (data: string, key: KeyObject) => Promise<Buffer>;
 
 /** A signature on libuv's pool: what the signer falls back to. */
 export const signOnPool: SignFunction = (data, key) =>
-  new Promise<Buffer>((resolve, reject) => sign('sha256', Buffer.from(data, 'latin1'), key, (error, signature) => (error ? reject(error) : resolve(signature))));
+  new Promise<Buffer>((resolve, reject) =>
+    sign('sha256', Buffer.from(data, 'latin1'), key, (error, signature) =>
+      error ? reject(error) : resolve(signature),
+    ),
+  );
 
 /**
  * The worker: keys arrive once each (KeyObjects cross threads by postMessage), then batches of

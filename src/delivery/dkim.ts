@@ -56,7 +56,11 @@ const SPACE_CRLF = Buffer.from(' \r\n');
  */
 export function dkimBodyHash(body: Buffer): string {
   const hash = createHash('sha256');
-  const spaced = body.indexOf(TAB) !== -1 || body.indexOf(DOUBLE_SPACE) !== -1 || body.indexOf(SPACE_CRLF) !== -1 || body[body.length - 1] === 0x20;
+  const spaced =
+    body.indexOf(TAB) !== -1 ||
+    body.indexOf(DOUBLE_SPACE) !== -1 ||
+    body.indexOf(SPACE_CRLF) !== -1 ||
+    body[body.length - 1] === 0x20;
   if (spaced) return hash.update(relaxedBody(body.toString('latin1')), 'latin1').digest('base64');
   let end = body.length;
   while (end >= 2 && body[end - 2] === 0x0d && body[end - 1] === 0x0a) end -= 2;
@@ -77,7 +81,14 @@ export async function dkimSignatureField(headerBlock: string, bodyHash: string, 
     const name = field.slice(0, field.indexOf(':')).trim().toLowerCase();
     if (name) byName.set(name, field);
   }
-  const wanted = [...new Set(key.headerFieldNames.toLowerCase().split(':').map((n) => n.trim()))].filter((n) => byName.has(n));
+  const wanted = [
+    ...new Set(
+      key.headerFieldNames
+        .toLowerCase()
+        .split(':')
+        .map((n) => n.trim()),
+    ),
+  ].filter((n) => byName.has(n));
   const canonical = wanted.map((n) => `${relaxedHeader(byName.get(n)!)}\r\n`).join('');
 
   const tags = [

@@ -11,7 +11,13 @@
 import PQueue from 'p-queue';
 import type { MailplaneContext } from '../context.js';
 import { RetryJobError } from '../jobs/errors.js';
-import { DELIVER_BATCH_JOB, DELIVER_MESSAGE_JOB, DELIVER_PAGE_JOB, jobHandler, type MailplaneJobs } from '../jobs/kinds.js';
+import {
+  DELIVER_BATCH_JOB,
+  DELIVER_MESSAGE_JOB,
+  DELIVER_PAGE_JOB,
+  jobHandler,
+  type MailplaneJobs,
+} from '../jobs/kinds.js';
 import type { EnqueueJob } from '../jobs/queue.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
 import { canAttempt } from '../lifecycle/table.js';
@@ -31,7 +37,10 @@ export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHa
       warned = true;
       ctx.logger.warn('delivery: no transport configured (MailplaneOptions.transport); messages stay queued');
     }
-    throw new RetryJobError('no transport configured', { runAt: ctx.clock.now() + NO_TRANSPORT_WAIT_MS, countAttempt: false });
+    throw new RetryJobError('no transport configured', {
+      runAt: ctx.clock.now() + NO_TRANSPORT_WAIT_MS,
+      countAttempt: false,
+    });
   };
 
   const splitBatch = jobHandler(DELIVER_BATCH_JOB, async (job) => {
@@ -50,7 +59,12 @@ export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHa
         },
       ];
       if (page.length === pageSize) {
-        jobs.push({ kind: DELIVER_BATCH_JOB, payload: { batchId, afterId: lastId }, runAt: ctx.clock.now(), dedupeKey: `${DELIVER_BATCH_JOB}:${batchId}:${lastId}` });
+        jobs.push({
+          kind: DELIVER_BATCH_JOB,
+          payload: { batchId, afterId: lastId },
+          runAt: ctx.clock.now(),
+          dedupeKey: `${DELIVER_BATCH_JOB}:${batchId}:${lastId}`,
+        });
       }
       await ctx.jobs.enqueue(jobs, { store: tx });
     });

@@ -166,7 +166,8 @@ function joinPieces(pieces: Piece[]): Buffer {
   // Room for the closing CRLF; the buffer handed out is the written view only.
   const out = Buffer.allocUnsafe(length + 2);
   let at = 0;
-  for (const piece of pieces) at = Buffer.isBuffer(piece) ? at + piece.copy(out, at) : wrappedBase64Into(piece.base64, out, at);
+  for (const piece of pieces)
+    at = Buffer.isBuffer(piece) ? at + piece.copy(out, at) : wrappedBase64Into(piece.base64, out, at);
   if (at > 0 && out[at - 1] !== 0x0a) {
     if (out[at - 1] !== 0x0d) out[at++] = 0x0d;
     out[at++] = 0x0a;

@@ -21,7 +21,8 @@ export function describeReply(result: DeliveryResult): string {
     .replace(/\s*\r?\n\s*/g, ' ')
     .replace(/[\u0000-\u001f\u007f\ufffd]/g, '?')
     .trim();
-  const reply = result.smtpCode === null ? text : text.startsWith(String(result.smtpCode)) ? text : `${result.smtpCode} ${text}`;
+  const reply =
+    result.smtpCode === null ? text : text.startsWith(String(result.smtpCode)) ? text : `${result.smtpCode} ${text}`;
   return (result.host ? `${reply} (${result.host})` : reply).slice(0, 2000);
 }
 
@@ -30,15 +31,27 @@ export function describeReply(result: DeliveryResult): string {
  * classification, else the consumer-domain table without a lookup), and, when it moved the
  * message, the outcome and the latency of a delivery.
  */
-function countOutcome(ctx: MailplaneContext, message: MessageRecord, batch: SendBatchRecord, result: DeliveryResult, route: DeliveryRoute, outcome: string | null, nowMs: number): void {
+function countOutcome(
+  ctx: MailplaneContext,
+  message: MessageRecord,
+  batch: SendBatchRecord,
+  result: DeliveryResult,
+  route: DeliveryRoute,
+  outcome: string | null,
+  nowMs: number,
+): void {
   const provider = route.warmup?.provider ?? classifyByDomain(domainOf(message.to.email)) ?? MailboxProvider.Default;
   ctx.metrics.smtpReplies.inc({ class: replyClass(result.smtpCode), provider: providerLabel(provider) });
   if (outcome === null) return;
   ctx.metrics.messages.inc({ outcome });
   if (outcome === 'smtp-dropped') ctx.metrics.dropped.inc({ reason: 'smtp-dropped' });
   // A scheduled send's latency runs from its sendAt: the hours it was meant to wait are not delay.
-  const fromNs = batch.content.sendAt !== undefined && BigInt(batch.content.sendAt) > message.submittedAt ? BigInt(batch.content.sendAt) : message.submittedAt;
-  if (outcome === 'delivered') ctx.metrics.deliveryLatency.observe(Math.max(0, nowMs - Number(fromNs / 1_000_000n)) / 1000);
+  const fromNs =
+    batch.content.sendAt !== undefined && BigInt(batch.content.sendAt) > message.submittedAt
+      ? BigInt(batch.content.sendAt)
+      : message.submittedAt;
+  if (outcome === 'delivered')
+    ctx.metrics.deliveryLatency.observe(Math.max(0, nowMs - Number(fromNs / 1_000_000n)) / 1000);
 }
 
 /** What {@link recordDeliveryOutcome} did. */
@@ -64,7 +77,11 @@ export async function recordDeliveryOutcome(
   const description = describeReply(result);
   const outcome = attemptOutcome(result, attempts > delays.length);
   const retryAt = outcome === 'soft-bounced' ? nowMs + delays[attempts - 1]! : undefined;
-  const metadata: Record<string, unknown> = { smtpCode: result.smtpCode, smtpDescription: description, attempt: attempts };
+  const metadata: Record<string, unknown> = {
+    smtpCode: result.smtpCode,
+    smtpDescription: description,
+    attempt: attempts,
+  };
   if (result.enhancedCode) metadata.enhancedCode = result.enhancedCode;
   if (retryAt !== undefined) metadata.retryAt = retryAt;
 
@@ -79,7 +96,14 @@ export async function recordDeliveryOutcome(
       batch,
       outcome,
       atMs: nowMs,
-      fields: { attempts, smtpCode: result.smtpCode, smtpDescription: description, ipId: route.ipId, ipPoolId: route.ipPoolId, tpspId: route.tpspId },
+      fields: {
+        attempts,
+        smtpCode: result.smtpCode,
+        smtpDescription: description,
+        ipId: route.ipId,
+        ipPoolId: route.ipPoolId,
+        tpspId: route.tpspId,
+      },
       metadata,
       smtpError: description,
       ...(retryAt !== undefined && { retryAt }),
@@ -90,7 +114,17 @@ export async function recordDeliveryOutcome(
       const { startedAt, provider, day, window } = route.warmup;
       const failed = result.kind === 'hard' || result.kind === 'dropped';
       await tx.warmup.addTraffic([
-        { ipId: route.ipId, startedAt, provider, day, window, sent: 1, bounced: failed ? 1 : 0, deferred: result.kind === 'soft' ? 1 : 0, reserved: true },
+        {
+          ipId: route.ipId,
+          startedAt,
+          provider,
+          day,
+          window,
+          sent: 1,
+          bounced: failed ? 1 : 0,
+          deferred: result.kind === 'soft' ? 1 : 0,
+          reserved: true,
+        },
       ]);
     }
     status = applied.step.to;

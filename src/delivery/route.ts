@@ -70,8 +70,12 @@ export class DeliveryRouting {
     const routing = await this.tables.account(message.accountId);
     const requested = message.ipPoolId === null ? undefined : routing.table.pools.get(message.ipPoolId);
     // A requested pool deleted since the send was accepted: the message goes where an unnamed one would.
-    const subAccountDefaultPoolId = requested ? null : await this.tables.subAccountDefaultPool(message.accountId, message.subAccountId);
-    const provider = routing.needsProvider ? await this.tables.classifier.classify(message.to.email) : MailboxProvider.Default;
+    const subAccountDefaultPoolId = requested
+      ? null
+      : await this.tables.subAccountDefaultPool(message.accountId, message.subAccountId);
+    const provider = routing.needsProvider
+      ? await this.tables.classifier.classify(message.to.email)
+      : MailboxProvider.Default;
     const availability: Availability = (entity) => {
       if (entity.kind !== 'ip') return EntityStatus.Ready;
       const usage = warmupUsage(routing.warmup, entity.id, provider);
@@ -97,16 +101,21 @@ export class DeliveryRouting {
         send = reserved;
         break;
       }
-      if (tries >= routing.warmup.warming.size) return { kind: 'wait', reason: 'warmup caps reached on every warming IP tried', retryAt, route: unrouted };
+      if (tries >= routing.warmup.warming.size)
+        return { kind: 'wait', reason: 'warmup caps reached on every warming IP tried', retryAt, route: unrouted };
       decision = decide();
     }
     if (!decision.ok) {
-      const reason = 'wait' in decision ? `${decision.wait.reason}, ${decision.wait.end}, pools tried ${decision.wait.tried.join(' > ')}` : `unknown pool ${decision.unknownPool}`;
+      const reason =
+        'wait' in decision
+          ? `${decision.wait.reason}, ${decision.wait.end}, pools tried ${decision.wait.tried.join(' > ')}`
+          : `unknown pool ${decision.unknownPool}`;
       return { kind: 'wait', reason, retryAt, route: unrouted };
     }
     const poolId = decision.pool.id;
     const entity = decision.entity;
-    if (entity.kind === 'host') return { kind: 'send', route: { ipId: null, ipPoolId: poolId, tpspId: null }, transport: null };
+    if (entity.kind === 'host')
+      return { kind: 'send', route: { ipId: null, ipPoolId: poolId, tpspId: null }, transport: null };
     if (entity.kind === 'ip') {
       const ip = routing.ips.get(entity.id);
       const route: DeliveryRoute = { localAddress: entity.address, ipId: entity.id, ipPoolId: poolId, tpspId: null };
@@ -121,7 +130,9 @@ export class DeliveryRouting {
     if (!transport) {
       if (!this.warnedNoTpspTransport) {
         this.warnedNoTpspTransport = true;
-        logger.warn('delivery: a pool routes to a TPSP but no tpspTransport is configured (MailplaneOptions.tpspTransport); its messages wait');
+        logger.warn(
+          'delivery: a pool routes to a TPSP but no tpspTransport is configured (MailplaneOptions.tpspTransport); its messages wait',
+        );
       }
       return { kind: 'wait', reason: `no transport for TPSP ${entity.id}`, retryAt, route };
     }

@@ -77,7 +77,11 @@ export class RoutingTables {
     };
     for (const pool of routing.table.pools.values()) {
       if (pool.metadataProblems.length > 0) {
-        logger.warn('routing: stored metadata of a pool does not parse; it routes round robin', { accountId, poolId: pool.id, problems: pool.metadataProblems });
+        logger.warn('routing: stored metadata of a pool does not parse; it routes round robin', {
+          accountId,
+          poolId: pool.id,
+          problems: pool.metadataProblems,
+        });
       }
     }
     this.accounts.set(accountId, routing);
@@ -118,7 +122,12 @@ export class RoutingTables {
    */
   async account(accountId: number): Promise<AccountRouting> {
     const cached = this.accounts.get(accountId);
-    if (cached && performance.now() - cached.loadedAt < ROUTING_TABLE_TTL_MS && cached.warmup.day === dayOfMs(this.deps.clock.now())) return cached;
+    if (
+      cached &&
+      performance.now() - cached.loadedAt < ROUTING_TABLE_TTL_MS &&
+      cached.warmup.day === dayOfMs(this.deps.clock.now())
+    )
+      return cached;
     return this.refresh(accountId);
   }
 

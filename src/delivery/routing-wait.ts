@@ -12,10 +12,22 @@ import { DELIVER_MESSAGE_JOB } from '../jobs/kinds.js';
 import type { RecordedOutcome } from './outcome.js';
 
 /** Schedules the next routing of a message that has to wait; answers its unchanged state. */
-export async function deferByRouting(ctx: Pick<MailplaneContext, 'jobs' | 'logger'>, message: MessageRecord, reason: string, retryAt: number): Promise<RecordedOutcome> {
+export async function deferByRouting(
+  ctx: Pick<MailplaneContext, 'jobs' | 'logger'>,
+  message: MessageRecord,
+  reason: string,
+  retryAt: number,
+): Promise<RecordedOutcome> {
   const payload = { messageId: message.id, attempt: message.attempts };
   // The key names the wait's time: the job running now (which may be a wait's own) does not dedupe it away.
-  await ctx.jobs.enqueue([{ kind: DELIVER_MESSAGE_JOB, payload, runAt: retryAt, dedupeKey: `${message.id}:${message.attempts}:route:${retryAt}` }]);
+  await ctx.jobs.enqueue([
+    {
+      kind: DELIVER_MESSAGE_JOB,
+      payload,
+      runAt: retryAt,
+      dedupeKey: `${message.id}:${message.attempts}:route:${retryAt}`,
+    },
+  ]);
   ctx.logger.info('delivery: deferred by routing', { messageId: message.id, reason, retryAt });
   return { status: message.status, retryAt };
 }

@@ -21,7 +21,10 @@ const PAGE = 500;
 const SUPPRESSION_CHUNK = 1_000;
 
 /** The still-scheduled messages of a batch, with the batch, or `null` when none is left. */
-async function scheduledOf(ctx: MailplaneContext, batchId: string): Promise<{ batch: SendBatchRecord; messages: MessageRecord[] } | null> {
+async function scheduledOf(
+  ctx: MailplaneContext,
+  batchId: string,
+): Promise<{ batch: SendBatchRecord; messages: MessageRecord[] } | null> {
   const messages: MessageRecord[] = [];
   let afterId: string | undefined;
   for (;;) {
@@ -47,11 +50,19 @@ async function batchDrop(ctx: MailplaneContext, batch: SendBatchRecord): Promise
 }
 
 /** The addresses among `messages` suppressed in the sub-account now. */
-async function suppressedNow(ctx: MailplaneContext, subAccountId: number, messages: readonly MessageRecord[]): Promise<Set<string>> {
+async function suppressedNow(
+  ctx: MailplaneContext,
+  subAccountId: number,
+  messages: readonly MessageRecord[],
+): Promise<Set<string>> {
   const emails = [...new Set(messages.map((m) => m.to.email))];
   const suppressed = new Set<string>();
   for (let i = 0; i < emails.length; i += SUPPRESSION_CHUNK) {
-    for (const email of await ctx.store.suppressions.suppressedAmong(subAccountId, emails.slice(i, i + SUPPRESSION_CHUNK))) suppressed.add(email);
+    for (const email of await ctx.store.suppressions.suppressedAmong(
+      subAccountId,
+      emails.slice(i, i + SUPPRESSION_CHUNK),
+    ))
+      suppressed.add(email);
   }
   return suppressed;
 }
@@ -64,7 +75,13 @@ export async function releaseScheduledSend(ctx: MailplaneContext, batchId: strin
   const whole = await batchDrop(ctx, batch);
   const suppressed = whole ? new Set<string>() : await suppressedNow(ctx, batch.subAccountId, messages);
   const dropOf = (message: MessageRecord): Drop | null =>
-    whole ?? (suppressed.has(message.to.email) ? { reason: 'SUPPRESSED', detail: 'the address was added to the suppression list of this sub-account before the scheduled send' } : null);
+    whole ??
+    (suppressed.has(message.to.email)
+      ? {
+          reason: 'SUPPRESSED',
+          detail: 'the address was added to the suppression list of this sub-account before the scheduled send',
+        }
+      : null);
 
   const atMs = ctx.clock.now();
   const drops: Drop[] = [];
@@ -79,14 +96,20 @@ export async function releaseScheduledSend(ctx: MailplaneContext, batchId: strin
         batch,
         atMs,
         outcome: drop ? 'refused-at-release' : 'released',
-        ...(drop && { fields: { smtpDescription: `${drop.reason}: ${drop.detail}` }, metadata: { reason: drop.reason, description: drop.detail } }),
+        ...(drop && {
+          fields: { smtpDescription: `${drop.reason}: ${drop.detail}` },
+          metadata: { reason: drop.reason, description: drop.detail },
+        }),
       });
       if (result.kind !== 'applied') continue;
       if (drop) drops.push(drop);
       else released += 1;
     }
     if (released > 0) {
-      await ctx.jobs.enqueue([{ kind: DELIVER_BATCH_JOB, payload: { batchId }, runAt: atMs, dedupeKey: `${DELIVER_BATCH_JOB}:${batchId}` }], { store: tx });
+      await ctx.jobs.enqueue(
+        [{ kind: DELIVER_BATCH_JOB, payload: { batchId }, runAt: atMs, dedupeKey: `${DELIVER_BATCH_JOB}:${batchId}` }],
+        { store: tx },
+      );
     }
   });
   if (released > 0) ctx.jobs.notify();
@@ -98,5 +121,7 @@ export async function releaseScheduledSend(ctx: MailplaneContext, batchId: strin
 
 /** The `deliver-scheduled` job handler. */
 export function scheduledJobHandlers(ctx: MailplaneContext): Record<string, JobHandler> {
-  return { [DELIVER_SCHEDULED_JOB]: jobHandler(DELIVER_SCHEDULED_JOB, (job) => releaseScheduledSend(ctx, job.payload.batchId)) };
+  return {
+    [DELIVER_SCHEDULED_JOB]: jobHandler(DELIVER_SCHEDULED_JOB, (job) => releaseScheduledSend(ctx, job.payload.batchId)),
+  };
 }

@@ -89,7 +89,8 @@ function keptValues(type: DnsRecordType, matching: readonly Resource[]): unknown
   let values = matching.map((record) => recordValue(type, record));
   if (type === 'TXT') values = values.filter((value) => (value as string).length <= MAX_TXT_RECORD_LENGTH);
   // Sorted before the cut, so the most preferred exchanges are the ones kept.
-  if (type === 'MX') (values as MxRecord[]).sort((a, b) => a.preference - b.preference || a.exchange.localeCompare(b.exchange));
+  if (type === 'MX')
+    (values as MxRecord[]).sort((a, b) => a.preference - b.preference || a.exchange.localeCompare(b.exchange));
   return values.slice(0, MAX_RECORDS_PER_ANSWER);
 }
 
@@ -113,7 +114,12 @@ function rcodeFailure(rcode: number): { reason: DnsFailureReason; detail: string
  * section (recursive resolvers put the whole chain there). `seen` holds the names already
  * visited by earlier queries of the same lookup, so a loop across queries is caught too.
  */
-export function interpretResponse(packet: Packet, name: string, type: DnsRecordType, seen: Set<string>): Interpretation {
+export function interpretResponse(
+  packet: Packet,
+  name: string,
+  type: DnsRecordType,
+  seen: Set<string>,
+): Interpretation {
   const wanted = Packet.TYPE[type];
   const answers = packet.answers.filter((record) => record.class === Packet.CLASS.IN);
   const chain: string[] = [];
@@ -146,5 +152,11 @@ export function interpretResponse(packet: Packet, name: string, type: DnsRecordT
   // comes from an authoritative server that does not hold the target: the target must be asked.
   const hasSoa = packet.authorities.some((record) => record.type === Packet.TYPE.SOA);
   if (chain.length > 0 && !hasSoa) return { kind: 'follow', chain, next: current, ttl };
-  return { kind: 'failure', chain, reason: 'nodata', detail: 'no records of that type', ttl: Math.min(ttl, negativeTtl(packet)) };
+  return {
+    kind: 'failure',
+    chain,
+    reason: 'nodata',
+    detail: 'no records of that type',
+    ttl: Math.min(ttl, negativeTtl(packet)),
+  };
 }

@@ -90,16 +90,21 @@ async function checkDkim(context: CheckContext, expected: ExpectedDnsRecords['dk
   if (!Array.isArray(records)) return records;
   const parsed = records.map(parseDkimRecord);
   const dkim = parsed.filter((result) => result.ok || !result.notDkim);
-  if (dkim.length === 0) return fail(`the TXT record at ${host} is not a DKIM key record; publish ${clip(expected.textValue, 60)}`);
+  if (dkim.length === 0)
+    return fail(`the TXT record at ${host} is not a DKIM key record; publish ${clip(expected.textValue, 60)}`);
   if (dkim.length > 1) return fail(`found ${dkim.length} DKIM records at ${host}; keep only the one mailplane shows`);
   const only = dkim[0]!;
   if (!only.ok) return fail(`the DKIM record at ${host} cannot be read: ${only.error}`);
   const { record } = only;
-  if (record.publicKey === '') return fail(`the DKIM record at ${host} has an empty key (p=), which means the key is revoked`);
-  if (record.keyType !== wanted.keyType) return fail(`the DKIM record at ${host} is for key type ${clip(record.keyType, 20)}, expected ${wanted.keyType}`);
+  if (record.publicKey === '')
+    return fail(`the DKIM record at ${host} has an empty key (p=), which means the key is revoked`);
+  if (record.keyType !== wanted.keyType)
+    return fail(`the DKIM record at ${host} is for key type ${clip(record.keyType, 20)}, expected ${wanted.keyType}`);
   if (record.publicKey !== wanted.publicKey) {
     const shown = `${record.publicKey.slice(0, 8)}…${record.publicKey.slice(-8)}`;
-    return fail(`the DKIM record at ${host} carries a different public key (p=${shown}) than the one mailplane signs with; publish the value mailplane shows`);
+    return fail(
+      `the DKIM record at ${host} carries a different public key (p=${shown}) than the one mailplane signs with; publish the value mailplane shows`,
+    );
   }
   return pass;
 }
@@ -117,7 +122,8 @@ async function checkCname(context: CheckContext, label: string, expected: Expect
   if (result.reason === 'nodata') {
     reason = `no CNAME record at ${host} (the name has other records); replace them with a CNAME to ${target}`;
     // Cloudflare answers for a proxied name with its own addresses instead of the CNAME.
-    if ((await context.provider) === 'Cloudflare') reason += '. If Cloudflare proxies this name (orange cloud), set it to DNS only';
+    if ((await context.provider) === 'Cloudflare')
+      reason += '. If Cloudflare proxies this name (orange cloud), set it to DNS only';
   }
   return fail(reason + (await misplacedHint(context, host, 'CNAME')));
 }
@@ -127,8 +133,12 @@ async function checkDmarc(context: CheckContext, expected: { host: string }): Pr
   const records = await txtRecords(context, 'DMARC TXT', host);
   if (!Array.isArray(records)) return records;
   const dmarc = records.filter(looksLikeDmarc);
-  if (dmarc.length === 0) return fail(`the TXT record at ${host} is not a DMARC record (it must start with v=DMARC1); publish v=DMARC1; p=none`);
-  if (dmarc.length > 1) return fail(`found ${dmarc.length} DMARC records at ${host}; receivers ignore DMARC unless there is exactly one`);
+  if (dmarc.length === 0)
+    return fail(
+      `the TXT record at ${host} is not a DMARC record (it must start with v=DMARC1); publish v=DMARC1; p=none`,
+    );
+  if (dmarc.length > 1)
+    return fail(`found ${dmarc.length} DMARC records at ${host}; receivers ignore DMARC unless there is exactly one`);
   const parsed = parseDmarcRecord(dmarc[0]!);
   return parsed.ok ? pass : fail(`the DMARC record at ${host} is not valid: ${parsed.error}`);
 }
@@ -141,7 +151,11 @@ async function checkDmarc(context: CheckContext, expected: { host: string }): Pr
  * CNAME must point when the SPF host is the Return-Path host; without it (a deployment that asks for
  * an SPF TXT record of the customer's own), the reasons name the TXT record.
  */
-async function checkSpf(context: CheckContext, expected: { host: string; include: string }, cnameTarget?: string): Promise<RecordCheck> {
+async function checkSpf(
+  context: CheckContext,
+  expected: { host: string; include: string },
+  cnameTarget?: string,
+): Promise<RecordCheck> {
   const host = normalizeName(expected.host);
   const target = cnameTarget === undefined ? undefined : normalizeName(cnameTarget);
   const publish = `v=spf1 include:${normalizeName(expected.include)} ~all`;
@@ -149,14 +163,20 @@ async function checkSpf(context: CheckContext, expected: { host: string; include
   const reached = result.chain.at(-1);
   if (target !== undefined && result.chain.length === 0 && !result.ok && isAbsent(result)) {
     const hint = await misplacedHint(context, host, 'CNAME');
-    return fail(`SPF is read through the Return-Path CNAME record at ${host}, which is not there; add a CNAME to ${target} (the same record as returnPath)${hint}`);
+    return fail(
+      `SPF is read through the Return-Path CNAME record at ${host}, which is not there; add a CNAME to ${target} (the same record as returnPath)${hint}`,
+    );
   }
   if (target !== undefined && reached !== undefined && reached !== target && (result.ok || isAbsent(result))) {
-    return fail(`SPF is read through the Return-Path CNAME at ${host}, which leads to ${clip(reached, 80)}, expected ${target}; point the CNAME to ${target}`);
+    return fail(
+      `SPF is read through the Return-Path CNAME at ${host}, which leads to ${clip(reached, 80)}, expected ${target}; point the CNAME to ${target}`,
+    );
   }
   const where = reached ?? host;
   const operator = target !== undefined && reached === target;
-  const remedy = operator ? `the operator of this mailplane must publish ${publish} at ${target}` : `publish ${publish}`;
+  const remedy = operator
+    ? `the operator of this mailplane must publish ${publish} at ${target}`
+    : `publish ${publish}`;
   if (!result.ok) {
     if (!isAbsent(result)) return fail(lookupFailureReason('SPF TXT', host, result));
     const hint = operator ? '' : await misplacedHint(context, host, 'TXT');
@@ -164,14 +184,17 @@ async function checkSpf(context: CheckContext, expected: { host: string; include
   }
   const spf = result.records.map(cleanTxtValue).filter(looksLikeSpf);
   if (spf.length === 0) return fail(`SPF TXT record at ${where} not found (the name has other TXT records); ${remedy}`);
-  if (spf.length > 1) return fail(`found ${spf.length} SPF records at ${where}; merge them into one, receivers reject more than one`);
+  if (spf.length > 1)
+    return fail(`found ${spf.length} SPF records at ${where}; merge them into one, receivers reject more than one`);
   const included = checkSpfInclude(spf[0]!, expected.include);
   return included.ok ? pass : fail(`the SPF record at ${where} is not right: ${included.error}`);
 }
 
 /** A check must never reject: an unexpected fault becomes the record's reason. */
 function settle(check: Promise<RecordCheck>): Promise<RecordCheck> {
-  return check.catch((error: unknown) => fail(`the check failed unexpectedly (${clip(String(error), 80)}); try again later`));
+  return check.catch((error: unknown) =>
+    fail(`the check failed unexpectedly (${clip(String(error), 80)}); try again later`),
+  );
 }
 
 /**
@@ -195,7 +218,15 @@ export async function checkDomainRecords(
     expected.track ? settle(checkCname(context, 'tracking', expected.track)) : notChecked,
     expected.dmarc ? settle(checkDmarc(context, expected.dmarc)) : notChecked,
     expected.spf
-      ? settle(checkSpf(context, expected.spf, expected.returnPath && normalizeName(expected.returnPath.host) === normalizeName(expected.spf.host) ? expected.returnPath.target : undefined))
+      ? settle(
+          checkSpf(
+            context,
+            expected.spf,
+            expected.returnPath && normalizeName(expected.returnPath.host) === normalizeName(expected.spf.host)
+              ? expected.returnPath.target
+              : undefined,
+          ),
+        )
       : notChecked,
     provider,
   ]);

@@ -13,7 +13,12 @@ export interface DnsConfig {
 }
 
 /** Defaults: the system's resolvers, 2 s per attempt, 2 retries, RDAP through rdap.org. */
-export const defaultDnsConfig: DnsConfig = { servers: [], timeoutMs: 2_000, retries: 2, rdapBaseUrl: 'https://rdap.org' };
+export const defaultDnsConfig: DnsConfig = {
+  servers: [],
+  timeoutMs: 2_000,
+  retries: 2,
+  rdapBaseUrl: 'https://rdap.org',
+};
 
 /** Fills the unset fields of a partial configuration with {@link defaultDnsConfig}. */
 export function resolveDnsConfig(partial: Partial<DnsConfig> = {}): DnsConfig {

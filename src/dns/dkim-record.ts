@@ -25,7 +25,8 @@ export function parseDkimRecord(text: string): DkimParseResult {
     if (version !== 'DKIM1') return { ok: false, notDkim: true, error: `v=${version} is not v=DKIM1` };
   }
   const publicKey = tags.get('p');
-  if (publicKey === undefined) return { ok: false, notDkim: version === undefined, error: 'it has no p= (public key) tag' };
+  if (publicKey === undefined)
+    return { ok: false, notDkim: version === undefined, error: 'it has no p= (public key) tag' };
   const key = publicKey.replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(key)) return { ok: false, notDkim: false, error: 'the p= value is not base64' };
   return { ok: true, record: { keyType: (tags.get('k') ?? 'rsa').toLowerCase(), publicKey: key } };

@@ -39,20 +39,26 @@ export function parseDmarcRecord(text: string): DmarcParseResult {
     return { ok: false, error: 'it must start with v=DMARC1' };
   }
   const policy = tags.get('p')?.toLowerCase();
-  if (policy === undefined) return { ok: false, error: 'it has no p= (policy) tag; add p=none, p=quarantine or p=reject' };
+  if (policy === undefined)
+    return { ok: false, error: 'it has no p= (policy) tag; add p=none, p=quarantine or p=reject' };
   if (!POLICIES.has(policy)) return { ok: false, error: `p=${clip(policy)} is not none, quarantine or reject` };
   const sp = tags.get('sp')?.toLowerCase();
-  if (sp !== undefined && !POLICIES.has(sp)) return { ok: false, error: `sp=${clip(sp)} is not none, quarantine or reject` };
+  if (sp !== undefined && !POLICIES.has(sp))
+    return { ok: false, error: `sp=${clip(sp)} is not none, quarantine or reject` };
   const pct = tags.get('pct');
-  if (pct !== undefined && !(/^\d{1,3}$/.test(pct) && Number(pct) <= 100)) return { ok: false, error: `pct=${clip(pct)} is not a whole number from 0 to 100` };
+  if (pct !== undefined && !(/^\d{1,3}$/.test(pct) && Number(pct) <= 100))
+    return { ok: false, error: `pct=${clip(pct)} is not a whole number from 0 to 100` };
   for (const tag of ['adkim', 'aspf']) {
     const value = tags.get(tag);
-    if (value !== undefined && !/^[rs]$/i.test(value)) return { ok: false, error: `${tag}=${clip(value)} is not r or s` };
+    if (value !== undefined && !/^[rs]$/i.test(value))
+      return { ok: false, error: `${tag}=${clip(value)} is not r or s` };
   }
   const fo = tags.get('fo');
-  if (fo !== undefined && !/^[01ds](\s*:\s*[01ds])*$/i.test(fo)) return { ok: false, error: `fo=${clip(fo)} is not a list of 0, 1, d and s` };
+  if (fo !== undefined && !/^[01ds](\s*:\s*[01ds])*$/i.test(fo))
+    return { ok: false, error: `fo=${clip(fo)} is not a list of 0, 1, d and s` };
   const ri = tags.get('ri');
-  if (ri !== undefined && !/^\d{1,10}$/.test(ri)) return { ok: false, error: `ri=${clip(ri)} is not a number of seconds` };
+  if (ri !== undefined && !/^\d{1,10}$/.test(ri))
+    return { ok: false, error: `ri=${clip(ri)} is not a number of seconds` };
   const reportUris: string[] = [];
   for (const tag of ['rua', 'ruf']) {
     const value = tags.get(tag);

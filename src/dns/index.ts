@@ -21,7 +21,12 @@ export {
 } from './checks.js';
 export { verifyDomainDns, type DomainVerification, type VerifyDomainDnsOptions } from './verify.js';
 export { detectDnsProvider, providerFromNameServers, DNS_PROVIDERS } from './providers.js';
-export { createRdapLookup, registrationDateFromRdap, type RdapLookupOptions, type RegistrationDateLookup } from './rdap.js';
+export {
+  createRdapLookup,
+  registrationDateFromRdap,
+  type RdapLookupOptions,
+  type RegistrationDateLookup,
+} from './rdap.js';
 export { parseTagList, cleanTxtValue, type TagListResult } from './tag-list.js';
 export { parseDkimRecord, expectedDkimKey, type DkimKeyRecord, type DkimParseResult } from './dkim-record.js';
 export { parseDmarcRecord, looksLikeDmarc, type DmarcRecord, type DmarcParseResult } from './dmarc-record.js';

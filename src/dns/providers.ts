@@ -72,7 +72,11 @@ export function providerFromNameServers(nameServers: readonly string[]): string 
  * parent that has some (a subdomain is usually served by its parent's zone). Gives `''` when the
  * lookup fails or the servers are not recognised; it never throws.
  */
-export async function detectDnsProvider(resolver: DnsResolver, domain: string, options: { fresh?: boolean } = {}): Promise<string> {
+export async function detectDnsProvider(
+  resolver: DnsResolver,
+  domain: string,
+  options: { fresh?: boolean } = {},
+): Promise<string> {
   const labels = normalizeName(domain).split('.');
   // Stop above the top-level domain; four steps reach a registrable domain from any usual subdomain.
   for (let start = 0; start < labels.length - 1 && start < 4; start++) {

@@ -55,7 +55,12 @@ export function registrationDateFromRdap(body: unknown): string {
   for (const event of events) {
     if (typeof event !== 'object' || event === null) continue;
     const { eventAction, eventDate } = event as { eventAction?: unknown; eventDate?: unknown };
-    if (typeof eventAction !== 'string' || eventAction.toLowerCase() !== 'registration' || typeof eventDate !== 'string') continue;
+    if (
+      typeof eventAction !== 'string' ||
+      eventAction.toLowerCase() !== 'registration' ||
+      typeof eventDate !== 'string'
+    )
+      continue;
     const time = Date.parse(eventDate);
     if (Number.isNaN(time)) continue;
     const date = new Date(time).toISOString();
@@ -123,7 +128,11 @@ export function createRdapLookup(options: RdapLookupOptions = {}): RegistrationD
         }
       }
     } catch (error) {
-      const message = signal.aborted ? `no RDAP answer within ${timeoutMs} ms` : error instanceof Error ? error.message : String(error);
+      const message = signal.aborted
+        ? `no RDAP answer within ${timeoutMs} ms`
+        : error instanceof Error
+          ? error.message
+          : String(error);
       options.onError?.(domain, message);
     }
     return '';

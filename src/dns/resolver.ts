@@ -1,7 +1,13 @@
 import { isIP } from 'node:net';
 import type { Packet } from 'dns2';
 import { systemClock, type Clock } from '../model/time.js';
-import { interpretResponse, type DnsFailureReason, type DnsLookupResult, type DnsRecordValues, type MxRecord } from './answer.js';
+import {
+  interpretResponse,
+  type DnsFailureReason,
+  type DnsLookupResult,
+  type DnsRecordValues,
+  type MxRecord,
+} from './answer.js';
 import { TtlCache } from './cache.js';
 import { isValidName, normalizeName } from './names.js';
 import { systemDnsServers, type DnsServerAddress } from './servers.js';
@@ -39,7 +45,11 @@ export interface DnsResolver {
   /** The servers queries go to. */
   readonly servers: readonly DnsServerAddress[];
   /** Records of one type at `name`, following CNAMEs (except for type CNAME itself). */
-  resolve<T extends DnsRecordType>(name: string, type: T, options?: DnsLookupOptions): Promise<DnsLookupResult<DnsRecordValues[T]>>;
+  resolve<T extends DnsRecordType>(
+    name: string,
+    type: T,
+    options?: DnsLookupOptions,
+  ): Promise<DnsLookupResult<DnsRecordValues[T]>>;
   /** TXT records, each one's character-strings joined into one string. */
   resolveTxt(name: string, options?: DnsLookupOptions): Promise<DnsLookupResult<string>>;
   /** The CNAME target at `name` itself (lower-case, no trailing dot). */
@@ -59,7 +69,8 @@ export interface DnsResolver {
 type AnyResult = DnsLookupResult<unknown>;
 type ServerStep = { kind: 'response'; packet: Packet } | { kind: 'failure'; reason: DnsFailureReason; detail: string };
 
-const describe = (server: DnsServerAddress): string => (server.host.includes(':') ? `[${server.host}]:${server.port}` : `${server.host}:${server.port}`);
+const describe = (server: DnsServerAddress): string =>
+  server.host.includes(':') ? `[${server.host}]:${server.port}` : `${server.host}:${server.port}`;
 
 /**
  * Creates a DNS resolver client. It speaks to the configured recursive resolvers only (never to
@@ -72,7 +83,8 @@ const describe = (server: DnsServerAddress): string => (server.host.includes(':'
  */
 export function createDnsResolver(options: DnsResolverOptions = {}): DnsResolver {
   const servers = [...(options.servers ?? systemDnsServers())];
-  if (servers.length === 0) throw new Error('createDnsResolver: no DNS servers configured and none found on the system');
+  if (servers.length === 0)
+    throw new Error('createDnsResolver: no DNS servers configured and none found on the system');
   for (const server of servers) {
     // A host name would need DNS to reach DNS; a bad port would fail every query silently.
     if (isIP(server.host) === 0 || !Number.isInteger(server.port) || server.port < 1 || server.port > 65535) {
@@ -103,12 +115,20 @@ export function createDnsResolver(options: DnsResolverOptions = {}): DnsResolver
         const serverFault = rcode === RCODE.SERVFAIL || rcode === RCODE.REFUSED;
         // Another server may well answer where this one failed; the same server again rarely does.
         if (!serverFault || servers.length === 1 || attempt === retries) return outcome;
-        last = { kind: 'failure', reason: rcode === RCODE.REFUSED ? 'refused' : 'servfail', detail: `from ${describe(server)}` };
+        last = {
+          kind: 'failure',
+          reason: rcode === RCODE.REFUSED ? 'refused' : 'servfail',
+          detail: `from ${describe(server)}`,
+        };
         continue;
       }
       last =
         outcome.kind === 'timeout'
-          ? { kind: 'failure', reason: 'timeout', detail: `no answer from ${describe(server)} within ${timeoutMs} ms (${attempt + 1} attempts)` }
+          ? {
+              kind: 'failure',
+              reason: 'timeout',
+              detail: `no answer from ${describe(server)} within ${timeoutMs} ms (${attempt + 1} attempts)`,
+            }
           : { kind: 'failure', reason: outcome.kind, detail: `${outcome.detail} (from ${describe(server)})` };
     }
     return last;
@@ -126,21 +146,42 @@ export function createDnsResolver(options: DnsResolverOptions = {}): DnsResolver
       const found = interpretResponse(step.packet, current, type, seen);
       chain.push(...found.chain);
       ttl = Math.min(ttl, found.ttl);
-      if (found.kind === 'records') return { ok: true, name, chain, records: found.records, ttl: Number.isFinite(ttl) ? ttl : 0 };
-      if (found.kind === 'failure') return { ok: false, name, chain, reason: found.reason, detail: found.detail, ttl: Number.isFinite(ttl) ? ttl : 0 };
+      if (found.kind === 'records')
+        return { ok: true, name, chain, records: found.records, ttl: Number.isFinite(ttl) ? ttl : 0 };
+      if (found.kind === 'failure')
+        return {
+          ok: false,
+          name,
+          chain,
+          reason: found.reason,
+          detail: found.detail,
+          ttl: Number.isFinite(ttl) ? ttl : 0,
+        };
       current = found.next;
     }
   }
 
   function remember(key: string, result: AnyResult): void {
     if (result.ok) cache.set(key, result, Math.min(result.ttl * 1000, positiveCapMs));
-    else if (result.reason === 'nxdomain' || result.reason === 'nodata') cache.set(key, result, Math.min(result.ttl * 1000, negativeCapMs));
+    else if (result.reason === 'nxdomain' || result.reason === 'nodata')
+      cache.set(key, result, Math.min(result.ttl * 1000, negativeCapMs));
   }
 
-  async function resolve(rawName: string, type: DnsRecordType, lookupOptions: DnsLookupOptions = {}): Promise<AnyResult> {
+  async function resolve(
+    rawName: string,
+    type: DnsRecordType,
+    lookupOptions: DnsLookupOptions = {},
+  ): Promise<AnyResult> {
     const name = normalizeName(rawName);
     if (!isValidName(name)) {
-      return { ok: false, name, chain: [], reason: 'invalid-name', detail: `${JSON.stringify(rawName.slice(0, 300))} is not a valid DNS name`, ttl: 0 };
+      return {
+        ok: false,
+        name,
+        chain: [],
+        reason: 'invalid-name',
+        detail: `${JSON.stringify(rawName.slice(0, 300))} is not a valid DNS name`,
+        ttl: 0,
+      };
     }
     const key = `${type} ${name}`;
     if (!lookupOptions.fresh) {

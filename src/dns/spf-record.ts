@@ -27,10 +27,17 @@ export function checkSpfInclude(record: string, include: string): SpfIncludeResu
   for (const term of terms) {
     const include = /^([+\-~?]?)include:(.+)$/i.exec(term);
     if (include && normalizeName(include[2]!) === wanted) {
-      if (allSeen) return { ok: false, error: `include:${wanted} comes after ${allSeen}, where receivers never reach it; move it before ${allSeen}` };
+      if (allSeen)
+        return {
+          ok: false,
+          error: `include:${wanted} comes after ${allSeen}, where receivers never reach it; move it before ${allSeen}`,
+        };
       const qualifier = include[1] ?? '';
       if (qualifier !== '' && qualifier !== '+') {
-        return { ok: false, error: `include:${wanted} has the qualifier "${qualifier}", so matching mail does not pass; remove the "${qualifier}"` };
+        return {
+          ok: false,
+          error: `include:${wanted} has the qualifier "${qualifier}", so matching mail does not pass; remove the "${qualifier}"`,
+        };
       }
       return { ok: true };
     }
@@ -38,5 +45,8 @@ export function checkSpfInclude(record: string, include: string): SpfIncludeResu
   }
   const redirect = terms.find((term) => /^redirect=/i.test(term));
   if (!allSeen && redirect && normalizeName(redirect.slice('redirect='.length)) === wanted) return { ok: true };
-  return { ok: false, error: `it does not include ${wanted}; add include:${wanted} before the ${clip(allSeen ?? 'all', 10)} mechanism` };
+  return {
+    ok: false,
+    error: `it does not include ${wanted}; add include:${wanted} before the ${clip(allSeen ?? 'all', 10)} mechanism`,
+  };
 }

@@ -16,7 +16,11 @@ export type ExchangeOutcome =
  * connected, so the kernel discards datagrams from any other address and reports a closed port
  * (ICMP port unreachable) as an error instead of letting the query run into its timeout.
  */
-export function exchangeUdp(server: DnsServerAddress, query: EncodedQuery, timeoutMs: number): Promise<ExchangeOutcome> {
+export function exchangeUdp(
+  server: DnsServerAddress,
+  query: EncodedQuery,
+  timeoutMs: number,
+): Promise<ExchangeOutcome> {
   return new Promise((resolve) => {
     const socket = createSocket(isIP(server.host) === 6 ? 'udp6' : 'udp4');
     let settled = false;
@@ -47,7 +51,11 @@ export function exchangeUdp(server: DnsServerAddress, query: EncodedQuery, timeo
  * says how much is coming: an answer announced over {@link MAX_ANSWER_BYTES} is given up on at
  * once, before its bytes are read.
  */
-export function exchangeTcp(server: DnsServerAddress, query: EncodedQuery, timeoutMs: number): Promise<ExchangeOutcome> {
+export function exchangeTcp(
+  server: DnsServerAddress,
+  query: EncodedQuery,
+  timeoutMs: number,
+): Promise<ExchangeOutcome> {
   return new Promise((resolve) => {
     const socket = connect({ host: server.host, port: server.port });
     let settled = false;

@@ -37,6 +37,9 @@ export async function verifyDomainDns(options: VerifyDomainDnsOptions): Promise<
         () => '',
       )
     : Promise.resolve('');
-  const [records, domainRegisteredDate] = await Promise.all([checkDomainRecords(options.resolver, options.expected, lookup), registered]);
+  const [records, domainRegisteredDate] = await Promise.all([
+    checkDomainRecords(options.resolver, options.expected, lookup),
+    registered,
+  ]);
   return { ...records, domainRegisteredDate };
 }

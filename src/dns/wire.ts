@@ -58,7 +58,8 @@ export function encodeQuery(name: string, type: DnsRecordType): EncodedQuery {
 }
 
 /** Why an answer of `bytes` was not read. */
-export const tooLarge = (bytes: number): string => `an answer of ${bytes} bytes, more than the ${MAX_ANSWER_BYTES} mailplane reads`;
+export const tooLarge = (bytes: number): string =>
+  `an answer of ${bytes} bytes, more than the ${MAX_ANSWER_BYTES} mailplane reads`;
 
 /**
  * Reads a received message as the answer to `query`. Never throws: dns2's parser throws on
@@ -89,7 +90,10 @@ export function decodeMessage(buffer: Buffer, query: EncodedQuery): DecodedMessa
     packet.additionals.length === header.arcount;
   if (!decoded) return { kind: 'malformed', detail: 'records that cannot be decoded' };
   const question = packet.questions[0];
-  if (question && (normalizeName(question.name) !== normalizeName(query.name) || question.type !== Packet.TYPE[query.type])) {
+  if (
+    question &&
+    (normalizeName(question.name) !== normalizeName(query.name) || question.type !== Packet.TYPE[query.type])
+  ) {
     return { kind: 'foreign' };
   }
   return { kind: 'response', packet };

@@ -62,10 +62,14 @@ export function resolveDomainRecordsConfig(partial: Partial<DomainRecordsConfig>
     if (!HOST_NAME.test(config[key])) throw new Error(`domains.${key} must be a host name, got "${config[key]}"`);
   }
   if (!Number.isInteger(config.dkimRotationGraceDays) || config.dkimRotationGraceDays < 1) {
-    throw new Error(`domains.dkimRotationGraceDays must be a whole number of days >= 1, got ${config.dkimRotationGraceDays}`);
+    throw new Error(
+      `domains.dkimRotationGraceDays must be a whole number of days >= 1, got ${config.dkimRotationGraceDays}`,
+    );
   }
   if (!Number.isInteger(config.dkimAutoRotateDays) || config.dkimAutoRotateDays < 0) {
-    throw new Error(`domains.dkimAutoRotateDays must be a whole number of days >= 0 (0: off), got ${config.dkimAutoRotateDays}`);
+    throw new Error(
+      `domains.dkimAutoRotateDays must be a whole number of days >= 0 (0: off), got ${config.dkimAutoRotateDays}`,
+    );
   }
   // Lower-cased like the domain names they are joined to, so published hosts compare exactly.
   return {

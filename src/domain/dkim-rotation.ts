@@ -38,8 +38,16 @@ export function rotationSelector(base: string, nowMs: number, taken: readonly st
 }
 
 /** The job that follows `domain`'s rotation, due at `runAt`; one per domain (its dedupe key). */
-export function dkimRotationJob(domain: Pick<DomainRecord, 'id' | 'subAccountId'>, runAt: number): EnqueueJob<MailplaneJobs> {
-  return { kind: DKIM_ROTATION_JOB, payload: { domainId: domain.id, subAccountId: domain.subAccountId }, runAt, dedupeKey: `dkim-rotation-${domain.id}` };
+export function dkimRotationJob(
+  domain: Pick<DomainRecord, 'id' | 'subAccountId'>,
+  runAt: number,
+): EnqueueJob<MailplaneJobs> {
+  return {
+    kind: DKIM_ROTATION_JOB,
+    payload: { domainId: domain.id, subAccountId: domain.subAccountId },
+    runAt,
+    dedupeKey: `dkim-rotation-${domain.id}`,
+  };
 }
 
 /**
@@ -69,19 +77,33 @@ export async function startDkimRotation(
   domainId: number | null,
 ): Promise<DomainRecord> {
   const domain = domainId === null ? null : await ctx.store.domains.get(subAccountId, domainId);
-  if (!domain) throw new NotFoundError('DOMAIN_NOT_FOUND', `no domain with id ${domainId ?? 'given'} in this sub-account`);
+  if (!domain)
+    throw new NotFoundError('DOMAIN_NOT_FOUND', `no domain with id ${domainId ?? 'given'} in this sub-account`);
   const pending = () =>
-    new ConflictError('DKIM_ROTATION_PENDING', `the DKIM key rotation of ${domain.name} started earlier is still waiting for its record to be published; publish it first`);
+    new ConflictError(
+      'DKIM_ROTATION_PENDING',
+      `the DKIM key rotation of ${domain.name} started earlier is still waiting for its record to be published; publish it first`,
+    );
   if (domain.dkimPending) throw pending();
   const keys = await generateDkimKeyPair();
   const nowMs = ctx.clock.now();
   const taken = [domain.dkimSelector, ...(domain.dkimPrevious ? [domain.dkimPrevious.selector] : [])];
-  const key = { selector: rotationSelector(ctx.config.domains.dkimSelector, nowMs, taken), publicKey: keys.publicKey, privateKeySealed: ctx.secrets.encrypt(keys.privateKeyPem), created: msToNs(nowMs), failureReason: '' };
+  const key = {
+    selector: rotationSelector(ctx.config.domains.dkimSelector, nowMs, taken),
+    publicKey: keys.publicKey,
+    privateKeySealed: ctx.secrets.encrypt(keys.privateKeyPem),
+    created: msToNs(nowMs),
+    failureReason: '',
+  };
   // The pending key and the job that follows it commit together; the condition (no pending key)
   // makes a concurrent second rotation fail instead of replacing the first's key.
   const updated = await ctx.store.transaction(async (tx) => {
-    const result = await tx.domains.updateDkimKeys(subAccountId, domain.id, '', { pending: key, updated: msToNs(nowMs) });
-    if (result) await ctx.jobs.enqueue([dkimRotationJob(result, nowMs + UNVERIFIED_CHECK_OFFSETS_MS[0]!)], { store: tx });
+    const result = await tx.domains.updateDkimKeys(subAccountId, domain.id, '', {
+      pending: key,
+      updated: msToNs(nowMs),
+    });
+    if (result)
+      await ctx.jobs.enqueue([dkimRotationJob(result, nowMs + UNVERIFIED_CHECK_OFFSETS_MS[0]!)], { store: tx });
     return result;
   });
   if (!updated) throw pending();
@@ -95,13 +117,22 @@ export async function startDkimRotation(
  * Throws 406 `DOMAIN_NOT_FOUND`, or 403 `DKIM_ROTATION_NOT_PENDING` when no key is pending (none was,
  * or its record verified first and it signs now: rotate again to replace it).
  */
-export async function cancelDkimRotation(ctx: Pick<DkimRotationDeps, 'store' | 'clock'>, subAccountId: number, domainId: number | null): Promise<DomainRecord> {
+export async function cancelDkimRotation(
+  ctx: Pick<DkimRotationDeps, 'store' | 'clock'>,
+  subAccountId: number,
+  domainId: number | null,
+): Promise<DomainRecord> {
   const domain = domainId === null ? null : await ctx.store.domains.get(subAccountId, domainId);
-  if (!domain) throw new NotFoundError('DOMAIN_NOT_FOUND', `no domain with id ${domainId ?? 'given'} in this sub-account`);
-  const notPending = () => new ConflictError('DKIM_ROTATION_NOT_PENDING', `no DKIM key rotation of ${domain.name} is waiting for its record`);
+  if (!domain)
+    throw new NotFoundError('DOMAIN_NOT_FOUND', `no domain with id ${domainId ?? 'given'} in this sub-account`);
+  const notPending = () =>
+    new ConflictError('DKIM_ROTATION_NOT_PENDING', `no DKIM key rotation of ${domain.name} is waiting for its record`);
   if (!domain.dkimPending) throw notPending();
   // Conditional on the selector: a check that promoted the key at the same moment wins, once.
-  const updated = await ctx.store.domains.updateDkimKeys(subAccountId, domain.id, domain.dkimPending.selector, { pending: null, updated: nowNs(ctx.clock) });
+  const updated = await ctx.store.domains.updateDkimKeys(subAccountId, domain.id, domain.dkimPending.selector, {
+    pending: null,
+    updated: nowNs(ctx.clock),
+  });
   if (!updated) throw notPending();
   return updated;
 }
@@ -121,18 +152,37 @@ export interface DkimRotationDeps {
  * grace period ends); drops a previous key whose grace period has ended. Answers the domain as
  * stored afterwards (`domain` itself when nothing changed).
  */
-export async function advanceDkimRotation(deps: DkimRotationDeps, domain: DomainRecord, fresh: boolean): Promise<DomainRecord> {
+export async function advanceDkimRotation(
+  deps: DkimRotationDeps,
+  domain: DomainRecord,
+  fresh: boolean,
+): Promise<DomainRecord> {
   const { store, clock, resolver, config } = deps;
   let current = domain;
   const pending = current.dkimPending;
   if (pending) {
-    const result = await checkDomainRecords(resolver, { domain: current.name, dkim: { host: dkimHost(pending.selector, current.name), textValue: dkimTextValue(pending.publicKey) } }, { fresh });
+    const result = await checkDomainRecords(
+      resolver,
+      {
+        domain: current.name,
+        dkim: { host: dkimHost(pending.selector, current.name), textValue: dkimTextValue(pending.publicKey) },
+      },
+      { fresh },
+    );
     const now = nowNs(clock);
     const patch = result.dkim.verified
       ? {
-          current: { selector: pending.selector, publicKey: pending.publicKey, privateKeySealed: pending.privateKeySealed },
+          current: {
+            selector: pending.selector,
+            publicKey: pending.publicKey,
+            privateKeySealed: pending.privateKeySealed,
+          },
           pending: null,
-          previous: { selector: current.dkimSelector, publicKey: current.dkimPublicKey, retireAt: now + msToNs(config.domains.dkimRotationGraceDays * DAY_MS) },
+          previous: {
+            selector: current.dkimSelector,
+            publicKey: current.dkimPublicKey,
+            retireAt: now + msToNs(config.domains.dkimRotationGraceDays * DAY_MS),
+          },
           rotatedAt: now,
           // The new signing key's record has just verified: so has the domain.
           dkimVerified: true,
@@ -141,11 +191,16 @@ export async function advanceDkimRotation(deps: DkimRotationDeps, domain: Domain
           updated: now,
         }
       : { pending: { ...pending, failureReason: result.dkim.reason }, updated: now };
-    current = (await store.domains.updateDkimKeys(current.subAccountId, current.id, pending.selector, patch)) ?? current;
+    current =
+      (await store.domains.updateDkimKeys(current.subAccountId, current.id, pending.selector, patch)) ?? current;
   }
   const previous = current.dkimPrevious;
   if (previous && previous.retireAt <= nowNs(clock)) {
-    current = (await store.domains.updateDkimKeys(current.subAccountId, current.id, current.dkimPending?.selector ?? '', { previous: null, updated: nowNs(clock) })) ?? current;
+    current =
+      (await store.domains.updateDkimKeys(current.subAccountId, current.id, current.dkimPending?.selector ?? '', {
+        previous: null,
+        updated: nowNs(clock),
+      })) ?? current;
   }
   return current;
 }
@@ -162,7 +217,11 @@ export function autoRotationDue(domain: DomainRecord, config: DkimRotationDeps['
 }
 
 /** Makes sure a domain with a rotation under way has its job (after a restore, or a job that died). */
-export async function ensureRotationJob(ctx: DomainJobDeps, domain: DomainRecord, store?: MailplaneStore): Promise<void> {
+export async function ensureRotationJob(
+  ctx: DomainJobDeps,
+  domain: DomainRecord,
+  store?: MailplaneStore,
+): Promise<void> {
   const runAt = nextRotationCheckAt(domain, ctx.clock.now());
   if (runAt !== null) await ctx.jobs.enqueue([dkimRotationJob(domain, runAt)], store ? { store } : {});
 }

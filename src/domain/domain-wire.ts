@@ -13,11 +13,36 @@ export type DkimRecordWire = z.output<typeof dkimRecordWireSchema>;
 
 /** Every DKIM record the domain's owner keeps published now (docs/domains.md, "DKIM key rotation"). */
 export function dkimRecordsOf(domain: DomainRecord): DkimRecordWire[] {
-  const record = (selector: string, publicKey: string): DnsRecord => ({ host: dkimHost(selector, domain.name), type: 'TXT', textValue: dkimTextValue(publicKey) });
-  const out: DkimRecordWire[] = [{ ...record(domain.dkimSelector, domain.dkimPublicKey), selector: domain.dkimSelector, state: 'active', verified: domain.dkimVerified }];
+  const record = (selector: string, publicKey: string): DnsRecord => ({
+    host: dkimHost(selector, domain.name),
+    type: 'TXT',
+    textValue: dkimTextValue(publicKey),
+  });
+  const out: DkimRecordWire[] = [
+    {
+      ...record(domain.dkimSelector, domain.dkimPublicKey),
+      selector: domain.dkimSelector,
+      state: 'active',
+      verified: domain.dkimVerified,
+    },
+  ];
   const { dkimPending: pending, dkimPrevious: previous } = domain;
-  if (pending) out.push({ ...record(pending.selector, pending.publicKey), selector: pending.selector, state: 'pending', verified: false, failureReason: pending.failureReason });
-  if (previous) out.push({ ...record(previous.selector, previous.publicKey), selector: previous.selector, state: 'retiring', verified: true, retireAt: previous.retireAt });
+  if (pending)
+    out.push({
+      ...record(pending.selector, pending.publicKey),
+      selector: pending.selector,
+      state: 'pending',
+      verified: false,
+      failureReason: pending.failureReason,
+    });
+  if (previous)
+    out.push({
+      ...record(previous.selector, previous.publicKey),
+      selector: previous.selector,
+      state: 'retiring',
+      verified: true,
+      retireAt: previous.retireAt,
+    });
   return out;
 }
 

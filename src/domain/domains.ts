@@ -11,7 +11,8 @@ import { scheduleNextDomainCheck } from './verification-schedule.js';
 const duplicateName = (name: string) =>
   new ConflictError('DOMAIN_EXISTS', `the domain ${name} already exists in this sub-account`);
 
-const notFound = (id: number | string) => new NotFoundError('DOMAIN_NOT_FOUND', `no domain with id ${id} in this sub-account`);
+const notFound = (id: number | string) =>
+  new NotFoundError('DOMAIN_NOT_FOUND', `no domain with id ${id} in this sub-account`);
 
 /** Operations on the sending domains of one sub-account, as the `/subaccount/domain` endpoints use them. */
 export const domainService = {

@@ -73,7 +73,8 @@ export function normaliseDomainName(raw: string): DomainNameResult {
   if (!DOMAIN_NAME_PATTERN.test(ascii)) {
     return {
       ok: false,
-      problem: 'must be a domain name such as example.com or mail.example.com (labels of 2 to 63 letters, digits or hyphens)',
+      problem:
+        'must be a domain name such as example.com or mail.example.com (labels of 2 to 63 letters, digits or hyphens)',
     };
   }
   return { ok: true, name: ascii };

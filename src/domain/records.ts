@@ -50,7 +50,11 @@ export function dkimTextValue(publicKey: string): string {
 export function domainDnsRecords(domain: DomainRecord): DomainDnsRecords {
   const returnPath: DnsRecord = { host: domain.returnPathHost, type: 'CNAME', textValue: domain.returnPathTarget };
   return {
-    dkim: { host: `${domain.dkimSelector}._domainkey.${domain.name}`, type: 'TXT', textValue: dkimTextValue(domain.dkimPublicKey) },
+    dkim: {
+      host: `${domain.dkimSelector}._domainkey.${domain.name}`,
+      type: 'TXT',
+      textValue: dkimTextValue(domain.dkimPublicKey),
+    },
     spf: { ...returnPath },
     returnPath,
     track: { host: domain.trackHost, type: 'CNAME', textValue: domain.trackTarget },

@@ -12,7 +12,9 @@ import { nextDomainCheckAt } from './verification-schedule.js';
  * so the same job row, with its dedupe key, carries the whole schedule). A domain deleted in the
  * meantime ends its job quietly. See docs/dns-verification.md, "When checks run".
  */
-export function domainVerificationJobHandlers(ctx: Pick<MailplaneContext, 'store' | 'clock' | 'domainVerifier' | 'config' | 'secrets' | 'jobs'>): Record<string, JobHandler | JobKindOptions> {
+export function domainVerificationJobHandlers(
+  ctx: Pick<MailplaneContext, 'store' | 'clock' | 'domainVerifier' | 'config' | 'secrets' | 'jobs'>,
+): Record<string, JobHandler | JobKindOptions> {
   const handler = jobHandler(DOMAIN_CHECK_JOB, async (job) => {
     const { domainId, subAccountId } = job.payload;
     const before = await ctx.store.domains.get(subAccountId, domainId);
@@ -55,5 +57,8 @@ export function domainVerificationJobHandlers(ctx: Pick<MailplaneContext, 'store
   });
   // DNS checks wait on the network, not the CPU; a few at once keep a burst of new domains moving
   // without crowding out delivery. A store failure is retried with the runner's backoff.
-  return { [DOMAIN_CHECK_JOB]: { handler, concurrency: 4, maxAttempts: 20 }, [DKIM_ROTATION_JOB]: { handler: rotation, concurrency: 2, maxAttempts: 20 } };
+  return {
+    [DOMAIN_CHECK_JOB]: { handler, concurrency: 4, maxAttempts: 20 },
+    [DKIM_ROTATION_JOB]: { handler: rotation, concurrency: 2, maxAttempts: 20 },
+  };
 }

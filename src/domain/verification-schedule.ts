@@ -58,6 +58,10 @@ export function domainCheckJob(domain: DomainRecord, runAt: number): EnqueueJob<
  * already has one keeps it (dedupe by domain). Pass `store` to write inside a transaction, then
  * call `ctx.jobs.notify()` after it commits.
  */
-export async function scheduleNextDomainCheck(ctx: DomainJobDeps, domain: DomainRecord, store?: MailplaneStore): Promise<void> {
+export async function scheduleNextDomainCheck(
+  ctx: DomainJobDeps,
+  domain: DomainRecord,
+  store?: MailplaneStore,
+): Promise<void> {
   await ctx.jobs.enqueue([domainCheckJob(domain, nextDomainCheckAt(domain, ctx.clock.now()))], store ? { store } : {});
 }

@@ -95,8 +95,13 @@ export class DomainVerifier {
    * presses costs one round of DNS queries. Throws 406 `DOMAIN_NOT_FOUND` for a domain that is
    * missing or belongs to another sub-account (or is deleted while the check runs).
    */
-  async verify(subAccountId: number, domainId: number | null, options: VerifyDomainOptions = {}): Promise<DomainRecord> {
-    const notFound = () => new NotFoundError('DOMAIN_NOT_FOUND', `no domain with id ${domainId ?? 'given'} in this sub-account`);
+  async verify(
+    subAccountId: number,
+    domainId: number | null,
+    options: VerifyDomainOptions = {},
+  ): Promise<DomainRecord> {
+    const notFound = () =>
+      new NotFoundError('DOMAIN_NOT_FOUND', `no domain with id ${domainId ?? 'given'} in this sub-account`);
     if (domainId === null) throw notFound();
     const key = `${subAccountId}/${domainId}`;
     let check = this.inFlight.get(key);
@@ -121,7 +126,8 @@ export class DomainVerifier {
         ? undefined
         : createRdapLookup({
             baseUrl: rdapBaseUrl,
-            onError: (name, message) => logger.info('no registration date for domain', { domain: name, reason: message }),
+            onError: (name, message) =>
+              logger.info('no registration date for domain', { domain: name, reason: message }),
           });
     const result = await verifyDomainDns({
       resolver,
@@ -133,9 +139,14 @@ export class DomainVerifier {
       throw error;
     });
     this.deps.metrics.dnsChecks.inc({ result: result.dkim.verified ? 'verified' : 'failed' });
-    let updated = await store.domains.updateVerification(domain.subAccountId, domain.id, verificationPatch(result, nowNs(clock)));
+    let updated = await store.domains.updateVerification(
+      domain.subAccountId,
+      domain.id,
+      verificationPatch(result, nowNs(clock)),
+    );
     // A rotation under way moves on with every check: its pending key signs once its record verifies.
-    if (updated && (updated.dkimPending || updated.dkimPrevious)) updated = await advanceDkimRotation(this.deps, updated, options.fresh ?? true);
+    if (updated && (updated.dkimPending || updated.dkimPrevious))
+      updated = await advanceDkimRotation(this.deps, updated, options.fresh ?? true);
     if (updated && (options.ensureSchedule ?? true)) {
       // Domains added before the schedule existed, or whose job died, get one back; a pending job
       // keeps its time (dedupe), so this is one no-op insert in the usual case.

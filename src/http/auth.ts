@@ -41,7 +41,10 @@ export async function authenticate<A extends AuthKind>(
   const key = keyHeader(headers, header, label);
   if (key === undefined) {
     if (keyHeader(headers, otherHeader, otherLabel) !== undefined) {
-      throw new UnauthorizedError('WRONG_KEY_KIND', `this path needs the ${label} header; the other kind of key does not authorise it`);
+      throw new UnauthorizedError(
+        'WRONG_KEY_KIND',
+        `this path needs the ${label} header; the other kind of key does not authorise it`,
+      );
     }
     throw new UnauthorizedError('MISSING_API_KEY', `the ${label} header is required`);
   }
@@ -59,7 +62,11 @@ export async function authenticate<A extends AuthKind>(
  * sign-in). A key of any form the store knows counts (an operator chooses the account key), but
  * one with the other kind's prefix never does, as on the API.
  */
-export async function principalOfKey<A extends AuthKind>(ctx: MailplaneContext, kind: A, key: string): Promise<Principal<A> | null> {
+export async function principalOfKey<A extends AuthKind>(
+  ctx: MailplaneContext,
+  kind: A,
+  key: string,
+): Promise<Principal<A> | null> {
   if (key.startsWith(kind === 'account' ? SUBACCOUNT_KEY_PREFIX : ACCOUNT_KEY_PREFIX)) return null;
   if (kind === 'account') {
     const account = await authenticateAccount(ctx, key);

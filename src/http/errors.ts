@@ -4,7 +4,13 @@
  * (adapters/http). The spec's statuses are here: 401 bad key, 403 duplicate or not allowed, 406
  * unknown id, 422 malformed, 429 rate limit.
  */
-import { errorKindOf, MethodNotAllowedError, RateLimitedError, type ErrorKind, type MailplaneError } from '../errors.js';
+import {
+  errorKindOf,
+  MethodNotAllowedError,
+  RateLimitedError,
+  type ErrorKind,
+  type MailplaneError,
+} from '../errors.js';
 import { jsonResponse } from './json.js';
 import type { HttpResponse } from './types.js';
 
@@ -47,14 +53,16 @@ export const HTTP_ERROR_RULES: Readonly<Record<ErrorKind, HttpErrorRule>> = {
   'method-not-allowed': {
     status: 405,
     fault: false,
-    headers: (error): Record<string, string> => (error instanceof MethodNotAllowedError ? { allow: error.allowed.join(', ') } : {}),
+    headers: (error): Record<string, string> =>
+      error instanceof MethodNotAllowedError ? { allow: error.allowed.join(', ') } : {},
   },
   invalid: { status: 422, fault: false },
   'too-large': { status: 413, fault: false },
   'rate-limited': {
     status: 429,
     fault: false,
-    headers: (error): Record<string, string> => (error instanceof RateLimitedError ? { 'retry-after': String(error.retryAfterSeconds) } : {}),
+    headers: (error): Record<string, string> =>
+      error instanceof RateLimitedError ? { 'retry-after': String(error.retryAfterSeconds) } : {},
   },
   unavailable: {
     status: 503,
@@ -84,7 +92,12 @@ export function httpStatusOf(error: unknown): number {
 export function errorResponse(error: unknown, extraHeaders: Record<string, string> = {}): HttpResponse {
   const rule = httpErrorRule(error);
   const own = error as MailplaneError;
-  if (rule.answer) return jsonResponse(rule.status, rule.answer, rule.status === 500 ? {} : { ...extraHeaders, ...rule.headers?.(own) });
+  if (rule.answer)
+    return jsonResponse(
+      rule.status,
+      rule.answer,
+      rule.status === 500 ? {} : { ...extraHeaders, ...rule.headers?.(own) },
+    );
   const body: Record<string, unknown> = { code: own.code, message: own.message };
   if (own.details !== undefined) body.details = own.details;
   return jsonResponse(rule.status, body, { ...extraHeaders, ...rule.headers?.(own) });

@@ -14,7 +14,12 @@ import type { HeaderMap } from './types.js';
 export function singleHeader(headers: HeaderMap, name: string, label = name): string | undefined {
   const value = headers[name];
   if (!Array.isArray(value)) return value;
-  if (value.length > 1) throw new ValidationError(`give the ${label} header once`, [{ path: label, message: 'repeated' }], 'HEADER_REPEATED');
+  if (value.length > 1)
+    throw new ValidationError(
+      `give the ${label} header once`,
+      [{ path: label, message: 'repeated' }],
+      'HEADER_REPEATED',
+    );
   return value[0];
 }
 

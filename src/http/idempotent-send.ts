@@ -1,7 +1,13 @@
 import type { SubAccountRecord } from '../store/index.js';
 import { stringifyJson } from '../model/json.js';
 import type { SendResponseEntry } from '../sending/accept.js';
-import { checkIdempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH, requestHash, sendIdempotently, type IdempotencyClaim } from '../sending/idempotency.js';
+import {
+  checkIdempotencyKey,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  requestHash,
+  sendIdempotently,
+  type IdempotencyClaim,
+} from '../sending/idempotency.js';
 import { RawJson } from './json.js';
 import type { RouteHeader, RouteInput, RouteResult } from './route.js';
 
@@ -12,7 +18,10 @@ export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 
 /** What a route using {@link idempotentSend} declares, so the OpenAPI document describes both headers. */
-export const IDEMPOTENT_SEND_HEADERS: { headers: readonly RouteHeader[]; responseHeaders: Readonly<Record<string, string>> } = {
+export const IDEMPOTENT_SEND_HEADERS: {
+  headers: readonly RouteHeader[];
+  responseHeaders: Readonly<Record<string, string>>;
+} = {
   headers: [
     {
       name: 'Idempotency-Key',
@@ -21,7 +30,10 @@ export const IDEMPOTENT_SEND_HEADERS: { headers: readonly RouteHeader[]; respons
       maxLength: MAX_IDEMPOTENCY_KEY_LENGTH,
     },
   ],
-  responseHeaders: { 'Idempotent-Replayed': '`true` when this answer is the stored answer to an earlier request with the same Idempotency-Key (nothing was sent again).' },
+  responseHeaders: {
+    'Idempotent-Replayed':
+      '`true` when this answer is the stored answer to an earlier request with the same Idempotency-Key (nothing was sent again).',
+  },
 };
 
 /**
@@ -43,9 +55,15 @@ export async function idempotentSend<Q, B>(
   if (key === undefined) return { body: await send() };
   const subAccount: SubAccountRecord = input.principal.subAccount;
   // The route's method and path are part of the hash: one key cannot name a plain and a template send.
-  const claim: IdempotencyClaim = { key, requestHash: requestHash(`${input.request.method.toUpperCase()} ${routePathOf(input)}`, input.body) };
+  const claim: IdempotencyClaim = {
+    key,
+    requestHash: requestHash(`${input.request.method.toUpperCase()} ${routePathOf(input)}`, input.body),
+  };
   const answer = await sendIdempotently(input.ctx, subAccount.id, claim, async () => stringifyJson(await send(claim)));
-  return { body: new RawJson(answer.response), headers: answer.replayed ? { [IDEMPOTENT_REPLAYED_HEADER]: 'true' } : {} };
+  return {
+    body: new RawJson(answer.response),
+    headers: answer.replayed ? { [IDEMPOTENT_REPLAYED_HEADER]: 'true' } : {},
+  };
 }
 
 /** The request path without a trailing slash (a send route has no path parameters). */

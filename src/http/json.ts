@@ -3,7 +3,10 @@ import { StreamedBody } from './streamed-body.js';
 import type { HttpResponse } from './types.js';
 
 /** The headers of every JSON answer of the API: nothing in it may be cached by a proxy. */
-export const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+export const JSON_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'application/json; charset=utf-8',
+  'cache-control': 'no-store',
+};
 
 /** A JSON response (or, for a {@link StreamedBody}, its streamed chunks): `body` serialised with {@link stringifyJson}, {@link JSON_HEADERS} plus `extraHeaders`. */
 export function jsonResponse(status: number, body: unknown, extraHeaders: Record<string, string> = {}): HttpResponse {

@@ -40,14 +40,27 @@ export function createMetricsHandler(metrics: MailplaneMetrics, options: Metrics
       return error(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed here: use GET`, { allow: 'GET, HEAD' });
     }
     if (options.token !== undefined && !bearerMatches(request.headers.authorization, options.token)) {
-      return error(401, 'UNAUTHORIZED', 'the metrics need the bearer token: send Authorization: Bearer <MAILPLANE_METRICS_TOKEN>', { 'www-authenticate': 'Bearer' });
+      return error(
+        401,
+        'UNAUTHORIZED',
+        'the metrics need the bearer token: send Authorization: Bearer <MAILPLANE_METRICS_TOKEN>',
+        { 'www-authenticate': 'Bearer' },
+      );
     }
     try {
       const body = await metrics.registry.metrics();
-      return { status: 200, headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' }, body };
+      return {
+        status: 200,
+        headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' },
+        body,
+      };
     } catch (failure) {
       // The queue gauge reads the store: a store that is down answers 503, never a crash.
-      return error(503, 'METRICS_UNAVAILABLE', `the metrics could not be read: ${failure instanceof Error ? failure.message : String(failure)}`);
+      return error(
+        503,
+        'METRICS_UNAVAILABLE',
+        `the metrics could not be read: ${failure instanceof Error ? failure.message : String(failure)}`,
+      );
     }
   };
 }

@@ -9,13 +9,29 @@ import { z } from 'zod';
 import { subAccountWireSchema } from '../account/sub-account-wire.js';
 import { eventPageWireSchema, messagePageWireSchema } from '../activity/list.js';
 import { domainWireSchema } from '../domain/domain-wire.js';
-import { ipAllocationWireSchema, ipWireSchema, poolWireSchema, tpspWireSchema, warmupPlanWireSchema } from '../ip/wire.js';
+import {
+  ipAllocationWireSchema,
+  ipWireSchema,
+  poolWireSchema,
+  tpspWireSchema,
+  warmupPlanWireSchema,
+} from '../ip/wire.js';
 import { deletedSchema, messageOnlySchema } from '../model/wire-schemas.js';
 import { cancelResultWireSchema } from '../sending/cancel.js';
-import { eventWireSchema, messageItemWireSchema, messageWireSchema, sendResponseWireSchema } from '../sending/message-wire.js';
+import {
+  eventWireSchema,
+  messageItemWireSchema,
+  messageWireSchema,
+  sendResponseWireSchema,
+} from '../sending/message-wire.js';
 import { dailyStatWireSchema, statCountersWireSchema } from '../stats/queries.js';
 import { suppressionWireSchema } from '../suppression/suppression-wire.js';
-import { templateSummaryWireSchema, templateVersionSummaryWireSchema, templateVersionWireSchema, templateWireSchema } from '../template/template-wire.js';
+import {
+  templateSummaryWireSchema,
+  templateVersionSummaryWireSchema,
+  templateVersionWireSchema,
+  templateWireSchema,
+} from '../template/template-wire.js';
 import { queuedReplayWireSchema } from '../webhook/replay.js';
 import { webhookUpdateWireSchema, webhookWireSchema, webhookWithSecretWireSchema } from '../webhook/webhook-wire.js';
 import type { AnyRoute } from './route.js';
@@ -106,7 +122,12 @@ export function responseSchemas(routes: readonly AnyRoute[]): ResponseSchemas {
     registry.add(route.response, { id });
     inline.set(route, id);
   });
-  const { schemas } = z.toJSONSchema(registry, { io: 'output', unrepresentable: 'any', override, uri: componentRef }) as { schemas: Record<string, JsonSchema> };
+  const { schemas } = z.toJSONSchema(registry, {
+    io: 'output',
+    unrepresentable: 'any',
+    override,
+    uri: componentRef,
+  }) as { schemas: Record<string, JsonSchema> };
   const components = Object.fromEntries(NAMED_SCHEMAS.map(([id]) => [id, embedded(schemas[id]!)]));
   const schemaOf = (route: AnyRoute): JsonSchema => {
     if (!route.response) return {};
@@ -121,7 +142,9 @@ export function responseSchemas(routes: readonly AnyRoute[]): ResponseSchemas {
       return {
         // NDJSON is a sequence of JSON texts: its schema is that of each line (what OpenAPI 3.2 calls
         // `itemSchema`; 3.1 has no word for it). The CSV export has a header line and one line per row.
-        [EXPORT_MEDIA_TYPES.ndjson]: { schema: { ...schema, description: 'Each line of the NDJSON export is one such object.' } },
+        [EXPORT_MEDIA_TYPES.ndjson]: {
+          schema: { ...schema, description: 'Each line of the NDJSON export is one such object.' },
+        },
         [EXPORT_MEDIA_TYPES.csv]: { schema: { type: 'string', description: 'A header line, then one line per row.' } },
       };
     },

@@ -31,7 +31,10 @@ function openApiPath(path: string): string {
 
 /** A stable operation id: `getAccountSubaccountBySubaccountId`. */
 function operationId(route: AnyRoute): string {
-  const words = route.path.split('/').filter(Boolean).map((part) => (part.startsWith(':') ? `by_${part.slice(1)}` : part));
+  const words = route.path
+    .split('/')
+    .filter(Boolean)
+    .map((part) => (part.startsWith(':') ? `by_${part.slice(1)}` : part));
   const camel = words.join('_').replace(/[_-]+(\w)/g, (_match, letter: string) => letter.toUpperCase());
   return `${route.method.toLowerCase()}${camel.charAt(0).toUpperCase()}${camel.slice(1)}`;
 }
@@ -41,24 +44,37 @@ function queryParameters(route: AnyRoute): JsonSchema[] {
   if (!route.query) return [];
   const schema = jsonSchemaOf(route.query);
   const required = new Set((schema.required as string[] | undefined) ?? []);
-  return Object.entries((schema.properties as Record<string, JsonSchema> | undefined) ?? {}).map(([name, property]) => ({
-    name,
-    in: 'query',
-    required: required.has(name),
-    schema: property,
-  }));
+  return Object.entries((schema.properties as Record<string, JsonSchema> | undefined) ?? {}).map(
+    ([name, property]) => ({
+      name,
+      in: 'query',
+      required: required.has(name),
+      schema: property,
+    }),
+  );
 }
 
 /** The headers of every answer, and those of the rate limiter (docs/security.md), as `components.headers`. */
 const COMMON_HEADERS: Readonly<Record<string, { description: string; schema: JsonSchema }>> = {
-  'X-Request-Id': { description: 'The request\'s id: the one sent in `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._-]`, else a new one; the access log names it.', schema: { type: 'string' } },
-  'X-RateLimit-Limit': { description: 'The key\'s allowance per minute for this kind of request (when rate limits are on).', schema: { type: 'integer' } },
-  'X-RateLimit-Remaining': { description: 'What is left of the allowance in this minute.', schema: { type: 'integer' } },
+  'X-Request-Id': {
+    description:
+      "The request's id: the one sent in `X-Request-Id` when it is 1-64 of `[A-Za-z0-9._-]`, else a new one; the access log names it.",
+    schema: { type: 'string' },
+  },
+  'X-RateLimit-Limit': {
+    description: "The key's allowance per minute for this kind of request (when rate limits are on).",
+    schema: { type: 'integer' },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'What is left of the allowance in this minute.',
+    schema: { type: 'integer' },
+  },
   'X-RateLimit-Reset': { description: 'When the minute ends, in UNIX epoch seconds.', schema: { type: 'integer' } },
   'Retry-After': { description: 'Seconds until the request may be sent again.', schema: { type: 'integer' } },
 };
 
-const headerRefs = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+const headerRefs = (names: readonly string[]) =>
+  Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 
 /** The error statuses `route` can answer, each with its description, headers and the error body. */
@@ -73,7 +89,13 @@ function errorResponses(route: AnyRoute): Record<string, unknown> {
       status,
       {
         description: ERROR_STATUSES[status],
-        headers: headerRefs(status === '429' ? ['X-Request-Id', 'Retry-After', ...RATE_LIMIT_HEADERS] : status === '503' ? ['X-Request-Id', 'Retry-After'] : ['X-Request-Id']),
+        headers: headerRefs(
+          status === '429'
+            ? ['X-Request-Id', 'Retry-After', ...RATE_LIMIT_HEADERS]
+            : status === '503'
+              ? ['X-Request-Id', 'Retry-After']
+              : ['X-Request-Id'],
+        ),
         content: { 'application/json': { schema: ERROR_REF } },
       },
     ]),
@@ -93,7 +115,10 @@ function headerParameters(route: AnyRoute): JsonSchema[] {
 
 /** The headers of `route`'s success answer: every answer's, the rate limiter's and the route's own. */
 function successHeaders(route: AnyRoute): Record<string, unknown> {
-  const own = Object.entries(route.responseHeaders ?? {}).map(([name, description]) => [name, { description, schema: { type: 'string' } }]);
+  const own = Object.entries(route.responseHeaders ?? {}).map(([name, description]) => [
+    name,
+    { description, schema: { type: 'string' } },
+  ]);
   return { ...headerRefs(['X-Request-Id', ...RATE_LIMIT_HEADERS]), ...Object.fromEntries(own) };
 }
 
@@ -119,9 +144,15 @@ function operationOf(route: AnyRoute, responses: ResponseSchemas): JsonSchema {
     tags: [route.auth === 'account' ? 'account' : 'subaccount'],
     security: [{ [route.auth === 'account' ? 'accountAuth' : 'subAccountAuth']: [] }],
     ...(parameters.length > 0 && { parameters }),
-    ...(route.body && { requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body) } } } }),
+    ...(route.body && {
+      requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body) } } },
+    }),
     responses: {
-      [successStatus(route)]: { description: 'Success.', headers: successHeaders(route), content: responses.contentOf(route) },
+      [successStatus(route)]: {
+        description: 'Success.',
+        headers: successHeaders(route),
+        content: responses.contentOf(route),
+      },
       ...errorResponses(route),
     },
   };
@@ -140,7 +171,9 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], version = '1.0
       operationId: 'getOpenApiDocument',
       tags: ['meta'],
       security: [],
-      responses: { '200': { description: 'This document.', content: { 'application/json': { schema: { type: 'object' } } } } },
+      responses: {
+        '200': { description: 'This document.', content: { 'application/json': { schema: { type: 'object' } } } },
+      },
     },
   };
   return {
@@ -148,7 +181,8 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], version = '1.0
     info: {
       title: 'mailplane API',
       version,
-      description: 'The /api/v1 surface of mailplane: the SendPost API and mailplane\'s additions, generated from its route table.',
+      description:
+        "The /api/v1 surface of mailplane: the SendPost API and mailplane's additions, generated from its route table.",
     },
     servers: [{ url: '/api/v1' }],
     paths,
@@ -173,4 +207,3 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], version = '1.0
     },
   };
 }
-

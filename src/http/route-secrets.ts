@@ -23,5 +23,7 @@ function nulled(value: unknown, names: ReadonlySet<string>): unknown {
   if (Object.getPrototypeOf(value) !== Object.prototype) {
     throw new Error('an answer with stored secrets must be plain JSON data to hide them');
   }
-  return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, names.has(key) ? null : nulled(member, names)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, member]) => [key, names.has(key) ? null : nulled(member, names)]),
+  );
 }

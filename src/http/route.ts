@@ -91,6 +91,8 @@ export type AnyRoute = RouteDefinition<AuthKind, unknown, unknown>;
  * route({ method: 'GET', path: '/account/subaccount', auth: 'account', query: listQuerySchema,
  *   response: z.array(subAccountWireSchema), handle: async ({ query, principal, ctx }) => ({ body: [] }) });
  */
-export function route<A extends AuthKind, Q = undefined, B = undefined, R = unknown>(definition: RouteDefinition<A, Q, B, R>): AnyRoute {
+export function route<A extends AuthKind, Q = undefined, B = undefined, R = unknown>(
+  definition: RouteDefinition<A, Q, B, R>,
+): AnyRoute {
   return definition as unknown as AnyRoute;
 }

@@ -27,7 +27,9 @@ interface CompiledRoute {
 
 /** Splits a path into segments, accepting it with or without the trailing slash. */
 function splitPath(path: string): string[] {
-  return path.split('/').filter((segment, index, all) => !(segment === '' && (index === 0 || index === all.length - 1)));
+  return path
+    .split('/')
+    .filter((segment, index, all) => !(segment === '' && (index === 0 || index === all.length - 1)));
 }
 
 function match(compiled: CompiledRoute, segments: string[]): Record<string, string> | null {
@@ -70,7 +72,11 @@ function readBody(request: HttpRequest, limit: number): unknown {
  * Builds the framework-neutral handler of the `/api/v1` surface from a route table. It never
  * throws: every failure becomes a JSON error response with a stable code.
  */
-export function createRouter(ctx: MailplaneContext, routes: readonly AnyRoute[], options: RouterOptions = {}): HttpHandler {
+export function createRouter(
+  ctx: MailplaneContext,
+  routes: readonly AnyRoute[],
+  options: RouterOptions = {},
+): HttpHandler {
   const compiled: CompiledRoute[] = routes.map((route) => ({ route, segments: splitPath(route.path) }));
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const limiter = ctx.config.rateLimits === false ? null : createRateLimiter(ctx, ctx.config.rateLimits);
@@ -97,7 +103,11 @@ export function createRouter(ctx: MailplaneContext, routes: readonly AnyRoute[],
       allowed.push(candidate.route.method);
     }
     if (!found) {
-      return errorResponse(allowed.length > 0 ? new MethodNotAllowedError(method, allowed) : new RouteNotFoundError(`no endpoint ${method} ${request.path}`));
+      return errorResponse(
+        allowed.length > 0
+          ? new MethodNotAllowedError(method, allowed)
+          : new RouteNotFoundError(`no endpoint ${method} ${request.path}`),
+      );
     }
     const { route, params } = found;
     matched.route = route.path;
@@ -117,7 +127,10 @@ export function createRouter(ctx: MailplaneContext, routes: readonly AnyRoute[],
       if (limiter) {
         // A request that fails validation still costs one unit, so bad requests are limited too.
         const cost = route.rateLimit && invalid === undefined ? route.rateLimit.cost(body) : 1;
-        const owner = principal.kind === 'account' ? { kind: principal.kind, id: principal.account.id } : { kind: principal.kind, id: principal.subAccount.id };
+        const owner =
+          principal.kind === 'account'
+            ? { kind: principal.kind, id: principal.account.id }
+            : { kind: principal.kind, id: principal.subAccount.id };
         const decision = await limiter.hit(owner, route.rateLimit?.allowance ?? 'requests', cost);
         limitHeaders = decision.headers;
         if (decision.refusal) throw decision.refusal;
@@ -125,9 +138,13 @@ export function createRouter(ctx: MailplaneContext, routes: readonly AnyRoute[],
       if (invalid !== undefined) throw invalid;
       const result = await route.handle({ params, query, body, principal, ctx, request });
       const answered = withStoredSecretsHidden(route, request, result.body);
-      return jsonResponse(result.status ?? route.successStatus ?? 200, answered, { ...limitHeaders, ...result.headers });
+      return jsonResponse(result.status ?? route.successStatus ?? 200, answered, {
+        ...limitHeaders,
+        ...result.headers,
+      });
     } catch (error) {
-      if (httpErrorRule(error).fault) ctx.logger.error('request failed', { method, route: route.path, error: describeError(error) });
+      if (httpErrorRule(error).fault)
+        ctx.logger.error('request failed', { method, route: route.path, error: describeError(error) });
       return errorResponse(error, limitHeaders);
     }
   };
@@ -141,8 +158,18 @@ export function createRouter(ctx: MailplaneContext, routes: readonly AnyRoute[],
     const route = matched.route ?? 'unmatched';
     const method = request.method.toUpperCase();
     // A label takes a fixed set of values: a bridge that passes any method token cannot grow it.
-    ctx.metrics.httpRequests.inc({ method: METRIC_METHODS.has(method) ? method : 'OTHER', route, status: String(response.status) });
-    ctx.logger.info('http request', { method, route, status: response.status, durationMs: Math.round((performance.now() - startedAt) * 10) / 10, requestId });
+    ctx.metrics.httpRequests.inc({
+      method: METRIC_METHODS.has(method) ? method : 'OTHER',
+      route,
+      status: String(response.status),
+    });
+    ctx.logger.info('http request', {
+      method,
+      route,
+      status: response.status,
+      durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
+      requestId,
+    });
     return { ...response, headers: { ...response.headers, 'x-request-id': requestId } };
   };
 }

@@ -28,7 +28,12 @@ const PIXEL_GIF_BASE64 = 'R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRA
 
 const pixel = (): HttpResponse => ({
   status: 200,
-  headers: { 'content-type': 'image/gif', 'cache-control': 'no-store, no-cache, must-revalidate, private', pragma: 'no-cache', 'x-content-type-options': 'nosniff' },
+  headers: {
+    'content-type': 'image/gif',
+    'cache-control': 'no-store, no-cache, must-revalidate, private',
+    pragma: 'no-cache',
+    'x-content-type-options': 'nosniff',
+  },
   body: PIXEL_GIF_BASE64,
   bodyEncoding: 'base64',
 });
@@ -77,7 +82,10 @@ export function createTrackingHandler(ctx: MailplaneContext): HttpHandler {
     try {
       return await recordEngagement(ctx, messageId, engagement);
     } catch (error) {
-      ctx.logger.error('tracking: recording failed', { kind: engagement.kind, error: error instanceof Error ? error.message : String(error) });
+      ctx.logger.error('tracking: recording failed', {
+        kind: engagement.kind,
+        error: error instanceof Error ? error.message : String(error),
+      });
       return true;
     }
   };
@@ -101,7 +109,11 @@ export function createTrackingHandler(ctx: MailplaneContext): HttpHandler {
       const location = messageId === null ? null : redirectLocation(target);
       if (messageId === null || location === null) return notFound();
       if (method === 'GET' && !(await record(messageId, { kind: 'click', userAgent, url: target }))) return notFound();
-      return { status: 302, headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }, body: '' };
+      return {
+        status: 302,
+        headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
+        body: '',
+      };
     }
     const unsubscribe = UNSUBSCRIBE_PATH.exec(request.path);
     if (!unsubscribe) return notFound();
@@ -110,14 +122,23 @@ export function createTrackingHandler(ctx: MailplaneContext): HttpHandler {
       const result = await unsubscribeByToken(ctx, unsubscribe[1]!);
       if (!result.ok && result.reason === 'gone') {
         // Permanent: the sender's sub-account was deleted with its list; a retry would change nothing.
-        return page(410, 'This list no longer exists', 'The sender of this email has closed this list: nothing more will be sent to you from it.');
+        return page(
+          410,
+          'This list no longer exists',
+          'The sender of this email has closed this list: nothing more will be sent to you from it.',
+        );
       }
       if (!result.ok) return notFound();
-      if (method === 'POST') return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'unsubscribed\n' };
+      if (method === 'POST')
+        return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'unsubscribed\n' };
       return page(200, 'You are unsubscribed', `${result.email} will no longer receive these emails.`);
     } catch (error) {
       ctx.logger.error('unsubscribe failed', { error: error instanceof Error ? error.message : String(error) });
-      return page(503, 'Please try again', 'We could not process your request right now. Please try the link again later.');
+      return page(
+        503,
+        'Please try again',
+        'We could not process your request right now. Please try the link again later.',
+      );
     }
   };
 }

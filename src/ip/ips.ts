@@ -33,7 +33,10 @@ export function canonicalAddresses(addresses: readonly string[], field: string):
   addresses.forEach((raw, index) => {
     const ip = canonicalIp(raw);
     if (ip === null) {
-      issues.push({ path: `${field}.${index}`, message: `"${raw.slice(0, 60)}" is not an IPv4 or IPv6 address a host can send from` });
+      issues.push({
+        path: `${field}.${index}`,
+        message: `"${raw.slice(0, 60)}" is not an IPv4 or IPv6 address a host can send from`,
+      });
     } else if (seen.has(ip)) {
       issues.push({ path: `${field}.${index}`, message: `${ip} is listed twice` });
     } else {
@@ -42,7 +45,11 @@ export function canonicalAddresses(addresses: readonly string[], field: string):
     }
   });
   if (issues.length > 0) {
-    throw new ValidationError(`the body is not valid (${issues[0]!.path}: ${issues[0]!.message})`, issues.slice(0, 50), 'INVALID_IP_ADDRESS');
+    throw new ValidationError(
+      `the body is not valid (${issues[0]!.path}: ${issues[0]!.message})`,
+      issues.slice(0, 50),
+      'INVALID_IP_ADDRESS',
+    );
   }
   return out;
 }
@@ -57,7 +64,10 @@ export const ipService = {
     const addresses = canonicalAddresses(input.ips, 'ips');
     const already = await ctx.store.ips.findByAddresses(accountId, addresses);
     if (already.length > 0) {
-      throw new ConflictError('IP_ALREADY_ALLOCATED', `already allocated to this account: ${already.map((ip) => ip.publicIp).join(', ')}`);
+      throw new ConflictError(
+        'IP_ALREADY_ALLOCATED',
+        `already allocated to this account: ${already.map((ip) => ip.publicIp).join(', ')}`,
+      );
     }
     const now = nowNs(ctx.clock);
     const warm = input.autoWarmupEnabled ?? false;
@@ -80,7 +90,10 @@ export const ipService = {
     if (!outcome.ok) {
       // Not this account's (checked above, unless a concurrent request of its own won): another
       // account holds it. Which one is not said; that the address is taken cannot be hidden.
-      throw new ConflictError('IP_ALREADY_ALLOCATED', `already allocated: ${outcome.address ?? 'one of the addresses'}`);
+      throw new ConflictError(
+        'IP_ALREADY_ALLOCATED',
+        `already allocated: ${outcome.address ?? 'one of the addresses'}`,
+      );
     }
     if (warm) ctx.jobs.notify();
     return outcome.value;
@@ -133,6 +146,9 @@ export const ipService = {
     const outcome = await ctx.store.ips.delete(accountId, id);
     if (outcome.ok) return outcome.value;
     if (outcome.reason === 'not-found') throw notFound(id);
-    throw new ForbiddenError('IP_IN_POOL', `IP ${id} belongs to an IP pool; remove it from the pool before deleting it`);
+    throw new ForbiddenError(
+      'IP_IN_POOL',
+      `IP ${id} belongs to an IP pool; remove it from the pool before deleting it`,
+    );
   },
 };

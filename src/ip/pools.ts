@@ -25,9 +25,14 @@ export interface PoolFields {
 /** Default hours between warmup stages. */
 export const DEFAULT_WARMUP_INTERVAL = 24;
 
-const notFound = (id: number | string) => new NotFoundError('IPPOOL_NOT_FOUND', `no IP pool with id ${id} in this account`);
+const notFound = (id: number | string) =>
+  new NotFoundError('IPPOOL_NOT_FOUND', `no IP pool with id ${id} in this account`);
 const invalid = (code: string, path: string, message: string, more: string[] = []) =>
-  new ValidationError(`the body is not valid (${path}: ${message})`, [message, ...more].map((m) => ({ path, message: m })), code);
+  new ValidationError(
+    `the body is not valid (${path}: ${message})`,
+    [message, ...more].map((m) => ({ path, message: m })),
+    code,
+  );
 
 /** Makes sure the account has its default system pool (accounts created before pools existed). */
 export function ensureSystemPool(ctx: MailplaneContext, accountId: number): Promise<IpPoolDetail> {
@@ -50,7 +55,8 @@ async function checkTpsps(ctx: MailplaneContext, accountId: number, ids: readonl
   const missing: number[] = [];
   // An id beyond what storage holds is unknown: asking PostgreSQL for it would be an error, not a miss.
   for (const id of ids) if (!isResourceId(id) || !(await ctx.store.tpsps.get(accountId, id))) missing.push(id);
-  if (missing.length > 0) throw invalid('TPSP_NOT_FOUND', 'tpsps', `not TPSPs of this account: ${missing.slice(0, 10).join(', ')}`);
+  if (missing.length > 0)
+    throw invalid('TPSP_NOT_FOUND', 'tpsps', `not TPSPs of this account: ${missing.slice(0, 10).join(', ')}`);
   return [...ids];
 }
 
@@ -59,7 +65,10 @@ function writeFailure(reason: IpPoolWriteFailure, name: string): Error {
     case 'duplicate-name':
       return new ConflictError('IPPOOL_NAME_TAKEN', `an IP pool named "${name}" already exists in this account`);
     case 'ip-in-other-pool':
-      return new ForbiddenError('IP_IN_OTHER_POOL', 'an IP belongs to at most one pool; one of the IPs is in another pool');
+      return new ForbiddenError(
+        'IP_IN_OTHER_POOL',
+        'an IP belongs to at most one pool; one of the IPs is in another pool',
+      );
     case 'unknown-ip':
       return invalid('IP_NOT_ALLOCATED', 'ips', 'an IP is not allocated to this account');
     case 'unknown-tpsp':
@@ -67,7 +76,11 @@ function writeFailure(reason: IpPoolWriteFailure, name: string): Error {
     case 'unknown-overflow-pool':
       return invalid('OVERFLOW_POOL_NOT_FOUND', 'overflowPoolName', 'no such IP pool in this account');
     case 'overflow-cycle':
-      return invalid('OVERFLOW_CYCLE', 'overflowPoolName', 'following the overflow pools from there leads back to this pool');
+      return invalid(
+        'OVERFLOW_CYCLE',
+        'overflowPoolName',
+        'following the overflow pools from there leads back to this pool',
+      );
   }
 }
 
@@ -83,13 +96,19 @@ async function buildInput(
 ): Promise<IpPoolInput> {
   const name = fields.name ?? current!.pool.name;
   const ipIds = fields.ips ? await resolveIps(ctx, accountId, fields.ips) : (current?.ips.map((ip) => ip.id) ?? []);
-  const tpspIds = fields.tpsps ? await checkTpsps(ctx, accountId, fields.tpsps) : (current?.tpsps.map((t) => t.id) ?? []);
+  const tpspIds = fields.tpsps
+    ? await checkTpsps(ctx, accountId, fields.tpsps)
+    : (current?.tpsps.map((t) => t.id) ?? []);
   const routingStrategy = fields.routingStrategy ?? current?.pool.routingStrategy ?? 0;
   // Switching to round robin needs no metadata: `{}` is the only value it takes.
   const routingMetaData =
     fields.routingMetaData ?? (fields.routingStrategy === 0 ? '{}' : (current?.pool.routingMetaData ?? '{}'));
-  const parsed = parseRoutingMetaData(routingStrategy, routingMetaData, { ipIds: new Set(ipIds), tpspIds: new Set(tpspIds) });
-  if (!parsed.ok) throw invalid('INVALID_ROUTING_METADATA', 'routingMetaData', parsed.problems[0]!, parsed.problems.slice(1));
+  const parsed = parseRoutingMetaData(routingStrategy, routingMetaData, {
+    ipIds: new Set(ipIds),
+    tpspIds: new Set(tpspIds),
+  });
+  if (!parsed.ok)
+    throw invalid('INVALID_ROUTING_METADATA', 'routingMetaData', parsed.problems[0]!, parsed.problems.slice(1));
 
   const shouldOverflow = fields.shouldOverflow ?? current?.pool.shouldOverflow ?? false;
   const overflowName = fields.overflowPoolName ?? current?.overflowPoolName ?? '';
@@ -97,10 +116,19 @@ async function buildInput(
   if (overflowName !== '') {
     if (overflowName.toLowerCase() === name.toLowerCase()) throw writeFailure('overflow-cycle', name);
     const target = await ctx.store.ipPools.findByName(accountId, overflowName);
-    if (!target) throw invalid('OVERFLOW_POOL_NOT_FOUND', 'overflowPoolName', `no IP pool named "${overflowName}" in this account`);
+    if (!target)
+      throw invalid(
+        'OVERFLOW_POOL_NOT_FOUND',
+        'overflowPoolName',
+        `no IP pool named "${overflowName}" in this account`,
+      );
     overflowPoolId = target.id;
   } else if (shouldOverflow) {
-    throw invalid('OVERFLOW_POOL_REQUIRED', 'overflowPoolName', 'name the pool to overflow to when shouldOverflow is true');
+    throw invalid(
+      'OVERFLOW_POOL_REQUIRED',
+      'overflowPoolName',
+      'name the pool to overflow to when shouldOverflow is true',
+    );
   }
   return {
     name,
@@ -161,6 +189,9 @@ export const ipPoolService = {
     if (outcome.reason === 'system-pool') {
       throw new ForbiddenError('SYSTEM_POOL_UNDELETABLE', 'the default system pool cannot be deleted');
     }
-    throw new ForbiddenError('IPPOOL_IS_OVERFLOW_TARGET', 'another pool overflows to this pool; change its overflowPoolName first');
+    throw new ForbiddenError(
+      'IPPOOL_IS_OVERFLOW_TARGET',
+      'another pool overflows to this pool; change its overflowPoolName first',
+    );
   },
 };

@@ -32,14 +32,18 @@ export interface CreateTpspInput {
 export type UpdateTpspInput = Partial<CreateTpspInput>;
 
 const notFound = (id: number | string) => new NotFoundError('TPSP_NOT_FOUND', `no TPSP with id ${id} in this account`);
-const duplicateName = (name: string) => new ConflictError('TPSP_NAME_TAKEN', `a TPSP named "${name}" already exists in this account`);
+const duplicateName = (name: string) =>
+  new ConflictError('TPSP_NAME_TAKEN', `a TPSP named "${name}" already exists in this account`);
 
 /** Operations on the account's third-party sending providers (`/account/tpsp`). */
 export const tpspService = {
   async create(ctx: MailplaneContext, accountId: number, input: CreateTpspInput): Promise<TpspRecord> {
     const defaults = TPSP_DEFAULTS[input.kind];
     const host = input.host ?? defaults.host;
-    if (host === '') throw new ValidationError('the body is not valid (host: a custom SMTP provider needs a host)', [{ path: 'host', message: 'required for type 3' }]);
+    if (host === '')
+      throw new ValidationError('the body is not valid (host: a custom SMTP provider needs a host)', [
+        { path: 'host', message: 'required for type 3' },
+      ]);
     const port = input.port ?? defaults.port;
     const outcome = await ctx.store.tpsps.create({
       accountId,
@@ -66,7 +70,12 @@ export const tpspService = {
     return tpsp;
   },
 
-  async update(ctx: MailplaneContext, accountId: number, id: number | null, input: UpdateTpspInput): Promise<TpspRecord> {
+  async update(
+    ctx: MailplaneContext,
+    accountId: number,
+    id: number | null,
+    input: UpdateTpspInput,
+  ): Promise<TpspRecord> {
     if (id === null) throw notFound('given');
     const patch: TpspPatch = {
       name: input.name,
@@ -77,7 +86,8 @@ export const tpspService = {
       username: input.username,
       updated: nowNs(ctx.clock),
     };
-    if (input.password !== undefined) patch.passwordSealed = input.password === '' ? '' : ctx.secrets.encrypt(input.password);
+    if (input.password !== undefined)
+      patch.passwordSealed = input.password === '' ? '' : ctx.secrets.encrypt(input.password);
     const outcome = await ctx.store.tpsps.update(accountId, id, patch);
     if (outcome.ok) return outcome.value;
     throw outcome.reason === 'not-found' ? notFound(id) : duplicateName(input.name ?? '');
@@ -89,6 +99,9 @@ export const tpspService = {
     const outcome = await ctx.store.tpsps.delete(accountId, id);
     if (outcome.ok) return outcome.value;
     if (outcome.reason === 'not-found') throw notFound(id);
-    throw new ForbiddenError('TPSP_IN_POOL', `TPSP ${id} serves an IP pool; remove it from its pools before deleting it`);
+    throw new ForbiddenError(
+      'TPSP_IN_POOL',
+      `TPSP ${id} serves an IP pool; remove it from its pools before deleting it`,
+    );
   },
 };

@@ -8,8 +8,18 @@ export const WARMUP_PLAN_NAME = 'Default Auto Warmup Plan';
 
 /** The reference's `AutoWarmupPlan` field of each mailbox-provider id (0-11). */
 const PLAN_FIELDS = [
-  'gmailWarmupPlan', 'yahooWarmupPlan', 'aolWarmupPlan', 'microsoftWarmupPlan', 'comcastWarmupPlan', 'yandexWarmupPlan',
-  'gmxWarmupPlan', 'mailruWarmupPlan', 'icloudWarmupPlan', 'zohoWarmupPlan', 'qqWarmupPlan', 'defaultWarmupPlan',
+  'gmailWarmupPlan',
+  'yahooWarmupPlan',
+  'aolWarmupPlan',
+  'microsoftWarmupPlan',
+  'comcastWarmupPlan',
+  'yandexWarmupPlan',
+  'gmxWarmupPlan',
+  'mailruWarmupPlan',
+  'icloudWarmupPlan',
+  'zohoWarmupPlan',
+  'qqWarmupPlan',
+  'defaultWarmupPlan',
 ] as const;
 
 /** The wire shape of {@link warmupPlanToWire}: the reference's `AutoWarmupPlan`. */
@@ -17,7 +27,10 @@ export const warmupPlanWireSchema = z.object({
   id: z.int(),
   name: z.string(),
   warmupInterval: z.int(),
-  ...(Object.fromEntries(PLAN_FIELDS.map((field) => [field, z.string()])) as Record<(typeof PLAN_FIELDS)[number], z.ZodString>),
+  ...(Object.fromEntries(PLAN_FIELDS.map((field) => [field, z.string()])) as Record<
+    (typeof PLAN_FIELDS)[number],
+    z.ZodString
+  >),
   nextStageAt: epochNsSchema,
   created: epochNsSchema,
   updated: epochNsSchema,
@@ -103,14 +116,16 @@ export const poolWireSchema = z.object({
   created: epochNsSchema,
 });
 
-
 /**
  * An IP as the API shows it: the spec's IP fields, and while a warmup runs `autoWarmupStage` (the
  * lowest stage among providers, as the reference's examples show it) and `autoWarmupPlan`. The spec
  * spells the address `publicIp` and the host name `reverseDnsHostname`; the reference document says
  * `publicIP` and `reverseDNSHostname`.
  */
-export function ipToWire(ip: IpRecord, warmup?: { view: IpWarmupView; stages: readonly number[] }): z.output<typeof ipWireSchema> {
+export function ipToWire(
+  ip: IpRecord,
+  warmup?: { view: IpWarmupView; stages: readonly number[] },
+): z.output<typeof ipWireSchema> {
   return {
     id: ip.id,
     publicIp: ip.publicIp,

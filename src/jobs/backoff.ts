@@ -29,6 +29,9 @@ export function exponentialBackoff(options: BackoffOptions = {}, random: () => n
 }
 
 /** A backoff given as options or as a function, as a function. */
-export function toBackoffFunction(backoff: BackoffOptions | BackoffFunction | undefined, random?: () => number): BackoffFunction {
+export function toBackoffFunction(
+  backoff: BackoffOptions | BackoffFunction | undefined,
+  random?: () => number,
+): BackoffFunction {
   return typeof backoff === 'function' ? backoff : exponentialBackoff(backoff, random);
 }

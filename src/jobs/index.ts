@@ -20,4 +20,13 @@ export { createJobRunner } from './runner.js';
 export { defineJobHandler } from './define.js';
 export { exponentialBackoff, toBackoffFunction, type BackoffFunction, type BackoffOptions } from './backoff.js';
 export { PermanentJobError, RetryJobError, type RetryJobOptions } from './errors.js';
-export type { JobContext, JobHandler, JobHelpers, JobKindOptions, JobRunner, JobRunnerOptions, JobRunnerStatus, JobWakeups } from './types.js';
+export type {
+  JobContext,
+  JobHandler,
+  JobHelpers,
+  JobKindOptions,
+  JobRunner,
+  JobRunnerOptions,
+  JobRunnerStatus,
+  JobWakeups,
+} from './types.js';

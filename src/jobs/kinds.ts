@@ -65,7 +65,13 @@ export const jobPayloadSchemas = {
   /** `webhookIds`: post to these webhooks only (the events put off while those webhooks were busy). */
   [WEBHOOK_EVENTS_JOB]: z.object({ events: z.array(outboxEventSchema), webhookIds: z.array(id()).optional() }),
   /** `body`: the exact JSON posted the first time, signed again at each attempt. */
-  [WEBHOOK_RETRY_JOB]: z.object({ accountId: id(), webhookId: id(), eventId: z.string(), body: z.string(), replayId: z.string().optional() }),
+  [WEBHOOK_RETRY_JOB]: z.object({
+    accountId: id(),
+    webhookId: id(),
+    eventId: z.string(),
+    body: z.string(),
+    replayId: z.string().optional(),
+  }),
   /** No payload: the job reads the retention settings of the instance that runs it. */
   [RETENTION_JOB]: z.object({}),
   /** The scheduled send; due at its `sendAt`. */
@@ -110,7 +116,9 @@ export function jobHandler<K extends MailplaneJobKind>(kind: K, handler: JobHand
   return async (job, helpers) => {
     const parsed = schema.safeParse(job.payload, { error: plainIssueMessage });
     if (!parsed.success) {
-      const fields = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(payload)'}: ${issue.message}`).join('; ');
+      const fields = parsed.error.issues
+        .map((issue) => `${issue.path.join('.') || '(payload)'}: ${issue.message}`)
+        .join('; ');
       throw new PermanentJobError(`invalid payload of a ${kind} job: ${fields}`.slice(0, 1_000));
     }
     return handler({ ...job, payload: parsed.data }, helpers);

@@ -72,16 +72,16 @@ export function enqueueJobs<P extends JobPayloads = Record<string, JsonObject>>(
  * runner.start();
  * await queue.enqueue([{ kind: 'webhook', payload: { webhookId: 3, eventId: 'e1' }, dedupeKey: 'e1' }]);
  */
-export function createJobQueue<P extends JobPayloads = Record<string, JsonObject>>(
-  ctx: JobContext,
-): JobQueue<P> {
+export function createJobQueue<P extends JobPayloads = Record<string, JsonObject>>(ctx: JobContext): JobQueue<P> {
   const listeners = new Set<() => void>();
   const notify = () => {
     for (const listener of listeners) {
       try {
         listener();
       } catch (error) {
-        ctx.logger.error('job queue listener failed', { error: error instanceof Error ? error.message : String(error) });
+        ctx.logger.error('job queue listener failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
       }
     }
   };

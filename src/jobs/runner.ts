@@ -85,7 +85,10 @@ export function createJobRunner(ctx: JobContext, options: JobRunnerOptions): Job
     let lane = lanes.get(name);
     if (!lane) {
       const slots = Math.max(1, options.lanes?.[name] ?? concurrency);
-      lanes.set(name, (lane = { name, slots, pool: new PQueue({ concurrency: slots }), held: 0, limited: [], shared: [] }));
+      lanes.set(
+        name,
+        (lane = { name, slots, pool: new PQueue({ concurrency: slots }), held: 0, limited: [], shared: [] }),
+      );
     }
     return lane;
   };
@@ -232,11 +235,14 @@ export function createJobRunner(ctx: JobContext, options: JobRunnerOptions): Job
         verdict = { type: 'dead', error: `abandoned: ${job.attempts - 1} attempts ended without an outcome` };
       } else {
         const helpers = helpersFor(entry);
-        const heartbeat = setInterval(() => {
-          helpers.extendLease().catch((error: unknown) => {
-            logger.warn('job lease renewal failed', { jobId: job.id, error: describe(error) });
-          });
-        }, Math.max(1, Math.floor(leaseMs / 3)));
+        const heartbeat = setInterval(
+          () => {
+            helpers.extendLease().catch((error: unknown) => {
+              logger.warn('job lease renewal failed', { jobId: job.id, error: describe(error) });
+            });
+          },
+          Math.max(1, Math.floor(leaseMs / 3)),
+        );
         try {
           await kind.handler(job, helpers);
           verdict = { type: 'complete' };

@@ -41,10 +41,15 @@ export interface LifecycleInput {
  * `gone`, the suppression the step requires could not be written because the message's
  * sub-account no longer exists, nothing else written.
  */
-export type LifecycleResult = { kind: 'applied'; step: LifecycleStep; first: boolean } | { kind: 'moved-on' | 'repeat' | 'gone' };
+export type LifecycleResult =
+  { kind: 'applied'; step: LifecycleStep; first: boolean } | { kind: 'moved-on' | 'repeat' | 'gone' };
 
 /** Records `input.outcome` for `input.message` through `tx` (a transaction's store): see the module comment. */
-export async function applyLifecycle(ctx: MailplaneContext, tx: MailplaneStore, input: LifecycleInput): Promise<LifecycleResult> {
+export async function applyLifecycle(
+  ctx: MailplaneContext,
+  tx: MailplaneStore,
+  input: LifecycleInput,
+): Promise<LifecycleResult> {
   const { message, batch, outcome, atMs } = input;
   const { from: allowed, ...step } = lifecycleRow(outcome);
   // A guard on the allowed statuses does not trust the status read before the transaction: the
@@ -60,7 +65,8 @@ export async function applyLifecycle(ctx: MailplaneContext, tx: MailplaneStore, 
 
   if (step.to !== null) {
     const from = step.guard === 'found' ? [message.status] : allowed.filter((s): s is MessageStatus => s !== NEW);
-    if (!(await tx.messages.recordOutcome(message.id, from, { status: step.to, ...input.fields, updated: now }))) return { kind: 'moved-on' };
+    if (!(await tx.messages.recordOutcome(message.id, from, { status: step.to, ...input.fields, updated: now })))
+      return { kind: 'moved-on' };
   }
   if (step.suppress !== null) {
     const added = await tx.suppressions.add(message.subAccountId, [
@@ -87,7 +93,14 @@ export async function applyLifecycle(ctx: MailplaneContext, tx: MailplaneStore, 
   if (step.retry === 'next-step' && input.retryAt !== undefined) {
     const attempt = input.fields?.attempts ?? message.attempts;
     await ctx.jobs.enqueue(
-      [{ kind: DELIVER_MESSAGE_JOB, payload: { messageId: message.id, attempt }, runAt: input.retryAt, dedupeKey: `${message.id}:${attempt}` }],
+      [
+        {
+          kind: DELIVER_MESSAGE_JOB,
+          payload: { messageId: message.id, attempt },
+          runAt: input.retryAt,
+          dedupeKey: `${message.id}:${attempt}`,
+        },
+      ],
       { store: tx },
     );
   }

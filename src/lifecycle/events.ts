@@ -7,7 +7,14 @@
 import type { MailplaneContext } from '../context.js';
 import { dayOfMs } from '../model/dates.js';
 import { msToNs, type EpochNs } from '../model/time.js';
-import { ALL_MAIL, type EventRecord, type EventType, type MailplaneStore, type MessageRecord, type SendBatchRecord } from '../store/index.js';
+import {
+  ALL_MAIL,
+  type EventRecord,
+  type EventType,
+  type MailplaneStore,
+  type MessageRecord,
+  type SendBatchRecord,
+} from '../store/index.js';
 import type { StoredCounter } from '../store/stats-store.js';
 
 /** Counters to add, each by its amount. */
@@ -21,17 +28,37 @@ export function newEvent(
   created: EpochNs,
   metadata: Record<string, unknown>,
 ): EventRecord {
-  return { id: ctx.ids.uuid(), messageId: message.id, accountId: message.accountId, subAccountId: message.subAccountId, type, created, metadata };
+  return {
+    id: ctx.ids.uuid(),
+    messageId: message.id,
+    accountId: message.accountId,
+    subAccountId: message.subAccountId,
+    type,
+    created,
+    metadata,
+  };
 }
 
 /** The stats increments that add `counters` on day `day` for all mail and each of `groups`. */
-export function counterIncrements(owner: Pick<MessageRecord, 'accountId' | 'subAccountId'>, groups: readonly string[], day: string, counters: CounterDelta) {
-  return [ALL_MAIL, ...groups].map((group) => ({ accountId: owner.accountId, subAccountId: owner.subAccountId, day, group, counters }));
+export function counterIncrements(
+  owner: Pick<MessageRecord, 'accountId' | 'subAccountId'>,
+  groups: readonly string[],
+  day: string,
+  counters: CounterDelta,
+) {
+  return [ALL_MAIL, ...groups].map((group) => ({
+    accountId: owner.accountId,
+    subAccountId: owner.subAccountId,
+    day,
+    group,
+    counters,
+  }));
 }
 
 /** Adds `delta` into `total`. */
 export function addCounters(total: CounterDelta, delta: CounterDelta): void {
-  for (const [name, value] of Object.entries(delta) as [StoredCounter, number][]) total[name] = (total[name] ?? 0) + value;
+  for (const [name, value] of Object.entries(delta) as [StoredCounter, number][])
+    total[name] = (total[name] ?? 0) + value;
 }
 
 /** What happened to a message, for {@link recordMessageEvent}. */
@@ -50,7 +77,11 @@ export interface MessageEventInput {
  * Appends one event to a message's log and adds its counters, in the store given (pass the
  * transaction's store to make it part of a larger atomic write). Returns the event written.
  */
-export async function recordMessageEvent(ctx: MailplaneContext, store: MailplaneStore, input: MessageEventInput): Promise<EventRecord> {
+export async function recordMessageEvent(
+  ctx: MailplaneContext,
+  store: MailplaneStore,
+  input: MessageEventInput,
+): Promise<EventRecord> {
   const nowMs = input.atMs ?? ctx.clock.now();
   const { message, batch } = input;
   const event = newEvent(ctx, message, input.type, msToNs(nowMs), input.metadata ?? {});

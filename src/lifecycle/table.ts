@@ -20,7 +20,17 @@ export const NEW = 'new';
 export type LifecycleStatus = MessageStatus | typeof NEW;
 
 /** Every message status, in the order the spec lists them, then {@link NEW}. */
-export const LIFECYCLE_STATUSES: readonly LifecycleStatus[] = ['queued', 'deferred', 'delivered', 'dropped', 'smtp_dropped', 'hard_bounced', 'scheduled', 'cancelled', NEW];
+export const LIFECYCLE_STATUSES: readonly LifecycleStatus[] = [
+  'queued',
+  'deferred',
+  'delivered',
+  'dropped',
+  'smtp_dropped',
+  'hard_bounced',
+  'scheduled',
+  'cancelled',
+  NEW,
+];
 
 /**
  * What can happen to a message:
@@ -130,7 +140,10 @@ interface Row extends LifecycleStep {
 const PENDING: readonly MessageStatus[] = ['queued', 'deferred'];
 const ANY: readonly MessageStatus[] = ['queued', 'deferred', 'delivered', 'dropped', 'smtp_dropped', 'hard_bounced'];
 
-const row = (from: readonly LifecycleStatus[], step: Partial<LifecycleStep> & Pick<LifecycleStep, 'events' | 'counters'>): Row => ({
+const row = (
+  from: readonly LifecycleStatus[],
+  step: Partial<LifecycleStep> & Pick<LifecycleStep, 'events' | 'counters'>,
+): Row => ({
   from,
   to: null,
   guard: 'found',
@@ -149,7 +162,11 @@ const TABLE: Record<LifecycleOutcome, Row> = {
     events: [{ type: EventType.Processed }, { type: EventType.Dropped }],
     counters: { processed: 'always', dropped: 'always' },
   }),
-  delivered: row(PENDING, { to: 'delivered', events: [{ type: EventType.Delivered }], counters: { delivered: 'always' } }),
+  delivered: row(PENDING, {
+    to: 'delivered',
+    events: [{ type: EventType.Delivered }],
+    counters: { delivered: 'always' },
+  }),
   'soft-bounced': row(PENDING, {
     to: 'deferred',
     events: [{ type: EventType.SoftBounced }],
@@ -203,10 +220,18 @@ const TABLE: Record<LifecycleOutcome, Row> = {
     repeat: 'suppress-only',
   }),
   // Processed when accepted, as every accepted message; the status says it waits for its time.
-  scheduled: row([NEW], { to: 'scheduled', events: [{ type: EventType.Processed }], counters: { processed: 'always' } }),
+  scheduled: row([NEW], {
+    to: 'scheduled',
+    events: [{ type: EventType.Processed }],
+    counters: { processed: 'always' },
+  }),
   // Nothing recorded: the message was already Processed; delivery records what happens next.
   released: row(['scheduled'], { to: 'queued', events: [], counters: {} }),
-  'refused-at-release': row(['scheduled'], { to: 'dropped', events: [{ type: EventType.Dropped }], counters: { dropped: 'always' } }),
+  'refused-at-release': row(['scheduled'], {
+    to: 'dropped',
+    events: [{ type: EventType.Dropped }],
+    counters: { dropped: 'always' },
+  }),
   // No counter: the stats have none for it (the Cancelled event and the status tell it).
   cancelled: row(['scheduled'], { to: 'cancelled', events: [{ type: EventType.Cancelled }], counters: {} }),
 };
@@ -261,10 +286,18 @@ export interface CountFacts {
 }
 
 /** The counters `step` adds, given `facts` (only the counters that apply, each 1). */
-export function stepCounters(step: Pick<LifecycleStep, 'counters'>, facts: CountFacts): Partial<Record<StoredCounter, number>> {
+export function stepCounters(
+  step: Pick<LifecycleStep, 'counters'>,
+  facts: CountFacts,
+): Partial<Record<StoredCounter, number>> {
   const counters: Partial<Record<StoredCounter, number>> = {};
   for (const [name, rule] of Object.entries(step.counters) as [StoredCounter, CountRule][]) {
-    if (rule === 'always' || (rule === 'first-attempt' && facts.firstAttempt) || (rule === 'first-event' && facts.firstEvent)) counters[name] = 1;
+    if (
+      rule === 'always' ||
+      (rule === 'first-attempt' && facts.firstAttempt) ||
+      (rule === 'first-event' && facts.firstEvent)
+    )
+      counters[name] = 1;
   }
   return counters;
 }

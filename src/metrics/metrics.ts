@@ -62,25 +62,89 @@ export class MailplaneMetrics {
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
-    this.messages = new Counter({ name: 'mailplane_messages_total', help: 'Messages by lifecycle outcome', labelNames: ['outcome'], registers });
-    this.dropped = new Counter({ name: 'mailplane_messages_dropped_total', help: 'Messages dropped, by reason', labelNames: ['reason'], registers });
+    this.messages = new Counter({
+      name: 'mailplane_messages_total',
+      help: 'Messages by lifecycle outcome',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.dropped = new Counter({
+      name: 'mailplane_messages_dropped_total',
+      help: 'Messages dropped, by reason',
+      labelNames: ['reason'],
+      registers,
+    });
     this.deliveryLatency = new Histogram({
       name: 'mailplane_delivery_latency_seconds',
       help: 'Seconds from acceptance to the 2xx of the receiving server',
       buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400],
       registers,
     });
-    this.smtpReplies = new Counter({ name: 'mailplane_smtp_replies_total', help: 'SMTP replies to delivery attempts by class and recipient provider', labelNames: ['class', 'provider'], registers });
-    this.httpRequests = new Counter({ name: 'mailplane_http_requests_total', help: 'API requests by method, route pattern and status', labelNames: ['method', 'route', 'status'], registers });
-    this.smtpSessions = new Counter({ name: 'mailplane_smtp_sessions_total', help: 'SMTP sessions closed, per listener', labelNames: ['listener'], registers });
-    this.smtpAuthFailures = new Counter({ name: 'mailplane_smtp_auth_failures_total', help: 'Failed SMTP relay logins', registers });
-    this.webhookDeliveries = new Counter({ name: 'mailplane_webhook_deliveries_total', help: 'Webhook POSTs by result', labelNames: ['result'], registers });
-    this.bounceReports = new Counter({ name: 'mailplane_bounce_reports_total', help: 'Reports received by the bounce receiver, by kind and outcome', labelNames: ['kind', 'outcome'], registers });
-    this.dnsChecks = new Counter({ name: 'mailplane_dns_checks_total', help: 'DNS checks of sending domains by result', labelNames: ['result'], registers });
-    this.opens = new Counter({ name: 'mailplane_opens_total', help: 'Opens recorded, by first of the message and image proxy', labelNames: ['unique', 'proxy'], registers });
-    this.clicks = new Counter({ name: 'mailplane_clicks_total', help: 'Clicks recorded, by first of the message', labelNames: ['unique'], registers });
-    this.unsubscribes = new Counter({ name: 'mailplane_unsubscribes_total', help: 'Unsubscribes recorded, by first of the message', labelNames: ['unique'], registers });
-    this.spamComplaints = new Counter({ name: 'mailplane_spam_complaints_total', help: 'Spam complaints applied to a message, by first of the message', labelNames: ['unique'], registers });
+    this.smtpReplies = new Counter({
+      name: 'mailplane_smtp_replies_total',
+      help: 'SMTP replies to delivery attempts by class and recipient provider',
+      labelNames: ['class', 'provider'],
+      registers,
+    });
+    this.httpRequests = new Counter({
+      name: 'mailplane_http_requests_total',
+      help: 'API requests by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.smtpSessions = new Counter({
+      name: 'mailplane_smtp_sessions_total',
+      help: 'SMTP sessions closed, per listener',
+      labelNames: ['listener'],
+      registers,
+    });
+    this.smtpAuthFailures = new Counter({
+      name: 'mailplane_smtp_auth_failures_total',
+      help: 'Failed SMTP relay logins',
+      registers,
+    });
+    this.webhookDeliveries = new Counter({
+      name: 'mailplane_webhook_deliveries_total',
+      help: 'Webhook POSTs by result',
+      labelNames: ['result'],
+      registers,
+    });
+    this.bounceReports = new Counter({
+      name: 'mailplane_bounce_reports_total',
+      help: 'Reports received by the bounce receiver, by kind and outcome',
+      labelNames: ['kind', 'outcome'],
+      registers,
+    });
+    this.dnsChecks = new Counter({
+      name: 'mailplane_dns_checks_total',
+      help: 'DNS checks of sending domains by result',
+      labelNames: ['result'],
+      registers,
+    });
+    this.opens = new Counter({
+      name: 'mailplane_opens_total',
+      help: 'Opens recorded, by first of the message and image proxy',
+      labelNames: ['unique', 'proxy'],
+      registers,
+    });
+    this.clicks = new Counter({
+      name: 'mailplane_clicks_total',
+      help: 'Clicks recorded, by first of the message',
+      labelNames: ['unique'],
+      registers,
+    });
+    this.unsubscribes = new Counter({
+      name: 'mailplane_unsubscribes_total',
+      help: 'Unsubscribes recorded, by first of the message',
+      labelNames: ['unique'],
+      registers,
+    });
+    this.spamComplaints = new Counter({
+      name: 'mailplane_spam_complaints_total',
+      help: 'Spam complaints applied to a message, by first of the message',
+      labelNames: ['unique'],
+      registers,
+    });
     // Both read at scrape time from the store (one read for the two), so every node sees the shared queue.
     let reading: Promise<Awaited<ReturnType<MetricsSources['jobQueue']>>> | undefined;
     const read = () => (reading ??= sources.jobQueue().finally(() => setImmediate(() => (reading = undefined))));

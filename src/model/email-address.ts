@@ -30,7 +30,8 @@ export function emailAddressProblem(value: string): string | null {
   // Checked here, the one address rule every entry point uses (API, relay, suppressions): an
   // address with U+202E or a zero-width character reads as another address in every client.
   const invisible = firstInvisibleCharacter(value);
-  if (invisible !== null) return `must not contain invisible or text-direction characters (found ${codePointLabel(invisible)})`;
+  if (invisible !== null)
+    return `must not contain invisible or text-direction characters (found ${codePointLabel(invisible)})`;
   const at = value.lastIndexOf('@');
   if (at < 0) return 'must contain @';
   const local = value.slice(0, at);

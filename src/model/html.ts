@@ -74,7 +74,11 @@ export function htmlLandmarks(html: string, options: { links?: boolean } = {}): 
         // A value-less `href` has no data: there is nothing to follow.
         if (!options.links || valueStart === -1) return;
         const quoted = quote !== UNQUOTED;
-        found.links.push({ value: html.slice(valueStart, valueEnd), start: quoted ? valueStart - 1 : valueStart, end: endIndex });
+        found.links.push({
+          value: html.slice(valueStart, valueEnd),
+          start: quoted ? valueStart - 1 : valueStart,
+          end: endIndex,
+        });
       },
       onopentagend: openTagEnd,
       onselfclosingtag: openTagEnd,

@@ -33,7 +33,8 @@ function invisibleAt(chars: readonly string[], index: number): boolean {
 }
 
 /** `char`'s code point as `U+XXXX` (at least four hex digits). */
-export const codePointLabel = (char: string): string => `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+export const codePointLabel = (char: string): string =>
+  `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
 /**
  * The first invisible character of `text` (see the module comment), or `null` when it has none.
@@ -62,7 +63,9 @@ export function revealInvisible(text: string): string {
     .map((char, i) => {
       if (!invisibleAt(chars, i)) return char;
       const code = char.codePointAt(0)!;
-      return code > 0xffff ? `\\u{${code.toString(16).toUpperCase()}}` : `\\u${code.toString(16).toUpperCase().padStart(4, '0')}`;
+      return code > 0xffff
+        ? `\\u{${code.toString(16).toUpperCase()}}`
+        : `\\u${code.toString(16).toUpperCase().padStart(4, '0')}`;
     })
     .join('');
 }

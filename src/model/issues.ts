@@ -77,7 +77,9 @@ export function plainIssueMessage(issue: RawIssue): string | undefined {
     case 'not_multiple_of':
       return `must be a multiple of ${shown(issue.divisor)}`;
     case 'invalid_value':
-      return issue.values.length === 1 ? `must be ${literal(issue.values[0])}` : `must be one of: ${issue.values.map(literal).join(', ')}`;
+      return issue.values.length === 1
+        ? `must be ${literal(issue.values[0])}`
+        : `must be one of: ${issue.values.map(literal).join(', ')}`;
     case 'unrecognized_keys':
       return `has unknown field${issue.keys.length === 1 ? '' : 's'}: ${issue.keys.join(', ')}`;
     case 'invalid_union':

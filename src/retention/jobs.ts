@@ -39,7 +39,11 @@ async function retentionPasses(ctx: Pick<MailplaneContext, 'store' | 'clock' | '
     scope: { subAccount: { accountId: o.accountId, subAccountId: o.subAccountId } },
   }));
   const { days } = ctx.config.retention;
-  if (days > 0) passes.push({ before: cutOff(days), ...(overrides.length > 0 && { scope: { exceptSubAccountIds: overrides.map((o) => o.subAccountId) } }) });
+  if (days > 0)
+    passes.push({
+      before: cutOff(days),
+      ...(overrides.length > 0 && { scope: { exceptSubAccountIds: overrides.map((o) => o.subAccountId) } }),
+    });
   return passes;
 }
 
@@ -49,7 +53,10 @@ async function retentionPasses(ctx: Pick<MailplaneContext, 'store' | 'clock' | '
  * once; a pass that finds less than a batch costs one statement, so every sub-account with a
  * retention of its own is visited on every run however many rows the ones before it had.
  */
-export async function runRetention(ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>, signal?: AbortSignal): Promise<RetentionRun> {
+export async function runRetention(
+  ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>,
+  signal?: AbortSignal,
+): Promise<RetentionRun> {
   const { batchSize, batchesPerRun } = ctx.config.retention;
   const run: RetentionRun = { messages: 0, events: 0, more: false };
   const passes = await retentionPasses(ctx);
@@ -80,7 +87,10 @@ export async function runRetention(ctx: Pick<MailplaneContext, 'store' | 'clock'
  * `batchSize` per statement and `batchesPerRun` statements; answers how many, and whether more are
  * left. Runs whatever `retention.days` says: a key is never kept past its day.
  */
-export async function purgeIdempotencyKeys(ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>, signal?: AbortSignal): Promise<{ deleted: number; more: boolean }> {
+export async function purgeIdempotencyKeys(
+  ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>,
+  signal?: AbortSignal,
+): Promise<{ deleted: number; more: boolean }> {
   const { batchSize, batchesPerRun } = ctx.config.retention;
   let deleted = 0;
   for (let batch = 0; batch < batchesPerRun; batch += 1) {
@@ -97,7 +107,10 @@ export async function purgeIdempotencyKeys(ctx: Pick<MailplaneContext, 'store' |
  * {@link purgeIdempotencyKeys} does: `batchSize` per statement, at most `batchesPerRun` statements.
  * Webhooks belong to the account, so a sub-account's own retention does not apply to their log.
  */
-export async function purgeWebhookDeliveries(ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>, signal?: AbortSignal): Promise<{ deleted: number; more: boolean }> {
+export async function purgeWebhookDeliveries(
+  ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>,
+  signal?: AbortSignal,
+): Promise<{ deleted: number; more: boolean }> {
   const { days, batchSize, batchesPerRun } = ctx.config.retention;
   if (days === 0) return { deleted: 0, more: false };
   const before = msToNs(ctx.clock.now() - days * DAY_MS);
@@ -123,7 +136,12 @@ export function retentionJobHandlers(ctx: MailplaneContext): Record<string, JobH
     const keys = await purgeIdempotencyKeys(ctx, signal);
     const log = await purgeWebhookDeliveries(ctx, signal);
     if (run.messages > 0 || run.events > 0 || keys.deleted > 0 || log.deleted > 0) {
-      ctx.logger.info('retention deleted old rows', { messages: run.messages, events: run.events, idempotencyKeys: keys.deleted, webhookDeliveries: log.deleted });
+      ctx.logger.info('retention deleted old rows', {
+        messages: run.messages,
+        events: run.events,
+        idempotencyKeys: keys.deleted,
+        webhookDeliveries: log.deleted,
+      });
     }
     const more = run.more || keys.more || log.more;
     const runAt = ctx.clock.now() + (more ? 0 : ctx.config.retention.intervalMs);

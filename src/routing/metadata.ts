@@ -48,9 +48,7 @@ export interface SendingDomainRouting {
 export type ParsedRoutingMetaData = { strategy: 0 } | EmailProviderRouting | VolumeRouting | SendingDomainRouting;
 
 /** The result of {@link parseRoutingMetaData}. */
-export type RoutingMetaDataResult =
-  | { ok: true; value: ParsedRoutingMetaData }
-  | { ok: false; problems: string[] };
+export type RoutingMetaDataResult = { ok: true; value: ParsedRoutingMetaData } | { ok: false; problems: string[] };
 
 /** Longest metadata string accepted (characters). */
 export const MAX_ROUTING_METADATA_LENGTH = 65_536;
@@ -139,7 +137,11 @@ function entityList(value: unknown, key: string, members: PoolMembers, problems:
   return problems.length === before ? entities : null;
 }
 
-function parseEmailProvider(object: Record<string, unknown>, members: PoolMembers, problems: string[]): EmailProviderRouting {
+function parseEmailProvider(
+  object: Record<string, unknown>,
+  members: PoolMembers,
+  problems: string[],
+): EmailProviderRouting {
   const providers = new Map<number, RoutingEntity[]>();
   let others: RoutingEntity[] | null = null;
   for (const [key, value] of Object.entries(object)) {
@@ -161,7 +163,9 @@ function parseVolume(object: Record<string, unknown>, members: PoolMembers, prob
   for (const [key, value] of Object.entries(object)) {
     const entity = memberEntity(key, `"${key.slice(0, 40)}"`, members, problems);
     if (typeof value !== 'string' || !WHOLE_NUMBER.test(value) || Number(value) > MAX_ROUTING_WEIGHT) {
-      problems.push(`"${key.slice(0, 40)}": the weight must be a string holding a whole number from 0 to ${MAX_ROUTING_WEIGHT}, e.g. "25"`);
+      problems.push(
+        `"${key.slice(0, 40)}": the weight must be a string holding a whole number from 0 to ${MAX_ROUTING_WEIGHT}, e.g. "25"`,
+      );
       continue;
     }
     // Keys are unique after parsing, and the entity pattern has one spelling per entity.
@@ -171,7 +175,11 @@ function parseVolume(object: Record<string, unknown>, members: PoolMembers, prob
   return { strategy: 2, weights };
 }
 
-function parseSendingDomain(object: Record<string, unknown>, members: PoolMembers, problems: string[]): SendingDomainRouting {
+function parseSendingDomain(
+  object: Record<string, unknown>,
+  members: PoolMembers,
+  problems: string[],
+): SendingDomainRouting {
   const domains = new Map<string, RoutingEntity[]>();
   let others: RoutingEntity[] | null = null;
   for (const [key, value] of Object.entries(object)) {
@@ -209,15 +217,22 @@ export function parseRoutingMetaData(strategy: number, raw: string, members: Poo
   try {
     parsed = JSON.parse(raw);
   } catch {
-    return { ok: false, problems: ['routingMetaData is not JSON; it must be a JSON object serialised into a string, e.g. "{}"'] };
+    return {
+      ok: false,
+      problems: ['routingMetaData is not JSON; it must be a JSON object serialised into a string, e.g. "{}"'],
+    };
   }
   if (!isPlainObject(parsed)) return { ok: false, problems: ['routingMetaData must hold a JSON object'] };
   const keys = Object.keys(parsed);
   if (strategy === 0) {
-    return keys.length === 0 ? { ok: true, value: { strategy: 0 } } : { ok: false, problems: ['round robin (strategy 0) takes "{}"'] };
+    return keys.length === 0
+      ? { ok: true, value: { strategy: 0 } }
+      : { ok: false, problems: ['round robin (strategy 0) takes "{}"'] };
   }
-  if (keys.length === 0) return { ok: false, problems: [`routing strategy ${strategy} needs at least one key in routingMetaData`] };
-  if (keys.length > MAX_ROUTING_KEYS) return { ok: false, problems: [`routingMetaData has more than ${MAX_ROUTING_KEYS} keys`] };
+  if (keys.length === 0)
+    return { ok: false, problems: [`routing strategy ${strategy} needs at least one key in routingMetaData`] };
+  if (keys.length > MAX_ROUTING_KEYS)
+    return { ok: false, problems: [`routingMetaData has more than ${MAX_ROUTING_KEYS} keys`] };
   const problems: string[] = [];
   let value: ParsedRoutingMetaData;
   if (strategy === 1) value = parseEmailProvider(parsed, members, problems);

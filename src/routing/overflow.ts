@@ -37,7 +37,8 @@ export interface WaitReason {
 }
 
 /** The result of {@link resolveOverflow}. */
-export type OverflowResult<T> = { ok: true; poolId: number; value: T; tried: number[] } | { ok: false; wait: WaitReason };
+export type OverflowResult<T> =
+  { ok: true; poolId: number; value: T; tried: number[] } | { ok: false; wait: WaitReason };
 
 /**
  * Tries `startPoolId`, then its overflow chain, with `tryPool` (typically a strategy pick), and

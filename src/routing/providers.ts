@@ -28,26 +28,51 @@ export const MAILBOX_PROVIDER_COUNT = 12;
 
 /** Display names by id, for logs and docs. */
 export const MAILBOX_PROVIDER_NAMES: readonly string[] = [
-  'Gmail', 'Yahoo', 'AOL', 'Microsoft', 'Comcast', 'Yandex', 'GMX', 'Mail.ru', 'iCloud', 'Zoho', 'QQ', 'default',
+  'Gmail',
+  'Yahoo',
+  'AOL',
+  'Microsoft',
+  'Comcast',
+  'Yandex',
+  'GMX',
+  'Mail.ru',
+  'iCloud',
+  'Zoho',
+  'QQ',
+  'default',
 ];
 
 const P = MailboxProvider;
 
 /** Consumer domains matched exactly. */
 const EXACT_DOMAINS: ReadonlyMap<string, MailboxProvider> = new Map<string, MailboxProvider>([
-  ['gmail.com', P.Gmail], ['googlemail.com', P.Gmail],
-  ['ymail.com', P.Yahoo], ['rocketmail.com', P.Yahoo],
+  ['gmail.com', P.Gmail],
+  ['googlemail.com', P.Gmail],
+  ['ymail.com', P.Yahoo],
+  ['rocketmail.com', P.Yahoo],
   // Verizon's consumer mailboxes moved to AOL in 2017; aim.com is AOL's own.
-  ['aim.com', P.Aol], ['verizon.net', P.Aol],
-  ['msn.com', P.Microsoft], ['passport.com', P.Microsoft], ['windowslive.com', P.Microsoft],
+  ['aim.com', P.Aol],
+  ['verizon.net', P.Aol],
+  ['msn.com', P.Microsoft],
+  ['passport.com', P.Microsoft],
+  ['windowslive.com', P.Microsoft],
   ['comcast.net', P.Comcast],
-  ['ya.ru', P.Yandex], ['narod.ru', P.Yandex],
+  ['ya.ru', P.Yandex],
+  ['narod.ru', P.Yandex],
   // WEB.DE is run by the same company on the same platform as GMX.
   ['web.de', P.Gmx],
-  ['mail.ru', P.MailRu], ['bk.ru', P.MailRu], ['inbox.ru', P.MailRu], ['list.ru', P.MailRu], ['internet.ru', P.MailRu],
-  ['icloud.com', P.Icloud], ['me.com', P.Icloud], ['mac.com', P.Icloud],
+  ['mail.ru', P.MailRu],
+  ['bk.ru', P.MailRu],
+  ['inbox.ru', P.MailRu],
+  ['list.ru', P.MailRu],
+  ['internet.ru', P.MailRu],
+  ['icloud.com', P.Icloud],
+  ['me.com', P.Icloud],
+  ['mac.com', P.Icloud],
   ['zohomail.com', P.Zoho],
-  ['qq.com', P.Qq], ['vip.qq.com', P.Qq], ['foxmail.com', P.Qq],
+  ['qq.com', P.Qq],
+  ['vip.qq.com', P.Qq],
+  ['foxmail.com', P.Qq],
 ]);
 
 /**
@@ -58,7 +83,9 @@ const EXACT_DOMAINS: ReadonlyMap<string, MailboxProvider> = new Map<string, Mail
 const BRAND_LABELS: ReadonlyMap<string, MailboxProvider> = new Map<string, MailboxProvider>([
   ['yahoo', P.Yahoo],
   ['aol', P.Aol],
-  ['outlook', P.Microsoft], ['hotmail', P.Microsoft], ['live', P.Microsoft],
+  ['outlook', P.Microsoft],
+  ['hotmail', P.Microsoft],
+  ['live', P.Microsoft],
   ['yandex', P.Yandex],
   ['gmx', P.Gmx],
   ['zoho', P.Zoho],
@@ -107,7 +134,10 @@ const MX_RULES: ReadonlyArray<{ provider: MailboxProvider; test: (host: string) 
   { provider: P.Yahoo, test: (h) => under(h, 'yahoodns.net') || under(h, 'yahoo.com') },
   { provider: P.Comcast, test: (h) => under(h, 'comcast.net') },
   { provider: P.Yandex, test: (h) => under(h, 'yandex.net') || under(h, 'yandex.ru') },
-  { provider: P.Gmx, test: (h) => under(h, 'gmx.net') || under(h, 'gmx.com') || under(h, 'gmx.de') || under(h, 'web.de') },
+  {
+    provider: P.Gmx,
+    test: (h) => under(h, 'gmx.net') || under(h, 'gmx.com') || under(h, 'gmx.de') || under(h, 'web.de'),
+  },
   { provider: P.MailRu, test: (h) => under(h, 'mail.ru') },
   { provider: P.Icloud, test: (h) => under(h, 'icloud.com') || under(h, 'me.com') },
   // mx.zoho.com, mx.zoho.eu, mx.zoho.in, mx.zoho.com.au, mx.zohomail.com ...

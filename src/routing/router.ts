@@ -9,7 +9,13 @@ import { IpPoolType, IpState, type IpPoolDetail } from '../store/ip-pool-store.j
 import { formatRoutingEntity, parseRoutingMetaData, type RoutingEntity } from './metadata.js';
 import { resolveOverflow, type WaitReason } from './overflow.js';
 import { normalizeDomain } from './providers.js';
-import { createRoutingStrategy, EntityStatus, type Availability, type RoutingState, type RoutingStrategy } from './strategies.js';
+import {
+  createRoutingStrategy,
+  EntityStatus,
+  type Availability,
+  type RoutingState,
+  type RoutingStrategy,
+} from './strategies.js';
 
 /** A pool ready for routing: its strategy with live counters and what decisions need to name. */
 export interface RoutingPool {
@@ -39,7 +45,8 @@ export interface RoutingTable {
 }
 
 /** Where the message leaves from. */
-export type RoutedEntity = { kind: 'ip'; id: number; address: string } | { kind: 'tpsp'; id: number } | { kind: 'host' };
+export type RoutedEntity =
+  { kind: 'ip'; id: number; address: string } | { kind: 'tpsp'; id: number } | { kind: 'host' };
 
 /** What {@link routeMessage} needs to know about one message. */
 export interface RouteRequest {
@@ -84,7 +91,12 @@ export function routingPoolFrom(detail: IpPoolDetail): RoutingPool {
     state: strategy.newState(),
     ipAddresses: new Map(ips.map((ip) => [ip.id, ip.publicIp])),
     hostDefault: pool.type === IpPoolType.Shared && members.length === 0,
-    signature: JSON.stringify([pool.routingStrategy, pool.routingMetaData, members.map(formatRoutingEntity), ips.map((ip) => ip.publicIp)]),
+    signature: JSON.stringify([
+      pool.routingStrategy,
+      pool.routingMetaData,
+      members.map(formatRoutingEntity),
+      ips.map((ip) => ip.publicIp),
+    ]),
     metadataProblems: parsed.ok ? [] : parsed.problems,
   };
 }
@@ -110,7 +122,8 @@ export function createRoutingTable(details: readonly IpPoolDetail[], previous?: 
     byName.set(pool.name.toLowerCase(), pool.id);
     if (detail.pool.type === IpPoolType.Shared) systemPoolId = pool.id;
   }
-  if (systemPoolId < 0) throw new Error('createRoutingTable: the account has no Shared system pool (ensureSystemPool first)');
+  if (systemPoolId < 0)
+    throw new Error('createRoutingTable: the account has no Shared system pool (ensureSystemPool first)');
   return { pools, byName, systemPoolId };
 }
 
@@ -144,7 +157,11 @@ export function selectPool(
 export function routeMessage(table: RoutingTable, request: RouteRequest): RouteDecision {
   const selected = selectPool(table, request);
   if (!selected.ok) return selected;
-  const input = { provider: request.provider, fromDomain: normalizeDomain(request.fromDomain), availability: request.availability };
+  const input = {
+    provider: request.provider,
+    fromDomain: normalizeDomain(request.fromDomain),
+    availability: request.availability,
+  };
   const result = resolveOverflow<RoutedEntity>(
     selected.poolId,
     (id) => table.pools.get(id),
@@ -160,7 +177,13 @@ export function routeMessage(table: RoutingTable, request: RouteRequest): RouteD
   );
   if (!result.ok) return result;
   const pool = table.pools.get(result.poolId)!;
-  return { ok: true, pool: { id: pool.id, name: pool.name }, entity: result.value, overflowed: result.tried.length > 1, tried: result.tried };
+  return {
+    ok: true,
+    pool: { id: pool.id, name: pool.name },
+    entity: result.value,
+    overflowed: result.tried.length > 1,
+    tried: result.tried,
+  };
 }
 
 /**

@@ -145,7 +145,10 @@ function keyedStrategy(
   };
 }
 
-function emailProviderStrategy(members: readonly RoutingEntity[], meta: Extract<ParsedRoutingMetaData, { strategy: 1 }>): RoutingStrategy {
+function emailProviderStrategy(
+  members: readonly RoutingEntity[],
+  meta: Extract<ParsedRoutingMetaData, { strategy: 1 }>,
+): RoutingStrategy {
   const toMembers = canonical(members);
   const groups: RoutingEntity[][] = [[...members]];
   const others = meta.others ? toMembers(meta.others) : [];
@@ -159,11 +162,16 @@ function emailProviderStrategy(members: readonly RoutingEntity[], meta: Extract<
   }
   return keyedStrategy(1, members, groups, (input) => {
     const provider = input.provider;
-    return provider >= 0 && provider < MAILBOX_PROVIDER_COUNT ? byProvider[provider]! : byProvider[MailboxProvider.Default]!;
+    return provider >= 0 && provider < MAILBOX_PROVIDER_COUNT
+      ? byProvider[provider]!
+      : byProvider[MailboxProvider.Default]!;
   });
 }
 
-function sendingDomainStrategy(members: readonly RoutingEntity[], meta: Extract<ParsedRoutingMetaData, { strategy: 3 }>): RoutingStrategy {
+function sendingDomainStrategy(
+  members: readonly RoutingEntity[],
+  meta: Extract<ParsedRoutingMetaData, { strategy: 3 }>,
+): RoutingStrategy {
   const toMembers = canonical(members);
   const groups: RoutingEntity[][] = [[...members]];
   const others = meta.others ? toMembers(meta.others) : [];
@@ -190,7 +198,10 @@ function sendingDomainStrategy(members: readonly RoutingEntity[], meta: Extract<
  * {@link MAX_SKIPS_PER_ENTITY} skips per entity (a heavy entity down and a light one left), the pick
  * falls back to smooth weighted round robin (nginx's algorithm) over the entities that can send.
  */
-function volumeStrategy(members: readonly RoutingEntity[], meta: Extract<ParsedRoutingMetaData, { strategy: 2 }>): RoutingStrategy {
+function volumeStrategy(
+  members: readonly RoutingEntity[],
+  meta: Extract<ParsedRoutingMetaData, { strategy: 2 }>,
+): RoutingStrategy {
   const toMembers = canonical(members);
   const entities: RoutingEntity[] = [];
   const weightList: number[] = [];
@@ -295,7 +306,10 @@ const MAX_SKIPS_PER_ENTITY = 2;
  * const state = strategy.newState();
  * const entity = strategy.pick({ provider: MailboxProvider.Gmail, fromDomain: 'example.com' }, state);
  */
-export function createRoutingStrategy(members: readonly RoutingEntity[], metadata: ParsedRoutingMetaData): RoutingStrategy {
+export function createRoutingStrategy(
+  members: readonly RoutingEntity[],
+  metadata: ParsedRoutingMetaData,
+): RoutingStrategy {
   switch (metadata.strategy) {
     case 0:
       return roundRobinStrategy(members);

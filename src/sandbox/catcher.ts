@@ -44,10 +44,16 @@ export async function startSandboxCatcher(): Promise<SandboxCatcher> {
       const { ctx } = target;
       void (async () => {
         const found = await ctx.store.messages.getForDelivery(messageId);
-        if (found?.message.status !== 'delivered' && Date.now() - started < COMPLAINT_WAIT_MS) return complainLater(messageId, raw, recipient, started);
+        if (found?.message.status !== 'delivered' && Date.now() - started < COMPLAINT_WAIT_MS)
+          return complainLater(messageId, raw, recipient, started);
         const outcome = await applySandboxComplaint(ctx, messageId, raw, recipient);
         ctx.logger.info('sandbox: complaint reported', { messageId, outcome });
-      })().catch((error: unknown) => ctx.logger.error('sandbox: complaint failed', { messageId, error: error instanceof Error ? error.message : String(error) }));
+      })().catch((error: unknown) =>
+        ctx.logger.error('sandbox: complaint failed', {
+          messageId,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      );
     }, 100);
     pending.add(timer);
   }
@@ -64,7 +70,15 @@ export async function startSandboxCatcher(): Promise<SandboxCatcher> {
     }
     const mail = await parseReceivedMime(raw);
     const stored = await ctx.store.sandbox.capture(
-      { accountId: found.message.accountId, messageId, mailFrom, rcptTo, subject: mail.subject ?? '', raw, received: msToNs(ctx.clock.now()) },
+      {
+        accountId: found.message.accountId,
+        messageId,
+        mailFrom,
+        rcptTo,
+        subject: mail.subject ?? '',
+        raw,
+        received: msToNs(ctx.clock.now()),
+      },
       keep,
     );
     for (const recipient of rcptTo) if (localPart(recipient) === 'complaint') complainLater(messageId!, raw, recipient);
@@ -84,13 +98,17 @@ export async function startSandboxCatcher(): Promise<SandboxCatcher> {
       if (local === 'bounce') return callback(smtpReply(550, '5.1.1 The sandbox bounces this recipient (bounce@)'));
       // smtp-server closes the connection after a 421 (RFC 5321 3.8), as a real MX does: the
       // client must take the 421 as its answer, not the close (adapters/transport/smtp).
-      if (local === 'defer') return callback(smtpReply(421, '4.7.0 The sandbox defers this recipient (defer@), try again later'));
+      if (local === 'defer')
+        return callback(smtpReply(421, '4.7.0 The sandbox defers this recipient (defer@), try again later'));
       callback();
     },
     onData(stream, session, callback) {
       const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
       const rcptTo = session.envelope.rcptTo.map((r) => r.address);
-      const failed = (error: unknown) => target?.ctx.logger.error('sandbox: capturing failed', { error: error instanceof Error ? error.message : String(error) });
+      const failed = (error: unknown) =>
+        target?.ctx.logger.error('sandbox: capturing failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
       readMessage(stream, callback, (raw) => capture(raw, mailFrom, rcptTo), failed, budget);
     },
   });

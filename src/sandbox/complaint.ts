@@ -42,7 +42,12 @@ export function arfReport(original: Buffer, recipient: string, reportedAt: Date)
 }
 
 /** Reads the ARF report about `messageId` and applies it through the bounce receiver's logic. */
-export async function applySandboxComplaint(ctx: MailplaneContext, messageId: string, original: Buffer, recipient: string): Promise<ReportOutcome> {
+export async function applySandboxComplaint(
+  ctx: MailplaneContext,
+  messageId: string,
+  original: Buffer,
+  recipient: string,
+): Promise<ReportOutcome> {
   const report = readReport(await parseReceivedMime(arfReport(original, recipient, new Date(ctx.clock.now()))));
   return applyReport(ctx, messageId, report);
 }

@@ -14,11 +14,15 @@ export interface SandboxDkimResult {
 }
 
 /** Verifies the DKIM signature of `raw`, reading the key through `resolver` (the sandbox DNS). */
-export async function verifySandboxDkim(raw: Buffer, resolver: Pick<DnsResolver, 'resolveTxt'>): Promise<SandboxDkimResult> {
+export async function verifySandboxDkim(
+  raw: Buffer,
+  resolver: Pick<DnsResolver, 'resolveTxt'>,
+): Promise<SandboxDkimResult> {
   const lookup = async (name: string, type: string) => {
     if (type !== 'TXT') throw Object.assign(new Error(`no ${type} lookups`), { code: 'ENOTFOUND' });
     const answer = await resolver.resolveTxt(name, { fresh: true });
-    if (!answer.ok) throw Object.assign(new Error(answer.reason), { code: answer.reason === 'nxdomain' ? 'ENOTFOUND' : 'ENODATA' });
+    if (!answer.ok)
+      throw Object.assign(new Error(answer.reason), { code: answer.reason === 'nxdomain' ? 'ENOTFOUND' : 'ENODATA' });
     return answer.records.map((record) => [record]);
   };
   const { results } = await dkimVerify(raw, { resolver: lookup });

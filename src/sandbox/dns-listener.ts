@@ -11,7 +11,11 @@ export type ZoneRecord =
   | { type: 'MX'; ttl: number; value: { exchange: string; preference: number } };
 
 /** What dns2 hands a server's `handle`. */
-export type DnsHandler = (request: Packet, send: (response: Packet | Buffer) => Promise<Buffer> | void, client: unknown) => void;
+export type DnsHandler = (
+  request: Packet,
+  send: (response: Packet | Buffer) => Promise<Buffer> | void,
+  client: unknown,
+) => void;
 
 /** `record` at `name` as a dns2 resource; TXT strings longer than 255 bytes are split as zone software does. */
 export function toResource(name: string, record: ZoneRecord): Resource {

@@ -75,7 +75,9 @@ export async function startSandboxDns(): Promise<SandboxDnsServer> {
   const handle: DnsHandler = (request, send) => {
     answer(request)
       .catch((error: unknown) => {
-        source?.logger.warn('sandbox DNS: answering failed', { error: error instanceof Error ? error.message : String(error) });
+        source?.logger.warn('sandbox DNS: answering failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
         const failed = Packet.createResponseFromRequest(request);
         failed.header.rcode = RCODE.SERVFAIL;
         return failed;

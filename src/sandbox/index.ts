@@ -47,7 +47,8 @@ export interface Sandbox {
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const keep = options.keep ?? 1_000;
-  if (!Number.isInteger(keep) || keep < 1) throw new Error(`startSandbox: keep must be a positive integer, got ${keep}`);
+  if (!Number.isInteger(keep) || keep < 1)
+    throw new Error(`startSandbox: keep must be a positive integer, got ${keep}`);
   const dns = await startSandboxDns();
   const catcher = await startSandboxCatcher().catch(async (error: unknown) => {
     await dns.close();

@@ -27,7 +27,12 @@ export function isSandboxName(name: string, config: DomainRecordsConfig): boolea
 }
 
 /** The records at `name` of type `type` (and the CNAME at `name`, if any), from the stored domains. */
-export async function sandboxRecords(store: SandboxStore, config: DomainRecordsConfig, name: string, type: string): Promise<ZoneRecord[]> {
+export async function sandboxRecords(
+  store: SandboxStore,
+  config: DomainRecordsConfig,
+  name: string,
+  type: string,
+): Promise<ZoneRecord[]> {
   const host = clean(name);
   if (type === 'MX') return [{ type: 'MX', ttl: TTL, value: { exchange: SANDBOX_MX_HOST, preference: 10 } }];
   if (host === SANDBOX_MX_HOST) return type === 'A' ? [{ type: 'A', ttl: TTL, value: '127.0.0.1' }] : [];
@@ -45,10 +50,12 @@ export async function sandboxRecords(store: SandboxStore, config: DomainRecordsC
     if (host === d.returnPathHost.toLowerCase()) return [{ type: 'CNAME', ttl: TTL, value: d.returnPathTarget }];
     if (host === d.trackHost.toLowerCase()) return [{ type: 'CNAME', ttl: TTL, value: d.trackTarget }];
     if (type !== 'TXT') continue;
-    if (host === `${d.dkimSelector}._domainkey.${d.name}`) return [{ type: 'TXT', ttl: TTL, value: dkimTextValue(d.dkimPublicKey) }];
+    if (host === `${d.dkimSelector}._domainkey.${d.name}`)
+      return [{ type: 'TXT', ttl: TTL, value: dkimTextValue(d.dkimPublicKey) }];
     // A rotation's keys are published at once too, so a rotation completes in the sandbox.
     for (const key of [d.dkimPending, d.dkimPrevious]) {
-      if (key && host === `${key.selector}._domainkey.${d.name}`) return [{ type: 'TXT', ttl: TTL, value: dkimTextValue(key.publicKey) }];
+      if (key && host === `${key.selector}._domainkey.${d.name}`)
+        return [{ type: 'TXT', ttl: TTL, value: dkimTextValue(key.publicKey) }];
     }
     if (host === `_dmarc.${d.name}`) return [{ type: 'TXT', ttl: TTL, value: DEFAULT_DMARC_VALUE }];
   }

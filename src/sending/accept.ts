@@ -5,11 +5,28 @@ import { dayOfMs } from '../model/dates.js';
 import { msToNs, type EpochNs } from '../model/time.js';
 import { addCounters, counterIncrements, newEvent, type CounterDelta } from '../lifecycle/events.js';
 import { lifecycleStep, NEW, stepCounters } from '../lifecycle/table.js';
-import { EventType, type CopyRecipient, type DomainRecord, type EventRecord, type MailplaneStore, type MessageRecord, type SendBatchRecord, type SubAccountRecord, type TemplateUse } from '../store/index.js';
+import {
+  EventType,
+  type CopyRecipient,
+  type DomainRecord,
+  type EventRecord,
+  type MailplaneStore,
+  type MessageRecord,
+  type SendBatchRecord,
+  type SubAccountRecord,
+  type TemplateUse,
+} from '../store/index.js';
 import { DELIVER_BATCH_JOB, DELIVER_SCHEDULED_JOB } from '../jobs/kinds.js';
 import type { CompiledTemplates } from '../template/renderer.js';
 import { unsubscribeUrl } from '../tracking/links.js';
-import { applyListDrops, envelopeRecipients, planRecipients, type Drop, type DropReasonName, type EnvelopeRecipient } from './recipients.js';
+import {
+  applyListDrops,
+  envelopeRecipients,
+  planRecipients,
+  type Drop,
+  type DropReasonName,
+  type EnvelopeRecipient,
+} from './recipients.js';
 import type { SendRequest } from './request.js';
 import { sendSchedule } from './schedule.js';
 import { claimIdempotencyKey, type IdempotencyClaim } from './idempotency.js';
@@ -59,7 +76,11 @@ export interface SendResponseEntry {
  * domain of the sub-account, or not verified yet; `null` when it can). The API drops every
  * recipient of such a send; the SMTP relay refuses the message.
  */
-export async function senderDomain(store: MailplaneStore, subAccountId: number, fromEmail: string): Promise<{ domain: DomainRecord | null; drop: Drop | null }> {
+export async function senderDomain(
+  store: MailplaneStore,
+  subAccountId: number,
+  fromEmail: string,
+): Promise<{ domain: DomainRecord | null; drop: Drop | null }> {
   const fromName = normaliseDomainName(fromEmail.slice(fromEmail.lastIndexOf('@') + 1));
   const domain = fromName.ok ? await store.domains.findByName(subAccountId, fromName.name) : null;
   if (domain?.verified === true) return { domain, drop: null };
@@ -78,7 +99,13 @@ function checkRenderedLengths(ctx: MailplaneContext, templates: CompiledTemplate
   request.to.forEach((to, i) => {
     templates.checkRenderedLength(to.customFields ?? {}, unsubscribeLength, `to.${i}.customFields`);
     for (const kind of ['cc', 'bcc'] as const) {
-      to[kind]?.forEach((copy, j) => templates.checkRenderedLength({ ...to.customFields, ...copy.customFields }, unsubscribeLength, `to.${i}.${kind}.${j}.customFields`));
+      to[kind]?.forEach((copy, j) =>
+        templates.checkRenderedLength(
+          { ...to.customFields, ...copy.customFields },
+          unsubscribeLength,
+          `to.${i}.${kind}.${j}.customFields`,
+        ),
+      );
     }
   });
 }
@@ -112,7 +139,12 @@ export interface AcceptOptions {
  * transaction before it returns. With `sendAt` (src/sending/schedule.ts) the accepted messages are
  * `scheduled` and the job is a `deliver-scheduled` due then, which makes the time-dependent checks again.
  */
-export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRecord, request: SendRequest, options: AcceptOptions = {}): Promise<SendResponseEntry[]> {
+export async function acceptSend(
+  ctx: MailplaneContext,
+  subAccount: SubAccountRecord,
+  request: SendRequest,
+  options: AcceptOptions = {},
+): Promise<SendResponseEntry[]> {
   // A sendAt out of its window is refused (422) before anything else is looked at.
   const schedule = request.sendAt === undefined ? null : sendSchedule(ctx.clock, request.sendAt);
   checkRenderedLengths(ctx, await ctx.templateCompiler.compile(request), request);
@@ -125,15 +157,22 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
   if (request.ippool !== undefined) {
     const pool = await store.ipPools.findByName(subAccount.accountId, request.ippool);
     if (!pool) {
-      throw new ValidationError(`no IP pool named "${request.ippool}" in this account`, [{ path: 'ippool', message: 'unknown IP pool' }], 'UNKNOWN_IP_POOL');
+      throw new ValidationError(
+        `no IP pool named "${request.ippool}" in this account`,
+        [{ path: 'ippool', message: 'unknown IP pool' }],
+        'UNKNOWN_IP_POOL',
+      );
     }
     ipPoolId = pool.id;
   }
 
-  const { domain, drop: domainDrop } = options.senderDomain ?? (await senderDomain(store, subAccount.id, request.from.email));
+  const { domain, drop: domainDrop } =
+    options.senderDomain ?? (await senderDomain(store, subAccount.id, request.from.email));
 
   const planned = planRecipients(request);
-  const candidates = envelopeRecipients(planned).filter((r) => r.drop === null).map((r) => r.email);
+  const candidates = envelopeRecipients(planned)
+    .filter((r) => r.drop === null)
+    .map((r) => r.email);
   applyListDrops(planned, new Set(await store.suppressions.suppressedAmong(subAccount.id, candidates)), domainDrop);
 
   const nowMs = ctx.clock.now();
@@ -170,7 +209,11 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
   const counters: CounterDelta = { processed: 0, dropped: 0 };
   let dropped = 0;
   /** The message of one envelope recipient, its events and counters (the lifecycle's `accepted`, `scheduled` or `refused`), and its response fields. */
-  const accept = (recipient: EnvelopeRecipient, fields: Pick<MessageRecord, 'cc' | 'bcc' | 'copyOf' | 'separateCopies'>, id = ctx.ids.uuid()) => {
+  const accept = (
+    recipient: EnvelopeRecipient,
+    fields: Pick<MessageRecord, 'cc' | 'bcc' | 'copyOf' | 'separateCopies'>,
+    id = ctx.ids.uuid(),
+  ) => {
     const { drop } = recipient;
     const step = lifecycleStep(NEW, drop ? 'refused' : schedule ? 'scheduled' : 'accepted')!;
     const message: MessageRecord = {
@@ -193,20 +236,36 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
     };
     messages.push(message);
     for (const { type } of step.events) {
-      events.push(newEvent(ctx, message, type, now, type === EventType.Dropped && drop ? { reason: drop.reason, description: drop.detail } : {}));
+      events.push(
+        newEvent(
+          ctx,
+          message,
+          type,
+          now,
+          type === EventType.Dropped && drop ? { reason: drop.reason, description: drop.detail } : {},
+        ),
+      );
     }
     addCounters(counters, stepCounters(step, { firstAttempt: true, firstEvent: true }));
     if (!drop) return { messageId: id };
     dropped += 1;
     return { messageId: id, errorCode: DropReason[drop.reason], message: `${drop.reason}: ${drop.detail}` };
   };
-  const asCopy = (c: EnvelopeRecipient): CopyRecipient => ({ email: c.email, name: c.name, customFields: c.givenFields });
+  const asCopy = (c: EnvelopeRecipient): CopyRecipient => ({
+    email: c.email,
+    name: c.name,
+    customFields: c.givenFields,
+  });
   const entries = planned.map(({ to, copies }): SendResponseEntry => {
     // Only the copies that are sent are named in the headers (Cc) and on the recipient's message.
     const cc = copies.filter((c) => c.kind === 'cc' && c.drop === null).map(asCopy);
     const bcc = copies.filter((c) => c.kind === 'bcc' && c.drop === null).map(asCopy);
     const id = ctx.ids.uuid();
-    const entry: SendResponseEntry = { to: to.email, submittedAt: now, ...accept(to, { cc, bcc, copyOf: null, separateCopies: true }, id) };
+    const entry: SendResponseEntry = {
+      to: to.email,
+      submittedAt: now,
+      ...accept(to, { cc, bcc, copyOf: null, separateCopies: true }, id),
+    };
     if (schedule) Object.assign(entry, { batchId: batch.id, sendAt: BigInt(schedule.sendAt) });
     if (copies.length > 0) {
       const copyOf = { messageId: id, to: { email: to.email, name: to.name } };
@@ -224,18 +283,32 @@ export async function acceptSend(ctx: MailplaneContext, subAccount: SubAccountRe
   // Group commit: concurrent sends share a transaction; each still answers only after its commit.
   await ctx.writes.commit(async (tx) => {
     // First, so a send that lost its key to a concurrent one writes nothing before it rolls back.
-    if (options.idempotency) await claimIdempotencyKey(tx, subAccount.id, options.idempotency, stringifyJson(entries), nowMs);
+    if (options.idempotency)
+      await claimIdempotencyKey(tx, subAccount.id, options.idempotency, stringifyJson(entries), nowMs);
     await tx.messages.insertAccepted(batch, messages, events);
     await tx.stats.increment(increments);
     if (dropped < messages.length) {
       // A scheduled send's job is due at sendAt; it releases the messages, then queues this same batch job.
       const kind = schedule ? DELIVER_SCHEDULED_JOB : DELIVER_BATCH_JOB;
-      await ctx.jobs.enqueue([{ kind, payload: { batchId: batch.id }, runAt: schedule?.sendAtMs ?? nowMs, dedupeKey: `${kind}:${batch.id}` }], { store: tx });
+      await ctx.jobs.enqueue(
+        [
+          {
+            kind,
+            payload: { batchId: batch.id },
+            runAt: schedule?.sendAtMs ?? nowMs,
+            dedupeKey: `${kind}:${batch.id}`,
+          },
+        ],
+        { store: tx },
+      );
     }
   });
   if (dropped < messages.length) ctx.jobs.notify();
   // Counted once committed: a send that failed to commit accepted nothing.
-  for (const message of messages) ctx.metrics.messages.inc({ outcome: message.status === 'dropped' ? 'refused' : 'accepted' });
-  for (const event of events) if (event.type === EventType.Dropped) ctx.metrics.dropped.inc({ reason: String(event.metadata.reason ?? 'unknown') });
+  for (const message of messages)
+    ctx.metrics.messages.inc({ outcome: message.status === 'dropped' ? 'refused' : 'accepted' });
+  for (const event of events)
+    if (event.type === EventType.Dropped)
+      ctx.metrics.dropped.inc({ reason: String(event.metadata.reason ?? 'unknown') });
   return entries;
 }

@@ -35,10 +35,18 @@ async function batchMessages(ctx: MailplaneContext, batchId: string): Promise<Me
 }
 
 const notCancellable = (what: string) =>
-  new ValidationError(`${what}: only a scheduled message whose send has not started can be cancelled`, [], 'MESSAGE_NOT_CANCELLABLE');
+  new ValidationError(
+    `${what}: only a scheduled message whose send has not started can be cancelled`,
+    [],
+    'MESSAGE_NOT_CANCELLABLE',
+  );
 
 /** Cancels `messages` (those still scheduled) in one transaction; answers the ids cancelled. */
-async function cancelAll(ctx: MailplaneContext, batch: SendBatchRecord, messages: readonly MessageRecord[]): Promise<string[]> {
+async function cancelAll(
+  ctx: MailplaneContext,
+  batch: SendBatchRecord,
+  messages: readonly MessageRecord[],
+): Promise<string[]> {
   const atMs = ctx.clock.now();
   const cancelled: string[] = [];
   await ctx.store.transaction(async (tx) => {
@@ -58,12 +66,22 @@ async function cancelAll(ctx: MailplaneContext, batch: SendBatchRecord, messages
  * that is not the sub-account's is unknown (406 `MESSAGE_NOT_FOUND`); a message that is not
  * scheduled any more (its send started, or it was cancelled) is refused (422 `MESSAGE_NOT_CANCELLABLE`).
  */
-export async function cancelMessage(ctx: MailplaneContext, subAccount: SubAccountRecord, messageId: string): Promise<CancelResult> {
-  const found = UUID.test(messageId) ? await ctx.store.messages.get(subAccount.accountId, messageId.toLowerCase()) : null;
-  if (!found || found.message.subAccountId !== subAccount.id) throw new NotFoundError('MESSAGE_NOT_FOUND', `no message with id ${messageId} in this sub-account`);
+export async function cancelMessage(
+  ctx: MailplaneContext,
+  subAccount: SubAccountRecord,
+  messageId: string,
+): Promise<CancelResult> {
+  const found = UUID.test(messageId)
+    ? await ctx.store.messages.get(subAccount.accountId, messageId.toLowerCase())
+    : null;
+  if (!found || found.message.subAccountId !== subAccount.id)
+    throw new NotFoundError('MESSAGE_NOT_FOUND', `no message with id ${messageId} in this sub-account`);
   const { message, batch } = found;
   if (message.status !== 'scheduled') throw notCancellable(`message ${message.id} is ${message.status}`);
-  const copies = message.copyOf === null ? (await batchMessages(ctx, batch.id)).filter((m) => m.copyOf?.messageId === message.id) : [];
+  const copies =
+    message.copyOf === null
+      ? (await batchMessages(ctx, batch.id)).filter((m) => m.copyOf?.messageId === message.id)
+      : [];
   const cancelled = await cancelAll(ctx, batch, [message, ...copies]);
   // Released (or cancelled) between the read and the write: the compare-and-set said so.
   if (!cancelled.includes(message.id)) throw notCancellable(`message ${message.id} has started`);
@@ -75,9 +93,14 @@ export async function cancelMessage(ctx: MailplaneContext, subAccount: SubAccoun
  * send answers with). Unknown, or another sub-account's: 406 `BATCH_NOT_FOUND`; nothing left to
  * cancel: 422 `MESSAGE_NOT_CANCELLABLE`.
  */
-export async function cancelBatch(ctx: MailplaneContext, subAccount: SubAccountRecord, batchId: string): Promise<CancelResult> {
+export async function cancelBatch(
+  ctx: MailplaneContext,
+  subAccount: SubAccountRecord,
+  batchId: string,
+): Promise<CancelResult> {
   const messages = UUID.test(batchId) ? await batchMessages(ctx, batchId.toLowerCase()) : [];
-  if (messages.length === 0 || messages[0]!.subAccountId !== subAccount.id) throw new NotFoundError('BATCH_NOT_FOUND', `no send request with id ${batchId} in this sub-account`);
+  if (messages.length === 0 || messages[0]!.subAccountId !== subAccount.id)
+    throw new NotFoundError('BATCH_NOT_FOUND', `no send request with id ${batchId} in this sub-account`);
   const scheduled = messages.filter((m) => m.status === 'scheduled');
   const found = scheduled.length > 0 ? await ctx.store.messages.getForDelivery(scheduled[0]!.id) : null;
   const cancelled = found ? await cancelAll(ctx, found.batch, scheduled) : [];

@@ -47,6 +47,7 @@ export function customHeaderProblem(name: string, value: string): string | null 
     return `${name} is set by mailplane and cannot be given as a custom header`;
   }
   if (/[\r\n\u0000]/.test(value)) return 'the header value must not contain line breaks or NUL';
-  if (name.length + 2 + Buffer.byteLength(value) > MAX_HEADER_LINE) return `the header line must be at most ${MAX_HEADER_LINE} octets`;
+  if (name.length + 2 + Buffer.byteLength(value) > MAX_HEADER_LINE)
+    return `the header line must be at most ${MAX_HEADER_LINE} octets`;
   return null;
 }

@@ -47,13 +47,25 @@ export function checkIdempotencyKey(value: string | string[] | undefined, source
   if (value === undefined) return undefined;
   if (Array.isArray(value)) {
     if (value.length === 1) return checkIdempotencyKey(value[0], source);
-    throw new ValidationError(`give ${source} once`, [{ path: source, message: 'repeated' }], 'IDEMPOTENCY_KEY_INVALID');
+    throw new ValidationError(
+      `give ${source} once`,
+      [{ path: source, message: 'repeated' }],
+      'IDEMPOTENCY_KEY_INVALID',
+    );
   }
   if (value.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-    throw new ValidationError(`${source} must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`, [{ path: source, message: 'too long' }], 'IDEMPOTENCY_KEY_TOO_LONG');
+    throw new ValidationError(
+      `${source} must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`,
+      [{ path: source, message: 'too long' }],
+      'IDEMPOTENCY_KEY_TOO_LONG',
+    );
   }
   if (!KEY_PATTERN.test(value) || value.trim() === '') {
-    throw new ValidationError(`${source} must be 1-${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters`, [{ path: source, message: 'invalid' }], 'IDEMPOTENCY_KEY_INVALID');
+    throw new ValidationError(
+      `${source} must be 1-${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters`,
+      [{ path: source, message: 'invalid' }],
+      'IDEMPOTENCY_KEY_INVALID',
+    );
   }
   return value;
 }
@@ -62,7 +74,9 @@ export function checkIdempotencyKey(value: string | string[] | undefined, source
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return typeof value === 'bigint' ? value.toString() : (JSON.stringify(value) ?? 'null');
@@ -82,10 +96,23 @@ export function requestHash(operation: string, request: unknown): string {
  * before anything else is written); throws {@link IdempotencyKeyTakenError} when a live record of
  * the key exists, which rolls the send back.
  */
-export async function claimIdempotencyKey(tx: MailplaneStore, subAccountId: number, claim: IdempotencyClaim, response: string, nowMs: number): Promise<void> {
+export async function claimIdempotencyKey(
+  tx: MailplaneStore,
+  subAccountId: number,
+  claim: IdempotencyClaim,
+  response: string,
+  nowMs: number,
+): Promise<void> {
   // Whole milliseconds: the clock has microseconds, the columns hold integers.
   const createdMs = Math.floor(nowMs);
-  const record: IdempotencyKeyRecord = { subAccountId, key: claim.key, requestHash: claim.requestHash, response, createdMs, expiresMs: createdMs + IDEMPOTENCY_KEY_TTL_MS };
+  const record: IdempotencyKeyRecord = {
+    subAccountId,
+    key: claim.key,
+    requestHash: claim.requestHash,
+    response,
+    createdMs,
+    expiresMs: createdMs + IDEMPOTENCY_KEY_TTL_MS,
+  };
   if (!(await tx.idempotency.claim(record))) throw new IdempotencyKeyTakenError(claim);
 }
 
@@ -112,7 +139,12 @@ function replay(stored: IdempotencyKeyRecord, claim: IdempotencyClaim): Idempote
  * `send` must commit the claim with its send (`acceptSend(..., { idempotency: claim })`) and
  * answer the JSON it stored; when a concurrent send won the key, its response is answered instead.
  */
-export async function sendIdempotently(ctx: MailplaneContext, subAccountId: number, claim: IdempotencyClaim, send: () => Promise<string>): Promise<IdempotentAnswer> {
+export async function sendIdempotently(
+  ctx: MailplaneContext,
+  subAccountId: number,
+  claim: IdempotencyClaim,
+  send: () => Promise<string>,
+): Promise<IdempotentAnswer> {
   const stored = await ctx.store.idempotency.find(subAccountId, claim.key, Math.floor(ctx.clock.now()));
   if (stored) return replay(stored, claim);
   try {

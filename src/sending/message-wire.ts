@@ -40,7 +40,11 @@ export const messageItemWireSchema = z.object({
   submittedAt: epochNsSchema,
   from: mailboxSchema,
   replyTo: mailboxSchema.optional(),
-  to: mailboxSchema.extend({ cc: z.array(copyRecipientSchema), bcc: z.array(copyRecipientSchema), customFields: customFieldsSchema }),
+  to: mailboxSchema.extend({
+    cc: z.array(copyRecipientSchema),
+    bcc: z.array(copyRecipientSchema),
+    customFields: customFieldsSchema,
+  }),
   copyOf: z.object({ messageID: z.string(), kind: z.enum(['cc', 'bcc']), to: mailboxSchema }).optional(),
   // The reference's `Message.attachments` is a list of strings: the file names (the content is not repeated).
   attachments: z.array(z.string()),
@@ -59,7 +63,16 @@ export const messageItemWireSchema = z.object({
   webhookEndpoint: z.string().optional(),
   /** Sent with a stored template (docs/templates.md): which one, and which version. */
   template: z.object({ id: z.int(), name: z.string(), version: z.int() }).optional(),
-  status: z.enum(['queued', 'deferred', 'delivered', 'dropped', 'smtp_dropped', 'hard_bounced', 'scheduled', 'cancelled']),
+  status: z.enum([
+    'queued',
+    'deferred',
+    'delivered',
+    'dropped',
+    'smtp_dropped',
+    'hard_bounced',
+    'scheduled',
+    'cancelled',
+  ]),
   /** A scheduled send (docs/sending.md): when it is or was due. */
   sendAt: epochNsSchema.optional(),
 });
@@ -95,7 +108,11 @@ export const sendResponseWireSchema = z.array(
 );
 
 /** A stored event as the reference's `Event`. */
-export function eventToWire(event: EventRecord, message: MessageRecord, batch: SendBatchRecord): z.output<typeof eventWireSchema> {
+export function eventToWire(
+  event: EventRecord,
+  message: MessageRecord,
+  batch: SendBatchRecord,
+): z.output<typeof eventWireSchema> {
   const metadata = event.metadata as { smtpCode?: number; smtpDescription?: string };
   return {
     eventID: event.id,
@@ -124,7 +141,11 @@ export function eventToWire(event: EventRecord, message: MessageRecord, batch: S
  * A stored message as the reference's `Message` (what was accepted, templates unrendered), plus
  * `status` and its `events`, oldest first.
  */
-export function messageToWire(message: MessageRecord, batch: SendBatchRecord, events: readonly EventRecord[]): z.output<typeof messageWireSchema> {
+export function messageToWire(
+  message: MessageRecord,
+  batch: SendBatchRecord,
+  events: readonly EventRecord[],
+): z.output<typeof messageWireSchema> {
   const c = batch.content;
   return {
     messageID: message.id,
@@ -137,9 +158,17 @@ export function messageToWire(message: MessageRecord, batch: SendBatchRecord, ev
     submittedAt: message.submittedAt,
     from: c.from,
     ...(c.replyTo && { replyTo: c.replyTo }),
-    to: { email: message.to.email, name: message.to.name, cc: message.cc, bcc: message.bcc, customFields: message.customFields },
+    to: {
+      email: message.to.email,
+      name: message.to.name,
+      cc: message.cc,
+      bcc: message.bcc,
+      customFields: message.customFields,
+    },
     // A cc or bcc copy (a message of its own): the recipient's message it is a copy of.
-    ...(message.copyOf && { copyOf: { messageID: message.copyOf.messageId, kind: message.copyOf.kind, to: message.copyOf.to } }),
+    ...(message.copyOf && {
+      copyOf: { messageID: message.copyOf.messageId, kind: message.copyOf.kind, to: message.copyOf.to },
+    }),
     attachments: c.attachments.map((a) => a.filename),
     groups: c.groups,
     ...(c.ippool !== undefined && { ipPool: c.ippool }),

@@ -10,7 +10,8 @@ import { emailAddressProblem } from '../model/email-address.js';
 import type { SendRequest } from './request.js';
 
 /** Why a recipient was dropped before sending (the response's `errorCode`, see `DropReason`). */
-export type DropReasonName = 'INVALID_ADDRESS' | 'SUPPRESSED' | 'SENDER_DOMAIN_NOT_VERIFIED' | 'DUPLICATE_RECIPIENT' | 'SUBACCOUNT_BLOCKED';
+export type DropReasonName =
+  'INVALID_ADDRESS' | 'SUPPRESSED' | 'SENDER_DOMAIN_NOT_VERIFIED' | 'DUPLICATE_RECIPIENT' | 'SUBACCOUNT_BLOCKED';
 
 /** Why a recipient is dropped before sending. */
 export interface Drop {
@@ -53,7 +54,14 @@ export function planRecipients(request: SendRequest): PlannedRecipient[] {
     const problem = emailAddressProblem(to.email);
     const customFields = to.customFields ?? {};
     const planned: PlannedRecipient = {
-      to: { kind: 'to', email: to.email, name: to.name ?? '', customFields, givenFields: customFields, drop: problem === null ? null : { reason: 'INVALID_ADDRESS', detail: `the recipient address ${problem}` } },
+      to: {
+        kind: 'to',
+        email: to.email,
+        name: to.name ?? '',
+        customFields,
+        givenFields: customFields,
+        drop: problem === null ? null : { reason: 'INVALID_ADDRESS', detail: `the recipient address ${problem}` },
+      },
       copies: [],
     };
     const seen = new Set([to.email.toLowerCase()]);
@@ -64,13 +72,23 @@ export function planRecipients(request: SendRequest): PlannedRecipient[] {
         own !== null
           ? { reason: 'INVALID_ADDRESS', detail: `the ${kind} address ${own}` }
           : problem !== null
-            ? { reason: 'INVALID_ADDRESS', detail: `the recipient it is a copy of has an invalid address (it ${problem})` }
+            ? {
+                reason: 'INVALID_ADDRESS',
+                detail: `the recipient it is a copy of has an invalid address (it ${problem})`,
+              }
             : seen.has(key)
               ? { reason: 'DUPLICATE_RECIPIENT', detail: `the ${kind} address is already a recipient of this message` }
               : null;
       seen.add(key);
       const givenFields = c.customFields ?? {};
-      return { kind, email: c.email, name: c.name ?? '', customFields: { ...customFields, ...givenFields }, givenFields, drop };
+      return {
+        kind,
+        email: c.email,
+        name: c.name ?? '',
+        customFields: { ...customFields, ...givenFields },
+        givenFields,
+        drop,
+      };
     };
     planned.copies.push(...(to.cc ?? []).map((c) => copy('cc', c)), ...(to.bcc ?? []).map((c) => copy('bcc', c)));
     return planned;
@@ -87,7 +105,11 @@ export function envelopeRecipients(planned: readonly PlannedRecipient[]): Envelo
  * `SuppressionStore.suppressedAmong` answers), then, when the sending domain cannot send
  * (`domainDrop`), all the others.
  */
-export function applyListDrops(planned: readonly PlannedRecipient[], suppressed: ReadonlySet<string>, domainDrop: Drop | null): void {
+export function applyListDrops(
+  planned: readonly PlannedRecipient[],
+  suppressed: ReadonlySet<string>,
+  domainDrop: Drop | null,
+): void {
   for (const recipient of envelopeRecipients(planned)) {
     if (recipient.drop !== null) continue;
     if (suppressed.has(recipient.email)) {

@@ -36,8 +36,16 @@ export class TemplateCache {
  * The subject and bodies of one message, personalised for its recipient, with its open pixel and
  * click links when the send asked for them (src/tracking/rewrite.ts).
  */
-export function renderMessage(ctx: MailplaneContext, templates: CompiledTemplates, message: MessageRecord, batch: SendBatchRecord): RenderedMessage {
-  const rendered = templates.render({ customFields: message.customFields, unsubscribeUrl: unsubscribeUrl(ctx, message.id) });
+export function renderMessage(
+  ctx: MailplaneContext,
+  templates: CompiledTemplates,
+  message: MessageRecord,
+  batch: SendBatchRecord,
+): RenderedMessage {
+  const rendered = templates.render({
+    customFields: message.customFields,
+    unsubscribeUrl: unsubscribeUrl(ctx, message.id),
+  });
   const { trackOpens, trackClicks } = batch.content;
   if (rendered.htmlBody === undefined || (!trackOpens && !trackClicks)) return rendered;
   const htmlBody = trackHtml(rendered.htmlBody, {

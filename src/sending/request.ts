@@ -36,10 +36,13 @@ const ownKeysProblem = (value: unknown, label: string): string | null => {
 
 /** Checks raw object keys before zod copies them, so `__proto__` is refused, not silently lost (`label`: "a custom field"). */
 export const guardKeys = <T extends z.ZodType>(schema: T, label: string) =>
-  z.unknown().superRefine((value, check) => {
-    const problem = ownKeysProblem(value, label);
-    if (problem) check.addIssue({ code: 'custom', message: problem });
-  }).pipe(schema);
+  z
+    .unknown()
+    .superRefine((value, check) => {
+      const problem = ownKeysProblem(value, label);
+      if (problem) check.addIssue({ code: 'custom', message: problem });
+    })
+    .pipe(schema);
 
 /**
  * Custom fields: string values, or numbers and booleans which are turned into their text (the
@@ -79,7 +82,8 @@ const recipient = z.strictObject({
 const headersSchema = guardKeys(
   z.record(z.string(), z.string()).superRefine((headers, check) => {
     const entries = Object.entries(headers);
-    if (entries.length > MAX_HEADERS) check.addIssue({ code: 'custom', message: `at most ${MAX_HEADERS} custom headers` });
+    if (entries.length > MAX_HEADERS)
+      check.addIssue({ code: 'custom', message: `at most ${MAX_HEADERS} custom headers` });
     for (const [name, value] of entries) {
       const problem = customHeaderProblem(name, value);
       if (problem) check.addIssue({ code: 'custom', message: problem, path: [name] });
@@ -93,7 +97,10 @@ const attachment = z.strictObject({
     .string()
     .min(1)
     .max(255)
-    .refine((v) => !/[\u0000-\u001f\u007f/\\]/.test(v), 'must be a plain file name without path separators or control characters'),
+    .refine(
+      (v) => !/[\u0000-\u001f\u007f/\\]/.test(v),
+      'must be a plain file name without path separators or control characters',
+    ),
   content: z.string().regex(/^[A-Za-z0-9+/\r\n]*={0,2}$/, 'must be base64'),
 });
 
@@ -102,23 +109,32 @@ const attachment = z.strictObject({
  * across fields: the send with a stored template (src/sending/template-send.ts) takes the same.
  */
 export const sendRequestFields = z.strictObject({
-    from: mailbox,
-    replyTo: mailbox.optional(),
-    to: z.array(recipient).min(1, 'give at least one recipient').max(MAX_RECIPIENTS_PER_REQUEST, `at most ${MAX_RECIPIENTS_PER_REQUEST} recipients per request`),
-    subject: z.string().max(998),
-    preText: z.string().max(1000).optional(),
-    htmlBody: z.string().optional(),
-    textBody: z.string().optional(),
-    ampBody: z.string().optional(),
-    ippool: plainTextSchema(100).pipe(z.string().min(1)).optional(),
-    headers: headersSchema,
-    trackOpens: z.boolean().optional(),
-    trackClicks: z.boolean().optional(),
-    groups: z.array(plainTextSchema(100).pipe(z.string().min(1))).max(MAX_GROUPS).optional(),
-    attachments: z.array(attachment).max(MAX_ATTACHMENTS).optional(),
-    webhookEndpoint: z.url({ protocol: /^https?$/ }).max(2048).optional(),
-    /** Send later (docs/sending.md, "Scheduled sending"): epoch ns or RFC 3339, at most 72 hours ahead. */
-    sendAt: sendAtSchema.optional(),
+  from: mailbox,
+  replyTo: mailbox.optional(),
+  to: z
+    .array(recipient)
+    .min(1, 'give at least one recipient')
+    .max(MAX_RECIPIENTS_PER_REQUEST, `at most ${MAX_RECIPIENTS_PER_REQUEST} recipients per request`),
+  subject: z.string().max(998),
+  preText: z.string().max(1000).optional(),
+  htmlBody: z.string().optional(),
+  textBody: z.string().optional(),
+  ampBody: z.string().optional(),
+  ippool: plainTextSchema(100).pipe(z.string().min(1)).optional(),
+  headers: headersSchema,
+  trackOpens: z.boolean().optional(),
+  trackClicks: z.boolean().optional(),
+  groups: z
+    .array(plainTextSchema(100).pipe(z.string().min(1)))
+    .max(MAX_GROUPS)
+    .optional(),
+  attachments: z.array(attachment).max(MAX_ATTACHMENTS).optional(),
+  webhookEndpoint: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional(),
+  /** Send later (docs/sending.md, "Scheduled sending"): epoch ns or RFC 3339, at most 72 hours ahead. */
+  sendAt: sendAtSchema.optional(),
 });
 
 /** The body of `POST /subaccount/email/`: the spec's fields and the reference's `EmailMessageObject`. */
@@ -127,10 +143,13 @@ export const sendRequestSchema = sendRequestFields
     message: 'give htmlBody, textBody or ampBody',
     path: ['htmlBody'],
   })
-  .refine((r) => r.to.reduce((sum, to) => sum + (to.cc?.length ?? 0) + (to.bcc?.length ?? 0), 0) <= MAX_COPIES_PER_REQUEST, {
-    message: `at most ${MAX_COPIES_PER_REQUEST} cc and bcc copies per request, all recipients together`,
-    path: ['to'],
-  });
+  .refine(
+    (r) => r.to.reduce((sum, to) => sum + (to.cc?.length ?? 0) + (to.bcc?.length ?? 0), 0) <= MAX_COPIES_PER_REQUEST,
+    {
+      message: `at most ${MAX_COPIES_PER_REQUEST} cc and bcc copies per request, all recipients together`,
+      path: ['to'],
+    },
+  );
 
 /** A validated send request. */
 export type SendRequest = z.infer<typeof sendRequestSchema>;

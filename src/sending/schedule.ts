@@ -49,7 +49,10 @@ export const sendAtSchema = z.union([wholeNumber, z.string().max(64)]).transform
   if (/^\d{1,19}$/.test(value)) return BigInt(value).toString();
   const ns = rfc3339Ns(value);
   if (ns === null) {
-    check.addIssue({ code: 'custom', message: 'must be UNIX epoch nanoseconds or an RFC 3339 date-time such as 2026-05-01T12:00:00Z' });
+    check.addIssue({
+      code: 'custom',
+      message: 'must be UNIX epoch nanoseconds or an RFC 3339 date-time such as 2026-05-01T12:00:00Z',
+    });
     return z.NEVER;
   }
   return ns.toString();

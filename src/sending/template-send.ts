@@ -18,8 +18,14 @@ import { guardKeys, MAX_CUSTOM_FIELDS, MAX_FIELD_NAME, sendRequestFields, type s
 const templateVariablesSchema = guardKeys(
   z
     .record(z.string().min(1).max(MAX_FIELD_NAME), z.unknown())
-    .refine((fields) => Object.keys(fields).length <= MAX_CUSTOM_FIELDS, `at most ${MAX_CUSTOM_FIELDS} template variables`)
-    .refine((fields) => !(RESERVED_FIELD in fields), `"${RESERVED_FIELD}" is reserved and cannot be a template variable`),
+    .refine(
+      (fields) => Object.keys(fields).length <= MAX_CUSTOM_FIELDS,
+      `at most ${MAX_CUSTOM_FIELDS} template variables`,
+    )
+    .refine(
+      (fields) => !(RESERVED_FIELD in fields),
+      `"${RESERVED_FIELD}" is reserved and cannot be a template variable`,
+    ),
   'a template variable',
 ).meta({ type: 'object', additionalProperties: { type: 'string' } });
 
@@ -35,7 +41,10 @@ export const templateSendRequestSchema = sendRequestFields
     templateId: z.union([z.string().max(20), z.number()]).optional(),
     templateVariables: templateVariablesSchema.optional(),
   })
-  .refine((r) => (r.template === undefined) !== (r.templateId === undefined), { message: 'give template (a name) or templateId, one of them', path: ['template'] });
+  .refine((r) => (r.template === undefined) !== (r.templateId === undefined), {
+    message: 'give template (a name) or templateId, one of them',
+    path: ['template'],
+  });
 
 /** A validated `POST /subaccount/email/template` body. */
 export type TemplateSendRequest = z.infer<typeof templateSendRequestSchema>;
@@ -55,13 +64,21 @@ export interface ResolvedTemplateSend {
  * (`TEMPLATE_VARIABLE_NOT_STRING`) and a template the sub-account does not have
  * (`UNKNOWN_TEMPLATE`). The result still goes through the plain send's validation.
  */
-export async function templateSendRequest(ctx: MailplaneContext, subAccountId: number, body: TemplateSendRequest): Promise<ResolvedTemplateSend> {
+export async function templateSendRequest(
+  ctx: MailplaneContext,
+  subAccountId: number,
+  body: TemplateSendRequest,
+): Promise<ResolvedTemplateSend> {
   const { template: name, templateId, templateVariables, ...plain } = body;
   const variables: Record<string, string> = {};
   for (const [key, value] of Object.entries(templateVariables ?? {})) {
     if (typeof value !== 'string') {
       const message = 'must be a string';
-      throw new ValidationError(`the template variable ${JSON.stringify(key)} is not a string`, [{ path: `templateVariables.${key}`, message }], 'TEMPLATE_VARIABLE_NOT_STRING');
+      throw new ValidationError(
+        `the template variable ${JSON.stringify(key)} is not a string`,
+        [{ path: `templateVariables.${key}`, message }],
+        'TEMPLATE_VARIABLE_NOT_STRING',
+      );
     }
     variables[key] = value;
   }

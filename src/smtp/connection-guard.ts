@@ -83,14 +83,18 @@ export function connectionGuard(options: ConnectionGuardOptions): ConnectionGuar
       };
       connection.handler_AUTH = function (command, callback) {
         // Refused before any credential is read, so none is checked or asked for (RFC 4954 §6).
-        if (!mayAuth()) return this.send(538, '5.7.11 Encryption required for requested authentication mechanism'), callback();
+        if (!mayAuth())
+          return (this.send(538, '5.7.11 Encryption required for requested authentication mechanism'), callback());
         auth.call(this, command, callback);
       };
     }
     connection.handler_MAIL = function (command, callback) {
       const size = declaredSize(command);
       if (size !== undefined && size > options.maxMessageBytes) {
-        return this.send(552, `5.3.4 Message size exceeds fixed maximum message size (${options.maxMessageBytes} bytes)`), callback();
+        return (
+          this.send(552, `5.3.4 Message size exceeds fixed maximum message size (${options.maxMessageBytes} bytes)`),
+          callback()
+        );
       }
       mail.call(this, command, callback);
     };
@@ -102,9 +106,11 @@ export function connectionGuard(options: ConnectionGuardOptions): ConnectionGuar
     },
     onConnect(session, callback) {
       const key = clientKey(session.remoteAddress);
-      if (options.throttle && options.throttle.lockedFor(key) > 0) return callback(smtpReply(421, '4.7.0 Too many failed logins from your address, try again later'));
+      if (options.throttle && options.throttle.lockedFor(key) > 0)
+        return callback(smtpReply(421, '4.7.0 Too many failed logins from your address, try again later'));
       const count = open.get(key) ?? 0;
-      if (count >= options.maxConnectionsPerAddress) return callback(smtpReply(421, '4.7.0 Too many connections from your address, try again later'));
+      if (count >= options.maxConnectionsPerAddress)
+        return callback(smtpReply(421, '4.7.0 Too many connections from your address, try again later'));
       open.set(key, count + 1);
       counted.set(session, key);
       for (const connection of server!.connections as Set<unknown> as Set<Connection>) {

@@ -29,7 +29,12 @@ export interface SmtpErrorReply {
 /** The client's to fix: refused for good, with the API's code and message. */
 const REFUSED: SmtpErrorReply = { code: 550, enhanced: '5.7.0', fault: false };
 /** Ours: the client keeps the message and retries. */
-const TEMPORARY: SmtpErrorReply = { code: 451, enhanced: '4.3.0', text: 'Temporary failure, try again later', fault: true };
+const TEMPORARY: SmtpErrorReply = {
+  code: 451,
+  enhanced: '4.3.0',
+  text: 'Temporary failure, try again later',
+  fault: true,
+};
 
 /** The SMTP reply of every {@link ErrorKind}. */
 export const SMTP_ERROR_REPLIES: Readonly<Record<ErrorKind, SmtpErrorReply>> = {

@@ -21,13 +21,18 @@ export type IngestResult = { ok: true; request: SendRequest; idempotencyKey?: st
 
 const CONTROL_PREFIX = 'x-mailplane-';
 
-const addresses = (field: AddressObject | AddressObject[] | undefined) => (Array.isArray(field) ? field : field ? [field] : []).flatMap((f) => f.value);
+const addresses = (field: AddressObject | AddressObject[] | undefined) =>
+  (Array.isArray(field) ? field : field ? [field] : []).flatMap((f) => f.value);
 
 /**
  * A display name as the API takes it: one line of at most 200 characters. Header names are the
  * client's free text; a stray control character should not refuse the whole message.
  */
-const displayName = (name: string | undefined) => (name ?? '').replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, 200);
+const displayName = (name: string | undefined) =>
+  (name ?? '')
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .trim()
+    .slice(0, 200);
 
 /** The header's value as written, unfolded. */
 function headerValue(line: string): string {
@@ -47,9 +52,14 @@ export function sendRequestOf(mail: ParsedMail, recipients: readonly string[]): 
   const controls = new Map<string, string>();
   for (const { key, line } of mail.headerLines) {
     if (key.startsWith(CONTROL_PREFIX)) controls.set(key, headerValue(line));
-    else if (key.startsWith('x-') && Object.keys(headers).length < MAX_HEADERS) headers[line.slice(0, line.indexOf(':')).trim()] = headerValue(line);
+    else if (key.startsWith('x-') && Object.keys(headers).length < MAX_HEADERS)
+      headers[line.slice(0, line.indexOf(':')).trim()] = headerValue(line);
   }
-  const list = (name: string) => (controls.get(name) ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+  const list = (name: string) =>
+    (controls.get(name) ?? '')
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean);
   const track = list(`${CONTROL_PREFIX}track`).map((v) => v.toLowerCase());
   const candidate = {
     from: { email: from.address, name: displayName(from.name) },
@@ -65,7 +75,10 @@ export function sendRequestOf(mail: ParsedMail, recipients: readonly string[]): 
     ...(track.includes('opens') && { trackOpens: true }),
     ...(track.includes('clicks') && { trackClicks: true }),
     ...(mail.attachments.length > 0 && {
-      attachments: mail.attachments.map((a, i) => ({ filename: a.filename ?? `attachment-${i + 1}`, content: a.content.toString('base64') })),
+      attachments: mail.attachments.map((a, i) => ({
+        filename: a.filename ?? `attachment-${i + 1}`,
+        content: a.content.toString('base64'),
+      })),
     }),
   };
   const parsed = sendRequestSchema.safeParse(candidate, { error: plainIssueMessage });

@@ -51,8 +51,15 @@ export function clientKey(remoteAddress: string): string {
   const [head = '', tail] = address.split('%')[0]!.split('::');
   const headGroups = head === '' ? [] : head.split(':');
   const tailGroups = tail === undefined || tail === '' ? [] : tail.split(':');
-  const groups = [...headGroups, ...Array<string>(Math.max(0, 8 - headGroups.length - tailGroups.length)).fill('0'), ...tailGroups];
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  const groups = [
+    ...headGroups,
+    ...Array<string>(Math.max(0, 8 - headGroups.length - tailGroups.length)).fill('0'),
+    ...tailGroups,
+  ];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 /**
@@ -132,7 +139,10 @@ export class LoginThrottle {
   #count(table: Map<string, Entry>, key: string): Entry {
     const now = this.clock.now();
     const previous = this.#live(table, key);
-    const entry = previous && now - previous.windowStart < this.#windowMs ? previous : { failures: 0, windowStart: now, lockedUntil: previous?.lockedUntil ?? 0 };
+    const entry =
+      previous && now - previous.windowStart < this.#windowMs
+        ? previous
+        : { failures: 0, windowStart: now, lockedUntil: previous?.lockedUntil ?? 0 };
     entry.failures += 1;
     table.delete(key);
     // A Map iterates in insertion order, so its first key is the one that failed longest ago.

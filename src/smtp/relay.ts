@@ -78,7 +78,8 @@ const subAccountOf = (session: SMTPServerSession) => session.user as SubAccountR
  * await implicit.listen(465);
  */
 export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions = {}): SmtpRelay {
-  if (options.secure && !options.tls) throw new Error('createSmtpRelay: implicit TLS (secure) needs tls.key and tls.cert');
+  if (options.secure && !options.tls)
+    throw new Error('createSmtpRelay: implicit TLS (secure) needs tls.key and tls.cert');
   const maxMessageBytes = options.maxMessageBytes ?? 25 * 1024 * 1024;
   // A stand-in hash so that an unknown user costs the same comparison as a wrong password.
   const decoy = ctx.secrets.lookupHash('mailplane-smtp-decoy');
@@ -88,7 +89,14 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
     maxMessageBytes,
     maxConnectionsPerAddress: options.maxConnectionsPerAddress ?? 20,
     throttle,
-    cleartextAuth: typeof insecure === 'function' ? insecure : insecure !== undefined ? () => insecure : options.tls ? () => false : isLoopbackAddress,
+    cleartextAuth:
+      typeof insecure === 'function'
+        ? insecure
+        : insecure !== undefined
+          ? () => insecure
+          : options.tls
+            ? () => false
+            : isLoopbackAddress,
   });
   const budget = { used: 0, max: Math.max(options.maxBufferedBytes ?? 256 * 1024 * 1024, maxMessageBytes) };
   const lockedOut = () => reply(421, '4.7.0 Too many failed logins from your address, try again later');
@@ -135,11 +143,14 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
           const matches = ctx.secrets.matches(password, login?.smtpAuth.passwordHash ?? decoy);
           if (!login || !matches) return failed();
           throttle.success(username);
-          if (login.subAccount.blocked) return callback(reply(535, '5.7.1 This sub-account is blocked and cannot send'));
+          if (login.subAccount.blocked)
+            return callback(reply(535, '5.7.1 This sub-account is blocked and cannot send'));
           callback(null, { user: login.subAccount });
         },
         (error: unknown) => {
-          ctx.logger.error('smtp relay: login lookup failed', { error: error instanceof Error ? error.message : String(error) });
+          ctx.logger.error('smtp relay: login lookup failed', {
+            error: error instanceof Error ? error.message : String(error),
+          });
           callback(reply(454, '4.7.0 Temporary authentication failure'));
         },
       );
@@ -148,11 +159,18 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
       // The message's sender is its From header, checked in full with the send; the envelope
       // sender is otherwise unused, so only what disguises an address is refused here.
       const invisible = firstInvisibleCharacter(address.address);
-      if (invisible !== null) return callback(reply(553, `5.1.7 The sender address must not contain invisible or text-direction characters (found ${codePointLabel(invisible)})`));
+      if (invisible !== null)
+        return callback(
+          reply(
+            553,
+            `5.1.7 The sender address must not contain invisible or text-direction characters (found ${codePointLabel(invisible)})`,
+          ),
+        );
       callback();
     },
     onRcptTo(address, session, callback) {
-      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS_PER_REQUEST) return callback(reply(452, `4.5.3 At most ${MAX_RECIPIENTS_PER_REQUEST} recipients per message`));
+      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS_PER_REQUEST)
+        return callback(reply(452, `4.5.3 At most ${MAX_RECIPIENTS_PER_REQUEST} recipients per message`));
       // Each envelope recipient becomes a message: one the API would drop as invalid is refused
       // here, where the client still hears about it.
       const problem = emailAddressProblem(address.address);
@@ -160,7 +178,10 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
       callback();
     },
     onData(stream, session, callback) {
-      const failed = (error: unknown) => ctx.logger.error('smtp relay: accepting a message failed', { error: error instanceof Error ? error.message : String(error) });
+      const failed = (error: unknown) =>
+        ctx.logger.error('smtp relay: accepting a message failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
       const accept = async (raw: Buffer) => {
         const text = await submit(raw, session);
         sessions.accepted(session);
@@ -174,11 +195,16 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
   async function submit(raw: Buffer, session: SMTPServerSession): Promise<string> {
     const subAccount = subAccountOf(session);
     const mail = await parseReceivedMime(raw);
-    const built = sendRequestOf(mail, session.envelope.rcptTo.map((r) => r.address));
+    const built = sendRequestOf(
+      mail,
+      session.envelope.rcptTo.map((r) => r.address),
+    );
     if (!built.ok) throw reply(550, built.reply);
     const sender = await senderDomain(ctx.store, subAccount.id, built.request.from.email);
     if (sender.drop) throw reply(550, `5.7.1 ${sender.drop.detail}`);
-    const limited = limiter && (await limiter.hit({ kind: 'subaccount', id: subAccount.id }, 'recipients', built.request.to.length)).refusal;
+    const limited =
+      limiter &&
+      (await limiter.hit({ kind: 'subaccount', id: subAccount.id }, 'recipients', built.request.to.length)).refusal;
     // 450 rather than 451 (a fault here): the client's to wait out, as the API's 429.
     if (limited) throw reply(450, `4.7.1 ${limited.message}`);
     try {
@@ -188,7 +214,10 @@ export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions
       const claim = key === undefined ? undefined : { key, requestHash: requestHash('smtp', built.request) };
       const send = () => acceptSend(ctx, subAccount, built.request, { idempotency: claim, senderDomain: sender });
       // Only a keyed send goes through JSON: its answer is the stored one, which a replay reads back.
-      const replayable = async () => JSON.parse((await sendIdempotently(ctx, subAccount.id, claim!, async () => stringifyJson(await send()))).response) as Array<{ messageId: string }>;
+      const replayable = async () =>
+        JSON.parse(
+          (await sendIdempotently(ctx, subAccount.id, claim!, async () => stringifyJson(await send()))).response,
+        ) as Array<{ messageId: string }>;
       const entries = claim ? await replayable() : await send();
       const first = entries[0]?.messageId ?? '';
       return `2.0.0 Ok: queued ${entries.length} message${entries.length === 1 ? '' : 's'} as ${first}`;

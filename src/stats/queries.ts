@@ -21,12 +21,18 @@ export const groupRangeQuerySchema = rangeQuerySchema.extend({ group: plainTextS
 
 /** The wire shape of the counters ({@link aggregateStats}): the reference's `AggregateStat`. */
 export const statCountersWireSchema = z.object({
-  ...(Object.fromEntries(STORED_COUNTERS.map((name) => [name, z.int().min(0)])) as Record<(typeof STORED_COUNTERS)[number], z.ZodInt>),
+  ...(Object.fromEntries(STORED_COUNTERS.map((name) => [name, z.int().min(0)])) as Record<
+    (typeof STORED_COUNTERS)[number],
+    z.ZodInt
+  >),
   sent: z.int().min(0),
 });
 
 /** The wire shape of one day of {@link dailyStats}: the reference's `Stat`. */
-export const dailyStatWireSchema = z.object({ date: z.string().meta({ format: 'date' }), stat: statCountersWireSchema });
+export const dailyStatWireSchema = z.object({
+  date: z.string().meta({ format: 'date' }),
+  stat: statCountersWireSchema,
+});
 
 /**
  * Checks a validated range: `from` not after `to` (a one-day range is allowed) and at most
@@ -34,9 +40,18 @@ export const dailyStatWireSchema = z.object({ date: z.string().meta({ format: 'd
  */
 export function checkRange(from: Day, to: Day, maxDays: number): void {
   const days = dayNumber(to)! - dayNumber(from)! + 1;
-  if (days < 1) throw new ValidationError('`from` must not be after `to`', [{ path: 'from', message: 'must not be after to' }], 'INVALID_DATE_RANGE');
+  if (days < 1)
+    throw new ValidationError(
+      '`from` must not be after `to`',
+      [{ path: 'from', message: 'must not be after to' }],
+      'INVALID_DATE_RANGE',
+    );
   if (days > maxDays) {
-    throw new ValidationError(`the range covers ${days} days; at most ${maxDays} are allowed`, [{ path: 'to', message: `at most ${maxDays} days after from` }], 'INVALID_DATE_RANGE');
+    throw new ValidationError(
+      `the range covers ${days} days; at most ${maxDays} are allowed`,
+      [{ path: 'to', message: `at most ${maxDays} days after from` }],
+      'INVALID_DATE_RANGE',
+    );
   }
 }
 
@@ -66,7 +81,12 @@ export const MAX_STAT_GROUPS = 1000;
  * The group names with mail counted in [from, to] (at most {@link MAX_STAT_GROUPS}, ascending):
  * mailplane's addition, so a client can offer the groups to compare instead of asking for names.
  */
-export async function statGroups(stats: StatsStore, scope: Omit<StatsScope, 'group'>, from: Day, to: Day): Promise<string[]> {
+export async function statGroups(
+  stats: StatsStore,
+  scope: Omit<StatsScope, 'group'>,
+  from: Day,
+  to: Day,
+): Promise<string[]> {
   checkRange(from, to, MAX_AGGREGATE_DAYS);
   return stats.groups(scope, from, to, MAX_STAT_GROUPS);
 }

@@ -32,7 +32,10 @@ export interface Batcher<T> {
  * (items carry their own resolve and reject) and should not throw; if it does, the items of that
  * run are lost to the batcher, which goes on with the next.
  */
-export function createBatcher<T>(run: (batch: T[]) => Promise<void>, { maxBatch, lingerMs = 0 }: BatcherOptions): Batcher<T> {
+export function createBatcher<T>(
+  run: (batch: T[]) => Promise<void>,
+  { maxBatch, lingerMs = 0 }: BatcherOptions,
+): Batcher<T> {
   const queue: T[] = [];
   let scheduled: NodeJS.Timeout | NodeJS.Immediate | null = null;
   let running = false;

@@ -151,7 +151,12 @@ export interface DomainStore {
    * `null` when the domain is missing, belongs to another sub-account, or the condition failed.
    * Two concurrent rotations, or two nodes promoting one pending key, thus change it once.
    */
-  updateDkimKeys(subAccountId: number, id: number, ifPendingSelector: string, patch: DkimKeysPatch): Promise<DomainRecord | null>;
+  updateDkimKeys(
+    subAccountId: number,
+    id: number,
+    ifPendingSelector: string,
+    patch: DkimKeysPatch,
+  ): Promise<DomainRecord | null>;
   /** True when the domain existed in that sub-account and is now gone. */
   delete(subAccountId: number, id: number): Promise<boolean>;
 }

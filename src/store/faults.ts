@@ -17,7 +17,18 @@ import { MailplaneError, StorageError, UnavailableError } from '../errors.js';
 import type { MailplaneStore } from './index.js';
 
 /** Node's errors for a peer that cannot be reached or went away. */
-const NETWORK_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+const NETWORK_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
 
 /**
  * SQLSTATEs of a PostgreSQL server that cannot serve now, or cannot write now: class 08 (connection
@@ -60,7 +71,11 @@ function* chain(error: unknown, depth = 0): Generator<unknown> {
 export function isUnavailableFault(error: unknown): boolean {
   for (const link of chain(error)) {
     const code = (link as { code?: unknown } | null)?.code;
-    if (typeof code === 'string' && (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_SQLITE.test(code))) return true;
+    if (
+      typeof code === 'string' &&
+      (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_SQLITE.test(code))
+    )
+      return true;
     const message = link instanceof Error ? link.message : '';
     if (UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))) return true;
   }
@@ -95,7 +110,9 @@ function guardMethod(fn: (...args: unknown[]) => unknown, self: object, call: st
     } catch (error) {
       fault(error);
     }
-    return typeof (result as PromiseLike<unknown> | null)?.then === 'function' ? (result as PromiseLike<unknown>).then(undefined, fault) : result;
+    return typeof (result as PromiseLike<unknown> | null)?.then === 'function'
+      ? (result as PromiseLike<unknown>).then(undefined, fault)
+      : result;
   };
 }
 

@@ -32,7 +32,9 @@ function gatheringAppends(tx: MailplaneStore): { store: MailplaneStore; flush: (
   const store = Object.create(tx, {
     messages: { value: override(tx.messages, 'addEvents', (entries: EventRecord[]) => events.push(...entries)) },
     stats: { value: override(tx.stats, 'increment', (entries: StatsIncrement[]) => increments.push(...entries)) },
-    warmup: { value: override(tx.warmup, 'addTraffic', (entries: WarmupTrafficIncrement[]) => traffic.push(...entries)) },
+    warmup: {
+      value: override(tx.warmup, 'addTraffic', (entries: WarmupTrafficIncrement[]) => traffic.push(...entries)),
+    },
   }) as MailplaneStore;
   const flush = async () => {
     if (events.length > 0) await tx.messages.addEvents(events);
@@ -77,7 +79,12 @@ export function createGroupCommit(store: MailplaneStore, maxGroup = 64, lingerMs
   const runGroup = async (group: Pending[]) => {
     if (group.length === 1) return runAlone(group[0]!);
     try {
-      await store.transaction((tx) => runGathered(tx, group.map((item) => item.write)));
+      await store.transaction((tx) =>
+        runGathered(
+          tx,
+          group.map((item) => item.write),
+        ),
+      );
       for (const item of group) item.resolve();
     } catch {
       for (const item of group) await runAlone(item);

@@ -38,7 +38,8 @@ export type NewIp = Omit<IpRecord, 'id' | 'updated'>;
  * What {@link IpStore.allocate} answers: the new IPs, or `already-allocated` with, when the store
  * can tell, the first address found taken (by this account or another).
  */
-export type AllocateOutcome = { ok: true; value: IpRecord[] } | { ok: false; reason: 'already-allocated'; address?: string };
+export type AllocateOutcome =
+  { ok: true; value: IpRecord[] } | { ok: false; reason: 'already-allocated'; address?: string };
 
 /** The fields {@link IpStore.update} can change. */
 export interface IpPatch {
@@ -107,7 +108,9 @@ export interface TpspRecord {
 export type NewTpsp = Omit<TpspRecord, 'id' | 'updated'>;
 
 /** The fields {@link TpspStore.update} can change. */
-export type TpspPatch = Partial<Pick<TpspRecord, 'name' | 'kind' | 'host' | 'port' | 'security' | 'username' | 'passwordSealed'>> & {
+export type TpspPatch = Partial<
+  Pick<TpspRecord, 'name' | 'kind' | 'host' | 'port' | 'security' | 'username' | 'passwordSealed'>
+> & {
   updated: EpochNs;
 };
 
@@ -180,12 +183,7 @@ export interface IpPoolInput {
 
 /** Why a pool write was refused. */
 export type IpPoolWriteFailure =
-  | 'duplicate-name'
-  | 'unknown-ip'
-  | 'unknown-tpsp'
-  | 'ip-in-other-pool'
-  | 'unknown-overflow-pool'
-  | 'overflow-cycle';
+  'duplicate-name' | 'unknown-ip' | 'unknown-tpsp' | 'ip-in-other-pool' | 'unknown-overflow-pool' | 'overflow-cycle';
 
 /**
  * Storage of IP pools and their members, scoped by `accountId`.
@@ -217,5 +215,8 @@ export interface IpPoolStore {
     input: IpPoolInput,
     updated: EpochNs,
   ): Promise<Outcome<IpPoolDetail, IpPoolWriteFailure | 'not-found'>>;
-  delete(accountId: number, id: number): Promise<Outcome<IpPoolRecord, 'not-found' | 'system-pool' | 'overflow-target'>>;
+  delete(
+    accountId: number,
+    id: number,
+  ): Promise<Outcome<IpPoolRecord, 'not-found' | 'system-pool' | 'overflow-target'>>;
 }

@@ -96,7 +96,8 @@ export interface SendBatchRecord {
  * Where a message is in its life. `queued`, `deferred` and `scheduled` (waiting for its `sendAt`)
  * are not final; the others are (`cancelled`: a scheduled message cancelled before it started).
  */
-export type MessageStatus = 'queued' | 'deferred' | 'delivered' | 'dropped' | 'smtp_dropped' | 'hard_bounced' | 'scheduled' | 'cancelled';
+export type MessageStatus =
+  'queued' | 'deferred' | 'delivered' | 'dropped' | 'smtp_dropped' | 'hard_bounced' | 'scheduled' | 'cancelled';
 
 /** One recipient's message. */
 export interface MessageRecord {
@@ -165,7 +166,11 @@ export interface MessageOutcome {
  * - `addEvents` MUST keep event ids unique.
  */
 export interface MessageStore {
-  insertAccepted(batch: SendBatchRecord, messages: readonly MessageRecord[], events: readonly EventRecord[]): Promise<void>;
+  insertAccepted(
+    batch: SendBatchRecord,
+    messages: readonly MessageRecord[],
+    events: readonly EventRecord[],
+  ): Promise<void>;
   /** The message with its batch, scoped by account, or `null`. */
   get(accountId: number, messageId: string): Promise<{ message: MessageRecord; batch: SendBatchRecord } | null>;
   /** Messages of a batch that still wait for a first delivery attempt (`queued`), ordered by id. */

@@ -84,11 +84,20 @@ export interface TemplateStore {
   /** The sub-account's template of this name, compared case-insensitively, or `null`. */
   findByName(subAccountId: number, name: string): Promise<TemplateRecord | null>;
   list(subAccountId: number, query: ListQuery): Promise<TemplateSummary[]>;
-  update(subAccountId: number, id: number, update: TemplateUpdate): Promise<Outcome<TemplateRecord, 'not-found' | 'duplicate-name'>>;
+  update(
+    subAccountId: number,
+    id: number,
+    update: TemplateUpdate,
+  ): Promise<Outcome<TemplateRecord, 'not-found' | 'duplicate-name'>>;
   /** The kept versions, oldest first; `null` when the template is missing. */
   listVersions(subAccountId: number, id: number): Promise<TemplateVersionSummary[] | null>;
   getVersion(subAccountId: number, id: number, version: number): Promise<TemplateVersionRecord | null>;
-  activate(subAccountId: number, id: number, version: number, updated: EpochNs): Promise<Outcome<TemplateRecord, 'not-found' | 'no-such-version'>>;
+  activate(
+    subAccountId: number,
+    id: number,
+    version: number,
+    updated: EpochNs,
+  ): Promise<Outcome<TemplateRecord, 'not-found' | 'no-such-version'>>;
   /** True when the template existed in that sub-account and is now gone, with its versions. */
   delete(subAccountId: number, id: number): Promise<boolean>;
 }

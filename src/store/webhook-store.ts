@@ -171,7 +171,11 @@ export interface WebhookStore {
   create(input: NewWebhook): Promise<Outcome<WebhookRecord, 'duplicate-url'>>;
   get(accountId: number, id: number): Promise<WebhookRecord | null>;
   list(accountId: number, query: ListQuery): Promise<WebhookRecord[]>;
-  update(accountId: number, id: number, patch: WebhookPatch): Promise<Outcome<WebhookRecord, 'not-found' | 'duplicate-url'>>;
+  update(
+    accountId: number,
+    id: number,
+    patch: WebhookPatch,
+  ): Promise<Outcome<WebhookRecord, 'not-found' | 'duplicate-url'>>;
   /** Removes the webhook; answers what was removed, or `null` when there was none. */
   delete(accountId: number, id: number): Promise<WebhookRecord | null>;
   /** The webhooks that must receive an event of the kind `toggle` (the delivery worker calls it per event). */
@@ -185,7 +189,11 @@ export interface WebhookStore {
   /** Appends attempts to the delivery log. */
   recordDeliveries(entries: readonly NewWebhookDelivery[]): Promise<void>;
   /** The webhook's delivery log, newest first. */
-  listDeliveries(accountId: number, webhookId: number, query: Pick<ListQuery, 'limit' | 'offset'>): Promise<WebhookDeliveryRecord[]>;
+  listDeliveries(
+    accountId: number,
+    webhookId: number,
+    query: Pick<ListQuery, 'limit' | 'offset'>,
+  ): Promise<WebhookDeliveryRecord[]>;
   /** Deletes up to `limit` log rows created before `before` (the retention job); answers how many. */
   deleteDeliveriesBefore(before: EpochNs, limit: number): Promise<number>;
 }

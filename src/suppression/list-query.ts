@@ -22,18 +22,21 @@ function dayStartNs(date: string): EpochNs | null {
   return ns < MIN_NS ? MIN_NS : ns > MAX_NS ? MAX_NS : ns;
 }
 
-const dateSchema = z
-  .string()
-  .transform((value, check) => {
-    const ns = dayStartNs(value);
-    if (ns === null) {
-      check.addIssue({ code: 'custom', message: 'must be a date YYYY-MM-DD' });
-      return z.NEVER;
-    }
-    return ns;
-  });
+const dateSchema = z.string().transform((value, check) => {
+  const ns = dayStartNs(value);
+  if (ns === null) {
+    check.addIssue({ code: 'custom', message: 'must be a date YYYY-MM-DD' });
+    return z.NEVER;
+  }
+  return ns;
+});
 
-const typeNames = ['hardBounce', 'manual', 'spamComplaint', 'unsubscribe'] as const satisfies readonly SuppressionTypeName[];
+const typeNames = [
+  'hardBounce',
+  'manual',
+  'spamComplaint',
+  'unsubscribe',
+] as const satisfies readonly SuppressionTypeName[];
 
 /**
  * The query of `GET /subaccount/suppression`: `from` and `to` (UTC days, both inclusive, both
@@ -51,14 +54,12 @@ export const suppressionListQuerySchema = listQuerySchema
       check.addIssue({ code: 'custom', path: ['from'], message: 'must not be after to' });
     }
   })
-  .transform(
-    (query): SuppressionFilter => ({
-      limit: query.limit,
-      offset: query.offset,
-      search: query.search,
-      type: query.type === undefined ? undefined : suppressionTypeOf(query.type),
-      createdFrom: query.from,
-      // `to` is inclusive: everything before the start of the next day.
-      createdBefore: query.to === undefined ? undefined : query.to > MAX_NS - NS_PER_DAY ? MAX_NS : query.to + NS_PER_DAY,
-    }),
-  );
+  .transform((query): SuppressionFilter => ({
+    limit: query.limit,
+    offset: query.offset,
+    search: query.search,
+    type: query.type === undefined ? undefined : suppressionTypeOf(query.type),
+    createdFrom: query.from,
+    // `to` is inclusive: everything before the start of the next day.
+    createdBefore: query.to === undefined ? undefined : query.to > MAX_NS - NS_PER_DAY ? MAX_NS : query.to + NS_PER_DAY,
+  }));

@@ -63,6 +63,8 @@ export async function recordSuppression(
   type: SuppressionType,
   smtpError = '',
 ): Promise<SuppressionRecord | null> {
-  const [record] = await ctx.store.suppressions.add(subAccountId, [{ email, type, smtpError, created: nowNs(ctx.clock) }]);
+  const [record] = await ctx.store.suppressions.add(subAccountId, [
+    { email, type, smtpError, created: nowNs(ctx.clock) },
+  ]);
   return record ?? null;
 }

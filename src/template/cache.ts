@@ -15,13 +15,17 @@ export interface TemplateCacheConfig {
 }
 
 /** The defaults of {@link TemplateCacheConfig}. */
-export const defaultTemplateCacheConfig: Readonly<TemplateCacheConfig> = Object.freeze({ maxTemplates: 1000, maxCharacters: 64 * 1024 * 1024 });
+export const defaultTemplateCacheConfig: Readonly<TemplateCacheConfig> = Object.freeze({
+  maxTemplates: 1000,
+  maxCharacters: 64 * 1024 * 1024,
+});
 
 /** Fills the unset fields with the defaults; throws a `TypeError` on a field that is not a whole number of at least 0. */
 export function resolveTemplateCacheConfig(options: Partial<TemplateCacheConfig> = {}): TemplateCacheConfig {
   const config = { ...defaultTemplateCacheConfig, ...options };
   for (const [name, value] of Object.entries(config)) {
-    if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`templateCache.${name} must be a whole number of at least 0, not ${String(value)}`);
+    if (!Number.isSafeInteger(value) || value < 0)
+      throw new TypeError(`templateCache.${name} must be a whole number of at least 0, not ${String(value)}`);
   }
   return config;
 }

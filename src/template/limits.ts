@@ -60,7 +60,12 @@ export interface TemplateMeasure {
   longestLiteral: number;
 }
 
-const tooComplex = (part: string, message: string) => new ValidationError(`the ${part} template is too complex: ${message}`, [{ path: part, message }], 'TEMPLATE_TOO_COMPLEX');
+const tooComplex = (part: string, message: string) =>
+  new ValidationError(
+    `the ${part} template is too complex: ${message}`,
+    [{ path: part, message }],
+    'TEMPLATE_TOO_COMPLEX',
+  );
 
 /**
  * Refuses (422) a template that is too large to parse: longer than `maxLength`
@@ -72,14 +77,19 @@ export function checkTemplateSource(part: string, source: string): void {
   const { maxLength, maxExpressions } = TEMPLATE_LIMITS;
   if (source.length > maxLength) {
     const message = `it is ${source.length} characters long, and a template may have at most ${maxLength}`;
-    throw new ValidationError(`the ${part} template is too large: ${message}`, [{ path: part, message }], 'TEMPLATE_TOO_LARGE');
+    throw new ValidationError(
+      `the ${part} template is too large: ${message}`,
+      [{ path: part, message }],
+      'TEMPLATE_TOO_LARGE',
+    );
   }
   let opened = 0;
   for (let at = source.indexOf('{{'); at !== -1; at = source.indexOf('{{', at + 2)) {
     // A closing tag or an else has no expression of its own, and each belongs to a counted block.
     const tag = source.charCodeAt(at + 2) === 0x7e ? at + 3 : at + 2; // past `{{~`
     if (source.charCodeAt(tag) === 0x2f || source.startsWith('else', tag)) continue;
-    if (++opened > maxExpressions) throw tooComplex(part, `it has more than ${maxExpressions} expressions ({{…}}), the most a template may have`);
+    if (++opened > maxExpressions)
+      throw tooComplex(part, `it has more than ${maxExpressions} expressions ({{…}}), the most a template may have`);
   }
 }
 
@@ -93,13 +103,21 @@ export function checkTemplateSource(part: string, source: string): void {
  */
 export function measureTemplate(part: string, ast: Program): TemplateMeasure {
   const { maxExpressions, maxBlockExpressions, maxDepth, maxRenderedText } = TEMPLATE_LIMITS;
-  const measure: TemplateMeasure = { expressions: 0, substitutions: 0, renderedText: 0, statements: [], longestLiteral: 0 };
+  const measure: TemplateMeasure = {
+    expressions: 0,
+    substitutions: 0,
+    renderedText: 0,
+    statements: [],
+    longestLiteral: 0,
+  };
   // A dotted path (`a.b.c`) compiles to one lookup a segment: each segment counts.
   const count = (depth: number, node?: Expression) => {
     const segments = node?.type === 'PathExpression' ? (node as hbs.AST.PathExpression).parts.length : 1;
-    if (node?.type === 'StringLiteral') measure.longestLiteral = Math.max(measure.longestLiteral, (node as hbs.AST.StringLiteral).value.length);
+    if (node?.type === 'StringLiteral')
+      measure.longestLiteral = Math.max(measure.longestLiteral, (node as hbs.AST.StringLiteral).value.length);
     measure.expressions += Math.max(segments, 1);
-    if (measure.expressions > maxExpressions) throw tooComplex(part, `it has more than ${maxExpressions} expressions, the most a template may have`);
+    if (measure.expressions > maxExpressions)
+      throw tooComplex(part, `it has more than ${maxExpressions} expressions, the most a template may have`);
     if (depth > maxDepth) throw tooComplex(part, `blocks and subexpressions are nested more than ${maxDepth} deep`);
   };
   const call = (node: Call, depth: number) => {
@@ -123,7 +141,10 @@ export function measureTemplate(part: string, ast: Program): TemplateMeasure {
       case 'ContentStatement':
         measure.renderedText += (node as hbs.AST.ContentStatement).value.length * times;
         if (measure.renderedText > maxRenderedText) {
-          throw tooComplex(part, `it renders more than ${maxRenderedText} characters of text per recipient (an {{#each}} body counts once per field)`);
+          throw tooComplex(
+            part,
+            `it renders more than ${maxRenderedText} characters of text per recipient (an {{#each}} body counts once per field)`,
+          );
         }
         break;
       case 'CommentStatement':
@@ -137,13 +158,18 @@ export function measureTemplate(part: string, ast: Program): TemplateMeasure {
         call(block, depth);
         const each = block.path.type === 'PathExpression' && block.path.original === 'each';
         if (each && times > 1) throw tooComplex(part, 'an {{#each}} block is nested inside another {{#each}}');
-        if (block.program) programs.push({ body: block.program.body, depth: depth + 1, times: each ? times * EACH_ITERATIONS : times });
+        if (block.program)
+          programs.push({ body: block.program.body, depth: depth + 1, times: each ? times * EACH_ITERATIONS : times });
         if (block.inverse) programs.push({ body: block.inverse.body, depth: depth + 1, times });
         break;
       }
       default: {
         const message = 'partials and decorators ({{> name}}, {{* name}}) are not supported';
-        throw new ValidationError(`the ${part} template does not compile: ${message}`, [{ path: part, message }], 'TEMPLATE_ERROR');
+        throw new ValidationError(
+          `the ${part} template does not compile: ${message}`,
+          [{ path: part, message }],
+          'TEMPLATE_ERROR',
+        );
       }
     }
   };
@@ -154,7 +180,8 @@ export function measureTemplate(part: string, ast: Program): TemplateMeasure {
       for (const inner of next.body) statement(inner, next.depth, next.times);
     }
     const expressions = measure.expressions - before;
-    if (expressions > maxBlockExpressions) throw tooComplex(part, `one block holds more than ${maxBlockExpressions} expressions, the most a block may hold`);
+    if (expressions > maxBlockExpressions)
+      throw tooComplex(part, `one block holds more than ${maxBlockExpressions} expressions, the most a block may hold`);
     measure.statements.push(expressions);
   }
   return measure;

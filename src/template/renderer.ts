@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 import { setImmediate as yieldTurn } from 'node:timers/promises';
 import Handlebars from 'handlebars';
 import { ValidationError } from '../errors.js';
-import { CompiledTemplateCache, defaultTemplateCacheConfig, type TemplateCacheConfig, type TemplateCacheSize } from './cache.js';
+import {
+  CompiledTemplateCache,
+  defaultTemplateCacheConfig,
+  type TemplateCacheConfig,
+  type TemplateCacheSize,
+} from './cache.js';
 import { checkTemplateSource, measureTemplate, TEMPLATE_LIMITS, type TemplateMeasure } from './limits.js';
 import { controlWhitespace } from './whitespace-control.js';
 
@@ -94,13 +99,17 @@ async function compilePieces(part: Part, source: string, escapeHtml: boolean): P
     pieces.push((() => text) as HandlebarsTemplateDelegate);
     return pieces;
   }
-  for (let start = 0; start < ast.body.length || pieces.length === 0; ) {
+  for (let start = 0; start < ast.body.length || pieces.length === 0;) {
     let end = start;
     let expressions = 0;
     let characters = 0;
-    while (end < ast.body.length && (end === start || (expressions + statements[end]! <= PIECE_EXPRESSIONS && characters <= PIECE_CHARACTERS))) {
+    while (
+      end < ast.body.length &&
+      (end === start || (expressions + statements[end]! <= PIECE_EXPRESSIONS && characters <= PIECE_CHARACTERS))
+    ) {
       expressions += statements[end]!;
-      characters += ast.body[end]!.type === 'ContentStatement' ? (ast.body[end] as hbs.AST.ContentStatement).value.length : 0;
+      characters +=
+        ast.body[end]!.type === 'ContentStatement' ? (ast.body[end] as hbs.AST.ContentStatement).value.length : 0;
       end++;
     }
     // Parsing ran in this turn, and each piece gets one of its own.
@@ -126,7 +135,11 @@ function compileProgram(part: Part, program: hbs.AST.Program, escapeHtml: boolea
 
 function templateError(part: Part, error: unknown, position?: SourcePosition): ValidationError {
   const message = handlebarsMessage(error, position);
-  return new ValidationError(`the ${part} template does not compile: ${message}`, [{ path: part, message }], 'TEMPLATE_ERROR');
+  return new ValidationError(
+    `the ${part} template does not compile: ${message}`,
+    [{ path: part, message }],
+    'TEMPLATE_ERROR',
+  );
 }
 
 /** Where in the source a parse stopped: 1-based line, 0-based column (the parser's own counts). */
@@ -141,9 +154,12 @@ interface SourcePosition {
  * own text gives only the line.
  */
 function parserPosition(): SourcePosition | undefined {
-  const lexer = (Handlebars as { Parser?: { lexer?: { yylloc?: { first_line?: unknown; first_column?: unknown } } } }).Parser?.lexer;
+  const lexer = (Handlebars as { Parser?: { lexer?: { yylloc?: { first_line?: unknown; first_column?: unknown } } } })
+    .Parser?.lexer;
   const at = lexer?.yylloc;
-  return typeof at?.first_line === 'number' && typeof at.first_column === 'number' ? { line: at.first_line, column: at.first_column } : undefined;
+  return typeof at?.first_line === 'number' && typeof at.first_column === 'number'
+    ? { line: at.first_line, column: at.first_column }
+    : undefined;
 }
 
 /**
@@ -161,7 +177,10 @@ function handlebarsMessage(error: unknown, position?: SourcePosition): string {
   if (position && head.includes(`on line ${position.line}`)) {
     head = head.replace(`on line ${position.line}`, `on line ${position.line}, column ${position.column + 1}`);
   }
-  const detail = lines.slice(marker + 1).join(' ').trim();
+  const detail = lines
+    .slice(marker + 1)
+    .join(' ')
+    .trim();
   return detail ? `${head}: ${detail.charAt(0).toLowerCase()}${detail.slice(1)}` : head;
 }
 
@@ -197,9 +216,12 @@ export class TemplateCompiler {
    */
   async compile(templates: MessageTemplates): Promise<CompiledTemplates> {
     const subject = await this.compilePart('subject', templates.subject, false);
-    const html = templates.htmlBody === undefined ? undefined : await this.compilePart('htmlBody', templates.htmlBody, true);
-    const text = templates.textBody === undefined ? undefined : await this.compilePart('textBody', templates.textBody, false);
-    const amp = templates.ampBody === undefined ? undefined : await this.compilePart('ampBody', templates.ampBody, true);
+    const html =
+      templates.htmlBody === undefined ? undefined : await this.compilePart('htmlBody', templates.htmlBody, true);
+    const text =
+      templates.textBody === undefined ? undefined : await this.compilePart('textBody', templates.textBody, false);
+    const amp =
+      templates.ampBody === undefined ? undefined : await this.compilePart('ampBody', templates.ampBody, true);
     return compiledTemplates({ subject, htmlBody: html, textBody: text, ampBody: amp });
   }
 
@@ -221,8 +243,12 @@ export class TemplateCompiler {
 
   private compileSource(part: Part, source: string, escapeHtml: boolean): Promise<Compiled> {
     // Refused at once, without hashing it or taking room in the cache.
-    if (source.length > TEMPLATE_LIMITS.maxLength) return compilePieces(part, source, escapeHtml).catch((error: unknown) => ({ error: error as ValidationError }));
-    const key = createHash('sha256').update(escapeHtml ? 'h' : 't').update(source).digest('base64');
+    if (source.length > TEMPLATE_LIMITS.maxLength)
+      return compilePieces(part, source, escapeHtml).catch((error: unknown) => ({ error: error as ValidationError }));
+    const key = createHash('sha256')
+      .update(escapeHtml ? 'h' : 't')
+      .update(source)
+      .digest('base64');
     const hit = this.cache.get(key);
     if (hit) return hit;
     const template: Promise<Compiled> = compilePieces(part, source, escapeHtml).catch((error: unknown) => {
@@ -237,7 +263,12 @@ export class TemplateCompiler {
 }
 
 /** The parts of one send request, compiled: rendered per recipient, checked against the rendered-length limit. */
-function compiledTemplates(parts: { subject: Pieces; htmlBody: Pieces | undefined; textBody: Pieces | undefined; ampBody: Pieces | undefined }): CompiledTemplates {
+function compiledTemplates(parts: {
+  subject: Pieces;
+  htmlBody: Pieces | undefined;
+  textBody: Pieces | undefined;
+  ampBody: Pieces | undefined;
+}): CompiledTemplates {
   const { subject, htmlBody: html, textBody: text, ampBody: amp } = parts;
   return {
     checkRenderedLength(customFields, unsubscribeUrlLength, path) {
@@ -251,13 +282,20 @@ function compiledTemplates(parts: { subject: Pieces; htmlBody: Pieces | undefine
         const limit = TEMPLATE_LIMITS.maxRenderedLength;
         if (length > limit) {
           const message = `with these custom fields the ${part} could render to ${length} characters, and a part may render to at most ${limit}`;
-          throw new ValidationError(`the ${part} template is too large for ${path}: ${message}`, [{ path, message }], 'TEMPLATE_TOO_LARGE');
+          throw new ValidationError(
+            `the ${part} template is too large for ${path}: ${message}`,
+            [{ path, message }],
+            'TEMPLATE_TOO_LARGE',
+          );
         }
       }
     },
     render(recipient) {
       // A null-prototype object: custom field names such as "constructor" are plain data here.
-      const data: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, recipient.customFields);
+      const data: Record<string, string> = Object.assign(
+        Object.create(null) as Record<string, string>,
+        recipient.customFields,
+      );
       data[RESERVED_FIELD] = recipient.unsubscribeUrl;
       return {
         subject: renderPieces(subject, data),

@@ -63,15 +63,42 @@ export function templateSummaryToWire(template: TemplateSummary): z.output<typeo
 /** A template with its active version's parts, as create, get, update and activate answer it. */
 export function templateToWire(template: TemplateRecord): z.output<typeof templateWireSchema> {
   const { subject, ...summary } = templateSummaryToWire(template);
-  return { id: summary.id, name: summary.name, subject, ...parts(template.active), activeVersion: summary.activeVersion, latestVersion: summary.latestVersion, created: summary.created, updated: summary.updated };
+  return {
+    id: summary.id,
+    name: summary.name,
+    subject,
+    ...parts(template.active),
+    activeVersion: summary.activeVersion,
+    latestVersion: summary.latestVersion,
+    created: summary.created,
+    updated: summary.updated,
+  };
 }
 
 /** A kept version as the version list answers it: no bodies. */
-export function versionSummaryToWire(version: TemplateVersionSummary, activeVersion: number): z.output<typeof templateVersionSummaryWireSchema> {
-  return { version: version.version, active: version.version === activeVersion, subject: version.subject, created: version.created };
+export function versionSummaryToWire(
+  version: TemplateVersionSummary,
+  activeVersion: number,
+): z.output<typeof templateVersionSummaryWireSchema> {
+  return {
+    version: version.version,
+    active: version.version === activeVersion,
+    subject: version.subject,
+    created: version.created,
+  };
 }
 
 /** One kept version with its parts. */
-export function versionToWire(version: TemplateVersionRecord, activeVersion: number): z.output<typeof templateVersionWireSchema> {
-  return { templateId: version.templateId, version: version.version, active: version.version === activeVersion, subject: version.subject, ...parts(version), created: version.created };
+export function versionToWire(
+  version: TemplateVersionRecord,
+  activeVersion: number,
+): z.output<typeof templateVersionWireSchema> {
+  return {
+    templateId: version.templateId,
+    version: version.version,
+    active: version.version === activeVersion,
+    subject: version.subject,
+    ...parts(version),
+    created: version.created,
+  };
 }

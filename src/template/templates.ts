@@ -3,7 +3,13 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import { parseResourceId } from '../model/ids.js';
 import type { ListQuery } from '../model/paging.js';
 import { nowNs } from '../model/time.js';
-import type { TemplateContent, TemplateRecord, TemplateSummary, TemplateVersionRecord, TemplateVersionSummary } from '../store/index.js';
+import type {
+  TemplateContent,
+  TemplateRecord,
+  TemplateSummary,
+  TemplateVersionRecord,
+  TemplateVersionSummary,
+} from '../store/index.js';
 import type { TemplateCompiler } from './renderer.js';
 
 /** How many versions of a template are kept: an update beyond them deletes the oldest. */
@@ -33,10 +39,15 @@ export interface TemplateReference {
 
 const BODIES = ['htmlBody', 'textBody', 'ampBody'] as const;
 
-const duplicateName = (name: string) => new ConflictError('TEMPLATE_EXISTS', `a template named "${name}" already exists in this sub-account`);
-const notFound = (id: number | string) => new NotFoundError('TEMPLATE_NOT_FOUND', `no template with id ${id} in this sub-account`);
+const duplicateName = (name: string) =>
+  new ConflictError('TEMPLATE_EXISTS', `a template named "${name}" already exists in this sub-account`);
+const notFound = (id: number | string) =>
+  new NotFoundError('TEMPLATE_NOT_FOUND', `no template with id ${id} in this sub-account`);
 const versionNotFound = (id: number, version: number | string) =>
-  new NotFoundError('TEMPLATE_VERSION_NOT_FOUND', `template ${id} has no version ${version} (the last ${TEMPLATE_VERSIONS_KEPT} are kept)`);
+  new NotFoundError(
+    'TEMPLATE_VERSION_NOT_FOUND',
+    `template ${id} has no version ${version} (the last ${TEMPLATE_VERSIONS_KEPT} are kept)`,
+  );
 
 /**
  * Refuses (422) content a send could not use: no body, or a part that does not compile or is over
@@ -58,12 +69,29 @@ export const templateService = {
    * Saves a new template as its version 1, active. 403 `TEMPLATE_EXISTS` for a name the sub-account has
    * (any case), 403 `TEMPLATE_LIMIT_REACHED` when it has {@link MAX_TEMPLATES_PER_SUBACCOUNT}.
    */
-  async create(ctx: MailplaneContext, subAccountId: number, name: string, content: TemplateContent): Promise<TemplateRecord> {
+  async create(
+    ctx: MailplaneContext,
+    subAccountId: number,
+    name: string,
+    content: TemplateContent,
+  ): Promise<TemplateRecord> {
     // Checked first, so a duplicate costs one indexed read, not a compilation; the unique index decides races.
     if (await ctx.store.templates.findByName(subAccountId, name)) throw duplicateName(name);
-    const [beyond] = await ctx.store.templates.list(subAccountId, { limit: 1, offset: MAX_TEMPLATES_PER_SUBACCOUNT - 1 });
-    if (beyond) throw new ForbiddenError('TEMPLATE_LIMIT_REACHED', `this sub-account has ${MAX_TEMPLATES_PER_SUBACCOUNT} templates, the most it may have: delete one first`);
-    const outcome = await ctx.store.templates.create({ subAccountId, name, content: await checkContent(ctx.templateCompiler, content), created: nowNs(ctx.clock) });
+    const [beyond] = await ctx.store.templates.list(subAccountId, {
+      limit: 1,
+      offset: MAX_TEMPLATES_PER_SUBACCOUNT - 1,
+    });
+    if (beyond)
+      throw new ForbiddenError(
+        'TEMPLATE_LIMIT_REACHED',
+        `this sub-account has ${MAX_TEMPLATES_PER_SUBACCOUNT} templates, the most it may have: delete one first`,
+      );
+    const outcome = await ctx.store.templates.create({
+      subAccountId,
+      name,
+      content: await checkContent(ctx.templateCompiler, content),
+      created: nowNs(ctx.clock),
+    });
     if (!outcome.ok) throw duplicateName(name);
     return outcome.value;
   },
@@ -82,7 +110,12 @@ export const templateService = {
    * Renames and/or saves new content: any part given makes a new version (the active version's
    * other parts carried over), which becomes active; the oldest beyond {@link TEMPLATE_VERSIONS_KEPT} go.
    */
-  async update(ctx: MailplaneContext, subAccountId: number, id: number | null, patch: TemplatePatch): Promise<TemplateRecord> {
+  async update(
+    ctx: MailplaneContext,
+    subAccountId: number,
+    id: number | null,
+    patch: TemplatePatch,
+  ): Promise<TemplateRecord> {
     const current = await templateService.get(ctx, subAccountId, id);
     let content: TemplateContent | undefined;
     if (patch.subject !== undefined || BODIES.some((part) => patch[part] !== undefined)) {
@@ -101,7 +134,8 @@ export const templateService = {
       keepVersions: TEMPLATE_VERSIONS_KEPT,
       updated: nowNs(ctx.clock),
     });
-    if (!outcome.ok) throw outcome.reason === 'duplicate-name' ? duplicateName(patch.name ?? current.name) : notFound(current.id);
+    if (!outcome.ok)
+      throw outcome.reason === 'duplicate-name' ? duplicateName(patch.name ?? current.name) : notFound(current.id);
     return outcome.value;
   },
 
@@ -113,14 +147,23 @@ export const templateService = {
   },
 
   /** The kept versions, oldest first, and which one is active. */
-  async versions(ctx: MailplaneContext, subAccountId: number, id: number | null): Promise<{ template: TemplateRecord; versions: TemplateVersionSummary[] }> {
+  async versions(
+    ctx: MailplaneContext,
+    subAccountId: number,
+    id: number | null,
+  ): Promise<{ template: TemplateRecord; versions: TemplateVersionSummary[] }> {
     const template = await templateService.get(ctx, subAccountId, id);
     const versions = await ctx.store.templates.listVersions(subAccountId, template.id);
     if (!versions) throw notFound(template.id);
     return { template, versions };
   },
 
-  async version(ctx: MailplaneContext, subAccountId: number, id: number | null, version: number | null): Promise<{ template: TemplateRecord; version: TemplateVersionRecord }> {
+  async version(
+    ctx: MailplaneContext,
+    subAccountId: number,
+    id: number | null,
+    version: number | null,
+  ): Promise<{ template: TemplateRecord; version: TemplateVersionRecord }> {
     const template = await templateService.get(ctx, subAccountId, id);
     const found = version === null ? null : await ctx.store.templates.getVersion(subAccountId, template.id, version);
     if (!found) throw versionNotFound(template.id, version ?? 'given');
@@ -128,9 +171,17 @@ export const templateService = {
   },
 
   /** Makes a kept version the one sends use (406 `TEMPLATE_VERSION_NOT_FOUND` for one not kept). */
-  async activate(ctx: MailplaneContext, subAccountId: number, id: number | null, version: number | null): Promise<TemplateRecord> {
+  async activate(
+    ctx: MailplaneContext,
+    subAccountId: number,
+    id: number | null,
+    version: number | null,
+  ): Promise<TemplateRecord> {
     const template = await templateService.get(ctx, subAccountId, id);
-    const outcome = version === null ? null : await ctx.store.templates.activate(subAccountId, template.id, version, nowNs(ctx.clock));
+    const outcome =
+      version === null
+        ? null
+        : await ctx.store.templates.activate(subAccountId, template.id, version, nowNs(ctx.clock));
     if (outcome?.ok) return outcome.value;
     if (outcome?.reason === 'not-found') throw notFound(template.id);
     throw versionNotFound(template.id, version ?? 'given');
@@ -151,7 +202,8 @@ export const templateService = {
       found = await ctx.store.templates.findByName(subAccountId, name);
     }
     if (found) return found;
-    const [path, what] = templateId !== undefined ? ['templateId', `with id ${templateId}`] : ['template', `named "${name}"`];
+    const [path, what] =
+      templateId !== undefined ? ['templateId', `with id ${templateId}`] : ['template', `named "${name}"`];
     const message = `no template ${what} in this sub-account`;
     throw new ValidationError(message, [{ path, message }], 'UNKNOWN_TEMPLATE');
   },

@@ -12,7 +12,11 @@ type Node = hbs.AST.Node;
 type Program = hbs.AST.Program;
 type Statement = hbs.AST.Statement;
 // Handlebars' typings declare `original` as strip flags; it is the node's source text.
-type Content = Omit<hbs.AST.ContentStatement, 'original'> & { original: string; rightStripped?: boolean; leftStripped?: boolean };
+type Content = Omit<hbs.AST.ContentStatement, 'original'> & {
+  original: string;
+  rightStripped?: boolean;
+  leftStripped?: boolean;
+};
 type Block = hbs.AST.BlockStatement & { inverse?: Program & { chained?: boolean } };
 
 /** What a statement tells its parent program about stripping around it. */
@@ -27,8 +31,17 @@ interface Strip {
 /** JavaScript's `\s`, one UTF-16 code unit at a time. */
 function isSpace(code: number): boolean {
   return (
-    (code >= 9 && code <= 13) || code === 32 || code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff
+    (code >= 9 && code <= 13) ||
+    code === 32 ||
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
   );
 }
 
@@ -133,7 +146,9 @@ class WhitespaceControl {
         omitRight(body, i);
         if (omitLeft(body, i) && current.type === 'PartialStatement') {
           const before = (body[i - 1] as unknown as Content).original;
-          (current as hbs.AST.PartialStatement & { indent?: string }).indent = before.slice(trailingRun(before, isBlank));
+          (current as hbs.AST.PartialStatement & { indent?: string }).indent = before.slice(
+            trailingRun(before, isBlank),
+          );
         }
       }
       if (openStandalone) {
@@ -191,7 +206,11 @@ class WhitespaceControl {
       if (inverseStrip.open) omitLeft(program.body, null, true);
       if (inverseStrip.close) omitRight(firstInverse!.body, null, true);
       if (block.closeStrip.open) omitLeft(lastInverse!.body, null, true);
-      if (!this.ignoreStandalone && isPrevWhitespace(program.body, undefined) && isNextWhitespace(firstInverse!.body, undefined)) {
+      if (
+        !this.ignoreStandalone &&
+        isPrevWhitespace(program.body, undefined) &&
+        isNextWhitespace(firstInverse!.body, undefined)
+      ) {
         omitLeft(program.body, null);
         omitRight(firstInverse!.body, null);
       }
@@ -207,7 +226,10 @@ class WhitespaceControl {
  * time linear in the template's size, and returns it. Recursion follows block nesting: callers
  * bound the depth first (src/template/limits.ts).
  */
-export function controlWhitespace(ast: Program, options: Pick<Handlebars.ParseOptions, 'ignoreStandalone'> = {}): Program {
+export function controlWhitespace(
+  ast: Program,
+  options: Pick<Handlebars.ParseOptions, 'ignoreStandalone'> = {},
+): Program {
   new WhitespaceControl(options.ignoreStandalone === true).program(ast);
   return ast;
 }

@@ -1,4 +1,11 @@
-import type { DeliveryKind, DeliveryResult, DeliveryRoute, Envelope, OutboundMessage, Transport } from '../delivery/transport.js';
+import type {
+  DeliveryKind,
+  DeliveryResult,
+  DeliveryRoute,
+  Envelope,
+  OutboundMessage,
+  Transport,
+} from '../delivery/transport.js';
 
 /** One message a {@link captureTransport} was given, with what it answered. */
 export interface CapturedMessage {
@@ -42,13 +49,38 @@ export interface CaptureTransport extends Transport {
 
 /** The reply each kind stands for, as a receiving server would give it. */
 const REPLIES: Record<DeliveryKind, DeliveryResult> = {
-  delivered: { kind: 'delivered', smtpCode: 250, enhancedCode: '2.0.0', text: '250 2.0.0 OK: captured', host: 'capture.invalid' },
-  soft: { kind: 'soft', smtpCode: 451, enhancedCode: '4.3.0', text: '451 4.3.0 Temporary failure (capture transport)', host: 'capture.invalid' },
-  hard: { kind: 'hard', smtpCode: 550, enhancedCode: '5.1.1', text: '550 5.1.1 No such user (capture transport)', host: 'capture.invalid' },
-  dropped: { kind: 'dropped', smtpCode: 554, enhancedCode: '5.7.1', text: '554 5.7.1 Message refused by policy (capture transport)', host: 'capture.invalid' },
+  delivered: {
+    kind: 'delivered',
+    smtpCode: 250,
+    enhancedCode: '2.0.0',
+    text: '250 2.0.0 OK: captured',
+    host: 'capture.invalid',
+  },
+  soft: {
+    kind: 'soft',
+    smtpCode: 451,
+    enhancedCode: '4.3.0',
+    text: '451 4.3.0 Temporary failure (capture transport)',
+    host: 'capture.invalid',
+  },
+  hard: {
+    kind: 'hard',
+    smtpCode: 550,
+    enhancedCode: '5.1.1',
+    text: '550 5.1.1 No such user (capture transport)',
+    host: 'capture.invalid',
+  },
+  dropped: {
+    kind: 'dropped',
+    smtpCode: 554,
+    enhancedCode: '5.7.1',
+    text: '554 5.7.1 Message refused by policy (capture transport)',
+    host: 'capture.invalid',
+  },
 };
 
-const toResult = (answer: CaptureAnswer): DeliveryResult => (typeof answer === 'string' ? { ...REPLIES[answer] } : { ...answer });
+const toResult = (answer: CaptureAnswer): DeliveryResult =>
+  typeof answer === 'string' ? { ...REPLIES[answer] } : { ...answer };
 
 /**
  * A transport for tests: it records every message with its envelope and raw bytes and answers
@@ -67,7 +99,9 @@ const toResult = (answer: CaptureAnswer): DeliveryResult => (typeof answer === '
 export function captureTransport(options: CaptureTransportOptions = {}): CaptureTransport {
   const messages: CapturedMessage[] = [];
   const waiters = new Set<() => void>();
-  const outcomes = new Map(Object.entries(options.outcomes ?? {}).map(([address, answer]) => [address.toLowerCase(), answer]));
+  const outcomes = new Map(
+    Object.entries(options.outcomes ?? {}).map(([address, answer]) => [address.toLowerCase(), answer]),
+  );
 
   const answerFor = (message: OutboundMessage): DeliveryResult => {
     for (const recipient of message.envelope.to) {

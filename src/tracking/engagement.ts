@@ -22,7 +22,11 @@ const MAX_USER_AGENT = 512;
  * Records `engagement` on message `messageId`; answers false when there is no such message. The
  * first-of-its-kind check and the event share one transaction.
  */
-export async function recordEngagement(ctx: MailplaneContext, messageId: string, engagement: Engagement): Promise<boolean> {
+export async function recordEngagement(
+  ctx: MailplaneContext,
+  messageId: string,
+  engagement: Engagement,
+): Promise<boolean> {
   const found = await ctx.store.messages.getForDelivery(messageId);
   if (!found) return false;
   const { message, batch } = found;

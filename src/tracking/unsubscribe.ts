@@ -7,7 +7,8 @@ import { verifyLinkToken } from './links.js';
  * is not valid or names no message; `gone` when the message's sub-account was deleted (its
  * suppression list went with it, and nothing can be sent from it any more).
  */
-export type UnsubscribeResult = { ok: true; email: string; alreadyUnsubscribed: boolean } | { ok: false; reason: 'invalid' | 'gone' };
+export type UnsubscribeResult =
+  { ok: true; email: string; alreadyUnsubscribed: boolean } | { ok: false; reason: 'invalid' | 'gone' };
 
 /**
  * Unsubscribes the recipient of the message a signed token names: the address joins the
@@ -23,9 +24,12 @@ export async function unsubscribeByToken(ctx: MailplaneContext, token: string): 
   if (!found) return { ok: false, reason: 'invalid' };
   const { message, batch } = found;
   const atMs = ctx.clock.now();
-  const applied = await ctx.store.transaction((tx) => applyLifecycle(ctx, tx, { message, batch, outcome: 'unsubscribed', atMs }));
+  const applied = await ctx.store.transaction((tx) =>
+    applyLifecycle(ctx, tx, { message, batch, outcome: 'unsubscribed', atMs }),
+  );
   // Gone: the suppression list went with the sub-account, and nothing was recorded.
   if (applied.kind === 'gone') return { ok: false, reason: 'gone' };
-  if (applied.kind === 'applied' || applied.kind === 'repeat') ctx.metrics.unsubscribes.inc({ unique: String(applied.kind === 'applied') });
+  if (applied.kind === 'applied' || applied.kind === 'repeat')
+    ctx.metrics.unsubscribes.inc({ unique: String(applied.kind === 'applied') });
   return { ok: true, email: message.to.email, alreadyUnsubscribed: applied.kind === 'repeat' };
 }

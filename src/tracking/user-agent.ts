@@ -38,10 +38,14 @@ const APPLE_PRIVACY_PROXY = 'Mozilla/5.0';
  */
 const MAIL_CLIENTS: Record<string, unknown> = {
   browser: [
-    [/(GoogleImageProxy)/], [UAParser.BROWSER.NAME],
-    [/(YahooMailProxy)/], [UAParser.BROWSER.NAME],
-    [/Microsoft Outlook ([\d.]+)/], [UAParser.BROWSER.VERSION, [UAParser.BROWSER.NAME, 'Outlook']],
-    [/Thunderbird\/([\d.]+)/], [UAParser.BROWSER.VERSION, [UAParser.BROWSER.NAME, 'Thunderbird']],
+    [/(GoogleImageProxy)/],
+    [UAParser.BROWSER.NAME],
+    [/(YahooMailProxy)/],
+    [UAParser.BROWSER.NAME],
+    [/Microsoft Outlook ([\d.]+)/],
+    [UAParser.BROWSER.VERSION, [UAParser.BROWSER.NAME, 'Outlook']],
+    [/Thunderbird\/([\d.]+)/],
+    [UAParser.BROWSER.VERSION, [UAParser.BROWSER.NAME, 'Thunderbird']],
   ],
 };
 
@@ -70,7 +74,8 @@ export function parseUserAgent(header: string): ParsedUserAgent {
   }
   if (browser.name) return withVersion(browser.name, browser.version);
   const product = /^([A-Za-z][\w.-]*)(?:\/(\d+)(?:\.(\d+))?(?:\.(\d+))?)?/.exec(raw.trim());
-  if (product) return { Family: product[1]!, Major: product[2] ?? '', Minor: product[3] ?? '', Patch: product[4] ?? '' };
+  if (product)
+    return { Family: product[1]!, Major: product[2] ?? '', Minor: product[3] ?? '', Patch: product[4] ?? '' };
   return { Family: 'Other', Major: '', Minor: '', Patch: '' };
 }
 

@@ -42,7 +42,11 @@ export interface WarmupSend {
 }
 
 /** Today's cap of a warming IP for `provider` and its sends so far; `null` when the IP is not warming. */
-export function warmupUsage(counts: WarmupCounts, ipId: number, provider: number): { cap: number; sent: number } | null {
+export function warmupUsage(
+  counts: WarmupCounts,
+  ipId: number,
+  provider: number,
+): { cap: number; sent: number } | null {
   const ip = counts.warming.get(ipId);
   if (!ip) return null;
   return { cap: ip.caps[provider] ?? Infinity, sent: counts.used.get(ipId)?.[provider] ?? 0 };

@@ -21,11 +21,17 @@ export function warmupJob(ip: IpRecord, runAt: number): EnqueueJob<MailplaneJobs
  * here, since the service enqueues this job and a type import back would close a cycle.
  */
 export interface WarmupEvaluator {
-  evaluate(accountId: number, ipId: number, startedAt: bigint): Promise<{ kind: 'gone' | 'complete' } | { kind: 'running'; nextAtMs: number }>;
+  evaluate(
+    accountId: number,
+    ipId: number,
+    startedAt: bigint,
+  ): Promise<{ kind: 'gone' | 'complete' } | { kind: 'running'; nextAtMs: number }>;
 }
 
 /** The handler of {@link IP_WARMUP_JOB}, run by the instance's warmup service. */
-export function warmupJobHandlers(ctx: { readonly warmup: WarmupEvaluator }): Record<string, JobHandler | JobKindOptions> {
+export function warmupJobHandlers(ctx: {
+  readonly warmup: WarmupEvaluator;
+}): Record<string, JobHandler | JobKindOptions> {
   const handler = jobHandler(IP_WARMUP_JOB, async (job) => {
     const { accountId, ipId, startedAt } = job.payload;
     const outcome = await ctx.warmup.evaluate(accountId, ipId, BigInt(startedAt));

@@ -102,7 +102,12 @@ export function boundariesPassed(progress: WarmupProgress, intervalHours: number
 }
 
 /** Stages, caps and completion of a warmup at `nowMs`, with `intervalHours` between stages. */
-export function warmupState(plan: WarmupPlan, progress: WarmupProgress, intervalHours: number, nowMs: number): WarmupState {
+export function warmupState(
+  plan: WarmupPlan,
+  progress: WarmupProgress,
+  intervalHours: number,
+  nowMs: number,
+): WarmupState {
   const stages: number[] = [];
   const caps: number[] = [];
   for (let provider = 0; provider < MAILBOX_PROVIDER_COUNT; provider++) {
@@ -121,7 +126,10 @@ export function warmupState(plan: WarmupPlan, progress: WarmupProgress, interval
 /** True when the traffic of the last stage says the provider is not ready for more volume. */
 export function shouldHold(traffic: StageTraffic, thresholds: HoldThresholds = DEFAULT_HOLD_THRESHOLDS): boolean {
   if (traffic.sent <= 0 || traffic.bounced + traffic.deferred < thresholds.minProblems) return false;
-  return traffic.bounced / traffic.sent > thresholds.maxBounceRate || traffic.deferred / traffic.sent > thresholds.maxDeferralRate;
+  return (
+    traffic.bounced / traffic.sent > thresholds.maxBounceRate ||
+    traffic.deferred / traffic.sent > thresholds.maxDeferralRate
+  );
 }
 
 /**

@@ -17,7 +17,14 @@ import type { WarmingIp, WarmupCounts, WarmupSend } from './caps.js';
 import type { WarmupConfig } from './config.js';
 import { warmupJob } from './jobs.js';
 import { advanceWarmup, warmupState, type StageTraffic, type WarmupState } from './plan.js';
-import { DEFAULT_WARMUP_INTERVAL_HOURS, HOUR_MS, isWarmingUp, progressOf, warmupStartMs, warmupWindow } from './progress.js';
+import {
+  DEFAULT_WARMUP_INTERVAL_HOURS,
+  HOUR_MS,
+  isWarmingUp,
+  progressOf,
+  warmupStartMs,
+  warmupWindow,
+} from './progress.js';
 
 /** What {@link WarmupService.evaluate} did. */
 export type WarmupEvaluation =
@@ -97,12 +104,19 @@ export class WarmupService {
     const passed = warmupWindow(before.startedAtMs, interval, nowMs);
     const traffic = new Map<number, StageTraffic>();
     if (passed > before.evaluated) {
-      for (const row of await store.warmup.trafficBetween(ip.id, ip.warmupStartedAt, before.evaluated, passed)) traffic.set(row.provider, row);
+      for (const row of await store.warmup.trafficBetween(ip.id, ip.warmupStartedAt, before.evaluated, passed))
+        traffic.set(row.provider, row);
     }
     const none: StageTraffic = { sent: 0, bounced: 0, deferred: 0 };
     const after = advanceWarmup(plan, before, interval, nowMs, (provider) => traffic.get(provider) ?? none, thresholds);
     if (after !== before) {
-      const record = { ipId: ip.id, startedAt: ip.warmupStartedAt, evaluated: after.evaluated, held: [...after.held], updated: nowNs(clock) };
+      const record = {
+        ipId: ip.id,
+        startedAt: ip.warmupStartedAt,
+        evaluated: after.evaluated,
+        held: [...after.held],
+        updated: nowNs(clock),
+      };
       if (await store.warmup.saveProgress(record, before.evaluated)) {
         logger.info('warmup: evaluated', { accountId, ipId: ip.id, evaluated: after.evaluated, held: after.held });
       }
@@ -130,14 +144,19 @@ export class WarmupService {
     if (warming.length === 0) return views;
     const ids = warming.map((ip) => ip.id);
     const nowMs = clock.now();
-    const [intervals, stored, sends] = await Promise.all([this.intervals(accountId), store.warmup.progressOf(ids), store.warmup.sentOn(ids, dayOfMs(nowMs))]);
+    const [intervals, stored, sends] = await Promise.all([
+      this.intervals(accountId),
+      store.warmup.progressOf(ids),
+      store.warmup.sentOn(ids, dayOfMs(nowMs)),
+    ]);
     for (const ip of warming) {
       const record = stored.find((s) => s.ipId === ip.id);
       const progress = progressOf(ip, record);
       const intervalHours = intervals.get(ip.id) ?? DEFAULT_WARMUP_INTERVAL_HOURS;
       const state = warmupState(config.plan, progress, intervalHours, nowMs);
       const sentToday = zeros();
-      for (const row of sends) if (row.ipId === ip.id && row.provider < MAILBOX_PROVIDER_COUNT) sentToday[row.provider] = row.sent;
+      for (const row of sends)
+        if (row.ipId === ip.id && row.provider < MAILBOX_PROVIDER_COUNT) sentToday[row.provider] = row.sent;
       const updated = record && record.startedAt === ip.warmupStartedAt ? record.updated : ip.warmupStartedAt;
       const stage = Math.min(config.plan.stages.length, ...state.stages);
       views.set(ip.id, { stage, intervalHours, state, sentToday, startedAt: ip.warmupStartedAt, updated });
@@ -150,14 +169,21 @@ export class WarmupService {
     const { store, clock, config } = this.deps;
     const nowMs = clock.now();
     const day = dayOfMs(nowMs);
-    const members = details.flatMap((d) => d.ips.filter(isWarmingUp).map((ip) => ({ ip, intervalHours: d.pool.warmupInterval || DEFAULT_WARMUP_INTERVAL_HOURS })));
+    const members = details.flatMap((d) =>
+      d.ips
+        .filter(isWarmingUp)
+        .map((ip) => ({ ip, intervalHours: d.pool.warmupInterval || DEFAULT_WARMUP_INTERVAL_HOURS })),
+    );
     const warming = new Map<number, WarmingIp>();
     const used = new Map<number, number[]>();
     if (members.length === 0) return { day, warming, used };
     const ids = members.map((m) => m.ip.id);
     const [stored, sends] = await Promise.all([store.warmup.progressOf(ids), store.warmup.sentOn(ids, day)]);
     for (const { ip, intervalHours } of members) {
-      const progress = progressOf(ip, stored.find((s) => s.ipId === ip.id));
+      const progress = progressOf(
+        ip,
+        stored.find((s) => s.ipId === ip.id),
+      );
       const { caps } = warmupState(config.plan, progress, intervalHours, nowMs);
       warming.set(ip.id, { startedAt: ip.warmupStartedAt, startedAtMs: warmupStartMs(ip), intervalHours, caps });
       used.set(ip.id, zeros());
@@ -198,9 +224,14 @@ export class WarmupService {
    */
   async release(ipId: number | null, send: WarmupSend | undefined): Promise<void> {
     if (!send || ipId === null || send.recorded) return;
-    await this.deps.store.warmup.returnSend({ ipId, day: send.day, provider: send.provider }).catch((error: unknown) => {
-      this.deps.logger.warn('warmup: a reserved send could not be given back', { ipId, error: error instanceof Error ? error.message : String(error) });
-    });
+    await this.deps.store.warmup
+      .returnSend({ ipId, day: send.day, provider: send.provider })
+      .catch((error: unknown) => {
+        this.deps.logger.warn('warmup: a reserved send could not be given back', {
+          ipId,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      });
   }
 
   /** Nothing is held in memory any more (reservations live in the store); kept for `mailplane.close()`. */

@@ -16,7 +16,13 @@
  */
 import type { MailplaneContext } from '../context.js';
 import { PermanentJobError, RetryJobError } from '../jobs/errors.js';
-import { jobHandler, WEBHOOK_EVENTS_JOB, WEBHOOK_REPLAY_JOB, WEBHOOK_RETRY_JOB, type MailplaneJobs } from '../jobs/kinds.js';
+import {
+  jobHandler,
+  WEBHOOK_EVENTS_JOB,
+  WEBHOOK_REPLAY_JOB,
+  WEBHOOK_RETRY_JOB,
+  type MailplaneJobs,
+} from '../jobs/kinds.js';
 import type { EnqueueJob } from '../jobs/queue.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
 import type { MessageRecord, SendBatchRecord, WebhookRecord } from '../store/index.js';
@@ -27,7 +33,10 @@ import { deliveryLogEntry, type WebhookPost, type WebhookSender } from './sender
 import { togglesForEvent } from './toggles.js';
 
 /** The webhook delivery job handlers (webhook-events, webhook-retry, webhook-replay), posting through `sender`. */
-export function webhookJobHandlers(ctx: MailplaneContext, sender: WebhookSender): Record<string, JobHandler | JobKindOptions> {
+export function webhookJobHandlers(
+  ctx: MailplaneContext,
+  sender: WebhookSender,
+): Record<string, JobHandler | JobKindOptions> {
   const config = ctx.config.webhooks;
 
   const postEvents = jobHandler(WEBHOOK_EVENTS_JOB, async (job) => {
@@ -46,7 +55,9 @@ export function webhookJobHandlers(ctx: MailplaneContext, sender: WebhookSender)
       // A first open reaches `opened` and `uniqueOpen` webhooks, each once.
       const targets = new Map<number, WebhookRecord>();
       for (const toggle of togglesForEvent(event.type, event.metadata)) {
-        for (const webhook of await memo(hooks, `${event.accountId}:${toggle}`, () => ctx.store.webhooks.listEnabledForEvent(event.accountId, toggle))) {
+        for (const webhook of await memo(hooks, `${event.accountId}:${toggle}`, () =>
+          ctx.store.webhooks.listEnabledForEvent(event.accountId, toggle),
+        )) {
           if (!only || only.has(webhook.id)) targets.set(webhook.id, webhook);
         }
       }
@@ -74,7 +85,11 @@ export function webhookJobHandlers(ctx: MailplaneContext, sender: WebhookSender)
     if (!webhook || !webhook.enabled) return;
     const post: WebhookPost = { webhook, eventId, body, ...(replayId !== undefined && { replayId }) };
     const result = await sender.attempt(post);
-    if (!result) throw new RetryJobError('the webhook or its account has its most POSTs under way', { runAt: ctx.clock.now() + config.busyDelayMs, countAttempt: false });
+    if (!result)
+      throw new RetryJobError('the webhook or its account has its most POSTs under way', {
+        runAt: ctx.clock.now() + config.busyDelayMs,
+        countAttempt: false,
+      });
     // job.attempts counts this run: the retry with index job.attempts - 1 has just failed.
     const next = result.ok || !result.retry ? undefined : config.retryDelaysMs[job.attempts];
     const runAt = next === undefined ? null : ctx.clock.now() + next;

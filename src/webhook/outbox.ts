@@ -67,7 +67,10 @@ export function withWebhookOutbox(store: MailplaneStore, options: WebhookOutboxO
       }
       const now = options.clock.now();
       if (!known || known.until <= now) {
-        known = { subscribed: (await tx.webhooks.listEnabledForEvent(accountId, toggle)).length > 0, until: now + WEBHOOK_PRESENCE_TTL_MS };
+        known = {
+          subscribed: (await tx.webhooks.listEnabledForEvent(accountId, toggle)).length > 0,
+          until: now + WEBHOOK_PRESENCE_TTL_MS,
+        };
         presence.set(key, known);
       }
       return known.subscribed;
@@ -88,23 +91,34 @@ export function withWebhookOutbox(store: MailplaneStore, options: WebhookOutboxO
      * Runs `write` and then the outbox in one transaction. Outside a transaction it opens one and
      * runs `write` against its (wrapped) store, whose method then takes the branch below.
      */
-    const outboxed = async (events: readonly EventRecord[], write: (s: MailplaneStore) => Promise<void>): Promise<void> => {
+    const outboxed = async (
+      events: readonly EventRecord[],
+      write: (s: MailplaneStore) => Promise<void>,
+    ): Promise<void> => {
       if (!transaction) return wrapped.transaction((tx) => write(tx));
       await write(inner);
       const out = await wanted(inner, events);
       if (out.length === 0) return;
-      await enqueueJobs<MailplaneJobs>(inner, options.clock.now(), [{ kind: WEBHOOK_EVENTS_JOB, payload: { events: out } }]);
+      await enqueueJobs<MailplaneJobs>(inner, options.clock.now(), [
+        { kind: WEBHOOK_EVENTS_JOB, payload: { events: out } },
+      ]);
       transaction.enqueued = true;
     };
     const messages: MessageStore = Object.create(inner.messages, {
       addEvents: { value: (events: readonly EventRecord[]) => outboxed(events, (s) => s.messages.addEvents(events)) },
       insertAccepted: {
-        value: (...args: Parameters<MessageStore['insertAccepted']>) => outboxed(args[2], (s) => s.messages.insertAccepted(...args)),
+        value: (...args: Parameters<MessageStore['insertAccepted']>) =>
+          outboxed(args[2], (s) => s.messages.insertAccepted(...args)),
       },
     });
-    const forgetting = <K extends 'create' | 'update' | 'delete'>(name: K, accountIdOf: (args: Parameters<WebhookStore[K]>) => number) => ({
+    const forgetting = <K extends 'create' | 'update' | 'delete'>(
+      name: K,
+      accountIdOf: (args: Parameters<WebhookStore[K]>) => number,
+    ) => ({
       value: async (...args: Parameters<WebhookStore[K]>) => {
-        const result = await (inner.webhooks[name] as (...a: Parameters<WebhookStore[K]>) => ReturnType<WebhookStore[K]>)(...args);
+        const result = await (
+          inner.webhooks[name] as (...a: Parameters<WebhookStore[K]>) => ReturnType<WebhookStore[K]>
+        )(...args);
         forget(accountIdOf(args));
         return result;
       },

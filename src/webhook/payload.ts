@@ -18,7 +18,12 @@ export interface WebhookReplayMark {
  * carry `emailMessage.copyOf`, the recipient's message it is a copy of. A replayed event also carries
  * `replay`: the replay's `id` and `requestedAt` (ns), inside the signed body (docs/webhooks.md).
  */
-export function webhookPayload(event: EventRecord, message: MessageRecord, batch: SendBatchRecord, replay?: WebhookReplayMark): string {
+export function webhookPayload(
+  event: EventRecord,
+  message: MessageRecord,
+  batch: SendBatchRecord,
+  replay?: WebhookReplayMark,
+): string {
   const c = batch.content;
   // stringifyJson: `submittedAt` is nanoseconds, beyond 2^53, written digit for digit.
   return stringifyJson({

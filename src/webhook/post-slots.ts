@@ -96,7 +96,9 @@ export class WebhookPostSlots {
   }
 }
 
-const both = (first: ReleaseSlot, second: ReleaseSlot): ReleaseSlot => () => {
-  second();
-  first();
-};
+const both =
+  (first: ReleaseSlot, second: ReleaseSlot): ReleaseSlot =>
+  () => {
+    second();
+    first();
+  };

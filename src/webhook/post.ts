@@ -13,7 +13,8 @@ import { checkWebhookTarget, classifyAddress } from './target.js';
 import { signWebhookPayload, standardWebhookHeaders, WEBHOOK_SIGNATURE_HEADER } from './signature.js';
 
 /** What one attempt came to. `retry: false`: trying again cannot help (the target is refused). */
-export type WebhookAttempt = { ok: true; status: number } | { ok: false; retry: boolean; error: string; status?: number };
+export type WebhookAttempt =
+  { ok: true; status: number } | { ok: false; retry: boolean; error: string; status?: number };
 
 /** What {@link postWebhook} needs besides the target. */
 export interface PostWebhookOptions {
@@ -77,7 +78,10 @@ function drainAnswer(res: IncomingMessage, deadlineMs: number): void {
 }
 
 /** The addresses to connect to for `host` (an IP literal stands for itself), or why there are none. */
-async function addressesOf(host: string, resolver: PostWebhookOptions['resolver']): Promise<{ ok: true; addresses: string[] } | { ok: false; error: string }> {
+async function addressesOf(
+  host: string,
+  resolver: PostWebhookOptions['resolver'],
+): Promise<{ ok: true; addresses: string[] } | { ok: false; error: string }> {
   if (classifyAddress(host) !== 'invalid') return { ok: true, addresses: [host] };
   const [v4, v6] = await Promise.all([resolver.resolveA(host), resolver.resolveAaaa(host)]);
   const addresses = [...(v4.ok ? v4.records : []), ...(v6.ok ? v6.records : [])];
@@ -93,14 +97,24 @@ async function addressesOf(host: string, resolver: PostWebhookOptions['resolver'
  * refused without a connection and is not retried. The promise settles with the headers; the body
  * is read afterwards, within `bodyTimeoutMs`, only to keep the connection.
  */
-export async function postWebhook(url: string, body: string, secrets: readonly string[], options: PostWebhookOptions): Promise<WebhookAttempt> {
+export async function postWebhook(
+  url: string,
+  body: string,
+  secrets: readonly string[],
+  options: PostWebhookOptions,
+): Promise<WebhookAttempt> {
   const check = checkWebhookTarget(url, { allowPrivateTargets: options.allowPrivateTargets });
   if (!check.allowed) return { ok: false, retry: false, error: `target refused: ${check.category} address` };
   const resolved = await addressesOf(check.host, options.resolver);
   if (!resolved.ok) return { ok: false, retry: true, error: resolved.error };
   if (!options.allowPrivateTargets) {
     const refused = resolved.addresses.find((address) => classifyAddress(address) !== 'public');
-    if (refused) return { ok: false, retry: false, error: `target refused: ${check.host} resolves to ${classifyAddress(refused)} address ${refused}` };
+    if (refused)
+      return {
+        ok: false,
+        retry: false,
+        error: `target refused: ${check.host} resolves to ${classifyAddress(refused)} address ${refused}`,
+      };
   }
   const address = resolved.addresses[0]!;
   const family = address.includes(':') ? 6 : 4;
@@ -136,11 +150,18 @@ export async function postWebhook(url: string, body: string, secrets: readonly s
     const req = (secure ? httpsRequest : httpRequest)(target, requestOptions, (res: IncomingMessage) => {
       const status = res.statusCode ?? 0;
       // Decided by the status line: the receiver has answered, whatever its body does next.
-      settle(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, retry: true, status, error: `HTTP ${status}` });
+      settle(
+        status >= 200 && status < 300
+          ? { ok: true, status }
+          : { ok: false, retry: true, status, error: `HTTP ${status}` },
+      );
       drainAnswer(res, options.bodyTimeoutMs);
     });
     const abandon = (reason: string) => req.destroy(new Error(reason));
-    const connectTimer = setTimeout(() => abandon(`no connection within ${options.connectTimeoutMs} ms`), options.connectTimeoutMs);
+    const connectTimer = setTimeout(
+      () => abandon(`no connection within ${options.connectTimeoutMs} ms`),
+      options.connectTimeoutMs,
+    );
     const headersTimer = setTimeout(() => abandon(`no response within ${options.timeoutMs} ms`), options.timeoutMs);
     req.once('socket', (socket: Socket) => {
       const connected = () => clearTimeout(connectTimer);

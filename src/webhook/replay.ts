@@ -65,7 +65,11 @@ export function queuedReplayToWire(replay: QueuedReplay): z.output<typeof queued
 /** Refuses a range that is inverted, empty or longer than the retention period (whose events are gone anyway). */
 function checkRange(ctx: MailplaneContext, request: ReplayRequest): void {
   if (request.to <= request.from) {
-    throw new ValidationError('the replay range is empty or inverted: `to` must be after `from`', [{ path: 'to', message: 'must be after from' }], 'REPLAY_RANGE_INVERTED');
+    throw new ValidationError(
+      'the replay range is empty or inverted: `to` must be after `from`',
+      [{ path: 'to', message: 'must be after from' }],
+      'REPLAY_RANGE_INVERTED',
+    );
   }
   const days = ctx.config.retention.days;
   if (days > 0 && request.to - request.from > BigInt(days) * DAY_NS) {
@@ -78,30 +82,54 @@ function checkRange(ctx: MailplaneContext, request: ReplayRequest): void {
 }
 
 /** Starts a replay of `request` for the account's webhook `id` (see the module comment). */
-export async function startReplay(ctx: MailplaneContext, accountId: number, id: number | null, request: ReplayRequest): Promise<QueuedReplay> {
+export async function startReplay(
+  ctx: MailplaneContext,
+  accountId: number,
+  id: number | null,
+  request: ReplayRequest,
+): Promise<QueuedReplay> {
   const webhook = await webhookService.get(ctx, accountId, id);
   checkRange(ctx, request);
   if (!webhook.enabled) {
-    throw new ValidationError('the webhook is disabled: enable it before replaying events to it', [{ path: 'webhook', message: 'disabled' }], 'WEBHOOK_DISABLED');
+    throw new ValidationError(
+      'the webhook is disabled: enable it before replaying events to it',
+      [{ path: 'webhook', message: 'disabled' }],
+      'WEBHOOK_DISABLED',
+    );
   }
   const now = ctx.clock.now();
   const windowStart = Math.floor(now / HOUR_MS) * HOUR_MS;
   const retryAfter = Math.max(1, Math.ceil((windowStart + HOUR_MS - now) / 1000));
   const hourly = { bucket: `webhook:${webhook.id}:replays`, windowStart, limit: ctx.config.webhooks.replaysPerHour };
   const limited = () =>
-    new RateLimitedError(`this webhook may start ${hourly.limit} replays an hour; retry in ${retryAfter} s`, retryAfter, 'REPLAY_RATE_LIMITED');
+    new RateLimitedError(
+      `this webhook may start ${hourly.limit} replays an hour; retry in ${retryAfter} s`,
+      retryAfter,
+      'REPLAY_RATE_LIMITED',
+    );
   // Read first (cost 0): a refused request must not take the claim.
   const [used] = await ctx.store.rateLimits.hit([{ ...hourly, cost: 0 }]);
   if (used!.used >= hourly.limit) throw limited();
   const replayId = ctx.ids.uuid();
   const at = nowNs(ctx.clock);
-  if (!(await ctx.store.webhooks.claimReplay(accountId, webhook.id, { replayId, at, staleBefore: at - msToNs(REPLAY_STALE_MS) }))) {
-    throw new RateLimitedError('a replay is already running for this webhook; retry when it has ended', 60, 'REPLAY_IN_PROGRESS');
+  if (
+    !(await ctx.store.webhooks.claimReplay(accountId, webhook.id, {
+      replayId,
+      at,
+      staleBefore: at - msToNs(REPLAY_STALE_MS),
+    }))
+  ) {
+    throw new RateLimitedError(
+      'a replay is already running for this webhook; retry when it has ended',
+      60,
+      'REPLAY_IN_PROGRESS',
+    );
   }
   try {
     const [counted] = await ctx.store.rateLimits.hit([{ ...hourly, cost: 1 }]);
     if (!counted!.admitted) throw limited();
-    const eventTypes = request.eventTypes && request.eventTypes.length > 0 ? [...new Set(request.eventTypes)].sort() : undefined;
+    const eventTypes =
+      request.eventTypes && request.eventTypes.length > 0 ? [...new Set(request.eventTypes)].sort() : undefined;
     const payload = {
       accountId,
       webhookId: webhook.id,
@@ -112,7 +140,14 @@ export async function startReplay(ctx: MailplaneContext, accountId: number, id: 
       ...(eventTypes && { eventTypes }),
     };
     await ctx.jobs.enqueue([{ kind: WEBHOOK_REPLAY_JOB, payload, dedupeKey: `${replayId}:start` }]);
-    return { id: replayId, webhookId: webhook.id, from: request.from, to: request.to, eventTypes: eventTypes ?? null, requestedAt: at };
+    return {
+      id: replayId,
+      webhookId: webhook.id,
+      from: request.from,
+      to: request.to,
+      eventTypes: eventTypes ?? null,
+      requestedAt: at,
+    };
   } catch (error) {
     await ctx.store.webhooks.releaseReplay(accountId, webhook.id, replayId);
     throw error;
@@ -120,7 +155,8 @@ export async function startReplay(ctx: MailplaneContext, accountId: number, id: 
 }
 
 /** Whether the webhook wants an event of this type and metadata at all (one of its switches is on). */
-const wants = (webhook: WebhookRecord, type: number, metadata: Record<string, unknown>) => togglesForEvent(type, metadata).some((toggle) => webhook[toggle]);
+const wants = (webhook: WebhookRecord, type: number, metadata: Record<string, unknown>) =>
+  togglesForEvent(type, metadata).some((toggle) => webhook[toggle]);
 
 /** The handler of {@link WEBHOOK_REPLAY_JOB}: one batch, then the next job or the end of the claim. */
 export function replayJobHandler(ctx: MailplaneContext, sender: WebhookSender): JobHandler {
@@ -132,7 +168,14 @@ export function replayJobHandler(ctx: MailplaneContext, sender: WebhookSender): 
     if (!webhook.enabled) return ctx.store.webhooks.releaseReplay(accountId, webhookId, replayId);
     const at = nowNs(ctx.clock);
     // Another replay took over a claim this one let go stale: this one ends.
-    if (!(await ctx.store.webhooks.claimReplay(accountId, webhookId, { replayId, at, staleBefore: at - msToNs(REPLAY_STALE_MS) }))) return;
+    if (
+      !(await ctx.store.webhooks.claimReplay(accountId, webhookId, {
+        replayId,
+        at,
+        staleBefore: at - msToNs(REPLAY_STALE_MS),
+      }))
+    )
+      return;
     const limit = ctx.config.webhooks.replayBatchSize;
     const page = await ctx.store.messages.listActivityEvents(
       { accountId, from: BigInt(from), to: BigInt(to), ...(eventTypes && { eventTypes }) },
@@ -141,10 +184,18 @@ export function replayJobHandler(ctx: MailplaneContext, sender: WebhookSender): 
     const mark = { id: replayId, requestedAt: BigInt(requestedAt) };
     const posts: WebhookPost[] = page
       .filter(({ event }) => wants(webhook, event.type, event.metadata))
-      .map(({ event, message, batch }) => ({ webhook, eventId: event.id, body: webhookPayload(event, message, batch, mark), replayId }));
+      .map(({ event, message, batch }) => ({
+        webhook,
+        eventId: event.id,
+        body: webhookPayload(event, message, batch, mark),
+        replayId,
+      }));
     // The account has its most POSTs under way: this batch runs again later, its claim renewed then.
     if ((await sender.postAll(posts)).busy.length > 0) {
-      throw new RetryJobError('the webhook or its account has its most POSTs under way', { runAt: ctx.clock.now() + ctx.config.webhooks.busyDelayMs, countAttempt: false });
+      throw new RetryJobError('the webhook or its account has its most POSTs under way', {
+        runAt: ctx.clock.now() + ctx.config.webhooks.busyDelayMs,
+        countAttempt: false,
+      });
     }
     const last = page.at(-1);
     if (page.length < limit || !last) {
@@ -152,6 +203,12 @@ export function replayJobHandler(ctx: MailplaneContext, sender: WebhookSender): 
       return ctx.store.webhooks.releaseReplay(accountId, webhookId, replayId);
     }
     const next = { at: last.event.created.toString(), id: last.event.id };
-    await ctx.jobs.enqueue([{ kind: WEBHOOK_REPLAY_JOB, payload: { ...job.payload, after: next }, dedupeKey: `${replayId}:${next.at}:${next.id}` }]);
+    await ctx.jobs.enqueue([
+      {
+        kind: WEBHOOK_REPLAY_JOB,
+        payload: { ...job.payload, after: next },
+        dedupeKey: `${replayId}:${next.at}:${next.id}`,
+      },
+    ]);
   });
 }

@@ -41,7 +41,12 @@ const MAX_LOGGED_ERROR = 300;
  * The delivery log row of one attempt. `retryAtMs`: when the retry queued for a failure is due,
  * `null` when none is (the retries ran out: `gave-up`; a failure that is not retried: `failed`).
  */
-export function deliveryLogEntry(post: WebhookPost, attempt: number, result: TimedWebhookAttempt, retryAtMs: number | null): NewWebhookDelivery {
+export function deliveryLogEntry(
+  post: WebhookPost,
+  attempt: number,
+  result: TimedWebhookAttempt,
+  retryAtMs: number | null,
+): NewWebhookDelivery {
   const outcome = result.ok ? 'delivered' : !result.retry ? 'failed' : retryAtMs !== null ? 'will-retry' : 'gave-up';
   return {
     accountId: post.webhook.accountId,
@@ -96,7 +101,12 @@ export function webhookSender(ctx: MailplaneContext): WebhookSender {
     if (result.ok && webhook.failingSince === null) return;
     if (!result.ok && webhook.failingSince !== null && webhook.failingSince > at - disableAfter) return;
     const reason = disabledReason(webhook.failingSince ?? at, config.disableAfterMs, result.ok ? '' : result.error);
-    const disabled = await ctx.store.webhooks.recordDeliveryOutcome(webhook.accountId, webhook.id, { ok: result.ok, at, disableAfter, reason });
+    const disabled = await ctx.store.webhooks.recordDeliveryOutcome(webhook.accountId, webhook.id, {
+      ok: result.ok,
+      at,
+      disableAfter,
+      reason,
+    });
     if (disabled) {
       ctx.logger.warn('webhook: disabled after failing without a success', {
         webhookId: disabled.id,
@@ -131,7 +141,12 @@ export function webhookSender(ctx: MailplaneContext): WebhookSender {
     const result: TimedWebhookAttempt = { ...posted, at, durationMs: Math.round(performance.now() - started) };
     ctx.metrics.webhookDeliveries.inc({ result: result.ok ? 'delivered' : result.retry ? 'failed' : 'refused' });
     if (!result.ok && !result.retry) {
-      ctx.logger.warn('webhook: delivery refused, not retried', { webhookId: webhook.id, accountId: webhook.accountId, eventId: post.eventId, error: result.error });
+      ctx.logger.warn('webhook: delivery refused, not retried', {
+        webhookId: webhook.id,
+        accountId: webhook.accountId,
+        eventId: post.eventId,
+        error: result.error,
+      });
     }
     await record(webhook, result);
     return result;
@@ -147,7 +162,10 @@ export function webhookSender(ctx: MailplaneContext): WebhookSender {
       await ctx.store.webhooks.recordDeliveries(entries);
     } catch (error) {
       // The log is for people reading it; the events were posted whatever it says.
-      ctx.logger.warn('webhook: the delivery log could not be written', { attempts: entries.length, error: error instanceof Error ? error.message : String(error) });
+      ctx.logger.warn('webhook: the delivery log could not be written', {
+        attempts: entries.length,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   };
 
@@ -163,7 +181,13 @@ export function webhookSender(ctx: MailplaneContext): WebhookSender {
       entries.push(deliveryLogEntry(post, 1, result, runAt));
       if (runAt === null) return;
       const { webhook, eventId, body, replayId } = post;
-      const payload = { accountId: webhook.accountId, webhookId: webhook.id, eventId, body, ...(replayId !== undefined && { replayId }) };
+      const payload = {
+        accountId: webhook.accountId,
+        webhookId: webhook.id,
+        eventId,
+        body,
+        ...(replayId !== undefined && { replayId }),
+      };
       const dedupeKey = `${webhook.id}:${eventId}${replayId === undefined ? '' : `:${replayId}`}`;
       retries.push({ kind: WEBHOOK_RETRY_JOB, payload, runAt, dedupeKey });
     };

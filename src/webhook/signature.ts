@@ -31,7 +31,11 @@ function mac(secret: string, timestamp: number, body: SignedBody): Buffer {
 }
 
 /** The Standard Webhooks headers (lower-case, as they reach a receiver). */
-export const STANDARD_WEBHOOK_HEADERS = { id: 'webhook-id', timestamp: 'webhook-timestamp', signature: 'webhook-signature' } as const;
+export const STANDARD_WEBHOOK_HEADERS = {
+  id: 'webhook-id',
+  timestamp: 'webhook-timestamp',
+  signature: 'webhook-signature',
+} as const;
 
 /**
  * The HMAC key of a `whsec_` secret under the Standard Webhooks scheme: the base64 decoding of the
@@ -54,11 +58,17 @@ export function standardWebhookKey(secret: string): Buffer {
  * const headers = standardWebhookHeaders([secret], event.id, Math.floor(Date.now() / 1000), body);
  * // { 'webhook-id': '…', 'webhook-timestamp': '1700000000', 'webhook-signature': 'v1,K5oZ…=' }
  */
-export function standardWebhookHeaders(secrets: readonly string[], id: string, timestamp: number, body: SignedBody): Record<string, string> {
+export function standardWebhookHeaders(
+  secrets: readonly string[],
+  id: string,
+  timestamp: number,
+  body: SignedBody,
+): Record<string, string> {
   if (!Number.isSafeInteger(timestamp) || timestamp < 0) throw new RangeError('timestamp must be whole UNIX seconds');
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   const signatures = secrets.map(
-    (secret) => `v1,${createHmac('sha256', standardWebhookKey(secret)).update(`${id}.${timestamp}.`).update(bytes).digest('base64')}`,
+    (secret) =>
+      `v1,${createHmac('sha256', standardWebhookKey(secret)).update(`${id}.${timestamp}.`).update(bytes).digest('base64')}`,
   );
   return {
     [STANDARD_WEBHOOK_HEADERS.id]: id,

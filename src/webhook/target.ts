@@ -13,14 +13,7 @@ import { isIPv4, isIPv6 } from 'node:net';
  * - `invalid`: not an http(s) URL with a host.
  */
 export type TargetCategory =
-  | 'public'
-  | 'hostname'
-  | 'loopback'
-  | 'private'
-  | 'link-local'
-  | 'unspecified'
-  | 'reserved'
-  | 'invalid';
+  'public' | 'hostname' | 'loopback' | 'private' | 'link-local' | 'unspecified' | 'reserved' | 'invalid';
 
 /** Options of {@link checkWebhookTarget}; `allowPrivateTargets` is the `webhooks.allowPrivateTargets` setting. */
 export interface WebhookTargetOptions {
@@ -37,7 +30,11 @@ export interface WebhookTargetCheck {
   host: string;
 }
 
-type Range = readonly [base: bigint, prefix: number, category: Exclude<TargetCategory, 'public' | 'hostname' | 'invalid'>];
+type Range = readonly [
+  base: bigint,
+  prefix: number,
+  category: Exclude<TargetCategory, 'public' | 'hostname' | 'invalid'>,
+];
 
 const v4 = (dotted: string): bigint => dotted.split('.').reduce((acc, part) => (acc << 8n) | BigInt(Number(part)), 0n);
 
@@ -132,7 +129,10 @@ export function checkWebhookTarget(url: string | URL, options: WebhookTargetOpti
   if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.hostname === '') {
     return { allowed: false, category: 'invalid', host: '' };
   }
-  const host = parsed.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = parsed.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   let category = classifyAddress(host);
   if (category === 'invalid') {
     category = host === 'localhost' || host.endsWith('.localhost') ? 'loopback' : 'hostname';

@@ -3,7 +3,10 @@ import { epochNsSchema } from '../model/wire-schemas.js';
 import type { WebhookDeliveryRecord, WebhookRecord, WebhookToggle } from '../store/index.js';
 import { pickToggles, WEBHOOK_TOGGLES } from './toggles.js';
 
-const toggleFields = Object.fromEntries(WEBHOOK_TOGGLES.map((toggle) => [toggle, z.boolean()])) as Record<WebhookToggle, z.ZodBoolean>;
+const toggleFields = Object.fromEntries(WEBHOOK_TOGGLES.map((toggle) => [toggle, z.boolean()])) as Record<
+  WebhookToggle,
+  z.ZodBoolean
+>;
 
 /** The wire shape of {@link webhookToWire}: the reference's `Webhook`. */
 export const webhookWireSchema = z.object({
@@ -45,7 +48,10 @@ export function webhookToWire(record: WebhookRecord): z.output<typeof webhookWir
 }
 
 /** {@link webhookToWire} plus the plaintext signing secret; only for the response that made the secret. */
-export function webhookWithSecretToWire(record: WebhookRecord, secret: string): z.output<typeof webhookWithSecretWireSchema> {
+export function webhookWithSecretToWire(
+  record: WebhookRecord,
+  secret: string,
+): z.output<typeof webhookWithSecretWireSchema> {
   return { ...webhookToWire(record), secret };
 }
 

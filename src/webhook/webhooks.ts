@@ -38,23 +38,33 @@ export interface WebhookWithSecret {
 export function disabledReason(failingSince: bigint, disableAfterMs: number, lastError: string): string {
   const since = new Date(Number(failingSince / 1_000_000n)).toISOString();
   const days = Math.round((disableAfterMs / 86_400_000) * 10) / 10;
-  return `every delivery attempt failed for ${days} days (since ${since}) without a success; last error: ${lastError}`.slice(0, 500);
+  return `every delivery attempt failed for ${days} days (since ${since}) without a success; last error: ${lastError}`.slice(
+    0,
+    500,
+  );
 }
 
-const notFound = (id: number | string) => new NotFoundError('WEBHOOK_NOT_FOUND', `no webhook with id ${id} in this account`);
+const notFound = (id: number | string) =>
+  new NotFoundError('WEBHOOK_NOT_FOUND', `no webhook with id ${id} in this account`);
 
 const duplicateUrl = (url: string) =>
   new ConflictError('WEBHOOK_URL_TAKEN', `a webhook with the URL ${url} already exists in this account`);
 
 /** Only the switches present in `input`, so an update leaves the others alone. */
 function givenToggles(input: Partial<WebhookToggles>): Partial<WebhookToggles> {
-  return Object.fromEntries(WEBHOOK_TOGGLES.flatMap((toggle) => (input[toggle] === undefined ? [] : [[toggle, input[toggle]]])));
+  return Object.fromEntries(
+    WEBHOOK_TOGGLES.flatMap((toggle) => (input[toggle] === undefined ? [] : [[toggle, input[toggle]]])),
+  );
 }
 
 /** Operations on the webhooks of one account, as the `/account/webhook` endpoints use them. */
 export const webhookService = {
   /** Creates a webhook with a fresh signing secret; switches not given are off, `enabled` defaults to on. */
-  async create(ctx: MailplaneContext, accountId: number, input: CreateWebhookInput): Promise<Required<WebhookWithSecret>> {
+  async create(
+    ctx: MailplaneContext,
+    accountId: number,
+    input: CreateWebhookInput,
+  ): Promise<Required<WebhookWithSecret>> {
     const secret = generateWebhookSecret();
     const outcome = await ctx.store.webhooks.create({
       accountId,
@@ -79,7 +89,12 @@ export const webhookService = {
     return record;
   },
 
-  async update(ctx: MailplaneContext, accountId: number, id: number | null, input: UpdateWebhookInput): Promise<WebhookWithSecret> {
+  async update(
+    ctx: MailplaneContext,
+    accountId: number,
+    id: number | null,
+    input: UpdateWebhookInput,
+  ): Promise<WebhookWithSecret> {
     if (id === null) throw notFound('given');
     const rotation = input.rotateSecret === true ? this.rotation(ctx) : undefined;
     const patch: WebhookPatch = {
@@ -116,7 +131,11 @@ export const webhookService = {
   },
 
   /** Rotates the signing secret: answers the new one (shown once) and the webhook. */
-  async rotateSecret(ctx: MailplaneContext, accountId: number, id: number | null): Promise<Required<WebhookWithSecret>> {
+  async rotateSecret(
+    ctx: MailplaneContext,
+    accountId: number,
+    id: number | null,
+  ): Promise<Required<WebhookWithSecret>> {
     const { webhook, secret } = await this.update(ctx, accountId, id, { rotateSecret: true });
     return { webhook, secret: secret! };
   },
@@ -127,7 +146,10 @@ export const webhookService = {
    */
   signingSecrets(ctx: MailplaneContext, webhook: WebhookRecord, now: bigint = nowNs(ctx.clock)): string[] {
     const current = ctx.secrets.decrypt(webhook.secretSealed);
-    const previous = webhook.previousSecretSealed !== null && (webhook.previousSecretUntil ?? 0n) > now ? ctx.secrets.decrypt(webhook.previousSecretSealed) : null;
+    const previous =
+      webhook.previousSecretSealed !== null && (webhook.previousSecretUntil ?? 0n) > now
+        ? ctx.secrets.decrypt(webhook.previousSecretSealed)
+        : null;
     return previous === null ? [current] : [current, previous];
   },
 };

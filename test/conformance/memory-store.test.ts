@@ -26,10 +26,14 @@ describe('in-memory store: isolation and ownership', () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const transaction = store.transaction(async (tx) => {
-      await tx.stats.increment([{ accountId: account.id, subAccountId: 1, day: '2026-01-01', group: '', counters: { processed: 1 } }]);
+      await tx.stats.increment([
+        { accountId: account.id, subAccountId: 1, day: '2026-01-01', group: '', counters: { processed: 1 } },
+      ]);
       await held;
     });
-    const outside = store.stats.increment([{ accountId: account.id, subAccountId: 1, day: '2026-01-01', group: '', counters: { processed: 10 } }]);
+    const outside = store.stats.increment([
+      { accountId: account.id, subAccountId: 1, day: '2026-01-01', group: '', counters: { processed: 10 } },
+    ]);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect((await store.stats.total({ accountId: account.id }, '2026-01-01', '2026-01-01')).processed).toBe(0);
     release();

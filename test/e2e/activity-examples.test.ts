@@ -18,7 +18,11 @@ describe.each(cases)('activity through the %s example on %s', (name, kind) => {
   beforeAll(async () => {
     const database = await freshDatabaseUrl(kind);
     drop = database.drop;
-    server = await startExample(name, { MAILPLANE_DATABASE_URL: database.url, MAILPLANE_METRICS: '1', MAILPLANE_LOG_LEVEL: 'info' });
+    server = await startExample(name, {
+      MAILPLANE_DATABASE_URL: database.url,
+      MAILPLANE_METRICS: '1',
+      MAILPLANE_LOG_LEVEL: 'info',
+    });
   });
   afterAll(async () => {
     await server?.stop();
@@ -41,7 +45,9 @@ describe.each(cases)('activity through the %s example on %s', (name, kind) => {
     expect(created.status, created.text).toBe(201);
     const sub = { 'x-subaccount-apikey': json<{ apiKey: string }>(created).apiKey };
     const domain = json<{ id: number }>(await call('/subaccount/domain', sub, { name: 'acme.test' }));
-    expect(json<{ verified: boolean }>(await call(`/subaccount/domain/${domain.id}/verify`, sub, {})).verified).toBe(true);
+    expect(json<{ verified: boolean }>(await call(`/subaccount/domain/${domain.id}/verify`, sub, {})).verified).toBe(
+      true,
+    );
     const sent = await call('/subaccount/email', sub, {
       from: { email: 'hello@acme.test', name: 'Acme' },
       to: [{ email: 'ada@example.com', name: 'Ada' }],
@@ -54,12 +60,22 @@ describe.each(cases)('activity through the %s example on %s', (name, kind) => {
 
     // The recipient, in another case, finds it; its status moves to delivered once the catcher has it.
     type Page<T> = { items: T[]; nextCursor: string | null };
-    const byRecipient = () => call('/account/message?recipient=ADA@Example.com', account).then((a) => json<Page<{ messageID: string; status: string }>>(a));
-    await expect.poll(async () => (await byRecipient()).items.map((m) => [m.messageID, m.status]), POLL).toEqual([[messageId, 'delivered']]);
+    const byRecipient = () =>
+      call('/account/message?recipient=ADA@Example.com', account).then((a) =>
+        json<Page<{ messageID: string; status: string }>>(a),
+      );
+    await expect
+      .poll(async () => (await byRecipient()).items.map((m) => [m.messageID, m.status]), POLL)
+      .toEqual([[messageId, 'delivered']]);
     expect((await byRecipient()).nextCursor).toBeNull();
     // The sub-account's own event list, newest first: Delivered (2) after Processed (0).
-    const events = json<Page<{ type: number; messageID: string }>>(await call('/subaccount/event?recipient=ada@example.com', sub));
-    expect(events.items.map((e) => [e.type, e.messageID])).toEqual([[2, messageId], [0, messageId]]);
+    const events = json<Page<{ type: number; messageID: string }>>(
+      await call('/subaccount/event?recipient=ada@example.com', sub),
+    );
+    expect(events.items.map((e) => [e.type, e.messageID])).toEqual([
+      [2, messageId],
+      [0, messageId],
+    ]);
     // Another recipient has nothing.
     expect(json<Page<unknown>>(await call('/account/message?recipient=bob@example.com', account)).items).toEqual([]);
 
@@ -68,17 +84,30 @@ describe.each(cases)('activity through the %s example on %s', (name, kind) => {
     expect(csv.type).toContain('text/csv');
     const rows = csv.text.trimEnd().split('\r\n');
     expect(rows[0]).toBe('messageID,submittedAt,subAccountID,status,from,to,subject,groups,attempt,ipPool');
-    expect(rows.slice(1).map((row) => row.split(',').slice(0, 1).concat(row.split(',').slice(3, 6)))).toEqual([[messageId, 'delivered', 'hello@acme.test', 'ada@example.com']]);
+    expect(rows.slice(1).map((row) => row.split(',').slice(0, 1).concat(row.split(',').slice(3, 6)))).toEqual([
+      [messageId, 'delivered', 'hello@acme.test', 'ada@example.com'],
+    ]);
     const ndjson = await call(`/subaccount/event/export?messageId=${messageId}`, sub);
     expect(ndjson.type).toContain('application/x-ndjson');
-    expect(ndjson.text.trimEnd().split('\n').map((line) => (JSON.parse(line) as { type: number }).type)).toEqual([2, 0]);
+    expect(
+      ndjson.text
+        .trimEnd()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { type: number }).type),
+    ).toEqual([2, 0]);
 
     const metrics = await fetch(`${new URL(server.baseUrl).origin}/metrics`).then((r) => r.text());
     expect(metrics).toMatch(/^mailplane_messages_total\{outcome="accepted"\} 1$/m);
     expect(metrics).toMatch(/^mailplane_messages_total\{outcome="delivered"\} 1$/m);
-    expect(metrics).toMatch(/^mailplane_http_requests_total\{method="GET",route="\/account\/message\/export",status="200"\} 1$/m);
+    expect(metrics).toMatch(
+      /^mailplane_http_requests_total\{method="GET",route="\/account\/message\/export",status="200"\} 1$/m,
+    );
     // One JSON access line per request, by route pattern, with no key in it.
-    const access = server.output().split('\n').filter((line) => line.includes('"message":"http request"')).map((line) => JSON.parse(line) as { route: string; status: number });
+    const access = server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"message":"http request"'))
+      .map((line) => JSON.parse(line) as { route: string; status: number });
     expect(access).toContainEqual(expect.objectContaining({ route: '/subaccount/event/export', status: 200 }));
     expect(server.output()).not.toContain(sub['x-subaccount-apikey']);
   });

@@ -16,7 +16,16 @@ const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
 const POLL = { timeout: 10_000 };
 /** The navigation of an account session, in order, ending back at the overview where sign-in lands. */
-const PAGES = ['Activity', 'Sub-accounts', 'Domains', 'Suppressions', 'IPs and pools', 'Webhooks', 'Sandbox inbox', 'Overview'];
+const PAGES = [
+  'Activity',
+  'Sub-accounts',
+  'Domains',
+  'Suppressions',
+  'IPs and pools',
+  'Webhooks',
+  'Sandbox inbox',
+  'Overview',
+];
 
 /**
  * What has focus, as a screen reader would name it: the element's tag, id and text. (A string for
@@ -75,59 +84,64 @@ afterAll(async () => {
   await api?.close();
 });
 
-describe.skipIf(!haveChromium)(`dashboard with the keyboard and a screen reader's view (sqlite)${haveChromium ? '' : ` (skipped: no ${CHROMIUM})`}`, () => {
-  it('signs in, reaches every page and submits a form without the mouse, and names every control', async () => {
-    api = await createTestApi('sqlite');
-    server = await startDashboardServer(api);
-    const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    try {
-      await page.goto(`${server.origin}/dashboard`);
-      await page.getByLabel('Account or sub-account API key').waitFor(POLL);
-      expect(await page.evaluate<string[]>(UNNAMED)).toEqual([]);
-      // Sign in: Tab to the key field, type it, Enter.
-      await tabTo(page, '');
-      expect(await page.evaluate<string>(FOCUSED)).toBe('input#api-key:');
-      await page.keyboard.type(api.accountKey);
-      await page.keyboard.press('Enter');
-      await page.getByRole('navigation', { name: 'Dashboard' }).waitFor(POLL);
-
-      // Signed in, focus is on the page's content, where a screen reader starts reading.
-      await expect.poll(() => page.evaluate<string>(FOCUSED), POLL).toMatch(/^main#main:/);
-      // The skip link comes first of all (before the navigation), and following it returns to the content.
-      await tabTo(page, 'Skip to content', 'Shift+Tab');
-      expect(await press(page, 'Shift+Tab')).toMatch(/^body#:/);
-      await tabTo(page, 'Skip to content');
-      expect(await press(page, 'Enter')).toMatch(/^main#main:/);
-
-      for (const name of PAGES) {
-        // From the content, back through Sign out to the page's link in the navigation; Enter opens it.
-        await tabTo(page, name, 'Shift+Tab');
+describe.skipIf(!haveChromium)(
+  `dashboard with the keyboard and a screen reader's view (sqlite)${haveChromium ? '' : ` (skipped: no ${CHROMIUM})`}`,
+  () => {
+    it('signs in, reaches every page and submits a form without the mouse, and names every control', async () => {
+      api = await createTestApi('sqlite');
+      server = await startDashboardServer(api);
+      const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      try {
+        await page.goto(`${server.origin}/dashboard`);
+        await page.getByLabel('Account or sub-account API key').waitFor(POLL);
+        expect(await page.evaluate<string[]>(UNNAMED)).toEqual([]);
+        // Sign in: Tab to the key field, type it, Enter.
+        await tabTo(page, '');
+        expect(await page.evaluate<string>(FOCUSED)).toBe('input#api-key:');
+        await page.keyboard.type(api.accountKey);
         await page.keyboard.press('Enter');
-        await expect.poll(() => page.getByRole('link', { name, exact: true }).getAttribute('aria-current'), POLL).toBe('page');
-        await expect.poll(() => page.getByText('Loading…').count(), POLL).toBe(0);
-        // Focus moved to the new page's content, where a screen reader starts reading.
+        await page.getByRole('navigation', { name: 'Dashboard' }).waitFor(POLL);
+
+        // Signed in, focus is on the page's content, where a screen reader starts reading.
         await expect.poll(() => page.evaluate<string>(FOCUSED), POLL).toMatch(/^main#main:/);
-        expect(await page.getByRole('heading', { level: 1 }).count(), name).toBeGreaterThanOrEqual(1);
-        expect(await page.evaluate<string[]>(UNNAMED), name).toEqual([]);
-        if (name === 'Sub-accounts') {
-          // A form is filled and sent with the keyboard: Tab to its field, type, Enter.
-          await tabTo(page, '');
-          await page.keyboard.type('Keyboard Co');
+        // The skip link comes first of all (before the navigation), and following it returns to the content.
+        await tabTo(page, 'Skip to content', 'Shift+Tab');
+        expect(await press(page, 'Shift+Tab')).toMatch(/^body#:/);
+        await tabTo(page, 'Skip to content');
+        expect(await press(page, 'Enter')).toMatch(/^main#main:/);
+
+        for (const name of PAGES) {
+          // From the content, back through Sign out to the page's link in the navigation; Enter opens it.
+          await tabTo(page, name, 'Shift+Tab');
           await page.keyboard.press('Enter');
-          await expect.poll(() => page.getByTestId('new-api-key').count(), POLL).toBe(1);
-          await expect.poll(() => page.getByRole('cell', { name: 'Keyboard Co', exact: true }).count(), POLL).toBe(1);
+          await expect
+            .poll(() => page.getByRole('link', { name, exact: true }).getAttribute('aria-current'), POLL)
+            .toBe('page');
+          await expect.poll(() => page.getByText('Loading…').count(), POLL).toBe(0);
+          // Focus moved to the new page's content, where a screen reader starts reading.
+          await expect.poll(() => page.evaluate<string>(FOCUSED), POLL).toMatch(/^main#main:/);
+          expect(await page.getByRole('heading', { level: 1 }).count(), name).toBeGreaterThanOrEqual(1);
           expect(await page.evaluate<string[]>(UNNAMED), name).toEqual([]);
-          // back to the content, from where the next page's link is reached
-          await page.evaluate(`document.getElementById('main').focus()`);
+          if (name === 'Sub-accounts') {
+            // A form is filled and sent with the keyboard: Tab to its field, type, Enter.
+            await tabTo(page, '');
+            await page.keyboard.type('Keyboard Co');
+            await page.keyboard.press('Enter');
+            await expect.poll(() => page.getByTestId('new-api-key').count(), POLL).toBe(1);
+            await expect.poll(() => page.getByRole('cell', { name: 'Keyboard Co', exact: true }).count(), POLL).toBe(1);
+            expect(await page.evaluate<string[]>(UNNAMED), name).toEqual([]);
+            // back to the content, from where the next page's link is reached
+            await page.evaluate(`document.getElementById('main').focus()`);
+          }
         }
+        // The link of the page already shown (Overview, the last one opened) also moves focus to its content.
+        await tabTo(page, 'Overview', 'Shift+Tab');
+        expect(await press(page, 'Enter')).toMatch(/^main#main:/);
+        await page.screenshot({ path: 'test-results/dashboard-keyboard-last-page.png', fullPage: true });
+      } finally {
+        await context.close();
       }
-      // The link of the page already shown (Overview, the last one opened) also moves focus to its content.
-      await tabTo(page, 'Overview', 'Shift+Tab');
-      expect(await press(page, 'Enter')).toMatch(/^main#main:/);
-      await page.screenshot({ path: 'test-results/dashboard-keyboard-last-page.png', fullPage: true });
-    } finally {
-      await context.close();
-    }
-  }, 60_000);
-});
+    }, 60_000);
+  },
+);

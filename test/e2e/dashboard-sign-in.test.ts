@@ -27,27 +27,32 @@ afterAll(async () => {
   await api?.close();
 });
 
-describe.skipIf(!haveChromium)(`dashboard sign-in in Chromium (sqlite)${haveChromium ? '' : ` (skipped: no ${CHROMIUM})`}`, () => {
-  it("signs in with the operator's own account key, and refuses one the API refuses", async () => {
-    api = await createTestApi('sqlite');
-    const chosen = 'operators-own-key-for-the-console';
-    await api.mailplane.ensureAccount({ apiKey: chosen });
-    server = await startDashboardServer(api);
-    const page = await browser!.newPage();
-    await page.goto(`${server.origin}/dashboard`);
-    const keyField = page.getByLabel('Account or sub-account API key');
+describe.skipIf(!haveChromium)(
+  `dashboard sign-in in Chromium (sqlite)${haveChromium ? '' : ` (skipped: no ${CHROMIUM})`}`,
+  () => {
+    it("signs in with the operator's own account key, and refuses one the API refuses", async () => {
+      api = await createTestApi('sqlite');
+      const chosen = 'operators-own-key-for-the-console';
+      await api.mailplane.ensureAccount({ apiKey: chosen });
+      server = await startDashboardServer(api);
+      const page = await browser!.newPage();
+      await page.goto(`${server.origin}/dashboard`);
+      const keyField = page.getByLabel('Account or sub-account API key');
 
-    await keyField.fill('not-a-key');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByText('this is not a valid account or sub-account API key').count(), POLL).toBe(1);
+      await keyField.fill('not-a-key');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expect
+        .poll(() => page.getByText('this is not a valid account or sub-account API key').count(), POLL)
+        .toBe(1);
 
-    await keyField.fill(chosen);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    const navigation = page.getByRole('navigation', { name: 'Dashboard' });
-    await navigation.waitFor(POLL);
-    // The session works: a page that reads the API through it lists the account's sub-accounts.
-    await navigation.getByRole('link', { name: 'Sub-accounts', exact: true }).click();
-    await expect.poll(() => page.getByRole('cell', { name: 'Default', exact: true }).count(), POLL).toBe(1);
-    await page.close();
-  });
-});
+      await keyField.fill(chosen);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const navigation = page.getByRole('navigation', { name: 'Dashboard' });
+      await navigation.waitFor(POLL);
+      // The session works: a page that reads the API through it lists the account's sub-accounts.
+      await navigation.getByRole('link', { name: 'Sub-accounts', exact: true }).click();
+      await expect.poll(() => page.getByRole('cell', { name: 'Default', exact: true }).count(), POLL).toBe(1);
+      await page.close();
+    });
+  },
+);

@@ -27,7 +27,11 @@ describe('the data files of the express example', () => {
   it('are the owner’s only under umask 000: directory 0700, database, WAL, shared memory and secret 0600', async () => {
     const parent = mkdtempSync(join(tmpdir(), 'mailplane-files-'));
     const dataDir = join(parent, 'nested', 'data');
-    const server = await startExample('express', { MAILPLANE_DATA_DIR: dataDir, MAILPLANE_DATABASE_URL: `sqlite:${join(dataDir, 'mailplane.db')}` }, { umask: '000' });
+    const server = await startExample(
+      'express',
+      { MAILPLANE_DATA_DIR: dataDir, MAILPLANE_DATABASE_URL: `sqlite:${join(dataDir, 'mailplane.db')}` },
+      { umask: '000' },
+    );
     try {
       await write(server.baseUrl, server.accountKey);
       expect(modeOf(join(parent, 'nested'))).toBe('0700');
@@ -48,17 +52,30 @@ describe('the data files of the express example', () => {
     chmodSync(dataDir, 0o755);
     // left by an earlier version: world-readable secret and database
     writeFileSync(join(dataDir, 'secret'), 'an-earlier-secret-an-earlier-secret-00\n', { mode: 0o644 });
-    const earlier = await openKyselyStore({ url: `sqlite:${join(dataDir, 'mailplane.db')}`, logger: { warn: () => undefined } });
+    const earlier = await openKyselyStore({
+      url: `sqlite:${join(dataDir, 'mailplane.db')}`,
+      logger: { warn: () => undefined },
+    });
     await earlier.close();
     chmodSync(join(dataDir, 'secret'), 0o644);
     chmodSync(join(dataDir, 'mailplane.db'), 0o644);
-    const server = await startExample('express', { MAILPLANE_DATA_DIR: dataDir, MAILPLANE_DATABASE_URL: `sqlite:${join(dataDir, 'mailplane.db')}` });
+    const server = await startExample('express', {
+      MAILPLANE_DATA_DIR: dataDir,
+      MAILPLANE_DATABASE_URL: `sqlite:${join(dataDir, 'mailplane.db')}`,
+    });
     try {
       await write(server.baseUrl, server.accountKey);
       // once per start: the store (the SQLite file's directory) and the secret (the data directory) check the same one
-      expect(server.output().match(/"level":"warn","message":"data directory readable by other users","directory":"[^"]+","mode":"0755"/g)).toHaveLength(1);
+      expect(
+        server
+          .output()
+          .match(
+            /"level":"warn","message":"data directory readable by other users","directory":"[^"]+","mode":"0755"/g,
+          ),
+      ).toHaveLength(1);
       expect(modeOf(dataDir)).toBe('0755');
-      for (const file of ['mailplane.db', 'mailplane.db-wal', 'mailplane.db-shm', 'secret']) expect(modeOf(join(dataDir, file)), file).toBe('0600');
+      for (const file of ['mailplane.db', 'mailplane.db-wal', 'mailplane.db-shm', 'secret'])
+        expect(modeOf(join(dataDir, file)), file).toBe('0600');
     } finally {
       await server.stop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -72,14 +89,22 @@ describe('openKyselyStore on SQLite', () => {
     const warnings: string[] = [];
     try {
       const dir = join(parent, 'a', 'b');
-      const store = await openKyselyStore({ url: `sqlite:${join(dir, 'm.db')}`, logger: { warn: (message) => warnings.push(message) } });
+      const store = await openKyselyStore({
+        url: `sqlite:${join(dir, 'm.db')}`,
+        logger: { warn: (message) => warnings.push(message) },
+      });
       expect([modeOf(join(parent, 'a')), modeOf(dir)]).toEqual(['0700', '0700']);
       expect(modeOf(join(dir, 'm.db'))).toBe('0600');
       expect(modeOf(join(dir, 'm.db-wal'))).toBe('0600');
       await store.close();
       mkdirSync(join(parent, 'open'), { mode: 0o755 });
       chmodSync(join(parent, 'open'), 0o755);
-      await (await openKyselyStore({ url: `sqlite:${join(parent, 'open', 'm.db')}`, logger: { warn: (message) => warnings.push(message) } })).close();
+      await (
+        await openKyselyStore({
+          url: `sqlite:${join(parent, 'open', 'm.db')}`,
+          logger: { warn: (message) => warnings.push(message) },
+        })
+      ).close();
       expect(warnings).toEqual(['data directory readable by other users']);
     } finally {
       rmSync(parent, { recursive: true, force: true });

@@ -9,7 +9,10 @@ describe('sending-domain verification through the express example', () => {
   let server: ExampleServer;
   beforeAll(async () => {
     dns = await startTestDnsServer();
-    dns.txt(defaultDomainRecordsConfig.returnPathTarget, `v=spf1 include:${defaultDomainRecordsConfig.spfInclude} ~all`);
+    dns.txt(
+      defaultDomainRecordsConfig.returnPathTarget,
+      `v=spf1 include:${defaultDomainRecordsConfig.spfInclude} ~all`,
+    );
     server = await startExample('express', { MAILPLANE_DNS_SERVERS: dns.address });
   });
   afterAll(async () => {
@@ -28,13 +31,18 @@ describe('sending-domain verification through the express example', () => {
   };
 
   it('verifies a domain over HTTP once its records are published on the DNS server', async () => {
-    const sub = (await call('POST', '/account/subaccount', { 'x-account-apikey': server.accountKey }, { name: 'Hooli' })).body.apiKey;
+    const sub = (
+      await call('POST', '/account/subaccount', { 'x-account-apikey': server.accountKey }, { name: 'Hooli' })
+    ).body.apiKey;
     const key = { 'x-subaccount-apikey': sub };
     const domain = (await call('POST', '/subaccount/domain', key, { name: 'Mail.Hooli.test' })).body;
 
     const before = await call('POST', `/subaccount/domain/${domain.id}/verify`, key);
     expect(before.status).toBe(200);
-    expect(before.body).toMatchObject({ verified: false, dkimFailureReason: 'DKIM TXT record at mp1._domainkey.mail.hooli.test not found' });
+    expect(before.body).toMatchObject({
+      verified: false,
+      dkimFailureReason: 'DKIM TXT record at mp1._domainkey.mail.hooli.test not found',
+    });
 
     dns.txt(domain.dkim.host, domain.dkim.textValue);
     dns.cname(domain.returnPath.host, domain.returnPath.textValue);
@@ -45,10 +53,20 @@ describe('sending-domain verification through the express example', () => {
     const after = await call('POST', `/subaccount/domain/${domain.id}/verify`, key);
     expect(after.status).toBe(200);
     expect(schemaErrors('Domain', after.body)).toEqual([]);
-    expect(after.body).toMatchObject({ verified: true, dkimVerified: true, returnPathVerified: true, trackVerified: true, dmarcVerified: true, spfVerified: true, dkimFailureReason: '' });
+    expect(after.body).toMatchObject({
+      verified: true,
+      dkimVerified: true,
+      returnPathVerified: true,
+      trackVerified: true,
+      dmarcVerified: true,
+      spfVerified: true,
+      dkimFailureReason: '',
+    });
     expect(after.body.dnsProvider).toBe('Amazon Route 53');
     const read = await call('GET', `/subaccount/domain/${domain.id}`, key);
     expect(read.body).toEqual(after.body);
-    expect((await call('POST', `/subaccount/domain/${domain.id}/verify`, { 'x-account-apikey': server.accountKey })).status).toBe(401);
+    expect(
+      (await call('POST', `/subaccount/domain/${domain.id}/verify`, { 'x-account-apikey': server.accountKey })).status,
+    ).toBe(401);
   });
 });

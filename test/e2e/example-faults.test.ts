@@ -42,7 +42,10 @@ describe.each(['express', 'koa'] as const)('the %s example under faulty requests
   beforeAll(async () => {
     dns = await startTestDnsServer();
     sink = await startSmtpSink();
-    dns.txt(defaultDomainRecordsConfig.returnPathTarget, `v=spf1 include:${defaultDomainRecordsConfig.spfInclude} ~all`);
+    dns.txt(
+      defaultDomainRecordsConfig.returnPathTarget,
+      `v=spf1 include:${defaultDomainRecordsConfig.spfInclude} ~all`,
+    );
     dns.set('rcpt.test', 'MX', [{ exchange: 'mx.rcpt.test', preference: 10 }]);
     dns.set('mx.rcpt.test', 'A', ['127.0.0.1']);
     server = await startExample(name, { MAILPLANE_DNS_SERVERS: dns.address, MAILPLANE_MX_PORT: String(sink.port) });
@@ -87,17 +90,25 @@ describe.each(['express', 'koa'] as const)('the %s example under faulty requests
       htmlBody: '<html><body><a href="https://example.org/€uro?q=ä#ö">Euro</a></body></html>',
       trackClicks: true,
     });
-    await vi.waitFor(() => expect(sink.received.find((m) => m.mailFrom.includes(entry.messageId))).toBeDefined(), { timeout: 30_000, interval: 50 });
+    await vi.waitFor(() => expect(sink.received.find((m) => m.mailFrom.includes(entry.messageId))).toBeDefined(), {
+      timeout: 30_000,
+      interval: 50,
+    });
     const mail = await simpleParser(sink.received.find((m) => m.mailFrom.includes(entry.messageId))!.raw);
     const link = new URL(/href="([^"]+)"/.exec(String(mail.html))![1]!.replace(/&amp;/g, '&'));
     expect(link.searchParams.get('url')).toBe('https://example.org/€uro?q=ä#ö');
     const answer = await rawGet(port, `${link.pathname}${link.search}`);
     expect(answer.status).toBe(302);
     expect(answer.headers.location).toBe('https://example.org/%E2%82%ACuro?q=%C3%A4#%C3%B6');
-    await vi.waitFor(async () => {
-      const view = await ok('GET', `/account/message/${entry.messageId}`, { 'x-account-apikey': server.accountKey });
-      expect(view.events.find((e: Json) => e.type === 6)?.eventMetadata?.clickedURL).toBe('https://example.org/€uro?q=ä#ö');
-    }, { timeout: 10_000, interval: 50 });
+    await vi.waitFor(
+      async () => {
+        const view = await ok('GET', `/account/message/${entry.messageId}`, { 'x-account-apikey': server.accountKey });
+        expect(view.events.find((e: Json) => e.type === 6)?.eventMetadata?.clickedURL).toBe(
+          'https://example.org/€uro?q=ä#ö',
+        );
+      },
+      { timeout: 10_000, interval: 50 },
+    );
     await alive();
   }, 60_000);
 });

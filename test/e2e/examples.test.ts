@@ -40,10 +40,18 @@ describe.each(['express', 'koa'] as const)('the %s example server', (name) => {
   });
 
   it('answers malformed JSON, oversized bodies and missing keys with JSON errors', async () => {
-    expect(await call('POST', '/account/subaccount', '{"name":')).toMatchObject({ status: 422, body: { code: 'MALFORMED_JSON' } });
+    expect(await call('POST', '/account/subaccount', '{"name":')).toMatchObject({
+      status: 422,
+      body: { code: 'MALFORMED_JSON' },
+    });
     const huge = JSON.stringify({ name: 'x'.repeat(10_000_000) });
-    expect(await call('POST', '/account/subaccount', huge)).toMatchObject({ status: 413, body: { code: 'PAYLOAD_TOO_LARGE' } });
-    expect(await call('GET', '/account/subaccount', undefined, { 'x-account-apikey': '' })).toMatchObject({ status: 401 });
+    expect(await call('POST', '/account/subaccount', huge)).toMatchObject({
+      status: 413,
+      body: { code: 'PAYLOAD_TOO_LARGE' },
+    });
+    expect(await call('GET', '/account/subaccount', undefined, { 'x-account-apikey': '' })).toMatchObject({
+      status: 401,
+    });
   });
 
   it('serves the OpenAPI document at /api/v1/openapi.json without a key', async () => {
@@ -57,10 +65,25 @@ describe.each(['express', 'koa'] as const)('the %s example server', (name) => {
   it('routes a scheduled send and its cancel routes (docs/sending.md, "Scheduled sending")', async () => {
     const [defaultSub] = (await call('GET', '/account/subaccount')).body;
     const sub = { 'x-subaccount-apikey': defaultSub.apiKey };
-    const past = await call('POST', '/subaccount/email', { from: { email: 'a@example.com' }, to: [{ email: 'b@example.org' }], subject: 's', textBody: 't', sendAt: '2000-01-01T00:00:00Z' }, sub);
+    const past = await call(
+      'POST',
+      '/subaccount/email',
+      {
+        from: { email: 'a@example.com' },
+        to: [{ email: 'b@example.org' }],
+        subject: 's',
+        textBody: 't',
+        sendAt: '2000-01-01T00:00:00Z',
+      },
+      sub,
+    );
     expect(past).toMatchObject({ status: 422, body: { code: 'SEND_AT_IN_PAST' } });
-    expect(await call('DELETE', '/subaccount/email/00000000-0000-4000-8000-000000000000', undefined, sub)).toMatchObject({ status: 406, body: { code: 'MESSAGE_NOT_FOUND' } });
-    expect(await call('DELETE', '/subaccount/email/batch/00000000-0000-4000-8000-000000000000/', undefined, sub)).toMatchObject({ status: 406, body: { code: 'BATCH_NOT_FOUND' } });
+    expect(
+      await call('DELETE', '/subaccount/email/00000000-0000-4000-8000-000000000000', undefined, sub),
+    ).toMatchObject({ status: 406, body: { code: 'MESSAGE_NOT_FOUND' } });
+    expect(
+      await call('DELETE', '/subaccount/email/batch/00000000-0000-4000-8000-000000000000/', undefined, sub),
+    ).toMatchObject({ status: 406, body: { code: 'BATCH_NOT_FOUND' } });
   });
 
   it('serves the dashboard at /dashboard, and signs in with the printed key', async () => {
@@ -70,7 +93,11 @@ describe.each(['express', 'koa'] as const)('the %s example server', (name) => {
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(await page.text()).toContain('src="/dashboard/assets/app.js"');
     expect((await fetch(`${origin}/dashboard/assets/app.js`)).status).toBe(200);
-    const signIn = await fetch(`${origin}/dashboard/session`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: JSON.stringify({ apiKey: server.accountKey }) });
+    const signIn = await fetch(`${origin}/dashboard/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin },
+      body: JSON.stringify({ apiKey: server.accountKey }),
+    });
     expect(signIn.status).toBe(200);
     const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
     const subAccounts = await fetch(`${origin}/dashboard/api/v1/account/subaccount`, { headers: { cookie } });
@@ -95,17 +122,38 @@ describe('the express example with a configured account key', () => {
 
 describe.each(['express', 'koa'] as const)('the %s example with its SMTP servers', (name) => {
   it('starts the relay and the bounce receiver from the environment, and both answer SMTP', async () => {
-    const server = await startExample(name, { MAILPLANE_SMTP_PORT: '0', MAILPLANE_BOUNCE_PORT: '0', MAILPLANE_SMTP_MAX_CONNECTIONS_PER_ADDRESS: '2' });
+    const server = await startExample(name, {
+      MAILPLANE_SMTP_PORT: '0',
+      MAILPLANE_BOUNCE_PORT: '0',
+      MAILPLANE_SMTP_MAX_CONNECTIONS_PER_ADDRESS: '2',
+    });
     try {
-      const portOf = (what: string) => Number(new RegExp(`SMTP ${what}[^\\n]* listening on 127\\.0\\.0\\.1:(\\d+)`).exec(server.output())![1]);
-      const relay = nodemailer.createTransport({ host: '127.0.0.1', port: portOf('relay'), ignoreTLS: true, auth: { user: 'smtp_nobody', pass: 'wrong' } });
+      const portOf = (what: string) =>
+        Number(new RegExp(`SMTP ${what}[^\\n]* listening on 127\\.0\\.0\\.1:(\\d+)`).exec(server.output())![1]);
+      const relay = nodemailer.createTransport({
+        host: '127.0.0.1',
+        port: portOf('relay'),
+        ignoreTLS: true,
+        auth: { user: 'smtp_nobody', pass: 'wrong' },
+      });
       await expect(relay.verify()).rejects.toMatchObject({ responseCode: 535 });
-      const bounces = nodemailer.createTransport({ host: '127.0.0.1', port: portOf('bounce and complaint receiver'), ignoreTLS: true });
-      await expect(bounces.sendMail({ envelope: { from: 'MAILER-DAEMON@mx.example', to: ['someone@example.org'] }, raw: 'Subject: x\r\n\r\nx\r\n' })).rejects.toMatchObject({ responseCode: 550 });
+      const bounces = nodemailer.createTransport({
+        host: '127.0.0.1',
+        port: portOf('bounce and complaint receiver'),
+        ignoreTLS: true,
+      });
+      await expect(
+        bounces.sendMail({
+          envelope: { from: 'MAILER-DAEMON@mx.example', to: ['someone@example.org'] },
+          raw: 'Subject: x\r\n\r\nx\r\n',
+        }),
+      ).rejects.toMatchObject({ responseCode: 550 });
       // MAILPLANE_SMTP_MAX_CONNECTIONS_PER_ADDRESS reaches both listeners.
       for (const port of [portOf('relay'), portOf('bounce and complaint receiver')]) {
         const held = [await rawSmtp(port), await rawSmtp(port)];
-        expect((await rawSmtp(port)).greeting).toBe('421 4.7.0 Too many connections from your address, try again later');
+        expect((await rawSmtp(port)).greeting).toBe(
+          '421 4.7.0 Too many connections from your address, try again later',
+        );
         for (const client of held) client.close();
       }
     } finally {

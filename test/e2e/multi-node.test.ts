@@ -25,7 +25,11 @@ describe.skipIf(!pgUrl)('two example nodes on one PostgreSQL', () => {
   it('serve with the same secret, one without workers, and refuse a node with another secret', async () => {
     const first = await startExample('express', { MAILPLANE_DATABASE_URL: url, MAILPLANE_SECRET: SECRET });
     nodes.push(first);
-    const second = await startExample('koa', { MAILPLANE_DATABASE_URL: url, MAILPLANE_SECRET: SECRET, MAILPLANE_WORKERS: 'off' });
+    const second = await startExample('koa', {
+      MAILPLANE_DATABASE_URL: url,
+      MAILPLANE_SECRET: SECRET,
+      MAILPLANE_WORKERS: 'off',
+    });
     nodes.push(second);
     expect(first.accountKey).toMatch(/^mpak_/);
     expect(second.output()).not.toMatch(/account API key/);
@@ -37,14 +41,21 @@ describe.skipIf(!pgUrl)('two example nodes on one PostgreSQL', () => {
       body: JSON.stringify({ name: 'Shared' }),
     });
     expect(sub.status).toBe(201);
-    const listed = await fetch(`${first.baseUrl}/account/subaccount`, { headers: { 'x-account-apikey': first.accountKey } });
-    expect((await listed.json()) as Array<{ name: string }>).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Shared' })]));
+    const listed = await fetch(`${first.baseUrl}/account/subaccount`, {
+      headers: { 'x-account-apikey': first.accountKey },
+    });
+    expect((await listed.json()) as Array<{ name: string }>).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'Shared' })]),
+    );
 
     const ready = async (node: ExampleServer) => (await fetch(`${new URL(node.baseUrl).origin}/readyz`)).json();
     expect(await ready(first)).toMatchObject({ status: 'ready', checks: { jobRunner: 'ok' } });
     expect(await ready(second)).toMatchObject({ status: 'ready', checks: { jobRunner: 'off' } });
 
-    const refused = await runExampleUntilExit('express', { MAILPLANE_DATABASE_URL: url, MAILPLANE_SECRET: `${SECRET}-but-another` });
+    const refused = await runExampleUntilExit('express', {
+      MAILPLANE_DATABASE_URL: url,
+      MAILPLANE_SECRET: `${SECRET}-but-another`,
+    });
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim()).toBe(
       'mailplane: cannot start: this database was set up with another secret: start every node on it with the same secret (stored keys and passwords cannot be read with this one)',

@@ -21,7 +21,11 @@ describe.each(['express', 'koa'] as const)('the %s example started with PORT=0',
   });
 
   const call = async (method: string, path: string, key: Record<string, string>, body?: unknown): Promise<Json> => {
-    const response = await fetch(`${server.baseUrl}${path}`, { method, headers: { 'content-type': 'application/json', ...key }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await fetch(`${server.baseUrl}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...key },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const json = (await response.json()) as Json;
     expect([200, 201], JSON.stringify(json)).toContain(response.status);
     return json;
@@ -31,14 +35,17 @@ describe.each(['express', 'koa'] as const)('the %s example started with PORT=0',
     const account = { 'x-account-apikey': server.accountKey };
     const origin = new URL(server.baseUrl).origin;
     expect(new URL(origin).port).not.toMatch(/^0?$/);
-    const sub = { 'x-subaccount-apikey': (await call('POST', '/account/subaccount', account, { name: 'Links' })).apiKey as string };
+    const sub = {
+      'x-subaccount-apikey': (await call('POST', '/account/subaccount', account, { name: 'Links' })).apiKey as string,
+    };
     const domain = await call('POST', '/subaccount/domain', sub, { name: 'links.test' });
     expect((await call('POST', `/subaccount/domain/${domain.id}/verify`, sub)).verified).toBe(true);
     const [sent] = await call('POST', '/subaccount/email', sub, {
       from: { email: 'news@links.test' },
       to: [{ email: 'ada@example.com' }],
       subject: 'Links',
-      htmlBody: '<html><body><a href="https://example.org/page">Read</a> <a href="{{unsubscribe}}">Unsubscribe</a></body></html>',
+      htmlBody:
+        '<html><body><a href="https://example.org/page">Read</a> <a href="{{unsubscribe}}">Unsubscribe</a></body></html>',
       trackOpens: true,
       trackClicks: true,
     });
@@ -55,12 +62,19 @@ describe.each(['express', 'koa'] as const)('the %s example started with PORT=0',
     const raw = (await call('GET', `/account/sandbox/message/${captured.id}`, account)).raw as string;
     const mail = await simpleParser(raw);
     const html = String(mail.html).replace(/&amp;/g, '&');
-    const listUnsubscribe = /<([^>]+)>/.exec(mail.headerLines.find((line) => line.key === 'list-unsubscribe')?.line ?? '')?.[1];
+    const listUnsubscribe = /<([^>]+)>/.exec(
+      mail.headerLines.find((line) => line.key === 'list-unsubscribe')?.line ?? '',
+    )?.[1];
     const links = [...html.matchAll(/(?:href|src)="([^"]+\/t\/[^"]+)"/g)].map((match) => match[1]!);
     const click = links.find((link) => link.includes('/t/click/'));
     const open = links.find((link) => link.includes('/t/open/'));
     const unsubscribe = links.find((link) => link.includes('/t/unsubscribe/'));
-    expect({ click, open, unsubscribe, listUnsubscribe }).toEqual({ click: expect.any(String), open: expect.any(String), unsubscribe: expect.any(String), listUnsubscribe: expect.any(String) });
+    expect({ click, open, unsubscribe, listUnsubscribe }).toEqual({
+      click: expect.any(String),
+      open: expect.any(String),
+      unsubscribe: expect.any(String),
+      listUnsubscribe: expect.any(String),
+    });
     for (const link of [...links, listUnsubscribe!]) expect(new URL(link).origin, link).toBe(origin);
 
     const redirect = await fetch(click!, { redirect: 'manual' });
@@ -69,7 +83,11 @@ describe.each(['express', 'koa'] as const)('the %s example started with PORT=0',
     const pixel = await fetch(open!);
     expect(pixel.status).toBe(200);
     expect(pixel.headers.get('content-type')).toMatch(/^image\/gif/);
-    const oneClick = await fetch(listUnsubscribe!, { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const oneClick = await fetch(listUnsubscribe!, {
+      method: 'POST',
+      body: 'List-Unsubscribe=One-Click',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(oneClick.status).toBe(200);
     const page = await fetch(unsubscribe!);
     expect(page.status).toBe(200);
@@ -77,7 +95,9 @@ describe.each(['express', 'koa'] as const)('the %s example started with PORT=0',
 
     await vi.waitFor(
       async () => {
-        const types = ((await call('GET', `/account/message/${sent.messageId}`, account)).events as Json[]).map((event) => event.type);
+        const types = ((await call('GET', `/account/message/${sent.messageId}`, account)).events as Json[]).map(
+          (event) => event.type,
+        );
         expect(types).toEqual(expect.arrayContaining([5, 6, 7]));
       },
       { timeout: 10_000, interval: 100 },

@@ -23,7 +23,9 @@ function quickStartCommands(): string[] {
 
 /** One bash session: each command runs in it as typed, its output collected until a marker. */
 function bashSession(env: Record<string, string>) {
-  const bash: ChildProcessWithoutNullStreams = spawn('bash', ['--norc', '--noprofile'], { env: { ...process.env, ...env } });
+  const bash: ChildProcessWithoutNullStreams = spawn('bash', ['--norc', '--noprofile'], {
+    env: { ...process.env, ...env },
+  });
   let output = '';
   bash.stdout.on('data', (chunk) => (output += chunk));
   bash.stderr.on('data', (chunk) => (output += chunk));
@@ -52,19 +54,43 @@ describe.each(['express', 'koa'] as const)('the README quick start on the %s exa
     await hooks?.close();
   });
 
-  const call = async (path: string, key: Record<string, string> = { 'x-account-apikey': server.accountKey }, init: RequestInit = {}) => {
-    const response = await fetch(`${server.baseUrl}${path}`, { ...init, headers: { 'content-type': 'application/json', ...key } });
+  const call = async (
+    path: string,
+    key: Record<string, string> = { 'x-account-apikey': server.accountKey },
+    init: RequestInit = {},
+  ) => {
+    const response = await fetch(`${server.baseUrl}${path}`, {
+      ...init,
+      headers: { 'content-type': 'application/json', ...key },
+    });
     return (await response.json()) as Json;
   };
   const message = (id: string) => call(`/account/message/${id}`);
   const waitFor = <T>(check: () => Promise<T>) => vi.waitFor(check, { timeout: 20_000, interval: 100 });
 
   it('says it runs in sandbox mode and what that means', () => {
-    expect(server.output()).toMatch(/SANDBOX mode: domains under \.test and \.example verify at once .* delivered to the local mail catcher/);
+    expect(server.output()).toMatch(
+      /SANDBOX mode: domains under \.test and \.example verify at once .* delivered to the local mail catcher/,
+    );
   });
 
   it('delivers a DKIM-verified personalised message into the sandbox with the README commands, and the others end in their states', async () => {
-    expect((await call('/account/webhook', undefined, { method: 'POST', body: JSON.stringify({ url: hooks.url, processed: true, dropped: true, delivered: true, hardBounced: true, softBounced: true, spam: true }) })).id).toBeGreaterThan(0);
+    expect(
+      (
+        await call('/account/webhook', undefined, {
+          method: 'POST',
+          body: JSON.stringify({
+            url: hooks.url,
+            processed: true,
+            dropped: true,
+            delivered: true,
+            hardBounced: true,
+            softBounced: true,
+            spam: true,
+          }),
+        })
+      ).id,
+    ).toBeGreaterThan(0);
     const commands = quickStartCommands();
     expect(commands.filter((line) => line.startsWith('curl') || /^[A-Z]+=\$\(curl/.test(line))).toHaveLength(5);
     const bash = bashSession({ KEY: server.accountKey });
@@ -84,7 +110,12 @@ describe.each(['express', 'koa'] as const)('the README quick start on the %s exa
       const verified = JSON.parse(outputs.find((o) => o.includes('"verified"'))!);
       expect(verified).toMatchObject({ name: 'acme.test', verified: true });
       const captured = JSON.parse(outputs.find((o) => o.includes('"rcptTo"'))!);
-      expect(captured).toMatchObject({ messageId: msg, rcptTo: ['ada@example.com'], subject: 'Welcome, Ada', dkim: { result: 'pass', domain: 'acme.test' } });
+      expect(captured).toMatchObject({
+        messageId: msg,
+        rcptTo: ['ada@example.com'],
+        subject: 'Welcome, Ada',
+        dkim: { result: 'pass', domain: 'acme.test' },
+      });
       expect(captured.raw).toContain('Hello Ada, your account is ready.');
       const last = outputs.at(-1)!;
       const events = JSON.parse(last.slice(0, last.indexOf('}[') + 1));
@@ -93,10 +124,19 @@ describe.each(['express', 'koa'] as const)('the README quick start on the %s exa
       expect(stats[0].stat).toMatchObject({ processed: 1, delivered: 1 });
 
       // bounce@, defer@ and complaint@, from the same sub-account
-      const sent: Json[] = await call('/subaccount/email', { 'x-subaccount-apikey': sub }, {
-        method: 'POST',
-        body: JSON.stringify({ from: { email: 'hello@acme.test' }, to: ['bounce', 'defer', 'complaint'].map((l) => ({ email: `${l}@example.com` })), subject: 'Outcomes', textBody: 'Hi' }),
-      });
+      const sent: Json[] = await call(
+        '/subaccount/email',
+        { 'x-subaccount-apikey': sub },
+        {
+          method: 'POST',
+          body: JSON.stringify({
+            from: { email: 'hello@acme.test' },
+            to: ['bounce', 'defer', 'complaint'].map((l) => ({ email: `${l}@example.com` })),
+            subject: 'Outcomes',
+            textBody: 'Hi',
+          }),
+        },
+      );
       const id = (local: string) => sent.find((s) => s.to === `${local}@example.com`).messageId as string;
       const types = async (local: string) => (await message(id(local))).events.map((e: { type: number }) => e.type);
       await waitFor(async () => expect((await message(id('bounce'))).status).toBe('hard_bounced'));
@@ -108,10 +148,13 @@ describe.each(['express', 'koa'] as const)('the README quick start on the %s exa
       await waitFor(async () => expect(await types('complaint')).toEqual([0, 2, 8]));
       const today = new Date().toISOString().slice(0, 10);
       await waitFor(async () =>
-        expect((await call(`/subaccount/stat?from=${today}&to=${today}`, { 'x-subaccount-apikey': sub }))[0].stat).toMatchObject({ processed: 4, delivered: 2, hardBounced: 1, smtpDropped: 1, spam: 1 }),
+        expect(
+          (await call(`/subaccount/stat?from=${today}&to=${today}`, { 'x-subaccount-apikey': sub }))[0].stat,
+        ).toMatchObject({ processed: 4, delivered: 2, hardBounced: 1, smtpDropped: 1, spam: 1 }),
       );
       await waitFor(async () => {
-        const about = (messageId: string) => hooks.received.filter((d) => d.body.includes(messageId)).map((d) => d.json.event.type);
+        const about = (messageId: string) =>
+          hooks.received.filter((d) => d.body.includes(messageId)).map((d) => d.json.event.type);
         expect(about(msg)).toEqual(expect.arrayContaining([0, 2]));
         expect(about(id('bounce'))).toContain(4);
         expect(about(id('defer'))).toEqual(expect.arrayContaining([3, 1]));

@@ -39,7 +39,10 @@ describe.each(storeKinds)('IP pools through the express example (%s)', (kind) =>
   beforeAll(async () => {
     dns = await startTestDnsServer();
     sink = await startSmtpSink();
-    dns.txt(defaultDomainRecordsConfig.returnPathTarget, `v=spf1 include:${defaultDomainRecordsConfig.spfInclude} ~all`);
+    dns.txt(
+      defaultDomainRecordsConfig.returnPathTarget,
+      `v=spf1 include:${defaultDomainRecordsConfig.spfInclude} ~all`,
+    );
     dns.set('rcpt.test', 'MX', [{ exchange: 'mx.rcpt.test', preference: 10 }]);
     dns.set('mx.rcpt.test', 'A', ['127.0.0.1']);
     // SQLite is the example's default; on PostgreSQL the example runs as a multi-node install would.
@@ -66,24 +69,38 @@ describe.each(storeKinds)('IP pools through the express example (%s)', (kind) =>
   });
 
   async function send(to: string[], ippool: string): Promise<string[]> {
-    const body = { from: { email: 'news@pools.test' }, to: to.map((email) => ({ email })), subject: 'Hi', textBody: 'Hello', ippool };
+    const body = {
+      from: { email: 'news@pools.test' },
+      to: to.map((email) => ({ email })),
+      subject: 'Hi',
+      textBody: 'Hello',
+      ippool,
+    };
     return (await ok('POST', '/subaccount/email', subKey, body)).map((e: Json) => e.messageId);
   }
   async function delivered(ids: string[]): Promise<void> {
     for (const id of ids) {
-      await vi.waitFor(async () => expect((await ok('GET', `/account/message/${id}`, accountKey())).status).toBe('delivered'), { timeout: 30_000, interval: 50 });
+      await vi.waitFor(
+        async () => expect((await ok('GET', `/account/message/${id}`, accountKey())).status).toBe('delivered'),
+        { timeout: 30_000, interval: 50 },
+      );
     }
   }
   const fromSource = (ids: string[]) => {
     const counts: Record<string, number> = {};
-    for (const m of sink.received) if (ids.some((id) => m.mailFrom.includes(id))) counts[m.remoteAddress] = (counts[m.remoteAddress] ?? 0) + 1;
+    for (const m of sink.received)
+      if (ids.some((id) => m.mailFrom.includes(id))) counts[m.remoteAddress] = (counts[m.remoteAddress] ?? 0) + 1;
     return counts;
   };
   const rcpts = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}@rcpt.test`);
 
   it('splits 20 deliveries 4/6/2/8 over IPs weighted 2, 3, 1, 4', async () => {
-    const { allocated } = await ok('PUT', '/account/ip/allocate', accountKey(), { ips: ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'] });
-    const weights = Object.fromEntries(allocated.map((ip: Json, i: number) => [`IP_${ip.id}`, String([2, 3, 1, 4][i])]));
+    const { allocated } = await ok('PUT', '/account/ip/allocate', accountKey(), {
+      ips: ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'],
+    });
+    const weights = Object.fromEntries(
+      allocated.map((ip: Json, i: number) => [`IP_${ip.id}`, String([2, 3, 1, 4][i])]),
+    );
     await ok('POST', '/account/ippool', accountKey(), {
       name: 'Weighted',
       ips: allocated.map((ip: Json) => ({ publicIP: ip.publicIp })),
@@ -98,7 +115,12 @@ describe.each(storeKinds)('IP pools through the express example (%s)', (kind) =>
   it('sends 50 a day from a warming IP to a provider and overflows the rest; the IP shows its plan', async () => {
     const warm = await ok('PUT', '/account/ip/allocate', accountKey(), { ips: ['127.0.0.6'], autoWarmupEnabled: true });
     await ok('PUT', '/account/ip/allocate', accountKey(), { ips: ['127.0.0.7'] });
-    await ok('POST', '/account/ippool', accountKey(), { name: 'Spill', ips: [{ publicIP: '127.0.0.7' }], routingStrategy: 0, routingMetaData: '{}' });
+    await ok('POST', '/account/ippool', accountKey(), {
+      name: 'Spill',
+      ips: [{ publicIP: '127.0.0.7' }],
+      routingStrategy: 0,
+      routingMetaData: '{}',
+    });
     await ok('POST', '/account/ippool', accountKey(), {
       name: 'Warm',
       ips: [{ publicIP: '127.0.0.6' }],
@@ -112,15 +134,27 @@ describe.each(storeKinds)('IP pools through the express example (%s)', (kind) =>
     expect(fromSource(ids)).toEqual({ '127.0.0.6': 50, '127.0.0.7': 3 });
     const view = await ok('GET', `/account/ip/${warm.id}`, accountKey());
     expect(view).toMatchObject({ state: 2, autoWarmupStage: 0 });
-    expect(JSON.parse(view.autoWarmupPlan.defaultWarmupPlan)).toMatchObject({ stage: 0, dailyLimit: 50, sentToday: 50 });
+    expect(JSON.parse(view.autoWarmupPlan.defaultWarmupPlan)).toMatchObject({
+      stage: 0,
+      dailyLimit: 50,
+      sentToday: 50,
+    });
   }, 60_000);
 
   it('takes IPs in turn (0), routes by mailbox provider (1) and by From domain (3)', async () => {
-    const { allocated } = await ok('PUT', '/account/ip/allocate', accountKey(), { ips: ['127.0.0.8', '127.0.0.9', '127.0.0.10', '127.0.0.11', '127.0.0.12', '127.0.0.13'] });
+    const { allocated } = await ok('PUT', '/account/ip/allocate', accountKey(), {
+      ips: ['127.0.0.8', '127.0.0.9', '127.0.0.10', '127.0.0.11', '127.0.0.12', '127.0.0.13'],
+    });
     const [a, b, c, d, e, f] = allocated.map((ip: Json) => ip.id);
-    const members = (...ids: number[]) => allocated.filter((ip: Json) => ids.includes(ip.id)).map((ip: Json) => ({ publicIP: ip.publicIp }));
+    const members = (...ids: number[]) =>
+      allocated.filter((ip: Json) => ids.includes(ip.id)).map((ip: Json) => ({ publicIP: ip.publicIp }));
     const list = (id: number) => JSON.stringify([`IP_${id}`]);
-    await ok('POST', '/account/ippool', accountKey(), { name: 'Turns', ips: members(a, b), routingStrategy: 0, routingMetaData: '{}' });
+    await ok('POST', '/account/ippool', accountKey(), {
+      name: 'Turns',
+      ips: members(a, b),
+      routingStrategy: 0,
+      routingMetaData: '{}',
+    });
     await ok('POST', '/account/ippool', accountKey(), {
       name: 'Providers',
       ips: members(c, d),

@@ -39,7 +39,12 @@ function expectRefusedBeforeAnyOutput(exit: ExampleExit): string[] {
 }
 
 /** The table's entry that sets exactly `env`. */
-const entry = (env: Record<string, string>): BadConfiguration => cases.find((candidate) => JSON.stringify(Object.keys(candidate.env)) === JSON.stringify(Object.keys(env)) && Object.entries(env).every(([name, value]) => candidate.env[name] === value))!;
+const entry = (env: Record<string, string>): BadConfiguration =>
+  cases.find(
+    (candidate) =>
+      JSON.stringify(Object.keys(candidate.env)) === JSON.stringify(Object.keys(env)) &&
+      Object.entries(env).every(([name, value]) => candidate.env[name] === value),
+  )!;
 
 describe('the example servers refuse a bad configuration before printing anything', () => {
   it('naming every bad variable of the table at once, one line each (express)', async () => {
@@ -57,12 +62,15 @@ describe('the example servers refuse a bad configuration before printing anythin
     ['express', entry({ MAILPLANE_SECRET: 'only-twenty-chars-ok' })],
     ['koa', entry({ MAILPLANE_LOG_LEVEL: 'verbose' })],
   ];
-  it.each(oneByOne.map(([name, bad]) => [name, bad.variable, bad.reason, bad] as const))('%s: %s (%s)', async (name, _variable, _reason, bad) => {
-    const [line, ...more] = expectRefusedBeforeAnyOutput(await runExampleUntilExit(name, bad.env));
-    expect(more).toEqual([]);
-    expect(line).toContain(`mailplane: cannot start: ${bad.variable}=`);
-    expect(line).toContain(`: ${bad.reason}; accepted: `);
-  });
+  it.each(oneByOne.map(([name, bad]) => [name, bad.variable, bad.reason, bad] as const))(
+    '%s: %s (%s)',
+    async (name, _variable, _reason, bad) => {
+      const [line, ...more] = expectRefusedBeforeAnyOutput(await runExampleUntilExit(name, bad.env));
+      expect(more).toEqual([]);
+      expect(line).toContain(`mailplane: cannot start: ${bad.variable}=`);
+      expect(line).toContain(`: ${bad.reason}; accepted: `);
+    },
+  );
 });
 
 describe.each(['express', 'koa'] as const)('the %s example refuses to start', (name) => {
@@ -73,7 +81,11 @@ describe.each(['express', 'koa'] as const)('the %s example refuses to start', (n
     try {
       const exit = await runExampleUntilExit(name, { PORT: String(port) });
       expect(exit.code).toBe(1);
-      expect(onlyLine(exit.stderr)).toMatch(new RegExp(`^mailplane: cannot start: cannot listen on 127\\.0\\.0\\.1:${port}: the port is already in use \\(set PORT to a free one, or stop the other server\\)`));
+      expect(onlyLine(exit.stderr)).toMatch(
+        new RegExp(
+          `^mailplane: cannot start: cannot listen on 127\\.0\\.0\\.1:${port}: the port is already in use \\(set PORT to a free one, or stop the other server\\)`,
+        ),
+      );
       expect(exit.stdout).not.toMatch(/listening on http/);
     } finally {
       await new Promise((resolve) => taken.close(resolve));
@@ -82,10 +94,14 @@ describe.each(['express', 'koa'] as const)('the %s example refuses to start', (n
 
   it('when the PostgreSQL server cannot be reached, without printing the URL', async () => {
     const port = await closedPort();
-    const exit = await runExampleUntilExit(name, { MAILPLANE_DATABASE_URL: `postgres://postgres:hunter2@127.0.0.1:${port}/mailplane` });
+    const exit = await runExampleUntilExit(name, {
+      MAILPLANE_DATABASE_URL: `postgres://postgres:hunter2@127.0.0.1:${port}/mailplane`,
+    });
     expect(exit.code).toBe(1);
     const line = onlyLine(exit.stderr);
-    expect(line).toBe(`mailplane: cannot start: MAILPLANE_DATABASE_URL: the PostgreSQL database cannot be reached: connect ECONNREFUSED 127.0.0.1:${port}`);
+    expect(line).toBe(
+      `mailplane: cannot start: MAILPLANE_DATABASE_URL: the PostgreSQL database cannot be reached: connect ECONNREFUSED 127.0.0.1:${port}`,
+    );
     expect(line).not.toContain('hunter2');
   });
 });

@@ -31,21 +31,38 @@ describe.each(storeKinds)('access logs on %s', (kind) => {
     const api = await createTestApi(kind, { logger });
     cleanups.push(() => api.close());
 
-    const listed = await api.call('GET', '/account/subaccount', { account: api.accountKey, headers: { 'x-request-id': 'req-42.a_b' } });
+    const listed = await api.call('GET', '/account/subaccount', {
+      account: api.accountKey,
+      headers: { 'x-request-id': 'req-42.a_b' },
+    });
     expect(listed.status).toBe(200);
     expect(listed.headers['x-request-id']).toBe('req-42.a_b');
-    const missing = await api.call('GET', '/account/subaccount/987654', { account: api.accountKey, headers: { 'x-request-id': 'bad id with spaces' } });
+    const missing = await api.call('GET', '/account/subaccount/987654', {
+      account: api.accountKey,
+      headers: { 'x-request-id': 'bad id with spaces' },
+    });
     expect(missing.status).toBe(406);
     const generated = missing.headers['x-request-id']!;
     expect(generated).toMatch(/^[0-9a-f-]{36}$/);
-    const long = await api.call('GET', '/account/subaccount', { account: api.accountKey, headers: { 'x-request-id': 'x'.repeat(65) } });
+    const long = await api.call('GET', '/account/subaccount', {
+      account: api.accountKey,
+      headers: { 'x-request-id': 'x'.repeat(65) },
+    });
     expect(long.headers['x-request-id']).not.toBe('x'.repeat(65));
-    const unauthorized = await api.call('GET', '/account/subaccount', { account: 'mpak_wrongwrongwrongwrongwrongwrong1' });
+    const unauthorized = await api.call('GET', '/account/subaccount', {
+      account: 'mpak_wrongwrongwrongwrongwrongwrong1',
+    });
     expect(unauthorized.status).toBe(401);
 
     const access = lines().filter((line) => line.message === 'http request');
     expect(access).toHaveLength(4);
-    expect(access[0]).toMatchObject({ level: 'info', method: 'GET', route: '/account/subaccount', status: 200, requestId: 'req-42.a_b' });
+    expect(access[0]).toMatchObject({
+      level: 'info',
+      method: 'GET',
+      route: '/account/subaccount',
+      status: 200,
+      requestId: 'req-42.a_b',
+    });
     expect(typeof access[0]!.durationMs).toBe('number');
     expect(typeof access[0]!.time).toBe('string');
     expect(access[1]).toMatchObject({ route: '/account/subaccount/:subaccount_id', status: 406, requestId: generated });
@@ -64,15 +81,38 @@ describe.each(storeKinds)('access logs on %s', (kind) => {
     cleanups.push(() => relay.close());
     const { port } = await relay.listen(0, '127.0.0.1');
     const auth = env.sender.subAccount.smtpAuths[0]!;
-    const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, auth: { user: auth.username, pass: auth.password } });
-    await transport.sendMail({ from: `news@${env.sender.domain.name}`, to: `ann@${RCPT_DOMAIN}`, subject: 'Hi', text: 'secret body text' });
+    const transport = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port,
+      secure: false,
+      ignoreTLS: true,
+      auth: { user: auth.username, pass: auth.password },
+    });
+    await transport.sendMail({
+      from: `news@${env.sender.domain.name}`,
+      to: `ann@${RCPT_DOMAIN}`,
+      subject: 'Hi',
+      text: 'secret body text',
+    });
     transport.close();
-    const bad = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, auth: { user: auth.username, pass: 'not-the-password' } });
-    await expect(bad.sendMail({ from: `news@${env.sender.domain.name}`, to: `ann@${RCPT_DOMAIN}`, text: 'x' })).rejects.toThrow();
+    const bad = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port,
+      secure: false,
+      ignoreTLS: true,
+      auth: { user: auth.username, pass: 'not-the-password' },
+    });
+    await expect(
+      bad.sendMail({ from: `news@${env.sender.domain.name}`, to: `ann@${RCPT_DOMAIN}`, text: 'x' }),
+    ).rejects.toThrow();
     bad.close();
 
     let sessions: Array<Record<string, unknown>> = [];
-    await expect.poll(() => (sessions = lines().filter((line) => line.message === 'smtp relay: session closed')).length, { timeout: 10_000 }).toBe(2);
+    await expect
+      .poll(() => (sessions = lines().filter((line) => line.message === 'smtp relay: session closed')).length, {
+        timeout: 10_000,
+      })
+      .toBe(2);
     expect(sessions[0]).toMatchObject({ level: 'info', client: '127.0.0.1', authenticated: true, messagesAccepted: 1 });
     expect(sessions[1]).toMatchObject({ authenticated: false, messagesAccepted: 0 });
     expect(typeof sessions[0]!.durationMs).toBe('number');
@@ -81,7 +121,14 @@ describe.each(storeKinds)('access logs on %s', (kind) => {
     expect(all).not.toContain('not-the-password');
     expect(all).not.toContain('secret body text');
 
-    const metrics = (await env.api.mailplane.handleMetrics({ method: 'GET', path: '/metrics', headers: {}, query: new URLSearchParams() })).body;
+    const metrics = (
+      await env.api.mailplane.handleMetrics({
+        method: 'GET',
+        path: '/metrics',
+        headers: {},
+        query: new URLSearchParams(),
+      })
+    ).body;
     expect(metrics).toContain('mailplane_smtp_sessions_total{listener="smtp relay"} 2');
     expect(metrics).toContain('mailplane_smtp_auth_failures_total 1');
   });
@@ -103,10 +150,21 @@ describe.each(storeKinds)('access logs on %s', (kind) => {
     transport.close();
     await env.waitForStatus(entry!.messageId, 'hard_bounced');
 
-    await expect.poll(() => lines().filter((line) => line.message === 'bounce receiver: session closed').length, { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(() => lines().filter((line) => line.message === 'bounce receiver: session closed').length, {
+        timeout: 10_000,
+      })
+      .toBe(1);
     const session = lines().find((line) => line.message === 'bounce receiver: session closed')!;
     expect(session).toMatchObject({ client: '127.0.0.1', authenticated: false, messagesAccepted: 1 });
-    const metrics = (await env.api.mailplane.handleMetrics({ method: 'GET', path: '/metrics', headers: {}, query: new URLSearchParams() })).body;
+    const metrics = (
+      await env.api.mailplane.handleMetrics({
+        method: 'GET',
+        path: '/metrics',
+        headers: {},
+        query: new URLSearchParams(),
+      })
+    ).body;
     expect(metrics).toContain('mailplane_bounce_reports_total{kind="failed",outcome="hard-bounced"} 1');
     expect(metrics).toContain('mailplane_smtp_sessions_total{listener="bounce receiver"} 1');
   });

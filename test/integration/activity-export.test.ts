@@ -42,30 +42,49 @@ describe.each(storeKinds)('activity exports on %s', (kind) => {
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
   }
 
-  it.each(Object.keys(bridges) as Array<keyof typeof bridges>)('streams every matching message as NDJSON through the %s bridge, past one store page', async (bridge) => {
-    const sent = new Set<string>();
-    for (let i = 0; i < 3; i += 1) {
-      const to = Array.from({ length: 250 }, (_, n) => `r${i}-${n}@example.org`);
-      const result = await api.call('POST', '/subaccount/email', { sub: shop.subAccount.apiKey, body: sendBody('news@shop.example.com', to) });
-      for (const entry of result.body) sent.add(entry.messageId);
-    }
-    await api.call('POST', '/subaccount/email', { sub: blog.subAccount.apiKey, body: sendBody('news@blog.example.com', ['other@example.org']) });
-    const base = await serve(bridge);
-    const response = await fetch(`${base}/subaccount/message/export`, { headers: { 'x-subaccount-apikey': shop.subAccount.apiKey } });
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8');
-    const lines = (await response.text()).split('\n');
-    expect(lines.pop()).toBe('');
-    const items = lines.map((line) => JSON.parse(line) as { messageID: string; subAccountID: number; status: string });
-    expect(items).toHaveLength(750);
-    expect(new Set(items.map((m) => m.messageID))).toEqual(sent);
-    expect(items.every((m) => m.subAccountID === shop.subAccount.id && m.status === 'queued')).toBe(true);
-  });
+  it.each(Object.keys(bridges) as Array<keyof typeof bridges>)(
+    'streams every matching message as NDJSON through the %s bridge, past one store page',
+    async (bridge) => {
+      const sent = new Set<string>();
+      for (let i = 0; i < 3; i += 1) {
+        const to = Array.from({ length: 250 }, (_, n) => `r${i}-${n}@example.org`);
+        const result = await api.call('POST', '/subaccount/email', {
+          sub: shop.subAccount.apiKey,
+          body: sendBody('news@shop.example.com', to),
+        });
+        for (const entry of result.body) sent.add(entry.messageId);
+      }
+      await api.call('POST', '/subaccount/email', {
+        sub: blog.subAccount.apiKey,
+        body: sendBody('news@blog.example.com', ['other@example.org']),
+      });
+      const base = await serve(bridge);
+      const response = await fetch(`${base}/subaccount/message/export`, {
+        headers: { 'x-subaccount-apikey': shop.subAccount.apiKey },
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8');
+      const lines = (await response.text()).split('\n');
+      expect(lines.pop()).toBe('');
+      const items = lines.map(
+        (line) => JSON.parse(line) as { messageID: string; subAccountID: number; status: string },
+      );
+      expect(items).toHaveLength(750);
+      expect(new Set(items.map((m) => m.messageID))).toEqual(sent);
+      expect(items.every((m) => m.subAccountID === shop.subAccount.id && m.status === 'queued')).toBe(true);
+    },
+  );
 
   it('exports events as CSV with a header, quoting and formula neutralised, filtered like the lists', async () => {
-    const body = { ...sendBody('news@shop.example.com', ['=cmd@example.org', 'plain@example.org']), subject: 'Hi, "you"' };
+    const body = {
+      ...sendBody('news@shop.example.com', ['=cmd@example.org', 'plain@example.org']),
+      subject: 'Hi, "you"',
+    };
     const sent = await api.call('POST', '/subaccount/email', { sub: shop.subAccount.apiKey, body });
-    await api.call('POST', '/subaccount/email', { sub: blog.subAccount.apiKey, body: sendBody('news@blog.example.com', ['other@example.org']) });
+    await api.call('POST', '/subaccount/email', {
+      sub: blog.subAccount.apiKey,
+      body: sendBody('news@blog.example.com', ['other@example.org']),
+    });
     const base = await serve('node');
     const url = `${base}/account/event/export?format=csv&type=0&subAccountId=${shop.subAccount.id}`;
     const response = await fetch(url, { headers: { 'x-account-apikey': api.accountKey } });
@@ -78,17 +97,27 @@ describe.each(storeKinds)('activity exports on %s', (kind) => {
     expect(rows).toHaveLength(3);
     const byMessage = new Map(rows.slice(1).map((row) => [row.split(',')[3], row.split(',')]));
     expect(byMessage.get(sent.body[0].messageId)?.[6]).toBe("'=cmd@example.org");
-    expect(byMessage.get(sent.body[1].messageId)?.slice(4, 7)).toEqual([String(shop.subAccount.id), 'news@shop.example.com', 'plain@example.org']);
+    expect(byMessage.get(sent.body[1].messageId)?.slice(4, 7)).toEqual([
+      String(shop.subAccount.id),
+      'news@shop.example.com',
+      'plain@example.org',
+    ]);
 
-    const messages = await fetch(`${base}/account/message/export?format=csv&recipient=PLAIN@example.org`, { headers: { 'x-account-apikey': api.accountKey } });
+    const messages = await fetch(`${base}/account/message/export?format=csv&recipient=PLAIN@example.org`, {
+      headers: { 'x-account-apikey': api.accountKey },
+    });
     const text = await messages.text();
     expect(text.split('\r\n')[1]).toContain('"Hi, ""you"""');
     expect(text.split('\r\n')).toHaveLength(3);
 
-    const bad = await fetch(`${base}/account/message/export?format=xml`, { headers: { 'x-account-apikey': api.accountKey } });
+    const bad = await fetch(`${base}/account/message/export?format=xml`, {
+      headers: { 'x-account-apikey': api.accountKey },
+    });
     expect(bad.status).toBe(422);
     expect(((await bad.json()) as { code: string }).code).toMatch(/^[A-Z_]+$/);
-    const unauthorised = await fetch(`${base}/subaccount/event/export`, { headers: { 'x-account-apikey': api.accountKey } });
+    const unauthorised = await fetch(`${base}/subaccount/event/export`, {
+      headers: { 'x-account-apikey': api.accountKey },
+    });
     expect(unauthorised.status).toBe(401);
   });
 });

@@ -14,8 +14,12 @@ describe.each(storeKinds)('activity API on %s', (kind) => {
   let clock: ReturnType<typeof manualClock>;
   let shop: Sender;
   let blog: Sender;
-  const send = (sender: Sender, to: string[], extra: Record<string, unknown> = {}, from = `news@${sender.domain.name}`) =>
-    api.call('POST', '/subaccount/email', { sub: sender.subAccount.apiKey, body: sendBody(from, to, extra) });
+  const send = (
+    sender: Sender,
+    to: string[],
+    extra: Record<string, unknown> = {},
+    from = `news@${sender.domain.name}`,
+  ) => api.call('POST', '/subaccount/email', { sub: sender.subAccount.apiKey, body: sendBody(from, to, extra) });
   const ids = (body: { items: Array<{ messageID: string }> }) => body.items.map((m) => m.messageID);
 
   beforeEach(async () => {
@@ -29,16 +33,22 @@ describe.each(storeKinds)('activity API on %s', (kind) => {
   it('lists messages newest first with each filter, for the account and for each sub-account', async () => {
     const first = (await send(shop, ['Ada@Example.org'], { groups: ['welcome'] })).body[0].messageId;
     clock.advance(DAY);
-    const second = (await send(shop, ['bob@example.org'], { groups: ['promo'] }, 'Sales@shop.example.com')).body[0].messageId;
+    const second = (await send(shop, ['bob@example.org'], { groups: ['promo'] }, 'Sales@shop.example.com')).body[0]
+      .messageId;
     clock.advance(1000);
     const third = (await send(blog, ['ada@example.org'])).body[0].messageId;
 
-    const list = (query: Record<string, string> = {}) => api.call('GET', '/account/message', { account: api.accountKey, query });
+    const list = (query: Record<string, string> = {}) =>
+      api.call('GET', '/account/message', { account: api.accountKey, query });
     const all = await list();
     expect(all.status).toBe(200);
     expect(ids(all.body)).toEqual([third, second, first]);
     expect(all.body.nextCursor).toBeNull();
-    expect(all.body.items[0]).toMatchObject({ messageID: third, status: 'queued', from: { email: 'news@blog.example.com' } });
+    expect(all.body.items[0]).toMatchObject({
+      messageID: third,
+      status: 'queued',
+      from: { email: 'news@blog.example.com' },
+    });
     expect(all.body.items[0].events).toBeUndefined();
     const { status: _status, ...wire } = all.body.items[0];
     expect(schemaErrors('Message', { ...wire, events: [] })).toEqual([]);
@@ -58,9 +68,15 @@ describe.each(storeKinds)('activity API on %s', (kind) => {
     expect(ids((await list({ from: ns, to: String(BigInt(START + DAY + 1000) * 1_000_000n) })).body)).toEqual([second]);
 
     // A sub-account key sees its own messages only, whatever it asks for.
-    const own = await api.call('GET', '/subaccount/message', { sub: blog.subAccount.apiKey, query: { subAccountId: String(shop.subAccount.id) } });
+    const own = await api.call('GET', '/subaccount/message', {
+      sub: blog.subAccount.apiKey,
+      query: { subAccountId: String(shop.subAccount.id) },
+    });
     expect(ids(own.body)).toEqual([third]);
-    const shopOwn = await api.call('GET', '/subaccount/message', { sub: shop.subAccount.apiKey, query: { recipient: 'ada@example.org' } });
+    const shopOwn = await api.call('GET', '/subaccount/message', {
+      sub: shop.subAccount.apiKey,
+      query: { recipient: 'ada@example.org' },
+    });
     expect(ids(shopOwn.body)).toEqual([first]);
   });
 
@@ -84,13 +100,20 @@ describe.each(storeKinds)('activity API on %s', (kind) => {
   it('pages by cursor without repeats or gaps while new mail arrives', async () => {
     const sent: string[] = [];
     for (let i = 0; i < 5; i += 1) {
-      sent.push(...(await send(shop, [`r${i}a@example.org`, `r${i}b@example.org`])).body.map((e: { messageId: string }) => e.messageId));
+      sent.push(
+        ...(await send(shop, [`r${i}a@example.org`, `r${i}b@example.org`])).body.map(
+          (e: { messageId: string }) => e.messageId,
+        ),
+      );
       clock.advance(1000);
     }
     const seen: string[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 20; page += 1) {
-      const result = await api.call('GET', '/account/message', { account: api.accountKey, query: { limit: '3', ...(cursor && { cursor }) } });
+      const result = await api.call('GET', '/account/message', {
+        account: api.accountKey,
+        query: { limit: '3', ...(cursor && { cursor }) },
+      });
       seen.push(...ids(result.body));
       // New mail between pages lands before the first page, never inside the ones still to come.
       await send(shop, [`late${page}@example.org`]);
@@ -115,18 +138,37 @@ describe.each(storeKinds)('activity API on %s', (kind) => {
     expect(typed.body.items).toEqual([]);
     const all = await api.call('GET', '/account/event', { account: api.accountKey, query: { type: '0', limit: '1' } });
     expect(all.body.items).toHaveLength(1);
-    const next = await api.call('GET', '/account/event', { account: api.accountKey, query: { type: '0', limit: '1', cursor: all.body.nextCursor } });
+    const next = await api.call('GET', '/account/event', {
+      account: api.accountKey,
+      query: { type: '0', limit: '1', cursor: all.body.nextCursor },
+    });
     expect(next.body.items).toHaveLength(1);
     expect(next.body.items[0].eventID).not.toBe(all.body.items[0].eventID);
 
     // One message's events, by its id in any case; another sub-account's message has none for this key.
     const other = (await send(blog, ['c@example.org'])).body[0].messageId as string;
-    const byId = await api.call('GET', '/account/event', { account: api.accountKey, query: { messageId: id.toUpperCase() } });
+    const byId = await api.call('GET', '/account/event', {
+      account: api.accountKey,
+      query: { messageId: id.toUpperCase() },
+    });
     expect(byId.body.items.map((e: { messageID: string; type: number }) => [e.messageID, e.type])).toEqual([[id, 0]]);
-    expect((await api.call('GET', '/subaccount/event', { sub: shop.subAccount.apiKey, query: { messageId: other } })).body.items).toEqual([]);
-    expect(ids((await api.call('GET', '/account/message', { account: api.accountKey, query: { messageId: other } })).body)).toEqual([other]);
+    expect(
+      (await api.call('GET', '/subaccount/event', { sub: shop.subAccount.apiKey, query: { messageId: other } })).body
+        .items,
+    ).toEqual([]);
+    expect(
+      ids((await api.call('GET', '/account/message', { account: api.accountKey, query: { messageId: other } })).body),
+    ).toEqual([other]);
 
-    const queries: Array<Record<string, string>> = [{ cursor: 'bm9wZQ' }, { from: 'yesterday' }, { status: 'lost' }, { type: '10' }, { limit: '0' }, { unknown: '1' }, { messageId: 'not-an-id' }];
+    const queries: Array<Record<string, string>> = [
+      { cursor: 'bm9wZQ' },
+      { from: 'yesterday' },
+      { status: 'lost' },
+      { type: '10' },
+      { limit: '0' },
+      { unknown: '1' },
+      { messageId: 'not-an-id' },
+    ];
     for (const query of queries) {
       const bad = await api.call('GET', '/account/message', { account: api.accountKey, query });
       expectError(bad, 422);

@@ -92,7 +92,12 @@ function watch(probe: () => Promise<unknown>) {
       clearInterval(ticker);
       tick();
       phases.tracking = Math.max(histogram.max / 1e6, longestGap);
-      return { maxPauseMs: Math.max(...Object.values(phases)), phases, probes: latencies.length, maxLatencyMs: Math.max(...latencies) };
+      return {
+        maxPauseMs: Math.max(...Object.values(phases)),
+        phases,
+        probes: latencies.length,
+        maxLatencyMs: Math.max(...latencies),
+      };
     },
   };
 }
@@ -130,7 +135,10 @@ describe.each(storeKinds)('adversarial input (%s)', (kind) => {
         headers: { 'content-type': 'application/json', 'x-subaccount-apikey': env.key },
         body: JSON.stringify({ from, subject: 'Hi {{name}}', ...body }),
       });
-      return { status: response.status, body: (await response.json()) as { code?: string; message?: string } & Array<{ messageId: string }> };
+      return {
+        status: response.status,
+        body: (await response.json()) as { code?: string; message?: string } & Array<{ messageId: string }>,
+      };
     };
     const to = (email: string) => [{ email, customFields: { name: 'Ann' } }];
     const probe = async () => {
@@ -139,16 +147,37 @@ describe.each(storeKinds)('adversarial input (%s)', (kind) => {
       await response.arrayBuffer();
     };
     const auth = env.sender.subAccount.smtpAuths[0]!;
-    const relayClient = nodemailer.createTransport({ host: '127.0.0.1', port: relayPort, requireTLS: true, tls: { rejectUnauthorized: false }, auth: { user: auth.username, pass: auth.password } });
+    const relayClient = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: relayPort,
+      requireTLS: true,
+      tls: { rejectUnauthorized: false },
+      auth: { user: auth.username, pass: auth.password },
+    });
     const bounceClient = nodemailer.createTransport({ host: '127.0.0.1', port: receiverPort, ignoreTLS: true });
     const bounce = (to: string, raw: string) =>
       bounceClient.sendMail({ envelope: { from: 'MAILER-DAEMON@mx.rcpt.test', to: [to] }, raw }).catch(() => undefined); // refused or taken: answered either way
 
     // Warm up every path with ordinary input first: the window measures what adversarial input
     // costs, not the compiler's first run of each function.
-    const warm = await send({ to: to(`warm@${RCPT_DOMAIN}`), preText: 'p', htmlBody: '<body><a href="https://x.example/">{{name}}</a></body>', trackOpens: true, trackClicks: true });
-    const warmRelay = await relayClient.sendMail({ from: `news@${env.sender.domain.name}`, to: `warm-relay@${RCPT_DOMAIN}`, subject: 'w', text: 't', html: '<body><a href="https://x.example/">x</a></body>' });
-    await bounce(`b+${warm.body[0]!.messageId}@x.example`, 'From: MAILER-DAEMON@mx.rcpt.test\r\n\r\nAction: delayed\r\n');
+    const warm = await send({
+      to: to(`warm@${RCPT_DOMAIN}`),
+      preText: 'p',
+      htmlBody: '<body><a href="https://x.example/">{{name}}</a></body>',
+      trackOpens: true,
+      trackClicks: true,
+    });
+    const warmRelay = await relayClient.sendMail({
+      from: `news@${env.sender.domain.name}`,
+      to: `warm-relay@${RCPT_DOMAIN}`,
+      subject: 'w',
+      text: 't',
+      html: '<body><a href="https://x.example/">x</a></body>',
+    });
+    await bounce(
+      `b+${warm.body[0]!.messageId}@x.example`,
+      'From: MAILER-DAEMON@mx.rcpt.test\r\n\r\nAction: delayed\r\n',
+    );
     await env.waitForStatus(warm.body[0]!.messageId, 'delivered');
     await env.waitForStatus(/as (\S+)$/.exec(warmRelay.response)![1]!, 'delivered');
 
@@ -175,11 +204,20 @@ describe.each(storeKinds)('adversarial input (%s)', (kind) => {
       expect(huge.body.message).toContain('a template may have at most 524288');
       const many = await send({ to: to(`a@${RCPT_DOMAIN}`), htmlBody: `${'{{a}}'.repeat(5_001)}${r}` });
       expect(many).toMatchObject({ status: 422, body: { code: 'TEMPLATE_TOO_COMPLEX' } });
-      const nested = await send({ to: to(`a@${RCPT_DOMAIN}`), htmlBody: `{{#each this}}{{#each @root}}${r}{{/each}}{{/each}}` });
+      const nested = await send({
+        to: to(`a@${RCPT_DOMAIN}`),
+        htmlBody: `{{#each this}}{{#each @root}}${r}{{/each}}{{/each}}`,
+      });
       expect(nested).toMatchObject({ status: 422, body: { code: 'TEMPLATE_TOO_COMPLEX' } });
-      const amplified = await send({ to: [{ email: `a@${RCPT_DOMAIN}`, customFields: { a: 'x'.repeat(10_000) } }], htmlBody: `${'{{a}}'.repeat(500)}${r}` });
+      const amplified = await send({
+        to: [{ email: `a@${RCPT_DOMAIN}`, customFields: { a: 'x'.repeat(10_000) } }],
+        htmlBody: `${'{{a}}'.repeat(500)}${r}`,
+      });
       expect(amplified).toMatchObject({ status: 422, body: { code: 'TEMPLATE_TOO_LARGE' } });
-      const whitespace = await send({ to: to(`ws${r}@${RCPT_DOMAIN}`), textBody: `${' '.repeat(N.whitespace)}${r}{{~name}}${'\n'.repeat(N.whitespace)}x{{#if name}}\n{{/if}}` });
+      const whitespace = await send({
+        to: to(`ws${r}@${RCPT_DOMAIN}`),
+        textBody: `${' '.repeat(N.whitespace)}${r}{{~name}}${'\n'.repeat(N.whitespace)}x{{#if name}}\n{{/if}}`,
+      });
       expect(whitespace.status).toBe(200);
       w.phase('accept');
 
@@ -200,7 +238,10 @@ describe.each(storeKinds)('adversarial input (%s)', (kind) => {
       w.phase('send');
 
       // The relay: a message whose HTML is `<a ` and `<body` repeated, tracked.
-      const relayed = await relayClient.sendMail({ envelope: { from: `news@${env.sender.domain.name}`, to: [`relay${r}@${RCPT_DOMAIN}`] }, raw: relayedRaw });
+      const relayed = await relayClient.sendMail({
+        envelope: { from: `news@${env.sender.domain.name}`, to: [`relay${r}@${RCPT_DOMAIN}`] },
+        raw: relayedRaw,
+      });
       const relayedId = /as (\S+)$/.exec(relayed.response)![1]!;
       w.phase('relay');
 
@@ -224,7 +265,12 @@ describe.each(storeKinds)('adversarial input (%s)', (kind) => {
       await bounce(`b+${anchors.body[0]!.messageId}@x.example`, report);
       w.phase('bounce');
 
-      for (const id of [bodies.body[0]!.messageId, anchors.body[0]!.messageId, relayedId, whitespace.body[0]!.messageId]) {
+      for (const id of [
+        bodies.body[0]!.messageId,
+        anchors.body[0]!.messageId,
+        relayedId,
+        whitespace.body[0]!.messageId,
+      ]) {
         await env.waitForStatus(id, 'delivered');
       }
       w.phase('delivery');
@@ -233,7 +279,10 @@ describe.each(storeKinds)('adversarial input (%s)', (kind) => {
       const htmlOf = (to: string) =>
         w.aside(async () => {
           const received = env.sink.received.find((m) => m.rcptTo.includes(to))!;
-          return String((await simpleParser(received.raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true })).html);
+          return String(
+            (await simpleParser(received.raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true }))
+              .html,
+          );
         });
       const html = await htmlOf(`anchors${r}@${RCPT_DOMAIN}`);
       expect(html.length).toBeGreaterThan(3 * N.anchors);
@@ -251,8 +300,12 @@ describe.each(storeKinds)('adversarial input (%s)', (kind) => {
 
       const measured = await w.stop();
       watcher = undefined;
-      const phases = Object.entries(measured.phases).map(([name, ms]) => `${name} ${ms.toFixed(1)}`).join(', ');
-      console.info(`[${kind}] adversarial input, pass ${r}: longest event-loop pause ${measured.maxPauseMs.toFixed(1)} ms (${phases}); ${measured.probes} concurrent requests, slowest ${measured.maxLatencyMs.toFixed(1)} ms`);
+      const phases = Object.entries(measured.phases)
+        .map(([name, ms]) => `${name} ${ms.toFixed(1)}`)
+        .join(', ');
+      console.info(
+        `[${kind}] adversarial input, pass ${r}: longest event-loop pause ${measured.maxPauseMs.toFixed(1)} ms (${phases}); ${measured.probes} concurrent requests, slowest ${measured.maxLatencyMs.toFixed(1)} ms`,
+      );
       expect(measured.probes).toBeGreaterThan(5);
       return measured;
     };

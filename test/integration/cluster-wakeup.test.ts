@@ -21,7 +21,10 @@ function startRunner(store: MailplaneStore): { runner: JobRunner; started: Array
   const started: Array<{ at: number; sentAt: number }> = [];
   const runner = createJobRunner(
     { store, clock, logger: silent },
-    { pollIntervalMs: POLL_MS, handlers: { tick: async (job) => void started.push({ at: Date.now(), sentAt: Number(job.payload.sentAt) }) } },
+    {
+      pollIntervalMs: POLL_MS,
+      handlers: { tick: async (job) => void started.push({ at: Date.now(), sentAt: Number(job.payload.sentAt) }) },
+    },
   );
   runner.start();
   return { runner, started };
@@ -73,64 +76,78 @@ describe.skipIf(!pgUrl)('wake-ups across two nodes on one PostgreSQL', () => {
     await drop?.();
   });
 
-  it('starts a job enqueued on node A in node B’s runner at once, and again after B’s listening connection was killed', { timeout: 60_000 }, async () => {
-    const { runner, started } = startRunner(nodeB);
-    try {
-      const [pid] = await listening(admin, 1);
-      const queueA = createJobQueue({ store: nodeA, clock, logger: silent });
-      for (let i = 0; i < 5; i++) {
+  it(
+    'starts a job enqueued on node A in node B’s runner at once, and again after B’s listening connection was killed',
+    { timeout: 60_000 },
+    async () => {
+      const { runner, started } = startRunner(nodeB);
+      try {
+        const [pid] = await listening(admin, 1);
+        const queueA = createJobQueue({ store: nodeA, clock, logger: silent });
+        for (let i = 0; i < 5; i++) {
+          await queueA.enqueue([{ kind: 'tick', payload: { sentAt: Date.now() } }]);
+          await waitFor(() => started.length === i + 1, 5_000);
+        }
+        // Generous for a loaded machine; the bench measures the real figure (milliseconds).
+        for (const s of started) expect(s.at - s.sentAt).toBeLessThan(2_000);
+
+        // The listening connection dies (server restart, admin termination): it comes back with backoff.
+        await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+        const [again] = await listening(admin, 1, [pid!]);
+        expect(again).not.toBe(pid);
         await queueA.enqueue([{ kind: 'tick', payload: { sentAt: Date.now() } }]);
-        await waitFor(() => started.length === i + 1, 5_000);
+        await waitFor(() => started.length === 6, 5_000);
+      } finally {
+        await runner.stop();
       }
-      // Generous for a loaded machine; the bench measures the real figure (milliseconds).
-      for (const s of started) expect(s.at - s.sentAt).toBeLessThan(2_000);
+    },
+  );
 
-      // The listening connection dies (server restart, admin termination): it comes back with backoff.
-      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
-      const [again] = await listening(admin, 1, [pid!]);
-      expect(again).not.toBe(pid);
-      await queueA.enqueue([{ kind: 'tick', payload: { sentAt: Date.now() } }]);
-      await waitFor(() => started.length === 6, 5_000);
-    } finally {
-      await runner.stop();
-    }
-  });
-
-  it('notifies only at commit: a rolled-back enqueue wakes no one, a committed one does', { timeout: 30_000 }, async () => {
-    let wakes = 0;
-    const unsubscribe = nodeB.onJobsDue!(() => wakes++);
-    try {
-      await listening(admin, 1);
-      wakes = 0;
-      await expect(
-        nodeA.transaction(async (tx) => {
-          await tx.jobs.enqueue([{ kind: 'none', payload: {}, runAt: Date.now() }]);
-          throw new Error('roll back');
-        }),
-      ).rejects.toThrow('roll back');
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(wakes).toBe(0);
-      await nodeA.transaction((tx) => tx.jobs.enqueue([{ kind: 'none', payload: {}, runAt: Date.now() }]));
-      await waitFor(() => wakes > 0, 5_000);
-    } finally {
-      unsubscribe();
-    }
-  });
+  it(
+    'notifies only at commit: a rolled-back enqueue wakes no one, a committed one does',
+    { timeout: 30_000 },
+    async () => {
+      let wakes = 0;
+      const unsubscribe = nodeB.onJobsDue!(() => wakes++);
+      try {
+        await listening(admin, 1);
+        wakes = 0;
+        await expect(
+          nodeA.transaction(async (tx) => {
+            await tx.jobs.enqueue([{ kind: 'none', payload: {}, runAt: Date.now() }]);
+            throw new Error('roll back');
+          }),
+        ).rejects.toThrow('roll back');
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(wakes).toBe(0);
+        await nodeA.transaction((tx) => tx.jobs.enqueue([{ kind: 'none', payload: {}, runAt: Date.now() }]));
+        await waitFor(() => wakes > 0, 5_000);
+      } finally {
+        unsubscribe();
+      }
+    },
+  );
 });
 
 describe('wake-ups in one process', () => {
-  it.each(['memory', 'sqlite'] as const)('%s: an enqueue through the store (no queue notify) wakes the runner at commit', { timeout: 30_000 }, async (kind) => {
-    const fresh = kind === 'sqlite' ? await freshDatabaseUrl('sqlite') : null;
-    const store = fresh ? await openKyselyStore({ url: fresh.url }) : createMemoryStore();
-    const { runner, started } = startRunner(store);
-    try {
-      await store.transaction((tx) => tx.jobs.enqueue([{ kind: 'tick', payload: { sentAt: Date.now() }, runAt: Date.now() }]));
-      await store.jobs.enqueue([{ kind: 'tick', payload: { sentAt: Date.now() }, runAt: Date.now() }]);
-      await waitFor(() => started.length === 2, 5_000);
-    } finally {
-      await runner.stop();
-      await store.close();
-      await fresh?.drop();
-    }
-  });
+  it.each(['memory', 'sqlite'] as const)(
+    '%s: an enqueue through the store (no queue notify) wakes the runner at commit',
+    { timeout: 30_000 },
+    async (kind) => {
+      const fresh = kind === 'sqlite' ? await freshDatabaseUrl('sqlite') : null;
+      const store = fresh ? await openKyselyStore({ url: fresh.url }) : createMemoryStore();
+      const { runner, started } = startRunner(store);
+      try {
+        await store.transaction((tx) =>
+          tx.jobs.enqueue([{ kind: 'tick', payload: { sentAt: Date.now() }, runAt: Date.now() }]),
+        );
+        await store.jobs.enqueue([{ kind: 'tick', payload: { sentAt: Date.now() }, runAt: Date.now() }]);
+        await waitFor(() => started.length === 2, 5_000);
+      } finally {
+        await runner.stop();
+        await store.close();
+        await fresh?.drop();
+      }
+    },
+  );
 });

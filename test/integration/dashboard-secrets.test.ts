@@ -38,12 +38,31 @@ describe.each(storeKinds)('sub-account secrets through the dashboard (%s)', (kin
     it('shows the key and SMTP password in the creation answer only, for every spelling of every path', async () => {
       server = await startBridgeServer(bridge, api);
       const port = server.port;
-      const signIn = await rawCall(port, 'POST', '/dashboard/session', [['Content-Type', 'application/json'], ['Origin', 'http://127.0.0.1']], JSON.stringify({ apiKey: api.accountKey }));
+      const signIn = await rawCall(
+        port,
+        'POST',
+        '/dashboard/session',
+        [
+          ['Content-Type', 'application/json'],
+          ['Origin', 'http://127.0.0.1'],
+        ],
+        JSON.stringify({ apiKey: api.accountKey }),
+      );
       expect(signIn.status).toBe(200);
       const cookie = signIn.headers['set-cookie']!.split(';')[0]!;
       const csrf = (JSON.parse(signIn.body) as { csrfToken: string }).csrfToken;
       const call = (method: string, target: string, body = '') =>
-        rawCall(port, method, target, [['Cookie', cookie], ['X-CSRF-Token', csrf], ['Content-Type', 'application/json']], body);
+        rawCall(
+          port,
+          method,
+          target,
+          [
+            ['Cookie', cookie],
+            ['X-CSRF-Token', csrf],
+            ['Content-Type', 'application/json'],
+          ],
+          body,
+        );
 
       const created = await call('POST', '/dashboard/api/v1/account/subaccount', JSON.stringify({ name: 'acme' }));
       expect(created.status).toBe(201);
@@ -72,16 +91,26 @@ describe.each(storeKinds)('sub-account secrets through the dashboard (%s)', (kin
         const read = JSON.parse(answer.body) as SubAccountAnswer;
         expect(read.name, target).toBe('acme');
         expect(read.apiKey, target).toBeNull();
-        expect(read.smtpAuths.every((auth) => auth.password === null), target).toBe(true);
+        expect(
+          read.smtpAuths.every((auth) => auth.password === null),
+          target,
+        ).toBe(true);
         holdsNoSecret(answer, target);
       }
       // The list, in every spelling.
-      for (const target of ['/dashboard/api/v1/account/subaccount', '/dashboard/api/v1/account/subaccount/', '/dashboard/api/v1/account/subaccount?limit=10']) {
+      for (const target of [
+        '/dashboard/api/v1/account/subaccount',
+        '/dashboard/api/v1/account/subaccount/',
+        '/dashboard/api/v1/account/subaccount?limit=10',
+      ]) {
         const answer = await call('GET', target);
         expect(answer.status, target).toBe(200);
         const listed = JSON.parse(answer.body) as SubAccountAnswer[];
         expect(listed.map((s) => s.name)).toContain('acme');
-        expect(listed.every((s) => s.apiKey === null && s.smtpAuths.every((auth) => auth.password === null)), target).toBe(true);
+        expect(
+          listed.every((s) => s.apiKey === null && s.smtpAuths.every((auth) => auth.password === null)),
+          target,
+        ).toBe(true);
         holdsNoSecret(answer, target);
       }
       // Spellings the router does not take as the route: answered with an error, never a secret.
@@ -101,7 +130,10 @@ describe.each(storeKinds)('sub-account secrets through the dashboard (%s)', (kin
       }
 
       // The rename answers the sub-account too: renamed, secrets null, through either spelling.
-      for (const target of [`/dashboard/api/v1/account/subaccount/${id}`, `/dashboard/api/v1/account/subaccount/${encodedId(id)}/`]) {
+      for (const target of [
+        `/dashboard/api/v1/account/subaccount/${id}`,
+        `/dashboard/api/v1/account/subaccount/${encodedId(id)}/`,
+      ]) {
         const renamed = await call('PUT', target, JSON.stringify({ name: `acme-${target.length}` }));
         expect(renamed.status, target).toBe(200);
         expect((JSON.parse(renamed.body) as SubAccountAnswer).apiKey, target).toBeNull();
@@ -109,10 +141,23 @@ describe.each(storeKinds)('sub-account secrets through the dashboard (%s)', (kin
       }
 
       // The session still acts for the sub-account (the dashboard reads its key on the server).
-      const domain = await rawCall(port, 'POST', '/dashboard/api/v1/subaccount/domain', [['Cookie', cookie], ['X-CSRF-Token', csrf], ['Content-Type', 'application/json'], ['X-Dashboard-Subaccount', String(id)]], JSON.stringify({ name: 'acme.test' }));
+      const domain = await rawCall(
+        port,
+        'POST',
+        '/dashboard/api/v1/subaccount/domain',
+        [
+          ['Cookie', cookie],
+          ['X-CSRF-Token', csrf],
+          ['Content-Type', 'application/json'],
+          ['X-Dashboard-Subaccount', String(id)],
+        ],
+        JSON.stringify({ name: 'acme.test' }),
+      );
       expect(domain.status).toBe(200);
       // The API answers the account key's own client as before.
-      const direct = await rawCall(port, 'GET', `/api/v1/account/subaccount/${encodedId(id)}`, [['X-Account-ApiKey', api.accountKey]]);
+      const direct = await rawCall(port, 'GET', `/api/v1/account/subaccount/${encodedId(id)}`, [
+        ['X-Account-ApiKey', api.accountKey],
+      ]);
       expect((JSON.parse(direct.body) as SubAccountAnswer).apiKey).toBe(made.apiKey);
     });
   });

@@ -27,12 +27,21 @@ interface Reply {
   text: string;
 }
 
-async function request(origin: string, method: string, path: string, options: { body?: unknown; cookie?: string; csrf?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+async function request(
+  origin: string,
+  method: string,
+  path: string,
+  options: { body?: unknown; cookie?: string; csrf?: string; headers?: Record<string, string> } = {},
+): Promise<Reply> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.body !== undefined) headers['content-type'] ??= 'application/json';
   if (options.cookie) headers.cookie = options.cookie;
   if (options.csrf) headers['x-csrf-token'] = options.csrf;
-  const response = await fetch(`${origin}${path}`, { method, headers, ...(options.body !== undefined && { body: JSON.stringify(options.body) }) });
+  const response = await fetch(`${origin}${path}`, {
+    method,
+    headers,
+    ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
+  });
   const text = await response.text();
   let body: Reply['body'] = {};
   try {
@@ -67,7 +76,9 @@ describe.each(storeKinds)('dashboard over HTTP (%s)', (kind) => {
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
     expect(script.text.length).toBeGreaterThan(10_000);
-    const again = await request(server.origin, 'GET', '/dashboard/assets/app.js', { headers: { 'if-none-match': script.headers.get('etag')! } });
+    const again = await request(server.origin, 'GET', '/dashboard/assets/app.js', {
+      headers: { 'if-none-match': script.headers.get('etag')! },
+    });
     expect(again.status).toBe(304);
     expect((await request(server.origin, 'GET', '/dashboard/assets/../secret')).status).toBe(404);
     expect((await request(server.origin, 'GET', '/dashboard/assets/other.js')).status).toBe(404);
@@ -78,8 +89,13 @@ describe.each(storeKinds)('dashboard over HTTP (%s)', (kind) => {
     const server = await startDashboardServer(api);
     servers.push(server);
     expect((await request(server.origin, 'GET', '/dashboard/session')).body).toEqual({ signedIn: false });
-    expect((await request(server.origin, 'GET', '/dashboard/api/v1/account/subaccount')).body.code).toBe('NOT_SIGNED_IN');
-    const wrong = await request(server.origin, 'POST', '/dashboard/session', { body: { apiKey: 'mpak_wrong' }, headers: { origin: server.origin } });
+    expect((await request(server.origin, 'GET', '/dashboard/api/v1/account/subaccount')).body.code).toBe(
+      'NOT_SIGNED_IN',
+    );
+    const wrong = await request(server.origin, 'POST', '/dashboard/session', {
+      body: { apiKey: 'mpak_wrong' },
+      headers: { origin: server.origin },
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get('set-cookie')).toBeNull();
 
@@ -90,7 +106,10 @@ describe.each(storeKinds)('dashboard over HTTP (%s)', (kind) => {
     expect(setCookie).not.toMatch(/Secure/);
     expect(setCookie).not.toContain(api.accountKey);
     // The database holds the key encrypted and only a hash of the cookie's id.
-    const session = await api.mailplane.context.store.dashboardSessions!.find(api.mailplane.context.secrets.lookupHash(cookie.split('=')[1]!), Date.now());
+    const session = await api.mailplane.context.store.dashboardSessions!.find(
+      api.mailplane.context.secrets.lookupHash(cookie.split('=')[1]!),
+      Date.now(),
+    );
     expect(session?.sealedKey).not.toContain(api.accountKey);
     expect(api.mailplane.context.secrets.decrypt(session!.sealedKey)).toBe(api.accountKey);
 
@@ -99,29 +118,65 @@ describe.each(storeKinds)('dashboard over HTTP (%s)', (kind) => {
     expect(state.text).not.toContain(api.accountKey);
 
     // A change without the CSRF token, or with another, is refused before reaching the API.
-    const forged = await request(server.origin, 'POST', '/dashboard/api/v1/account/subaccount', { cookie, body: { name: 'forged' } });
+    const forged = await request(server.origin, 'POST', '/dashboard/api/v1/account/subaccount', {
+      cookie,
+      body: { name: 'forged' },
+    });
     expect(forged.status).toBe(403);
     expect(forged.body.code).toBe('CSRF_TOKEN_INVALID');
-    expect((await request(server.origin, 'POST', '/dashboard/api/v1/account/subaccount', { cookie, csrf: `${csrf}x`, body: { name: 'forged' } })).status).toBe(403);
+    expect(
+      (
+        await request(server.origin, 'POST', '/dashboard/api/v1/account/subaccount', {
+          cookie,
+          csrf: `${csrf}x`,
+          body: { name: 'forged' },
+        })
+      ).status,
+    ).toBe(403);
     expect((await api.call('GET', '/account/subaccount', { account: api.accountKey })).body).toHaveLength(1);
 
     // With it, the API answers as it answers the key; the new key is shown once, then hidden.
-    const created = await request(server.origin, 'POST', '/dashboard/api/v1/account/subaccount', { cookie, csrf, body: { name: 'acme' } });
+    const created = await request(server.origin, 'POST', '/dashboard/api/v1/account/subaccount', {
+      cookie,
+      csrf,
+      body: { name: 'acme' },
+    });
     expect(created.status).toBe(201);
     expect(created.body.apiKey).toMatch(/^mpsk_/);
     const listed = await request(server.origin, 'GET', '/dashboard/api/v1/account/subaccount', { cookie });
     expect(listed.status).toBe(200);
-    const acme = (listed.body as unknown as { name: string; apiKey: unknown; smtpAuths: { password: unknown }[] }[]).find((s) => s.name === 'acme')!;
+    const acme = (
+      listed.body as unknown as { name: string; apiKey: unknown; smtpAuths: { password: unknown }[] }[]
+    ).find((s) => s.name === 'acme')!;
     expect(acme.apiKey).toBeNull();
     expect(acme.smtpAuths.every((a) => a.password === null)).toBe(true);
     expect(listed.text).not.toContain(created.body.apiKey as string);
 
     // An account session acts on a sub-account's own paths with the header; a bad id is 422.
-    const domain = await request(server.origin, 'POST', '/dashboard/api/v1/subaccount/domain', { cookie, csrf, body: { name: 'acme.test' }, headers: { 'x-dashboard-subaccount': String(created.body.id) } });
+    const domain = await request(server.origin, 'POST', '/dashboard/api/v1/subaccount/domain', {
+      cookie,
+      csrf,
+      body: { name: 'acme.test' },
+      headers: { 'x-dashboard-subaccount': String(created.body.id) },
+    });
     expect(domain.status).toBe(200);
     expect(domain.body.name).toBe('acme.test');
-    expect((await request(server.origin, 'GET', '/dashboard/api/v1/subaccount/domain', { cookie, headers: { 'x-dashboard-subaccount': 'x' } })).status).toBe(422);
-    expect((await request(server.origin, 'GET', '/dashboard/api/v1/subaccount/domain', { cookie, headers: { 'x-dashboard-subaccount': '999' } })).status).toBe(406);
+    expect(
+      (
+        await request(server.origin, 'GET', '/dashboard/api/v1/subaccount/domain', {
+          cookie,
+          headers: { 'x-dashboard-subaccount': 'x' },
+        })
+      ).status,
+    ).toBe(422);
+    expect(
+      (
+        await request(server.origin, 'GET', '/dashboard/api/v1/subaccount/domain', {
+          cookie,
+          headers: { 'x-dashboard-subaccount': '999' },
+        })
+      ).status,
+    ).toBe(406);
 
     // Sign-out needs the token too, ends the session and clears the cookie.
     expect((await request(server.origin, 'DELETE', '/dashboard/session', { cookie })).status).toBe(403);
@@ -135,13 +190,18 @@ describe.each(storeKinds)('dashboard over HTTP (%s)', (kind) => {
     api = await createTestApi(kind);
     const server = await startDashboardServer(api);
     servers.push(server);
-    const sub = (await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'one' } })).body;
+    const sub = (await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'one' } }))
+      .body;
     await api.call('POST', '/subaccount/domain', { sub: sub.apiKey, body: { name: 'one.test' } });
-    const other = (await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'two' } })).body;
+    const other = (await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'two' } }))
+      .body;
     await api.call('POST', '/subaccount/domain', { sub: other.apiKey, body: { name: 'two.test' } });
     const { cookie } = await signIn(server.origin, sub.apiKey);
     expect((await request(server.origin, 'GET', '/dashboard/session', { cookie })).body.kind).toBe('subaccount');
-    const domains = await request(server.origin, 'GET', '/dashboard/api/v1/subaccount/domain', { cookie, headers: { 'x-dashboard-subaccount': String(other.id) } });
+    const domains = await request(server.origin, 'GET', '/dashboard/api/v1/subaccount/domain', {
+      cookie,
+      headers: { 'x-dashboard-subaccount': String(other.id) },
+    });
     expect((domains.body as unknown as { name: string }[]).map((d) => d.name)).toEqual(['one.test']);
     expect((await request(server.origin, 'GET', '/dashboard/api/v1/account/subaccount', { cookie })).status).toBe(401);
   });
@@ -163,12 +223,18 @@ describe.each(storeKinds)('dashboard over HTTP (%s)', (kind) => {
     const revoked = (await api.call('POST', '/account/subaccount', { account: chosen, body: { name: 'gone' } })).body;
     expect((await api.call('DELETE', `/account/subaccount/${revoked.id}`, { account: chosen })).status).toBe(200);
     for (const apiKey of ['garbage', api.accountKey, revoked.apiKey as string]) {
-      const refused = await request(server.origin, 'POST', '/dashboard/session', { body: { apiKey }, headers: { origin: server.origin } });
+      const refused = await request(server.origin, 'POST', '/dashboard/session', {
+        body: { apiKey },
+        headers: { origin: server.origin },
+      });
       expect(refused.status).toBe(401);
       expect(refused.body.code).toBe('INVALID_API_KEY');
       expect(refused.headers.get('set-cookie')).toBeNull();
     }
-    const empty = await request(server.origin, 'POST', '/dashboard/session', { body: { apiKey: '' }, headers: { origin: server.origin } });
+    const empty = await request(server.origin, 'POST', '/dashboard/session', {
+      body: { apiKey: '' },
+      headers: { origin: server.origin },
+    });
     expect(empty.status).toBe(422);
     expect(empty.headers.get('set-cookie')).toBeNull();
 
@@ -176,20 +242,36 @@ describe.each(storeKinds)('dashboard over HTTP (%s)', (kind) => {
     const misleading = `mpsk_${chosen}`;
     await api.mailplane.ensureAccount({ apiKey: misleading });
     expect((await api.call('GET', '/account/subaccount', { account: misleading })).body.code).toBe('WRONG_KEY_KIND');
-    expect((await request(server.origin, 'POST', '/dashboard/session', { body: { apiKey: misleading }, headers: { origin: server.origin } })).status).toBe(401);
+    expect(
+      (
+        await request(server.origin, 'POST', '/dashboard/session', {
+          body: { apiKey: misleading },
+          headers: { origin: server.origin },
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it('refuses a sign-in from another origin or not in JSON', async () => {
     api = await createTestApi(kind);
     const server = await startDashboardServer(api);
     servers.push(server);
-    const cross = await request(server.origin, 'POST', '/dashboard/session', { body: { apiKey: api.accountKey }, headers: { origin: 'http://evil.example' } });
+    const cross = await request(server.origin, 'POST', '/dashboard/session', {
+      body: { apiKey: api.accountKey },
+      headers: { origin: 'http://evil.example' },
+    });
     expect(cross.status).toBe(403);
     expect(cross.body.code).toBe('CROSS_ORIGIN');
-    const form = await request(server.origin, 'POST', '/dashboard/session', { body: { apiKey: api.accountKey }, headers: { 'content-type': 'text/plain' } });
+    const form = await request(server.origin, 'POST', '/dashboard/session', {
+      body: { apiKey: api.accountKey },
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(form.status).toBe(422);
     expect(form.headers.get('set-cookie')).toBeNull();
-    const secure = await request(server.origin, 'POST', '/dashboard/session', { body: { apiKey: api.accountKey }, headers: { origin: server.origin.replace('http:', 'https:') } });
+    const secure = await request(server.origin, 'POST', '/dashboard/session', {
+      body: { apiKey: api.accountKey },
+      headers: { origin: server.origin.replace('http:', 'https:') },
+    });
     expect(secure.headers.get('set-cookie')).toMatch(/; Secure/);
   });
 });
@@ -206,7 +288,11 @@ describe.each(storeKinds)('dashboard sessions across nodes and time (%s)', (kind
     const other = await startDashboardServer({ mailplane: second }, { sessionTtlMs: 60_000 });
     servers.push(other);
     const { cookie, csrf } = await signIn(first.origin, api.accountKey);
-    const created = await request(other.origin, 'POST', '/dashboard/api/v1/account/subaccount', { cookie, csrf, body: { name: 'from node two' } });
+    const created = await request(other.origin, 'POST', '/dashboard/api/v1/account/subaccount', {
+      cookie,
+      csrf,
+      body: { name: 'from node two' },
+    });
     expect(created.status).toBe(201);
     clock.advance(60_000);
     expect((await request(first.origin, 'GET', '/dashboard/session', { cookie })).body).toEqual({ signedIn: false });

@@ -15,7 +15,13 @@ import type { SmtpSink } from '../support/smtp-sink.js';
 
 type Copy = { kind: 'cc' | 'bcc'; email: string; messageId: string; errorCode?: number; message?: string };
 type Entry = { to: string; messageId: string; errorCode?: number; message?: string; copies?: Copy[] };
-type Recipient = { email: string; name?: string; customFields?: Record<string, string>; cc?: Array<{ email: string; name?: string; customFields?: Record<string, string> }>; bcc?: Array<{ email: string }> };
+type Recipient = {
+  email: string;
+  name?: string;
+  customFields?: Record<string, string>;
+  cc?: Array<{ email: string; name?: string; customFields?: Record<string, string> }>;
+  bcc?: Array<{ email: string }>;
+};
 
 const at = (local: string) => `${local}@${RCPT_DOMAIN}`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -35,19 +41,40 @@ describe.each(storeKinds)('cc and bcc copies (%s)', (kind) => {
     await env.close();
   });
 
-  const send = async (to: Recipient[], extra: Record<string, unknown> = {}) => (await env.send(to.map((t) => t.email), { to, ...extra })) as unknown as Entry[];
+  const send = async (to: Recipient[], extra: Record<string, unknown> = {}) =>
+    (await env.send(
+      to.map((t) => t.email),
+      { to, ...extra },
+    )) as unknown as Entry[];
   const received = (sink: SmtpSink, address: string) => sink.received.filter((m) => m.rcptTo.includes(address));
-  const waitForTransactions = (count: number) => vi.waitFor(() => expect(env.sink.received).toHaveLength(count), { timeout: 15_000, interval: 20 });
-  const returnPathHost = async () => (await env.api.mailplane.context.store.domains.get(env.sender.subAccount.id, env.sender.domain.id))!.returnPathHost;
-  const suppressions = async () => (await env.api.call('GET', '/subaccount/suppression', { sub: env.key })).body as Array<{ email: string; reason: number }>;
-  const types = async (messageId: string) => (await env.message(messageId)).events.map((e: { type: number }) => e.type) as number[];
-  const stats = async () => (await env.api.call('GET', '/subaccount/stat/aggregate', { sub: env.key, query: { from: '2026-05-01', to: '2026-05-01' } })).body;
+  const waitForTransactions = (count: number) =>
+    vi.waitFor(() => expect(env.sink.received).toHaveLength(count), { timeout: 15_000, interval: 20 });
+  const returnPathHost = async () =>
+    (await env.api.mailplane.context.store.domains.get(env.sender.subAccount.id, env.sender.domain.id))!.returnPathHost;
+  const suppressions = async () =>
+    (await env.api.call('GET', '/subaccount/suppression', { sub: env.key })).body as Array<{
+      email: string;
+      reason: number;
+    }>;
+  const types = async (messageId: string) =>
+    (await env.message(messageId)).events.map((e: { type: number }) => e.type) as number[];
+  const stats = async () =>
+    (
+      await env.api.call('GET', '/subaccount/stat/aggregate', {
+        sub: env.key,
+        query: { from: '2026-05-01', to: '2026-05-01' },
+      })
+    ).body;
   const report = (to: string, raw: string) =>
-    nodemailer.createTransport({ host: '127.0.0.1', port, ignoreTLS: true }).sendMail({ envelope: { from: 'MAILER-DAEMON@mx.rcpt.test', to: [to] }, raw });
+    nodemailer
+      .createTransport({ host: '127.0.0.1', port, ignoreTLS: true })
+      .sendMail({ envelope: { from: 'MAILER-DAEMON@mx.rcpt.test', to: [to] }, raw });
 
   /** Sends to ann with carl in cc and bo in bcc, and waits until all three are delivered. */
   async function sendWithCopies(): Promise<{ ann: string; carl: string; bo: string }> {
-    const [entry] = await send([{ email: at('ann'), cc: [{ email: at('carl') }], bcc: [{ email: at('bo') }] }], { htmlBody: '<p>Hi</p><a href="{{unsubscribe}}">unsubscribe</a>' });
+    const [entry] = await send([{ email: at('ann'), cc: [{ email: at('carl') }], bcc: [{ email: at('bo') }] }], {
+      htmlBody: '<p>Hi</p><a href="{{unsubscribe}}">unsubscribe</a>',
+    });
     const [carl, bo] = entry!.copies!.map((c) => c.messageId) as [string, string];
     for (const id of [entry!.messageId, carl, bo]) await env.waitForStatus(id, 'delivered');
     return { ann: entry!.messageId, carl, bo };
@@ -55,7 +82,15 @@ describe.each(storeKinds)('cc and bcc copies (%s)', (kind) => {
 
   it('sends each copy in its own transaction, with its own VERP sender and unsubscribe link, as one email', async () => {
     const [entry] = await send(
-      [{ email: at('ann'), name: 'Ann', customFields: { first: 'Ann' }, cc: [{ email: at('carl'), name: 'Carl', customFields: { first: 'Carl' } }], bcc: [{ email: at('bo') }] }],
+      [
+        {
+          email: at('ann'),
+          name: 'Ann',
+          customFields: { first: 'Ann' },
+          cc: [{ email: at('carl'), name: 'Carl', customFields: { first: 'Carl' } }],
+          bcc: [{ email: at('bo') }],
+        },
+      ],
       { subject: 'Hello {{first}}', htmlBody: '<p>Hi {{first}}</p><a href="{{unsubscribe}}">unsubscribe</a>' },
     );
     expect(entry!.errorCode).toBeUndefined();
@@ -63,7 +98,11 @@ describe.each(storeKinds)('cc and bcc copies (%s)', (kind) => {
       { kind: 'cc', email: at('carl'), messageId: expect.stringMatching(UUID) },
       { kind: 'bcc', email: at('bo'), messageId: expect.stringMatching(UUID) },
     ]);
-    const ids = { [at('ann')]: entry!.messageId, [at('carl')]: entry!.copies![0]!.messageId, [at('bo')]: entry!.copies![1]!.messageId };
+    const ids = {
+      [at('ann')]: entry!.messageId,
+      [at('carl')]: entry!.copies![0]!.messageId,
+      [at('bo')]: entry!.copies![1]!.messageId,
+    };
     await waitForTransactions(3);
     const host = await returnPathHost();
     for (const [address, id] of Object.entries(ids)) {
@@ -80,7 +119,12 @@ describe.each(storeKinds)('cc and bcc copies (%s)', (kind) => {
       expect(got!.raw.toString()).not.toContain(at('bo'));
       expect(mail.messageId).toBe(`<${entry!.messageId}@sender.test>`);
       // Its own unsubscribe link, in List-Unsubscribe and where {{unsubscribe}} was.
-      const link = /^List-Unsubscribe: <(https?:[^>]+)>$/m.exec(got!.raw.toString().split('\r\n\r\n')[0]!.replace(/\r\n[ \t]+/g, ' '))?.[1];
+      const link = /^List-Unsubscribe: <(https?:[^>]+)>$/m.exec(
+        got!.raw
+          .toString()
+          .split('\r\n\r\n')[0]!
+          .replace(/\r\n[ \t]+/g, ' '),
+      )?.[1];
       expect(link?.split('/').pop()?.split('.').slice(0, 2)).toEqual(['u', id]);
       expect(mail.html).toContain(link);
       // A copy's custom fields over its recipient's.
@@ -88,19 +132,35 @@ describe.each(storeKinds)('cc and bcc copies (%s)', (kind) => {
     }
     // The recipient's message lists its copies as given.
     const own = await env.message(entry!.messageId);
-    expect(own.to).toMatchObject({ cc: [{ email: at('carl'), name: 'Carl', customFields: { first: 'Carl' } }], bcc: [{ email: at('bo'), name: '', customFields: {} }] });
+    expect(own.to).toMatchObject({
+      cc: [{ email: at('carl'), name: 'Carl', customFields: { first: 'Carl' } }],
+      bcc: [{ email: at('bo'), name: '', customFields: {} }],
+    });
     const copy = await env.message(ids[at('carl')]!);
-    expect(copy).toMatchObject({ status: 'delivered', to: { email: at('carl') }, copyOf: { messageID: entry!.messageId, kind: 'cc', to: { email: at('ann') } } });
+    expect(copy).toMatchObject({
+      status: 'delivered',
+      to: { email: at('carl') },
+      copyOf: { messageID: entry!.messageId, kind: 'cc', to: { email: at('ann') } },
+    });
     expect(await stats()).toMatchObject({ processed: 3, delivered: 3, dropped: 0 });
   });
 
   it('drops invalid, IP-literal, repeated and suppressed copies, reports each, and sends to the others', async () => {
-    const added = await env.api.call('POST', '/subaccount/suppression', { sub: env.key, body: { unsubscribe: [{ email: at('sup') }], manual: [{ email: at('hidden') }] } });
+    const added = await env.api.call('POST', '/subaccount/suppression', {
+      sub: env.key,
+      body: { unsubscribe: [{ email: at('sup') }], manual: [{ email: at('hidden') }] },
+    });
     expect(added.status).toBe(200);
     const [entry] = await send([
       {
         email: at('ann'),
-        cc: [{ email: at('sup') }, { email: 'not-an-address' }, { email: 'lit@[127.0.0.1]' }, { email: at('carl') }, { email: at('ANN') }],
+        cc: [
+          { email: at('sup') },
+          { email: 'not-an-address' },
+          { email: 'lit@[127.0.0.1]' },
+          { email: at('carl') },
+          { email: at('ANN') },
+        ],
         bcc: [{ email: 'lit2@[127.0.0.1]' }, { email: at('Hidden') }, { email: at('bo') }, { email: at('carl') }],
       },
     ]);
@@ -120,7 +180,8 @@ describe.each(storeKinds)('cc and bcc copies (%s)', (kind) => {
     expect(copies[0]!.message).toBe('SUPPRESSED: the cc address is on the suppression list of this sub-account');
     for (const c of copies) expect(c.messageId).toMatch(UUID);
 
-    for (const id of [entry!.messageId, copies[3]!.messageId, copies[7]!.messageId]) await env.waitForStatus(id, 'delivered');
+    for (const id of [entry!.messageId, copies[3]!.messageId, copies[7]!.messageId])
+      await env.waitForStatus(id, 'delivered');
     const dropped = await env.message(copies[2]!.messageId);
     expect(dropped).toMatchObject({ status: 'dropped', to: { email: 'lit@[127.0.0.1]' } });
     expect(dropped.events.map((e: { type: number }) => e.type)).toEqual([0, 1]);
@@ -140,14 +201,24 @@ describe.each(storeKinds)('cc and bcc copies (%s)', (kind) => {
     expect(suppressed!.errorCode).toBe(2);
     expect(suppressed!.copies).toEqual([{ kind: 'cc', email: at('carl'), messageId: expect.stringMatching(UUID) }]);
     expect(invalid!.errorCode).toBe(1);
-    expect(invalid!.copies).toMatchObject([{ kind: 'bcc', email: at('bo'), errorCode: 1, message: expect.stringContaining('copy of has an invalid address') }]);
+    expect(invalid!.copies).toMatchObject([
+      {
+        kind: 'bcc',
+        email: at('bo'),
+        errorCode: 1,
+        message: expect.stringContaining('copy of has an invalid address'),
+      },
+    ]);
     await env.waitForStatus(suppressed!.copies![0]!.messageId, 'delivered');
     expect(env.sink.received.map((m) => m.rcptTo)).toEqual([[at('carl')]]);
   });
 
   it("a cc's one-click unsubscribe suppresses the cc address only", async () => {
     const { ann, carl } = await sendWithCopies();
-    const head = received(env.sink, at('carl'))[0]!.raw.toString().split('\r\n\r\n')[0]!.replace(/\r\n[ \t]+/g, ' ');
+    const head = received(env.sink, at('carl'))[0]!
+      .raw.toString()
+      .split('\r\n\r\n')[0]!
+      .replace(/\r\n[ \t]+/g, ' ');
     const link = /^List-Unsubscribe: <(https?:[^>]+)>$/m.exec(head)![1]!;
     const response = await env.api.mailplane.handleLinks({
       method: 'POST',
@@ -163,15 +234,22 @@ describe.each(storeKinds)('cc and bcc copies (%s)', (kind) => {
     expect(await types(ann)).not.toContain(7);
   });
 
-  it('a DSN for the cc copy suppresses the cc address only; the recipient\'s message stays delivered', async () => {
+  it("a DSN for the cc copy suppresses the cc address only; the recipient's message stays delivered", async () => {
     const { ann, carl, bo } = await sendWithCopies();
     const verp = `b+${carl}@${await returnPathHost()}`;
     expect(received(env.sink, at('carl'))[0]!.mailFrom).toBe(verp);
-    const info = await report(verp, dsn(verp, at('carl'), 'failed', '5.1.1', '550 5.1.1 <carl@rcpt.test>: User unknown'));
+    const info = await report(
+      verp,
+      dsn(verp, at('carl'), 'failed', '5.1.1', '550 5.1.1 <carl@rcpt.test>: User unknown'),
+    );
     expect(info.response).toMatch(/^250 /);
     const copy = await env.waitForStatus(carl, 'hard_bounced');
     // The event names the copy: it is the copy's message, whose `to` is the copy's address.
-    expect(copy.events.find((e: { type: number }) => e.type === 4)).toMatchObject({ messageID: carl, to: at('carl'), eventMetadata: { source: 'dsn' } });
+    expect(copy.events.find((e: { type: number }) => e.type === 4)).toMatchObject({
+      messageID: carl,
+      to: at('carl'),
+      eventMetadata: { source: 'dsn' },
+    });
     expect((await env.message(ann)).status).toBe('delivered');
     expect(await types(ann)).toEqual([0, 2]);
     expect((await env.message(bo)).status).toBe('delivered');
@@ -184,7 +262,10 @@ describe.each(storeKinds)('cc and bcc copies (%s)', (kind) => {
     const { ann, carl, bo } = await sendWithCopies();
     const verp = `b+${bo}@${await returnPathHost()}`;
     // The copies share the email's Message-ID; the Return-Path the provider quotes names the copy.
-    const info = await report('fbl@bounces.mailplane.test', arf('fbl@bounces.mailplane.test', `<${ann}@sender.test>`, { returnPath: verp }));
+    const info = await report(
+      'fbl@bounces.mailplane.test',
+      arf('fbl@bounces.mailplane.test', `<${ann}@sender.test>`, { returnPath: verp }),
+    );
     expect(info.response).toMatch(/^250 /);
     await vi.waitFor(async () => expect(await types(bo)).toContain(8), { timeout: 15_000, interval: 20 });
     expect(await types(ann)).not.toContain(8);
@@ -201,7 +282,14 @@ describe.each(storeKinds)('cc and bcc copies (%s)', (kind) => {
     expect(await types(ann)).not.toContain(8);
     expect(await suppressions()).toMatchObject([{ email: at('carl'), reason: 3 }]);
     // Naming the recipient itself, or no one, it is the recipient's.
-    expect((await report('fbl@bounces.mailplane.test', arf('fbl@bounces.mailplane.test', `<${ann}@sender.test>`, { originalRcptTo: at('ann') }))).response).toMatch(/^250 /);
+    expect(
+      (
+        await report(
+          'fbl@bounces.mailplane.test',
+          arf('fbl@bounces.mailplane.test', `<${ann}@sender.test>`, { originalRcptTo: at('ann') }),
+        )
+      ).response,
+    ).toMatch(/^250 /);
     await vi.waitFor(async () => expect(await types(ann)).toContain(8), { timeout: 15_000, interval: 20 });
     expect((await suppressions()).map((s) => s.email).sort()).toEqual([at('ann'), at('carl')]);
   });

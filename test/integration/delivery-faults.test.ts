@@ -39,7 +39,13 @@ describe.each(storeKinds)('delivery against misbehaving servers (%s)', (kind) =>
   });
 
   it('a multi-line 5xx reply is recorded whole and decides a hard bounce', async () => {
-    const view = await firstAttemptUnder({ rcpt: ['550-5.1.1 The email account that you tried to reach does not exist.', '550-5.1.1 Please check the address', '550 5.1.1 and try again.'] });
+    const view = await firstAttemptUnder({
+      rcpt: [
+        '550-5.1.1 The email account that you tried to reach does not exist.',
+        '550-5.1.1 Please check the address',
+        '550 5.1.1 and try again.',
+      ],
+    });
     expect(view.status).toBe('hard_bounced');
     expect(view.events[1].smtpDescription).toContain('does not exist');
     expect(view.events[1].smtpDescription).toContain('and try again');
@@ -57,7 +63,12 @@ describe.each(storeKinds)('delivery against misbehaving servers (%s)', (kind) =>
     env.dns.set('self.test', 'A', ['127.0.0.1']);
     env.dns.set('nomail.test', 'MX', [{ exchange: '.', preference: 0 }]);
     env.dns.set('noaddr.test', 'MX', [{ exchange: 'noaddr.test', preference: 0 }]);
-    const [self, nullMx, missing, noAddress] = await env.send(['a@self.test', 'b@nomail.test', 'c@missing.test', 'd@noaddr.test']);
+    const [self, nullMx, missing, noAddress] = await env.send([
+      'a@self.test',
+      'b@nomail.test',
+      'c@missing.test',
+      'd@noaddr.test',
+    ]);
     await env.waitForStatus(self!.messageId, 'delivered');
     const n = await env.waitForStatus(nullMx!.messageId, 'hard_bounced');
     expect(n.events[1].smtpDescription).toMatch(/null MX/);
@@ -78,7 +89,8 @@ describe.each(storeKinds)('delivery against misbehaving servers (%s)', (kind) =>
     await env.close();
     // A reply timeout far beyond the test's: only the shutdown can end the stalled attempt.
     const problems: string[] = [];
-    const record = (message: string, fields?: Record<string, unknown>) => problems.push(`${message} ${JSON.stringify(fields ?? {})}`);
+    const record = (message: string, fields?: Record<string, unknown>) =>
+      problems.push(`${message} ${JSON.stringify(fields ?? {})}`);
     const logger = { info: () => {}, warn: record, error: record };
     env = await startDeliveryEnv(kind, { socketTimeoutMs: 300_000 }, { shutdownGraceMs: 100, logger });
     env.sink.behave({ data: 'stall' });
@@ -106,10 +118,13 @@ describe.each(storeKinds)('delivery against misbehaving servers (%s)', (kind) =>
       expect(found?.message).toMatchObject({ status: 'queued', attempts: 0 });
       env.sink.behave({});
       next.start();
-      await vi.waitFor(async () => expect((await store.messages.getForDelivery(entry!.messageId))?.message.status).toBe('delivered'), {
-        timeout: 15_000,
-        interval: 20,
-      });
+      await vi.waitFor(
+        async () => expect((await store.messages.getForDelivery(entry!.messageId))?.message.status).toBe('delivered'),
+        {
+          timeout: 15_000,
+          interval: 20,
+        },
+      );
       expect(env.sink.received.filter((m) => m.rcptTo.includes(`slow@${RCPT_DOMAIN}`))).toHaveLength(1);
     } finally {
       await next.close();

@@ -20,16 +20,35 @@ async function acceptMessages(mailplane: Mailplane, count: number): Promise<stri
   const ctx = mailplane.context;
   const { apiKey } = await mailplane.createAccount({ name: 'bulk' });
   const call = async (method: string, path: string, headers: Record<string, string>, body: unknown) => {
-    const response = await mailplane.handle({ method, path, headers: { 'content-type': 'application/json', ...headers }, query: new URLSearchParams(), rawBody: JSON.stringify(body) });
+    const response = await mailplane.handle({
+      method,
+      path,
+      headers: { 'content-type': 'application/json', ...headers },
+      query: new URLSearchParams(),
+      rawBody: JSON.stringify(body),
+    });
     return JSON.parse(response.body);
   };
   const sub = await call('POST', '/account/subaccount', { 'x-account-apikey': apiKey }, { name: 'bulk' });
-  const domain = await call('POST', '/subaccount/domain', { 'x-subaccount-apikey': sub.apiKey }, { name: 'sender.test' });
+  const domain = await call(
+    'POST',
+    '/subaccount/domain',
+    { 'x-subaccount-apikey': sub.apiKey },
+    { name: 'sender.test' },
+  );
   await ctx.store.domains.updateVerification(sub.id, domain.id, { dkimVerified: true, verified: true, updated: 1n });
   const ids: string[] = [];
   for (let at = 0; at < count; at += 1000) {
-    const to = Array.from({ length: Math.min(1000, count - at) }, (_, i) => ({ email: `r${at + i}@rcpt.test`, customFields: { n: String(at + i) } }));
-    const entries = await call('POST', '/subaccount/email', { 'x-subaccount-apikey': sub.apiKey }, { from: { email: 'news@sender.test' }, to, subject: 'Bulk {{n}}', textBody: 'Hello {{n}}' });
+    const to = Array.from({ length: Math.min(1000, count - at) }, (_, i) => ({
+      email: `r${at + i}@rcpt.test`,
+      customFields: { n: String(at + i) },
+    }));
+    const entries = await call(
+      'POST',
+      '/subaccount/email',
+      { 'x-subaccount-apikey': sub.apiKey },
+      { from: { email: 'news@sender.test' }, to, subject: 'Bulk {{n}}', textBody: 'Hello {{n}}' },
+    );
     ids.push(...entries.map((e: { messageId: string }) => e.messageId));
   }
   return ids;
@@ -52,7 +71,13 @@ describe.skipIf(!pgUrl)('delivery by several worker processes on one PostgreSQL'
   const startWorker = (url: string, name: string) => {
     // node itself with tsx's loader (not the tsx wrapper), so a signal reaches the worker, not a parent of it.
     const child = spawn(process.execPath, ['--import', 'tsx', script], {
-      env: { ...process.env, MAILPLANE_DELIVERY_DB_URL: url, MAILPLANE_DELIVERY_DNS: dns.address, MAILPLANE_MX_PORT: String(sink.port), MAILPLANE_WORKER: name },
+      env: {
+        ...process.env,
+        MAILPLANE_DELIVERY_DB_URL: url,
+        MAILPLANE_DELIVERY_DNS: dns.address,
+        MAILPLANE_MX_PORT: String(sink.port),
+        MAILPLANE_WORKER: name,
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     return { child, ready: new Promise<void>((resolve) => child.stdout!.once('data', () => resolve())) };
@@ -78,7 +103,10 @@ describe.skipIf(!pgUrl)('delivery by several worker processes on one PostgreSQL'
       workers.push(a.child, b.child);
       await Promise.all([a.ready, b.ready]);
       if (crash) {
-        await vi.waitFor(() => expect(sink.received.length).toBeGreaterThan(count / 4), { timeout: 120_000, interval: 20 });
+        await vi.waitFor(() => expect(sink.received.length).toBeGreaterThan(count / 4), {
+          timeout: 120_000,
+          interval: 20,
+        });
         a.child.kill('SIGKILL'); // mid-send: no chance to record, release or finish anything
         await once(a.child, 'exit');
         const c = startWorker(url, 'worker-c');
@@ -87,7 +115,9 @@ describe.skipIf(!pgUrl)('delivery by several worker processes on one PostgreSQL'
       }
       await vi.waitFor(
         async () => {
-          const open = await client.query(`SELECT count(*)::int AS n FROM messages WHERE status IN ('queued', 'deferred')`);
+          const open = await client.query(
+            `SELECT count(*)::int AS n FROM messages WHERE status IN ('queued', 'deferred')`,
+          );
           expect(open.rows[0].n).toBe(0);
         },
         { timeout: 170_000, interval: 200 },
@@ -95,9 +125,15 @@ describe.skipIf(!pgUrl)('delivery by several worker processes on one PostgreSQL'
       const statuses = await client.query(`SELECT status, count(*)::int AS n FROM messages GROUP BY status`);
       expect(statuses.rows).toEqual([{ status: 'delivered', n: count }]);
       // Exactly one terminal event and one count per message.
-      const delivered = await client.query(`SELECT count(*)::int AS n, count(DISTINCT message_id)::int AS d FROM events WHERE type = 2`);
+      const delivered = await client.query(
+        `SELECT count(*)::int AS n, count(DISTINCT message_id)::int AS d FROM events WHERE type = 2`,
+      );
       expect(delivered.rows[0]).toEqual({ n: count, d: count });
-      const counted = await store.stats.total({ accountId: (await store.messages.getForDelivery(ids[0]!))!.batch.accountId }, '2000-01-01', '2100-01-01');
+      const counted = await store.stats.total(
+        { accountId: (await store.messages.getForDelivery(ids[0]!))!.batch.accountId },
+        '2000-01-01',
+        '2100-01-01',
+      );
       expect(counted.delivered).toBe(count);
       // The sink got every message; it tells duplicates by Message-ID.
       const received = sink.received.map((m) => /^Message-ID: <([^@]+)@/im.exec(m.raw.toString('latin1'))![1]!);
@@ -115,10 +151,14 @@ describe.skipIf(!pgUrl)('delivery by several worker processes on one PostgreSQL'
     expect(await run(10_000, false)).toBe(0);
   });
 
-  it('kill -9 of a worker mid-send, then a restart: every message ends delivered exactly once in the records', { timeout: 300_000 }, async () => {
-    const duplicates = await run(3_000, true);
-    // At-least-once: only what the killed worker had in flight (sent, not yet recorded) may
-    // arrive twice: at most 4 jobs x 50 concurrent sends.
-    expect(duplicates).toBeLessThanOrEqual(200);
-  });
+  it(
+    'kill -9 of a worker mid-send, then a restart: every message ends delivered exactly once in the records',
+    { timeout: 300_000 },
+    async () => {
+      const duplicates = await run(3_000, true);
+      // At-least-once: only what the killed worker had in flight (sent, not yet recorded) may
+      // arrive twice: at most 4 jobs x 50 concurrent sends.
+      expect(duplicates).toBeLessThanOrEqual(200);
+    },
+  );
 });

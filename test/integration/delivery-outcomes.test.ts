@@ -13,11 +13,22 @@ describe.each(storeKinds)('delivery outcomes (%s)', (kind) => {
   });
   afterEach(() => env.close());
 
-  const stats = async () => (await env.api.call('GET', '/subaccount/stat/aggregate', { sub: env.key, query: DAY })).body;
-  const suppressions = async () => (await env.api.call('GET', '/subaccount/suppression', { sub: env.key })).body as Array<{ email: string; reason: number; smtp_error: string }>;
+  const stats = async () =>
+    (await env.api.call('GET', '/subaccount/stat/aggregate', { sub: env.key, query: DAY })).body;
+  const suppressions = async () =>
+    (await env.api.call('GET', '/subaccount/suppression', { sub: env.key })).body as Array<{
+      email: string;
+      reason: number;
+      smtp_error: string;
+    }>;
 
   it('a 5xx is HardBounced and suppresses the address with the SMTP reply; with or without an enhanced code', async () => {
-    env.sink.behave({ rcptFor: { [`gone@${RCPT_DOMAIN}`]: ['550 5.1.1 <gone@rcpt.test>: user unknown'], [`old@${RCPT_DOMAIN}`]: ['550 No such user here'] } });
+    env.sink.behave({
+      rcptFor: {
+        [`gone@${RCPT_DOMAIN}`]: ['550 5.1.1 <gone@rcpt.test>: user unknown'],
+        [`old@${RCPT_DOMAIN}`]: ['550 No such user here'],
+      },
+    });
     const [gone, old] = await env.send([`gone@${RCPT_DOMAIN}`, `old@${RCPT_DOMAIN}`]);
     const view = await env.waitForStatus(gone!.messageId, 'hard_bounced');
     await env.waitForStatus(old!.messageId, 'hard_bounced');
@@ -27,7 +38,9 @@ describe.each(storeKinds)('delivery outcomes (%s)', (kind) => {
     const list = await suppressions();
     expect(list.map((s) => s.email).sort()).toEqual([`gone@${RCPT_DOMAIN}`, `old@${RCPT_DOMAIN}`]);
     expect(list.every((s) => s.reason === 2)).toBe(true);
-    expect(list.find((s) => s.email.startsWith('gone'))!.smtp_error).toContain('550 5.1.1 <gone@rcpt.test>: user unknown');
+    expect(list.find((s) => s.email.startsWith('gone'))!.smtp_error).toContain(
+      '550 5.1.1 <gone@rcpt.test>: user unknown',
+    );
     expect(list.find((s) => s.email.startsWith('old'))!.smtp_error).toContain('550 No such user here');
     expect(await stats()).toMatchObject({ processed: 2, delivered: 0, hardBounced: 2, softBounced: 0 });
     // The suppressed address is dropped before sending next time.
@@ -37,7 +50,10 @@ describe.each(storeKinds)('delivery outcomes (%s)', (kind) => {
 
   it('a policy rejection (5.7.1, or "blocked" without a code) is smtpDropped and suppresses nothing', async () => {
     env.sink.behave({
-      rcptFor: { [`a@${RCPT_DOMAIN}`]: ['554 5.7.1 Message rejected due to local policy'], [`b@${RCPT_DOMAIN}`]: ['554 Your IP is blocked (spamhaus)'] },
+      rcptFor: {
+        [`a@${RCPT_DOMAIN}`]: ['554 5.7.1 Message rejected due to local policy'],
+        [`b@${RCPT_DOMAIN}`]: ['554 Your IP is blocked (spamhaus)'],
+      },
     });
     const entries = await env.send([`a@${RCPT_DOMAIN}`, `b@${RCPT_DOMAIN}`]);
     for (const e of entries) {
@@ -70,7 +86,10 @@ describe.each(storeKinds)('delivery outcomes (%s)', (kind) => {
     expect(types(view)).toEqual([0, 3, 3, 3, 3, 3, 4]);
     expect(view.events[6].smtpDescription).toContain('451 4.3.0');
     expect(await suppressions()).toEqual([]);
-    const total = await env.api.call('GET', '/subaccount/stat/aggregate', { sub: env.key, query: { from: '2026-05-01', to: '2026-05-03' } });
+    const total = await env.api.call('GET', '/subaccount/stat/aggregate', {
+      sub: env.key,
+      query: { from: '2026-05-01', to: '2026-05-03' },
+    });
     expect(total.body).toMatchObject({ processed: 1, softBounced: 1, hardBounced: 1, delivered: 0 });
     expect(env.sink.received).toHaveLength(0);
   });

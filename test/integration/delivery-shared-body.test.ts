@@ -6,7 +6,11 @@ import { renderMessage, TemplateCache } from '../../src/sending/render.js';
 import { storeKinds } from '../support/databases.js';
 import { RCPT_DOMAIN, startDeliveryEnv, type DeliveryEnv } from '../support/delivery-env.js';
 
-const headOf = (raw: Buffer) => raw.toString().split('\r\n\r\n')[0]!.replace(/\r\n[ \t]+/g, ' ');
+const headOf = (raw: Buffer) =>
+  raw
+    .toString()
+    .split('\r\n\r\n')[0]!
+    .replace(/\r\n[ \t]+/g, ' ');
 const bodyOf = (raw: Buffer) => raw.subarray(raw.indexOf('\r\n\r\n') + 4).toString();
 const listUnsubscribe = (raw: Buffer) => /^List-Unsubscribe: <([^>]+)>$/m.exec(headOf(raw))?.[1];
 
@@ -59,7 +63,10 @@ describe.each(storeKinds)('bulk sends with one body for every recipient (%s)', (
     'html only, non-ASCII': { htmlBody: NEWSLETTER },
     'short plain text only': { textBody: 'short plain' },
     'long-line plain text only': { textBody: 'x'.repeat(200) },
-    'short plain text with bare LF and CR (7bit, made CRLF)': { textBody: 'one\ntwo\rthree', htmlBody: '<p>one</p>\n<p>two</p>' },
+    'short plain text with bare LF and CR (7bit, made CRLF)': {
+      textBody: 'one\ntwo\rthree',
+      htmlBody: '<p>one</p>\n<p>two</p>',
+    },
     'empty html with text (no html part)': { htmlBody: '', textBody: 'only text' },
     'html with a forwarded message and a binary attachment': {
       htmlBody: NEWSLETTER,
@@ -69,36 +76,57 @@ describe.each(storeKinds)('bulk sends with one body for every recipient (%s)', (
       ],
     },
   };
-  it.each(Object.keys(variants))('composes the same message through the shared body as composed alone (%s)', async (variant) => {
-    const [entry] = await env.send([`ann@${RCPT_DOMAIN}`], { subject: 'Hi', textBody: undefined, ...variants[variant] });
-    await env.waitForStatus(entry!.messageId, 'delivered');
-    const ctx = env.api.mailplane.context;
-    const found = (await ctx.store.messages.getForDelivery(entry!.messageId))!;
-    const domain = (await ctx.store.domains.get(found.batch.subAccountId, found.batch.domainId!))!;
-    const input = {
-      batch: found.batch,
-      message: found.message,
-      domain,
-      rendered: renderMessage(ctx, await new TemplateCache(ctx.templateCompiler).get(found.batch), found.message, found.batch),
-      dkimKey: new DkimKeyCache().get(ctx, domain),
-      dateMs: Date.UTC(2026, 4, 1),
-    };
-    const cache = new SharedBodyCache();
-    const shared = await composeMessage(ctx, input, cache);
-    const again = await composeMessage(ctx, input, cache);
-    const alone = await composeMessage(ctx, input);
-    expect(cache.size.entries).toBe(1);
-    expect(cache.size.bytes).toBeGreaterThan(0); // the body is held: the shared path was taken
-    // Identical bytes but for the DKIM-Signature field and the random multipart boundary.
-    const normal = (raw: Buffer) => raw.toString().replace(/^DKIM-Signature:.*\r\n(?:[ \t].*\r\n)*/, '').replace(/--_NmP-[0-9a-f]+-Part_/g, 'BOUNDARY');
-    expect(normal(shared.raw)).toBe(normal(alone.raw));
-    expect(normal(again.raw)).toBe(normal(shared.raw));
-    for (const raw of [shared.raw, again.raw]) expect((await env.verifyDkim(raw)).status).toBe('pass');
-  });
+  it.each(Object.keys(variants))(
+    'composes the same message through the shared body as composed alone (%s)',
+    async (variant) => {
+      const [entry] = await env.send([`ann@${RCPT_DOMAIN}`], {
+        subject: 'Hi',
+        textBody: undefined,
+        ...variants[variant],
+      });
+      await env.waitForStatus(entry!.messageId, 'delivered');
+      const ctx = env.api.mailplane.context;
+      const found = (await ctx.store.messages.getForDelivery(entry!.messageId))!;
+      const domain = (await ctx.store.domains.get(found.batch.subAccountId, found.batch.domainId!))!;
+      const input = {
+        batch: found.batch,
+        message: found.message,
+        domain,
+        rendered: renderMessage(
+          ctx,
+          await new TemplateCache(ctx.templateCompiler).get(found.batch),
+          found.message,
+          found.batch,
+        ),
+        dkimKey: new DkimKeyCache().get(ctx, domain),
+        dateMs: Date.UTC(2026, 4, 1),
+      };
+      const cache = new SharedBodyCache();
+      const shared = await composeMessage(ctx, input, cache);
+      const again = await composeMessage(ctx, input, cache);
+      const alone = await composeMessage(ctx, input);
+      expect(cache.size.entries).toBe(1);
+      expect(cache.size.bytes).toBeGreaterThan(0); // the body is held: the shared path was taken
+      // Identical bytes but for the DKIM-Signature field and the random multipart boundary.
+      const normal = (raw: Buffer) =>
+        raw
+          .toString()
+          .replace(/^DKIM-Signature:.*\r\n(?:[ \t].*\r\n)*/, '')
+          .replace(/--_NmP-[0-9a-f]+-Part_/g, 'BOUNDARY');
+      expect(normal(shared.raw)).toBe(normal(alone.raw));
+      expect(normal(again.raw)).toBe(normal(shared.raw));
+      for (const raw of [shared.raw, again.raw]) expect((await env.verifyDkim(raw)).status).toBe('pass');
+    },
+  );
 
   it('composes per recipient when the body is personalised', async () => {
     const to = ['ann', 'bob'].map((n) => ({ email: `${n}@${RCPT_DOMAIN}`, customFields: { first: n } }));
-    const entries = await env.send([], { to, subject: 'Hi', htmlBody: `<p>Dear {{first}}</p>${NEWSLETTER}<a href="{{unsubscribe}}">stop</a>`, textBody: 'Hi' });
+    const entries = await env.send([], {
+      to,
+      subject: 'Hi',
+      htmlBody: `<p>Dear {{first}}</p>${NEWSLETTER}<a href="{{unsubscribe}}">stop</a>`,
+      textBody: 'Hi',
+    });
     for (const e of entries) await env.waitForStatus(e.messageId, 'delivered');
     expect(env.sink.received).toHaveLength(2);
     for (const got of env.sink.received) {

@@ -12,7 +12,12 @@ describe.each(storeKinds)('smart-host transport (%s)', (kind) => {
     sink = await startSmtpSink();
     api = await createTestApi(kind, {
       jobs: { pollIntervalMs: 25 },
-      transport: smartHostTransport({ host: '127.0.0.1', port: sink.port, rejectUnauthorized: false, ehloName: 'relay-client.test' }),
+      transport: smartHostTransport({
+        host: '127.0.0.1',
+        port: sink.port,
+        rejectUnauthorized: false,
+        ehloName: 'relay-client.test',
+      }),
     });
     api.mailplane.start();
   });
@@ -23,7 +28,10 @@ describe.each(storeKinds)('smart-host transport (%s)', (kind) => {
 
   it('relays every recipient domain through the one host, over STARTTLS, and records the relay reply', async () => {
     const sender = await createSender(api, 'relay', 'sender.test');
-    const send = await api.call('POST', '/subaccount/email', { sub: sender.subAccount.apiKey, body: sendBody('news@sender.test', ['a@one.example', 'b@two.example']) });
+    const send = await api.call('POST', '/subaccount/email', {
+      sub: sender.subAccount.apiKey,
+      body: sendBody('news@sender.test', ['a@one.example', 'b@two.example']),
+    });
     expect(send.status).toBe(200);
     await vi.waitFor(() => expect(sink.received).toHaveLength(2), { timeout: 10_000 });
     expect(sink.received.map((m) => m.rcptTo[0]).sort()).toEqual(['a@one.example', 'b@two.example']);

@@ -14,7 +14,15 @@ describe.each(storeKinds)('the message on the wire (%s)', (kind) => {
 
   it('delivers a personalised, DKIM-signed message with VERP, Message-ID and one-click unsubscribe', async () => {
     const [entry] = await env.send([`ann@${RCPT_DOMAIN}`], {
-      to: [{ email: `ann@${RCPT_DOMAIN}`, name: 'Ann', customFields: { first: 'Ann' }, cc: [{ email: `carl@${RCPT_DOMAIN}`, name: 'Carl' }], bcc: [{ email: `bo@${RCPT_DOMAIN}` }] }],
+      to: [
+        {
+          email: `ann@${RCPT_DOMAIN}`,
+          name: 'Ann',
+          customFields: { first: 'Ann' },
+          cc: [{ email: `carl@${RCPT_DOMAIN}`, name: 'Carl' }],
+          bcc: [{ email: `bo@${RCPT_DOMAIN}` }],
+        },
+      ],
       subject: 'Hello {{first}}',
       htmlBody: '<p>Hi {{first}}</p><a href="{{unsubscribe}}">unsubscribe</a>',
       textBody: 'Hi {{first}}',
@@ -39,7 +47,8 @@ describe.each(storeKinds)('the message on the wire (%s)', (kind) => {
     const dkim = await env.verifyDkim(got.raw);
     expect(dkim.status).toBe('pass');
     expect(dkim.domain).toBe('sender.test');
-    for (const h of ['from', 'subject', 'message-id', 'list-unsubscribe', 'list-unsubscribe-post']) expect(dkim.signedHeaders).toContain(h);
+    for (const h of ['from', 'subject', 'message-id', 'list-unsubscribe', 'list-unsubscribe-post'])
+      expect(dkim.signedHeaders).toContain(h);
 
     const mail = await simpleParser(got.raw);
     expect(mail.subject).toBe('Hello Ann');
@@ -48,12 +57,17 @@ describe.each(storeKinds)('the message on the wire (%s)', (kind) => {
     expect(mail.html).toContain('<p>Hi Ann</p>');
     expect(mail.html).toContain('Preview here');
     expect(mail.headers.get('x-campaign')).toBe('spring-7');
-    const head = got.raw.toString().split('\r\n\r\n')[0]!.replace(/\r\n[ \t]+/g, ' ');
+    const head = got.raw
+      .toString()
+      .split('\r\n\r\n')[0]!
+      .replace(/\r\n[ \t]+/g, ' ');
     expect(head).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click$/m);
     expect(mail.replyTo?.text).toContain('help@sender.test');
     expect(mail.cc && !Array.isArray(mail.cc) ? mail.cc.text : '').toContain(`carl@${RCPT_DOMAIN}`);
     expect(got.raw.toString()).not.toMatch(/^bcc:/im);
-    expect(mail.attachments.filter((a) => a.filename).map((a) => [a.filename, a.content.toString()])).toEqual([['a.txt', 'attached bytes']]);
+    expect(mail.attachments.filter((a) => a.filename).map((a) => [a.filename, a.content.toString()])).toEqual([
+      ['a.txt', 'attached bytes'],
+    ]);
     expect(got.raw.toString()).toContain('text/x-amp-html');
     // The List-Unsubscribe link is the signed link of this message, the same one {{unsubscribe}} rendered.
     const link = /^List-Unsubscribe: <(https?:[^>]+)>$/m.exec(head)?.[1];
@@ -65,10 +79,16 @@ describe.each(storeKinds)('the message on the wire (%s)', (kind) => {
     expect(createSecretBox(TEST_SECRET).verify(`u.${id}`, signature!)).toBe(true);
 
     // Each envelope recipient counts, as SendGrid and Postmark count them: the recipient and its two copies.
-    await vi.waitFor(async () => {
-      const stats = await env.api.call('GET', '/subaccount/stat/aggregate', { sub: env.key, query: { from: '2026-05-01', to: '2026-05-01' } });
-      expect(stats.body).toMatchObject({ processed: 3, delivered: 3, hardBounced: 0, softBounced: 0 });
-    }, { timeout: 15_000, interval: 20 });
+    await vi.waitFor(
+      async () => {
+        const stats = await env.api.call('GET', '/subaccount/stat/aggregate', {
+          sub: env.key,
+          query: { from: '2026-05-01', to: '2026-05-01' },
+        });
+        expect(stats.body).toMatchObject({ processed: 3, delivered: 3, hardBounced: 0, softBounced: 0 });
+      },
+      { timeout: 15_000, interval: 20 },
+    );
   });
 
   // Short plain bodies go out as 7bit, as given: a bare LF or CR there would be turned into CRLF by
@@ -87,7 +107,15 @@ describe.each(storeKinds)('the message on the wire (%s)', (kind) => {
     expect((await env.verifyDkim(got.raw)).status).toBe('pass');
     const mail = await simpleParser(got.raw);
     // mailparser shows the forwarded message inline, after the text.
-    expect(mail.text?.split(/\r?\n/).filter(Boolean)).toEqual(['one', 'two', 'three', 'four', 'Subject: old', 'body', 'line']);
+    expect(mail.text?.split(/\r?\n/).filter(Boolean)).toEqual([
+      'one',
+      'two',
+      'three',
+      'four',
+      'Subject: old',
+      'body',
+      'line',
+    ]);
     expect(mail.html).toMatch(/<p>one<\/p>\r?\n<p>two<\/p>\r?\n<p>three<\/p>/);
   });
 

@@ -20,13 +20,16 @@ const DAY = 86_400_000;
 type Domain = any;
 
 /** The `s=` of the message's DKIM-Signature. */
-const signedSelector = (raw: Buffer) => /\bs=([^;\s]+)/.exec(/^DKIM-Signature:[^]*?(?=\r\n\S)/m.exec(raw.toString('latin1'))?.[0] ?? '')?.[1];
+const signedSelector = (raw: Buffer) =>
+  /\bs=([^;\s]+)/.exec(/^DKIM-Signature:[^]*?(?=\r\n\S)/m.exec(raw.toString('latin1'))?.[0] ?? '')?.[1];
 
 describe.each(storeKinds)('DKIM key rotation on %s', (kind) => {
   let env: DeliveryEnv;
   const domainPath = () => `/subaccount/domain/${env.sender.domain.id}`;
-  const rotate = (id: unknown = env.sender.domain.id, sub = env.key) => env.api.call('POST', `/subaccount/domain/${id}/dkim/rotate`, { sub });
-  const cancel = (id: unknown = env.sender.domain.id, sub = env.key) => env.api.call('DELETE', `/subaccount/domain/${id}/dkim/rotate`, { sub });
+  const rotate = (id: unknown = env.sender.domain.id, sub = env.key) =>
+    env.api.call('POST', `/subaccount/domain/${id}/dkim/rotate`, { sub });
+  const cancel = (id: unknown = env.sender.domain.id, sub = env.key) =>
+    env.api.call('DELETE', `/subaccount/domain/${id}/dkim/rotate`, { sub });
   const read = async (): Promise<Domain> => (await env.api.call('GET', domainPath(), { sub: env.key })).body;
   const deliverOne = async (to: string) => {
     const [entry] = await env.send([to]);
@@ -46,7 +49,12 @@ describe.each(storeKinds)('DKIM key rotation on %s', (kind) => {
     expect(schemaErrors('Domain', rotated.body)).toEqual([]);
     const [active, pending] = rotated.body.dkimRecords;
     expect(rotated.body.dkimRecords).toHaveLength(2);
-    expect(active).toMatchObject({ state: 'active', selector: 'mp1', host: 'mp1._domainkey.sender.test', verified: true });
+    expect(active).toMatchObject({
+      state: 'active',
+      selector: 'mp1',
+      host: 'mp1._domainkey.sender.test',
+      verified: true,
+    });
     expect(rotated.body.dkim).toEqual({ host: active.host, type: 'TXT', textValue: active.textValue });
     expect(pending).toMatchObject({ state: 'pending', type: 'TXT', verified: false });
     expect(pending.selector).toMatch(/^mp1-\d{14}$/);
@@ -59,7 +67,10 @@ describe.each(storeKinds)('DKIM key rotation on %s', (kind) => {
     expect(unpublished.dkimRecords[1]).toMatchObject({ state: 'pending', verified: false });
     expect(unpublished.dkimRecords[1].failureReason).not.toBe('');
     expect(unpublished.verified).toBe(true);
-    expect(await deliverOne(`before@${RCPT_DOMAIN}`)).toEqual({ selector: 'mp1', dkim: expect.objectContaining({ status: 'pass' }) });
+    expect(await deliverOne(`before@${RCPT_DOMAIN}`)).toEqual({
+      selector: 'mp1',
+      dkim: expect.objectContaining({ status: 'pass' }),
+    });
 
     // Published: the next check makes it the signing key, and the old record is kept listed.
     env.dns.txt(pending.host, pending.textValue);
@@ -70,13 +81,22 @@ describe.each(storeKinds)('DKIM key rotation on %s', (kind) => {
       { ...record(pending), state: 'active', verified: true },
       { ...record(active), state: 'retiring', verified: true, retireAt: expect.any(Number) },
     ]);
-    const retireAtMs = Number(BigInt((await env.api.call('GET', domainPath(), { sub: env.key })).text.match(/"retireAt":(\d+)/)![1]!) / 1_000_000n);
+    const retireAtMs = Number(
+      BigInt((await env.api.call('GET', domainPath(), { sub: env.key })).text.match(/"retireAt":(\d+)/)![1]!) /
+        1_000_000n,
+    );
     expect(retireAtMs).toBe(env.clock.now() + 7 * DAY);
-    expect(await deliverOne(`after@${RCPT_DOMAIN}`)).toEqual({ selector: pending.selector, dkim: expect.objectContaining({ status: 'pass' }) });
+    expect(await deliverOne(`after@${RCPT_DOMAIN}`)).toEqual({
+      selector: pending.selector,
+      dkim: expect.objectContaining({ status: 'pass' }),
+    });
 
     // The rotation's job drops the old record once the grace period is over.
     env.advance(7 * DAY + 1000);
-    await vi.waitFor(async () => expect((await read()).dkimRecords.map((r: { state: string }) => r.state)).toEqual(['active']), { timeout: 15_000, interval: 50 });
+    await vi.waitFor(
+      async () => expect((await read()).dkimRecords.map((r: { state: string }) => r.state)).toEqual(['active']),
+      { timeout: 15_000, interval: 50 },
+    );
     expect((await read()).dkim.host).toBe(pending.host);
     // A second rotation can start now, under yet another selector.
     env.advance(1000);
@@ -90,8 +110,14 @@ describe.each(storeKinds)('DKIM key rotation on %s', (kind) => {
     env.dns.txt(pending.host, pending.textValue);
     // The job checks the new record on the propagation schedule: the first check a minute after the rotation.
     env.advance(61_000);
-    await vi.waitFor(async () => expect((await read()).dkim.host).toBe(pending.host), { timeout: 15_000, interval: 50 });
-    expect(await deliverOne(`job@${RCPT_DOMAIN}`)).toMatchObject({ selector: pending.selector, dkim: { status: 'pass' } });
+    await vi.waitFor(async () => expect((await read()).dkim.host).toBe(pending.host), {
+      timeout: 15_000,
+      interval: 50,
+    });
+    expect(await deliverOne(`job@${RCPT_DOMAIN}`)).toMatchObject({
+      selector: pending.selector,
+      dkim: { status: 'pass' },
+    });
   });
 
   it('abandons a pending rotation: the key is dropped, the old one goes on signing, and a new rotation can start', async () => {
@@ -99,13 +125,20 @@ describe.each(storeKinds)('DKIM key rotation on %s', (kind) => {
     const cancelled = await cancel();
     expect(cancelled.status).toBe(200);
     expect(schemaErrors('Domain', cancelled.body)).toEqual([]);
-    expect(cancelled.body.dkimRecords.map((r: { state: string; selector: string }) => [r.state, r.selector])).toEqual([['active', 'mp1']]);
+    expect(cancelled.body.dkimRecords.map((r: { state: string; selector: string }) => [r.state, r.selector])).toEqual([
+      ['active', 'mp1'],
+    ]);
     expect((await read()).dkimRecords).toEqual(cancelled.body.dkimRecords);
     // Publishing the abandoned record now changes nothing: mail is signed with the old key.
     env.dns.txt(pending.host, pending.textValue);
     env.advance(61_000);
-    expect((await env.api.call('POST', `${domainPath()}/verify`, { sub: env.key })).body.dkim.host).toBe('mp1._domainkey.sender.test');
-    expect(await deliverOne(`kept@${RCPT_DOMAIN}`)).toEqual({ selector: 'mp1', dkim: expect.objectContaining({ status: 'pass' }) });
+    expect((await env.api.call('POST', `${domainPath()}/verify`, { sub: env.key })).body.dkim.host).toBe(
+      'mp1._domainkey.sender.test',
+    );
+    expect(await deliverOne(`kept@${RCPT_DOMAIN}`)).toEqual({
+      selector: 'mp1',
+      dkim: expect.objectContaining({ status: 'pass' }),
+    });
     // Nothing left to abandon; a new rotation starts under a new selector.
     expectError(await cancel(), 403, 'DKIM_ROTATION_NOT_PENDING');
     env.advance(1000);
@@ -121,7 +154,10 @@ describe.each(storeKinds)('DKIM key rotation on %s', (kind) => {
     expectError(await cancel(), 403, 'DKIM_ROTATION_NOT_PENDING');
     expect((await read()).dkim.host).toBe(pending.host);
     expectError(await cancel(999_999), 406, 'DOMAIN_NOT_FOUND');
-    const other = await env.api.call('POST', '/account/subaccount', { account: env.api.accountKey, body: { name: 'other' } });
+    const other = await env.api.call('POST', '/account/subaccount', {
+      account: env.api.accountKey,
+      body: { name: 'other' },
+    });
     expectError(await cancel(env.sender.domain.id, other.body.apiKey), 406, 'DOMAIN_NOT_FOUND');
     expectError(await env.api.call('DELETE', `${domainPath()}/dkim/rotate`, {}), 401);
   });
@@ -131,7 +167,10 @@ describe.each(storeKinds)('DKIM key rotation on %s', (kind) => {
     expectError(await rotate(), 403, 'DKIM_ROTATION_PENDING');
     expectError(await rotate(999_999), 406, 'DOMAIN_NOT_FOUND');
     expectError(await rotate('abc'), 406);
-    const other = await env.api.call('POST', '/account/subaccount', { account: env.api.accountKey, body: { name: 'other' } });
+    const other = await env.api.call('POST', '/account/subaccount', {
+      account: env.api.accountKey,
+      body: { name: 'other' },
+    });
     expectError(await rotate(env.sender.domain.id, other.body.apiKey), 406, 'DOMAIN_NOT_FOUND');
     expectError(await env.api.call('POST', `${domainPath()}/dkim/rotate`, {}), 401);
     expect((await read()).dkimRecords).toEqual(first.body.dkimRecords);
@@ -152,8 +191,14 @@ describe.each(storeKinds)('automatic DKIM rotation on %s', (kind) => {
   });
 
   const setUp = async (autoRotateDays: number) => {
-    api = await createTestApi(kind, { clock, dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 300, retries: 0 }, domains: { dkimAutoRotateDays: autoRotateDays }, jobs: { pollIntervalMs: 20 } });
-    const sub = (await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'auto' } })).body.apiKey;
+    api = await createTestApi(kind, {
+      clock,
+      dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 300, retries: 0 },
+      domains: { dkimAutoRotateDays: autoRotateDays },
+      jobs: { pollIntervalMs: 20 },
+    });
+    const sub = (await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'auto' } }))
+      .body.apiKey;
     const domain = (await api.call('POST', '/subaccount/domain', { sub, body: { name: `auto-${kind}.test` } })).body;
     dns.txt(domain.dkim.host, domain.dkim.textValue);
     expect((await api.call('POST', `/subaccount/domain/${domain.id}/verify`, { sub })).body.verified).toBe(true);
@@ -169,7 +214,11 @@ describe.each(storeKinds)('automatic DKIM rotation on %s', (kind) => {
     expect((await read()).dkimRecords).toHaveLength(1);
     clock.advance(11 * DAY);
     api.mailplane.context.jobs.notify();
-    await vi.waitFor(async () => expect((await read()).dkimRecords.map((r: { state: string }) => r.state)).toEqual(['active', 'pending']), { timeout: 15_000, interval: 50 });
+    await vi.waitFor(
+      async () =>
+        expect((await read()).dkimRecords.map((r: { state: string }) => r.state)).toEqual(['active', 'pending']),
+      { timeout: 15_000, interval: 50 },
+    );
   });
 
   it('never rotates by itself when the option is off (the default)', async () => {

@@ -21,10 +21,12 @@ afterAll(async () => {
 });
 beforeEach(() => dns.resetLog());
 
-const resolverFor = (options: DnsResolverOptions = {}) => createDnsResolver({ servers: [{ host: dns.host, port: dns.port }], timeoutMs: 500, retries: 1, ...options });
+const resolverFor = (options: DnsResolverOptions = {}) =>
+  createDnsResolver({ servers: [{ host: dns.host, port: dns.port }], timeoutMs: 500, retries: 1, ...options });
 
 /** `count` TXT records of `length` characters each. */
-const txtRecords = (count: number, length: number) => Array.from({ length: count }, (_, i) => String(i % 10).repeat(length));
+const txtRecords = (count: number, length: number) =>
+  Array.from({ length: count }, (_, i) => String(i % 10).repeat(length));
 
 /** A response to `query` (a raw DNS message) with `answers`, `tc` set as asked. */
 function response(query: Buffer, answers: Resource[], tc = false): Buffer {
@@ -36,7 +38,10 @@ function response(query: Buffer, answers: Resource[], tc = false): Buffer {
 }
 
 /** A raw DNS server on one loopback port: `udp` answers each datagram, `tcp` handles each connection. */
-async function rawDnsServer(udp: (query: Buffer) => Buffer, tcp: (socket: Socket) => void): Promise<{ port: number; close(): void }> {
+async function rawDnsServer(
+  udp: (query: Buffer) => Buffer,
+  tcp: (socket: Socket) => void,
+): Promise<{ port: number; close(): void }> {
   for (let attempt = 1; ; attempt++) {
     const datagrams: UdpSocket = createSocket('udp4');
     datagrams.on('message', (query, from) => datagrams.send(udp(query), from.port, from.address));
@@ -58,16 +63,43 @@ describe('DNS resolver against hostile answers', () => {
     dns.txt('bulky.h.test', ...txtRecords(70, 250));
     // dns2's encoder needs a good part of a second for answers this size: allow for it.
     const result = await resolverFor({ timeoutMs: 10_000, retries: 0 }).resolveTxt('bulky.h.test');
-    expect(result).toMatchObject({ ok: false, reason: 'malformed', detail: expect.stringMatching(/^an answer of \d+ bytes, more than the 16384 mailplane reads/) });
-    expect(dns.log.filter((entry) => entry.name === 'bulky.h.test').map((entry) => entry.transport)).toEqual(['udp', 'tcp']);
+    expect(result).toMatchObject({
+      ok: false,
+      reason: 'malformed',
+      detail: expect.stringMatching(/^an answer of \d+ bytes, more than the 16384 mailplane reads/),
+    });
+    expect(dns.log.filter((entry) => entry.name === 'bulky.h.test').map((entry) => entry.transport)).toEqual([
+      'udp',
+      'tcp',
+    ]);
   });
 
   it('refuses a UDP datagram over 16 KiB from a server that ignores the EDNS size', async () => {
-    const records = txtRecords(70, 250).map((text) => ({ name: 'flood.h.test', type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 60, data: [text] }) as unknown as Resource);
-    const server = await rawDnsServer((query) => response(query, records), (socket) => socket.destroy());
+    const records = txtRecords(70, 250).map(
+      (text) =>
+        ({
+          name: 'flood.h.test',
+          type: Packet.TYPE.TXT,
+          class: Packet.CLASS.IN,
+          ttl: 60,
+          data: [text],
+        }) as unknown as Resource,
+    );
+    const server = await rawDnsServer(
+      (query) => response(query, records),
+      (socket) => socket.destroy(),
+    );
     try {
-      const result = await createDnsResolver({ servers: [{ host: '127.0.0.1', port: server.port }], timeoutMs: 10_000, retries: 0 }).resolveTxt('flood.h.test');
-      expect(result).toMatchObject({ ok: false, reason: 'malformed', detail: expect.stringMatching(/more than the 16384 mailplane reads/) });
+      const result = await createDnsResolver({
+        servers: [{ host: '127.0.0.1', port: server.port }],
+        timeoutMs: 10_000,
+        retries: 0,
+      }).resolveTxt('flood.h.test');
+      expect(result).toMatchObject({
+        ok: false,
+        reason: 'malformed',
+        detail: expect.stringMatching(/more than the 16384 mailplane reads/),
+      });
     } finally {
       server.close();
     }
@@ -78,20 +110,39 @@ describe('DNS resolver against hostile answers', () => {
     // for it would end in the 10 s timeout, not in a malformed answer.
     const server = await rawDnsServer(
       (query) => response(query, [], true),
-      (socket) => socket.once('data', (query) => socket.write(Buffer.concat([Buffer.from([0xff, 0xff]), query.subarray(2, 4), Buffer.from([0x81, 0x80])]))),
+      (socket) =>
+        socket.once('data', (query) =>
+          socket.write(Buffer.concat([Buffer.from([0xff, 0xff]), query.subarray(2, 4), Buffer.from([0x81, 0x80])])),
+        ),
     );
     try {
-      const result = await createDnsResolver({ servers: [{ host: '127.0.0.1', port: server.port }], timeoutMs: 10_000, retries: 0 }).resolveTxt('slow.h.test');
-      expect(result).toMatchObject({ ok: false, reason: 'malformed', detail: expect.stringMatching(/^an answer of 65535 bytes, more than the 16384 mailplane reads/) });
+      const result = await createDnsResolver({
+        servers: [{ host: '127.0.0.1', port: server.port }],
+        timeoutMs: 10_000,
+        retries: 0,
+      }).resolveTxt('slow.h.test');
+      expect(result).toMatchObject({
+        ok: false,
+        reason: 'malformed',
+        detail: expect.stringMatching(/^an answer of 65535 bytes, more than the 16384 mailplane reads/),
+      });
     } finally {
       server.close();
     }
   });
 
   it('keeps at most 100 records of one answer, and of MX the 100 most preferred', async () => {
-    dns.set('many.h.test', 'A', Array.from({ length: 300 }, (_, i) => `10.0.${i >> 8}.${i & 255}`));
+    dns.set(
+      'many.h.test',
+      'A',
+      Array.from({ length: 300 }, (_, i) => `10.0.${i >> 8}.${i & 255}`),
+    );
     // Listed least preferred first, so the cut must come after the sort.
-    dns.set('many.h.test', 'MX', Array.from({ length: 300 }, (_, i) => ({ exchange: `mx${i}.h.test`, preference: 300 - i })));
+    dns.set(
+      'many.h.test',
+      'MX',
+      Array.from({ length: 300 }, (_, i) => ({ exchange: `mx${i}.h.test`, preference: 300 - i })),
+    );
     const resolver = resolverFor({ timeoutMs: 10_000 });
     const a = await resolver.resolveA('many.h.test');
     expect(a).toMatchObject({ ok: true });

@@ -18,7 +18,12 @@ afterAll(async () => {
   await dns.close();
 });
 
-const lookup = (timeoutMs = 2000) => createRdapLookup({ baseUrl: `${rdap.baseUrl}/`, timeoutMs, onError: (domain, message) => errors.push(`${domain}: ${message}`) });
+const lookup = (timeoutMs = 2000) =>
+  createRdapLookup({
+    baseUrl: `${rdap.baseUrl}/`,
+    timeoutMs,
+    onError: (domain, message) => errors.push(`${domain}: ${message}`),
+  });
 
 describe('RDAP registration date', () => {
   it('reads the registration event', async () => {
@@ -30,13 +35,23 @@ describe('RDAP registration date', () => {
   it('asks the parent domain for a subdomain', async () => {
     rdap.answer('parent.test', { registered: '2010-01-02T00:00:00Z' });
     expect(await lookup()('mail.eu.parent.test')).toBe('2010-01-02');
-    expect(rdap.requests.slice(-3)).toEqual(['/domain/mail.eu.parent.test', '/domain/eu.parent.test', '/domain/parent.test']);
+    expect(rdap.requests.slice(-3)).toEqual([
+      '/domain/mail.eu.parent.test',
+      '/domain/eu.parent.test',
+      '/domain/parent.test',
+    ]);
   });
 
   it('gives empty for an unknown domain, an error status, garbage and an answer without the event', async () => {
     rdap.answer('broken.test', { status: 500, body: '{}' });
     rdap.answer('garbage.test', 'garbage');
-    rdap.answer('noevent.test', { status: 200, body: JSON.stringify({ objectClassName: 'domain', events: [{ eventAction: 'expiration', eventDate: '2030-01-01T00:00:00Z' }] }) });
+    rdap.answer('noevent.test', {
+      status: 200,
+      body: JSON.stringify({
+        objectClassName: 'domain',
+        events: [{ eventAction: 'expiration', eventDate: '2030-01-01T00:00:00Z' }],
+      }),
+    });
     errors.length = 0;
     for (const name of ['unknown.test', 'broken.test', 'garbage.test', 'noevent.test', 'not a domain', 'localhost']) {
       expect(await lookup()(name), name).toBe('');
@@ -76,13 +91,22 @@ describe('RDAP registration date', () => {
 describe('verifyDomainDns', () => {
   const config = defaultDomainRecordsConfig;
   const dkim = 'v=DKIM1; k=rsa; p=QUJDREVGR0g=';
-  const resolver = () => createDnsResolver({ servers: [{ host: dns.host, port: dns.port }], timeoutMs: 1000, retries: 0 });
+  const resolver = () =>
+    createDnsResolver({ servers: [{ host: dns.host, port: dns.port }], timeoutMs: 1000, retries: 0 });
 
   it('adds the registration date to the record checks', async () => {
     dns.txt('mp1._domainkey.dated.test', dkim);
     rdap.answer('dated.test', { registered: '2001-09-09T01:46:40Z' });
-    const result = await verifyDomainDns({ resolver: resolver(), expected: expectedDnsRecords('dated.test', config, dkim), registrationLookup: lookup() });
-    expect(result).toMatchObject({ verified: true, dkim: { verified: true, reason: '' }, domainRegisteredDate: '2001-09-09' });
+    const result = await verifyDomainDns({
+      resolver: resolver(),
+      expected: expectedDnsRecords('dated.test', config, dkim),
+      registrationLookup: lookup(),
+    });
+    expect(result).toMatchObject({
+      verified: true,
+      dkim: { verified: true, reason: '' },
+      domainRegisteredDate: '2001-09-09',
+    });
   });
 
   it('verifies even when the registration lookup fails, hangs or misbehaves', async () => {
@@ -91,10 +115,21 @@ describe('verifyDomainDns', () => {
     const expected = expectedDnsRecords('undated.test', config, dkim);
     const hanging = await verifyDomainDns({ resolver: resolver(), expected, registrationLookup: lookup(200) });
     expect(hanging).toMatchObject({ verified: true, domainRegisteredDate: '' });
-    const throwing = await verifyDomainDns({ resolver: resolver(), expected, registrationLookup: () => Promise.reject(new Error('down')) });
+    const throwing = await verifyDomainDns({
+      resolver: resolver(),
+      expected,
+      registrationLookup: () => Promise.reject(new Error('down')),
+    });
     expect(throwing).toMatchObject({ verified: true, domainRegisteredDate: '' });
-    const nonsense = await verifyDomainDns({ resolver: resolver(), expected, registrationLookup: async () => 'last tuesday' });
+    const nonsense = await verifyDomainDns({
+      resolver: resolver(),
+      expected,
+      registrationLookup: async () => 'last tuesday',
+    });
     expect(nonsense).toMatchObject({ verified: true, domainRegisteredDate: '' });
-    expect(await verifyDomainDns({ resolver: resolver(), expected })).toMatchObject({ verified: true, domainRegisteredDate: '' });
+    expect(await verifyDomainDns({ resolver: resolver(), expected })).toMatchObject({
+      verified: true,
+      domainRegisteredDate: '',
+    });
   });
 });

@@ -26,7 +26,11 @@ describe('DNS resolver against a real dns2 server', () => {
   it('joins the character-strings of each TXT record', async () => {
     dns.txt('txt.r.test', ['v=DKIM1; k=rsa; ', 'p=AAAA', 'BBBB'], 'site-verification=1');
     const result = await resolverFor().resolveTxt('TXT.R.TEST.');
-    expect(result).toMatchObject({ ok: true, name: 'txt.r.test', records: ['v=DKIM1; k=rsa; p=AAAABBBB', 'site-verification=1'] });
+    expect(result).toMatchObject({
+      ok: true,
+      name: 'txt.r.test',
+      records: ['v=DKIM1; k=rsa; p=AAAABBBB', 'site-verification=1'],
+    });
   });
 
   it('follows CNAME chains for other types, and reads the CNAME itself for type CNAME', async () => {
@@ -34,8 +38,16 @@ describe('DNS resolver against a real dns2 server', () => {
     dns.cname('middle.r.test', 'real.r.test');
     dns.txt('real.r.test', 'hello');
     const resolver = resolverFor();
-    expect(await resolver.resolveTxt('alias.r.test')).toMatchObject({ ok: true, chain: ['middle.r.test', 'real.r.test'], records: ['hello'] });
-    expect(await resolver.resolveCname('alias.r.test')).toMatchObject({ ok: true, chain: [], records: ['middle.r.test'] });
+    expect(await resolver.resolveTxt('alias.r.test')).toMatchObject({
+      ok: true,
+      chain: ['middle.r.test', 'real.r.test'],
+      records: ['hello'],
+    });
+    expect(await resolver.resolveCname('alias.r.test')).toMatchObject({
+      ok: true,
+      chain: [],
+      records: ['middle.r.test'],
+    });
   });
 
   it('asks again for a CNAME target the answer does not cover', async () => {
@@ -48,14 +60,20 @@ describe('DNS resolver against a real dns2 server', () => {
   });
 
   it('reads MX (most preferred first), NS, A and AAAA', async () => {
-    dns.set('mail.r.test', 'MX', [{ exchange: 'mx2.r.test', preference: 20 }, { exchange: 'mx1.r.test', preference: 10 }]);
+    dns.set('mail.r.test', 'MX', [
+      { exchange: 'mx2.r.test', preference: 20 },
+      { exchange: 'mx1.r.test', preference: 10 },
+    ]);
     dns.set('mail.r.test', 'NS', ['ns1.r.test', 'ns2.r.test']);
     dns.set('mail.r.test', 'A', ['192.0.2.1']);
     dns.set('mail.r.test', 'AAAA', ['2001:db8::1']);
     const resolver = resolverFor();
     expect(await resolver.resolveMx('mail.r.test')).toMatchObject({
       ok: true,
-      records: [{ exchange: 'mx1.r.test', preference: 10 }, { exchange: 'mx2.r.test', preference: 20 }],
+      records: [
+        { exchange: 'mx1.r.test', preference: 10 },
+        { exchange: 'mx2.r.test', preference: 20 },
+      ],
     });
     expect(await resolver.resolveNs('mail.r.test')).toMatchObject({ ok: true, records: ['ns1.r.test', 'ns2.r.test'] });
     expect(await resolver.resolveA('mail.r.test')).toMatchObject({ ok: true, records: ['192.0.2.1'] });
@@ -97,7 +115,12 @@ describe('DNS resolver against a real dns2 server', () => {
     await new Promise<void>((resolve) => dead.bind(0, '127.0.0.1', resolve));
     try {
       dns.txt('fallback.r.test', 'second server');
-      const resolver = resolverFor({ servers: [{ host: '127.0.0.1', port: (dead as Socket).address().port }, { host: dns.host, port: dns.port }] });
+      const resolver = resolverFor({
+        servers: [
+          { host: '127.0.0.1', port: (dead as Socket).address().port },
+          { host: dns.host, port: dns.port },
+        ],
+      });
       expect(await resolver.resolveTxt('fallback.r.test')).toMatchObject({ ok: true, records: ['second server'] });
     } finally {
       dead.close();
@@ -109,7 +132,11 @@ describe('DNS resolver against a real dns2 server', () => {
     await new Promise<void>((resolve) => probe.bind(0, '127.0.0.1', resolve));
     const port = probe.address().port;
     probe.close();
-    const result = await resolverFor({ servers: [{ host: '127.0.0.1', port }], timeoutMs: 5000, retries: 0 }).resolveTxt('x.r.test');
+    const result = await resolverFor({
+      servers: [{ host: '127.0.0.1', port }],
+      timeoutMs: 5000,
+      retries: 0,
+    }).resolveTxt('x.r.test');
     expect(result).toMatchObject({ ok: false, reason: 'unreachable' });
   });
 
@@ -119,7 +146,10 @@ describe('DNS resolver against a real dns2 server', () => {
     // dns2's encoder needs a good part of a second for large answers: allow for it.
     const result = await resolverFor({ timeoutMs: 10_000 }).resolveTxt('huge.r.test');
     expect(result).toMatchObject({ ok: true, records });
-    expect(dns.log.filter((entry) => entry.name === 'huge.r.test').map((entry) => entry.transport)).toEqual(['udp', 'tcp']);
+    expect(dns.log.filter((entry) => entry.name === 'huge.r.test').map((entry) => entry.transport)).toEqual([
+      'udp',
+      'tcp',
+    ]);
   });
 
   it('reports malformed answers instead of crashing', async () => {

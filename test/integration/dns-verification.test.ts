@@ -7,7 +7,10 @@ import { expectedDnsRecords } from '../../src/domain/records.js';
 import { startTestDnsServer, type TestDnsServer } from '../support/dns-server.js';
 
 const config = defaultDomainRecordsConfig;
-const publicKey = (): string => generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+const publicKey = (): string =>
+  generateKeyPairSync('rsa', { modulusLength: 2048 })
+    .publicKey.export({ type: 'spki', format: 'der' })
+    .toString('base64');
 const KEY = publicKey();
 const DKIM_VALUE = `v=DKIM1; k=rsa; p=${KEY}`;
 
@@ -17,7 +20,8 @@ let domain: string;
 let expected: ExpectedDnsRecords;
 const clock = manualClock(Date.UTC(2026, 0, 1));
 
-const resolver = () => createDnsResolver({ servers: [{ host: dns.host, port: dns.port }], timeoutMs: 1000, retries: 0, clock });
+const resolver = () =>
+  createDnsResolver({ servers: [{ host: dns.host, port: dns.port }], timeoutMs: 1000, retries: 0, clock });
 const check = (options?: { fresh?: boolean }, r = resolver()) => checkDomainRecords(r, expected, options);
 
 /** Publishes every record the way a customer would, the DKIM key split into 255-byte strings. */
@@ -71,8 +75,14 @@ describe('checkDomainRecords', () => {
     dns.remove(`mp-track.${domain}`);
     dns.remove(`_dmarc.${domain}`);
     const result = await check();
-    expect(result.returnPath).toEqual({ verified: false, reason: `Return-Path CNAME record at mp-bounces.${domain} not found; add a CNAME to ${config.returnPathTarget}` });
-    expect(result.track).toEqual({ verified: false, reason: `tracking CNAME record at mp-track.${domain} not found; add a CNAME to ${config.trackingTarget}` });
+    expect(result.returnPath).toEqual({
+      verified: false,
+      reason: `Return-Path CNAME record at mp-bounces.${domain} not found; add a CNAME to ${config.returnPathTarget}`,
+    });
+    expect(result.track).toEqual({
+      verified: false,
+      reason: `tracking CNAME record at mp-track.${domain} not found; add a CNAME to ${config.trackingTarget}`,
+    });
     expect(result.dmarc).toEqual({ verified: false, reason: `DMARC TXT record at _dmarc.${domain} not found` });
     expect(result.spf).toEqual({
       verified: false,
@@ -117,8 +127,12 @@ describe('checkDomainRecords', () => {
       dns.txt(host, ...records);
       return (await check()).dkim.reason;
     };
-    expect(await reasonFor('google-site-verification=abc')).toContain(`the TXT record at ${host} is not a DKIM key record`);
-    expect(await reasonFor(DKIM_VALUE, `v=DKIM1; p=${publicKey()}`)).toBe(`found 2 DKIM records at ${host}; keep only the one mailplane shows`);
+    expect(await reasonFor('google-site-verification=abc')).toContain(
+      `the TXT record at ${host} is not a DKIM key record`,
+    );
+    expect(await reasonFor(DKIM_VALUE, `v=DKIM1; p=${publicKey()}`)).toBe(
+      `found 2 DKIM records at ${host}; keep only the one mailplane shows`,
+    );
     expect(await reasonFor('v=DKIM1; p=')).toContain('revoked');
     expect(await reasonFor(`v=DKIM1; k=ed25519; p=${KEY}`)).toContain('key type ed25519, expected rsa');
     expect(await reasonFor('v=DKIM1; k=rsa; p=%%%')).toContain('cannot be read: the p= value is not base64');
@@ -154,7 +168,9 @@ describe('checkDomainRecords', () => {
   it('checks DMARC syntax and count', async () => {
     const host = `_dmarc.${domain}`;
     dns.txt(host, 'v=DMARC1; p=nothing');
-    expect((await check()).dmarc.reason).toBe(`the DMARC record at ${host} is not valid: p=nothing is not none, quarantine or reject`);
+    expect((await check()).dmarc.reason).toBe(
+      `the DMARC record at ${host} is not valid: p=nothing is not none, quarantine or reject`,
+    );
     dns.txt(host, 'v=DMARC1; p=none', 'v=DMARC1; p=reject');
     expect((await check()).dmarc.reason).toContain('found 2 DMARC records');
     dns.txt(host, 'some other text');
@@ -193,7 +209,10 @@ describe('checkDomainRecords', () => {
 
   it('handles long and oversized TXT records, keeping the reason short', async () => {
     // Over the resolver's 16 KiB answer cap: not read at all, and said so.
-    dns.txt(`mp1._domainkey.${domain}`, Array.from({ length: 100 }, () => 'z'.repeat(255)));
+    dns.txt(
+      `mp1._domainkey.${domain}`,
+      Array.from({ length: 100 }, () => 'z'.repeat(255)),
+    );
     // Long, but under the 4,096-character TXT cap: read, and judged.
     dns.txt(`_dmarc.${domain}`, `v=DMARC1; p=${'q'.repeat(4_000)}`);
     // dns2's encoder needs a good part of a second for answers this size: allow for it.
@@ -207,14 +226,22 @@ describe('checkDomainRecords', () => {
 
   it('leaves records it was not asked about unverified with an empty reason', async () => {
     const result = await checkDomainRecords(resolver(), { domain, dkim: expected.dkim });
-    expect(result).toMatchObject({ dkim: { verified: true }, returnPath: { verified: false, reason: '' }, track: { verified: false, reason: '' }, dmarc: { verified: false, reason: '' }, spf: { verified: false, reason: '' } });
+    expect(result).toMatchObject({
+      dkim: { verified: true },
+      returnPath: { verified: false, reason: '' },
+      track: { verified: false, reason: '' },
+      dmarc: { verified: false, reason: '' },
+      spf: { verified: false, reason: '' },
+    });
   });
 
   it('detects the provider of a subdomain from its parent zone, and gives empty when unknown', async () => {
     const sub = `mail.${domain}`;
     publishAll(sub);
     dns.remove(sub, 'NS');
-    expect((await checkDomainRecords(resolver(), expectedDnsRecords(sub, config, DKIM_VALUE))).dnsProvider).toBe('Cloudflare');
+    expect((await checkDomainRecords(resolver(), expectedDnsRecords(sub, config, DKIM_VALUE))).dnsProvider).toBe(
+      'Cloudflare',
+    );
     dns.set(domain, 'NS', ['ns1.small-host.test']);
     expect((await check()).dnsProvider).toBe('');
   });

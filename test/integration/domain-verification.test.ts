@@ -58,15 +58,19 @@ describe.each(storeKinds)('POST /subaccount/domain/{id}/verify on %s', (kind) =>
   let name: string;
   let domain: Domain;
   beforeEach(async () => {
-    api = await createTestApi(kind, { dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 300, retries: 1, rdapBaseUrl: rdap.baseUrl } });
-    sub = (await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'sender' } })).body.apiKey;
+    api = await createTestApi(kind, {
+      dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 300, retries: 1, rdapBaseUrl: rdap.baseUrl },
+    });
+    sub = (await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'sender' } })).body
+      .apiKey;
     name = `shop${++counter}-${kind}.test`;
     rdap.answer(name, { registered: '2011-03-04T05:06:07Z' });
     domain = (await api.call('POST', '/subaccount/domain', { sub, body: { name } })).body;
   });
   afterEach(() => api.close());
 
-  const verify = (id: unknown = domain.id, key = sub) => api.call('POST', `/subaccount/domain/${id}/verify`, { sub: key });
+  const verify = (id: unknown = domain.id, key = sub) =>
+    api.call('POST', `/subaccount/domain/${id}/verify`, { sub: key });
   const read = async () => (await api.call('GET', `/subaccount/domain/${domain.id}`, { sub })).body;
 
   it('verifies a domain whose records are published, naming its DNS provider and registration date', async () => {
@@ -74,7 +78,13 @@ describe.each(storeKinds)('POST /subaccount/domain/{id}/verify on %s', (kind) =>
     const verified = await verify();
     expect(verified.status).toBe(200);
     expect(schemaErrors('Domain', verified.body)).toEqual([]);
-    expect(verified.body).toMatchObject({ ...VERIFIED, id: domain.id, name, dnsProvider: 'Cloudflare', domainRegisteredDate: '2011-03-04' });
+    expect(verified.body).toMatchObject({
+      ...VERIFIED,
+      id: domain.id,
+      name,
+      dnsProvider: 'Cloudflare',
+      domainRegisteredDate: '2011-03-04',
+    });
     expect(await read()).toEqual(verified.body);
   });
 
@@ -99,7 +109,9 @@ describe.each(storeKinds)('POST /subaccount/domain/{id}/verify on %s', (kind) =>
 
   it('shows the reason of every failing record in the resource', async () => {
     publish(domain);
-    const otherKey = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+    const otherKey = generateKeyPairSync('rsa', { modulusLength: 1024 })
+      .publicKey.export({ type: 'spki', format: 'der' })
+      .toString('base64');
     dns.txt(domain.dkim.host, `v=DKIM1; k=rsa; p=${otherKey}`);
     dns.cname(domain.returnPath.host, 'bounces.elsewhere.example');
     dns.remove(domain.dmarc.host);
@@ -107,8 +119,12 @@ describe.each(storeKinds)('POST /subaccount/domain/{id}/verify on %s', (kind) =>
     const body = (await verify()).body;
     expect(schemaErrors('Domain', body)).toEqual([]);
     expect(body.verified).toBe(false);
-    expect(body.dkimFailureReason).toMatch(new RegExp(`^the DKIM record at mp1\\._domainkey\\.${name.replace('.', '\\.')} carries a different public key`));
-    expect(body.returnPathFailureReason).toBe(`found a CNAME at mp-bounces.${name} to bounces.elsewhere.example, expected ${config.returnPathTarget}`);
+    expect(body.dkimFailureReason).toMatch(
+      new RegExp(`^the DKIM record at mp1\\._domainkey\\.${name.replace('.', '\\.')} carries a different public key`),
+    );
+    expect(body.returnPathFailureReason).toBe(
+      `found a CNAME at mp-bounces.${name} to bounces.elsewhere.example, expected ${config.returnPathTarget}`,
+    );
     // SPF is read through the Return-Path CNAME, which now leads to a host without SPF.
     expect(body.spfVerified).toBe(false);
     expect(body.spfFailureReason).toBe(
@@ -125,7 +141,10 @@ describe.each(storeKinds)('POST /subaccount/domain/{id}/verify on %s', (kind) =>
     rdap.answer(name, 'garbage');
     dns.behave(domain.dkim.host, 'silent');
     const body = (await verify()).body;
-    expect(body).toMatchObject({ verified: false, dkimFailureReason: `the resolver timed out looking up mp1._domainkey.${name}; try again later` });
+    expect(body).toMatchObject({
+      verified: false,
+      dkimFailureReason: `the resolver timed out looking up mp1._domainkey.${name}; try again later`,
+    });
     expect(body.domainRegisteredDate).toBe('');
     expect(body.returnPathVerified && body.trackVerified && body.dmarcVerified).toBe(true);
     dns.behave(domain.dkim.host, 'normal');
@@ -151,13 +170,17 @@ describe.each(storeKinds)('POST /subaccount/domain/{id}/verify on %s', (kind) =>
 
   it('answers 406 for another sub-account, unknown and malformed ids, and checks nothing', async () => {
     publish(domain);
-    const otherSub = (await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'other' } })).body.apiKey;
+    const otherSub = (
+      await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'other' } })
+    ).body.apiKey;
     const other = await api.mailplane.createAccount({ name: 'other tenant' });
-    const foreignSub = (await api.call('POST', '/account/subaccount', { account: other.apiKey, body: { name: 'x' } })).body.apiKey;
+    const foreignSub = (await api.call('POST', '/account/subaccount', { account: other.apiKey, body: { name: 'x' } }))
+      .body.apiKey;
     dns.resetLog();
     expectError(await verify(domain.id, otherSub), 406, 'DOMAIN_NOT_FOUND');
     expectError(await verify(domain.id, foreignSub), 406, 'DOMAIN_NOT_FOUND');
-    for (const id of [domain.id + 1000, 'abc', '0', '-1', '1.5', '99999999999999999999']) expectError(await verify(id), 406, 'DOMAIN_NOT_FOUND');
+    for (const id of [domain.id + 1000, 'abc', '0', '-1', '1.5', '99999999999999999999'])
+      expectError(await verify(id), 406, 'DOMAIN_NOT_FOUND');
     expect(dns.log).toEqual([]);
     expect(await read()).toMatchObject({ verified: false, dkimFailureReason: '', dnsProvider: '' });
   });
@@ -176,9 +199,12 @@ describe.each(storeKinds)('POST /subaccount/domain/{id}/verify on %s', (kind) =>
   });
 
   it('does not look up the registration date when RDAP is disabled', async () => {
-    const quiet = await createTestApi(kind, { dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 300, retries: 1, rdapBaseUrl: null } });
+    const quiet = await createTestApi(kind, {
+      dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 300, retries: 1, rdapBaseUrl: null },
+    });
     try {
-      const key = (await quiet.call('POST', '/account/subaccount', { account: quiet.accountKey, body: { name: 's' } })).body.apiKey;
+      const key = (await quiet.call('POST', '/account/subaccount', { account: quiet.accountKey, body: { name: 's' } }))
+        .body.apiKey;
       const own = (await quiet.call('POST', '/subaccount/domain', { sub: key, body: { name } })).body;
       publish(own);
       const before = rdap.requests.length;
@@ -203,7 +229,8 @@ describe.each(storeKinds)('the verification schedule on %s', (kind) => {
       dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 300, retries: 1, rdapBaseUrl: rdap.baseUrl },
       jobs: { pollIntervalMs: 25 },
     });
-    sub = (await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'sender' } })).body.apiKey;
+    sub = (await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'sender' } })).body
+      .apiKey;
   });
   afterEach(() => api.close());
 
@@ -214,7 +241,10 @@ describe.each(storeKinds)('the verification schedule on %s', (kind) => {
     api.mailplane.context.jobs.notify();
   };
   const subAccountIdOf = async (key: string) => {
-    const list = (await api.call('GET', '/account/subaccount', { account: api.accountKey })).body as { id: number; apiKey: string }[];
+    const list = (await api.call('GET', '/account/subaccount', { account: api.accountKey })).body as {
+      id: number;
+      apiKey: string;
+    }[];
     return list.find((s) => s.apiKey === key)!.id;
   };
   const pendingChecks = async () => (await store().jobs.countByState('domain-check')).pending;
@@ -253,16 +283,25 @@ describe.each(storeKinds)('the verification schedule on %s', (kind) => {
     const name = `later${++counter}-${kind}.test`;
     const created = (await api.call('POST', '/subaccount/domain', { sub, body: { name } })).body;
     // The first check is a durable job, due a minute after creation: a restart loses nothing.
-    const job = await store().jobs.enqueue([{ kind: 'domain-check', payload: {}, runAt: 0, dedupeKey: `domain-${created.id}` }]);
+    const job = await store().jobs.enqueue([
+      { kind: 'domain-check', payload: {}, runAt: 0, dedupeKey: `domain-${created.id}` },
+    ]);
     expect(job[0]).toMatchObject({ created: false });
-    expect(await store().jobs.get(job[0]!.id ?? -1)).toMatchObject({ state: 'pending', runAt: start + 60_000, payload: { domainId: created.id } });
+    expect(await store().jobs.get(job[0]!.id ?? -1)).toMatchObject({
+      state: 'pending',
+      runAt: start + 60_000,
+      payload: { domainId: created.id },
+    });
     api.mailplane.start();
     const get = async () => (await api.call('GET', `/subaccount/domain/${created.id}`, { sub })).body;
 
     // Nothing is published yet: the check one minute after creation says what is missing.
     advance(60_000);
     await waitFor(async () => (await get()).dkimFailureReason !== '');
-    expect(await get()).toMatchObject({ verified: false, dkimFailureReason: `DKIM TXT record at mp1._domainkey.${name} not found` });
+    expect(await get()).toMatchObject({
+      verified: false,
+      dkimFailureReason: `DKIM TXT record at mp1._domainkey.${name} not found`,
+    });
 
     // The customer publishes; the next scheduled check (2 minutes after creation) verifies.
     publish(created);
@@ -276,14 +315,18 @@ describe.each(storeKinds)('the verification schedule on %s', (kind) => {
     advance(12 * 3_600_000);
     advance(12 * 3_600_000);
     await waitFor(async () => (await get()).verified === false);
-    expect(await get()).toMatchObject({ dkimVerified: false, dkimFailureReason: `DKIM TXT record at mp1._domainkey.${name} not found` });
+    expect(await get()).toMatchObject({
+      dkimVerified: false,
+      dkimFailureReason: `DKIM TXT record at mp1._domainkey.${name} not found`,
+    });
     expect(await pendingChecks()).toBe(1);
 
     // A deleted domain's job ends quietly.
     await api.call('DELETE', `/subaccount/domain/${created.id}`, { sub });
     advance(10 * 60_000);
     // The job is gone once its last run finished (pending alone is 0 while it runs).
-    const noChecksLeft = async () => Object.values(await store().jobs.countByState('domain-check')).every((n) => n === 0);
+    const noChecksLeft = async () =>
+      Object.values(await store().jobs.countByState('domain-check')).every((n) => n === 0);
     await waitFor(noChecksLeft);
     expect(await store().jobs.countByState('domain-check')).toEqual({ pending: 0, running: 0, dead: 0 });
   });
@@ -296,7 +339,8 @@ describe('nextDomainCheckAt', () => {
 
   it('checks an unverified domain often at first, backing off over 48 hours, then daily', () => {
     const times: number[] = [];
-    for (let now = created; now < created + 50 * 60 * MIN; now = times[times.length - 1]!) times.push(nextDomainCheckAt(domain(false), now));
+    for (let now = created; now < created + 50 * 60 * MIN; now = times[times.length - 1]!)
+      times.push(nextDomainCheckAt(domain(false), now));
     const offsets = times.map((t) => (t - created) / MIN);
     expect(offsets.slice(0, 8)).toEqual([1, 2, 5, 10, 15, 30, 45, 60]);
     expect(offsets).toContain(12 * 60);

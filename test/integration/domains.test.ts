@@ -21,14 +21,22 @@ describe.each(storeKinds)('domains API on %s', (kind) => {
   let sub: { id: number; accountId: number; apiKey: string };
   beforeEach(async () => {
     api = await createTestApi(kind, {
-      domains: { returnPathTarget: 'bounces.mp.example.net', trackingTarget: 'track.mp.example.net', dkimSelector: 'sel1' },
+      domains: {
+        returnPathTarget: 'bounces.mp.example.net',
+        trackingTarget: 'track.mp.example.net',
+        dkimSelector: 'sel1',
+      },
     });
-    const created = await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'sender' } });
+    const created = await api.call('POST', '/account/subaccount', {
+      account: api.accountKey,
+      body: { name: 'sender' },
+    });
     sub = created.body;
   });
   afterEach(() => api.close());
 
-  const create = (name: unknown, key = sub.apiKey) => api.call('POST', '/subaccount/domain', { sub: key, body: { name } });
+  const create = (name: unknown, key = sub.apiKey) =>
+    api.call('POST', '/subaccount/domain', { sub: key, body: { name } });
   const names = async (query: Record<string, string | number> = {}, key = sub.apiKey) =>
     (await api.call('GET', '/subaccount/domain', { sub: key, query })).body.map((d: { name: string }) => d.name);
 
@@ -61,7 +69,8 @@ describe.each(storeKinds)('domains API on %s', (kind) => {
     expect(created.body.dkim.host).toBe('sel1._domainkey.mail.example.com');
     expect(created.body.dkim.type).toBe('TXT');
     expect(created.body.dkim.textValue).toMatch(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/]+=*$/);
-    for (const absent of ['gpt', 'gptVerified', 'mailboxVerified', 'dkimConfig']) expect(created.body).not.toHaveProperty(absent);
+    for (const absent of ['gpt', 'gptVerified', 'mailboxVerified', 'dkimConfig'])
+      expect(created.body).not.toHaveProperty(absent);
 
     const got = await api.call('GET', `/subaccount/domain/${id}/`, { sub: sub.apiKey });
     expect(got.status).toBe(200);
@@ -119,7 +128,14 @@ describe.each(storeKinds)('domains API on %s', (kind) => {
     });
     expect((await create('mail.bücher.de')).body.name).toBe('mail.xn--bcher-kva.de');
     // the same names in other spellings are duplicates
-    for (const again of ['example.com', 'Example.Com', 'example.com.', 'xn--e1afmkfd.xn--p1ai', 'пример.рф.', 'MAIL.BÜCHER.DE']) {
+    for (const again of [
+      'example.com',
+      'Example.Com',
+      'example.com.',
+      'xn--e1afmkfd.xn--p1ai',
+      'пример.рф.',
+      'MAIL.BÜCHER.DE',
+    ]) {
       expectError(await create(again), 403, 'DOMAIN_EXISTS');
     }
     expect(await names()).toEqual(['example.com', 'xn--e1afmkfd.xn--p1ai', 'mail.xn--bcher-kva.de']);
@@ -140,13 +156,20 @@ describe.each(storeKinds)('domains API on %s', (kind) => {
   it('lets another sub-account register the same name, and keeps each one’s domains invisible to the other', async () => {
     const mine = await create('shared.com');
     const other = await api.mailplane.createAccount({ name: 'other tenant' });
-    const foreignKey = (await api.call('POST', '/account/subaccount', { account: other.apiKey, body: { name: 'x' } })).body.apiKey;
-    const sibling = (await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'sibling' } })).body.apiKey;
+    const foreignKey = (await api.call('POST', '/account/subaccount', { account: other.apiKey, body: { name: 'x' } }))
+      .body.apiKey;
+    const sibling = (
+      await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'sibling' } })
+    ).body.apiKey;
     for (const key of [foreignKey, sibling]) {
       expect(await names({}, key)).toEqual([]);
       expect(await names({ search: 'shared' }, key)).toEqual([]);
       expectError(await api.call('GET', `/subaccount/domain/${mine.body.id}`, { sub: key }), 406, 'DOMAIN_NOT_FOUND');
-      expectError(await api.call('DELETE', `/subaccount/domain/${mine.body.id}`, { sub: key }), 406, 'DOMAIN_NOT_FOUND');
+      expectError(
+        await api.call('DELETE', `/subaccount/domain/${mine.body.id}`, { sub: key }),
+        406,
+        'DOMAIN_NOT_FOUND',
+      );
       const theirs = await create('shared.com', key);
       expect(theirs.status).toBe(200);
       expect(theirs.body.id).not.toBe(mine.body.id);
@@ -193,9 +216,15 @@ describe.each(storeKinds)('domains API on %s', (kind) => {
         ['extra field', { body: { name: 'ok.com', verified: true } }],
         ['prototype key', { raw: '{"name":"ok.com","__proto__":{"verified":true}}' }],
         ['10,000-element array', { body: { name: Array.from({ length: 10_000 }, (_, i) => `d${i}.com`) } }],
-        ['10,000 extra fields', { body: Object.fromEntries([['name', 'ok.com'], ...Array.from({ length: 10_000 }, (_, i) => [`f${i}`, i])]) }],
+        [
+          '10,000 extra fields',
+          { body: Object.fromEntries([['name', 'ok.com'], ...Array.from({ length: 10_000 }, (_, i) => [`f${i}`, i])]) },
+        ],
         ['name of 100,000 characters', { body: { name: `${'a'.repeat(100_000)}.com` } }],
-        ['name of 254 characters', { body: { name: `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(58)}.com` } }],
+        [
+          'name of 254 characters',
+          { body: { name: `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(58)}.com` } },
+        ],
         ['label of 64 characters', { body: { name: `${'a'.repeat(64)}.com` } }],
         ['single label', { body: { name: 'localhost' } }],
         ['one-character first label', { body: { name: 'x.com' } }],
@@ -238,7 +267,15 @@ describe.each(storeKinds)('domains API on %s', (kind) => {
     });
 
     it('answers 422 to bad paging parameters', async () => {
-      for (const query of [{ limit: 0 }, { limit: -1 }, { offset: -1 }, { limit: 'ten' }, { limit: '1.5' }, { offset: '1e3' }, { search: 'x'.repeat(201) }]) {
+      for (const query of [
+        { limit: 0 },
+        { limit: -1 },
+        { offset: -1 },
+        { limit: 'ten' },
+        { limit: '1.5' },
+        { offset: '1e3' },
+        { search: 'x'.repeat(201) },
+      ]) {
         expectError(await api.call('GET', '/subaccount/domain', { sub: sub.apiKey, query: query as never }), 422);
       }
     });
@@ -246,7 +283,8 @@ describe.each(storeKinds)('domains API on %s', (kind) => {
     it('answers 406 to non-numeric, unknown and another tenant’s ids, and deletes nothing', async () => {
       const mine = await create('kept.com');
       const other = await api.mailplane.createAccount({ name: 'other' });
-      const foreignKey = (await api.call('POST', '/account/subaccount', { account: other.apiKey, body: { name: 'f' } })).body.apiKey;
+      const foreignKey = (await api.call('POST', '/account/subaccount', { account: other.apiKey, body: { name: 'f' } }))
+        .body.apiKey;
       const foreign = await create('foreign.com', foreignKey);
       for (const id of ['abc', '0', '-1', '1.5', '99999', '1e3', '%20', '9007199254740993', String(foreign.body.id)]) {
         expectError(await api.call('GET', `/subaccount/domain/${id}`, { sub: sub.apiKey }), 406);
@@ -258,11 +296,17 @@ describe.each(storeKinds)('domains API on %s', (kind) => {
     });
 
     it('answers 405 to methods the resource does not have and 413 to a body over the limit', async () => {
-      expectError(await api.call('PUT', '/subaccount/domain/1', { sub: sub.apiKey, body: { name: 'x.com' } }), 405, 'METHOD_NOT_ALLOWED');
-      const huge = await api.call('POST', '/subaccount/domain', { sub: sub.apiKey, raw: JSON.stringify({ name: 'x'.repeat(9 * 1024 * 1024) }) });
+      expectError(
+        await api.call('PUT', '/subaccount/domain/1', { sub: sub.apiKey, body: { name: 'x.com' } }),
+        405,
+        'METHOD_NOT_ALLOWED',
+      );
+      const huge = await api.call('POST', '/subaccount/domain', {
+        sub: sub.apiKey,
+        raw: JSON.stringify({ name: 'x'.repeat(9 * 1024 * 1024) }),
+      });
       expectError(huge, 413, 'PAYLOAD_TOO_LARGE');
       expect(await names()).toEqual([]);
     });
   });
 });
-

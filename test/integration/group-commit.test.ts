@@ -42,7 +42,13 @@ describe.each(storeKinds)('group commit on %s', (kind) => {
     const counting: MailplaneStore = { ...store, transaction: (work) => (transactions++, store.transaction(work)) };
     const writes = createGroupCommit(counting);
     const committed = await Promise.all(
-      Array.from({ length: 10 }, () => new Promise<void>((resolve, reject) => setImmediate(() => writes.commit(counted(account.id, sub.id)).then(resolve, reject)))),
+      Array.from(
+        { length: 10 },
+        () =>
+          new Promise<void>((resolve, reject) =>
+            setImmediate(() => writes.commit(counted(account.id, sub.id)).then(resolve, reject)),
+          ),
+      ),
     );
     expect(committed).toHaveLength(10);
     expect(transactions).toBe(1);
@@ -61,7 +67,18 @@ describe.each(storeKinds)('group commit on %s', (kind) => {
         }),
       ),
     );
-    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+    ]);
     expect((await store.stats.total({ accountId: account.id }, '2026-01-01', '2026-01-01')).processed).toBe(9);
   });
 
@@ -92,7 +109,15 @@ describe.each(storeKinds)('group commit on %s', (kind) => {
     const account = await newAccount(store);
     const sub = await newSubAccount(store, account.id);
     const writes = createGroupCommit(store, 64, 20);
-    const event = (id: string) => ({ id, messageId: `m-${id}`, accountId: account.id, subAccountId: sub.id, type: EventType.Processed, created: 1n, metadata: {} });
+    const event = (id: string) => ({
+      id,
+      messageId: `m-${id}`,
+      accountId: account.id,
+      subAccountId: sub.id,
+      type: EventType.Processed,
+      created: 1n,
+      metadata: {},
+    });
     const results = await Promise.allSettled(
       ['e1', 'e2', 'e1', 'e3'].map((id) =>
         writes.commit(async (tx) => {

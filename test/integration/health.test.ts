@@ -34,7 +34,10 @@ describe.each(storeKinds)('health endpoints on %s', (kind) => {
     cleanups.push(close);
     const mailplane = instance(store);
     expect(await get(mailplane, '/healthz')).toEqual({ status: 200, body: { status: 'ok' } });
-    expect(await get(mailplane, '/readyz')).toEqual({ status: 200, body: { status: 'ready', checks: { store: 'ok', secret: 'ok', jobRunner: 'off' } } });
+    expect(await get(mailplane, '/readyz')).toEqual({
+      status: 200,
+      body: { status: 'ready', checks: { store: 'ok', secret: 'ok', jobRunner: 'off' } },
+    });
 
     await mailplane.start();
     expect(await get(mailplane, '/readyz')).toMatchObject({ status: 200, body: { checks: { jobRunner: 'ok' } } });
@@ -42,7 +45,11 @@ describe.each(storeKinds)('health endpoints on %s', (kind) => {
     await mailplane.stop();
     const stopped = await get(mailplane, '/readyz');
     expect(stopped.status).toBe(503);
-    expect(stopped.body).toMatchObject({ code: 'NOT_READY', message: 'not ready: the job runner has stopped', checks: { store: 'ok', jobRunner: 'the job runner has stopped' } });
+    expect(stopped.body).toMatchObject({
+      code: 'NOT_READY',
+      message: 'not ready: the job runner has stopped',
+      checks: { store: 'ok', jobRunner: 'the job runner has stopped' },
+    });
   });
 
   it('is not ready while migrations are pending', async () => {
@@ -60,11 +67,16 @@ describe.each(storeKinds)('health endpoints on %s', (kind) => {
 describe.skipIf(!pgUrl)('readiness when PostgreSQL cannot be reached', () => {
   it('answers 503 for a store pointed at a closed port', async () => {
     const port = await closedPort();
-    const mailplane = instance(await openKyselyStore({ url: `postgres://postgres@127.0.0.1:${port}/postgres`, migrate: false }));
+    const mailplane = instance(
+      await openKyselyStore({ url: `postgres://postgres@127.0.0.1:${port}/postgres`, migrate: false }),
+    );
     expect((await get(mailplane, '/healthz')).status).toBe(200);
     const answer = await get(mailplane, '/readyz');
     expect(answer.status).toBe(503);
-    expect(answer.body).toMatchObject({ code: 'NOT_READY', checks: { store: expect.stringMatching(/^unreachable: .*ECONNREFUSED/), secret: 'unchecked' } });
+    expect(answer.body).toMatchObject({
+      code: 'NOT_READY',
+      checks: { store: expect.stringMatching(/^unreachable: .*ECONNREFUSED/), secret: 'unchecked' },
+    });
   });
 
   it('turns 503 when the path to the server is cut, and the runner keeps its own state', async () => {
@@ -88,7 +100,12 @@ describe('health on the in-memory store', () => {
     const mailplane = instance(createMemoryStore());
     expect((await get(mailplane, '/readyz')).status).toBe(200);
     expect(await get(mailplane, '/elsewhere')).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
-    const post = await mailplane.handleHealth({ method: 'POST', path: '/readyz', headers: {}, query: new URLSearchParams() });
+    const post = await mailplane.handleHealth({
+      method: 'POST',
+      path: '/readyz',
+      headers: {},
+      query: new URLSearchParams(),
+    });
     expect(post.status).toBe(405);
     expect(post.headers.allow).toBe('GET, HEAD');
   });

@@ -19,7 +19,12 @@ afterEach(async () => {
 });
 
 /** A hostile server on `address` (the sink's port) serving as the MX of each of `domains`. */
-async function hostile(e: DeliveryEnv, behaviour: HostileBehaviour, address: string, domains: string[]): Promise<HostileMx> {
+async function hostile(
+  e: DeliveryEnv,
+  behaviour: HostileBehaviour,
+  address: string,
+  domains: string[],
+): Promise<HostileMx> {
   const server = await startHostileMx(behaviour, address, e.sink.port, { dripMs: 500 });
   servers.push(server);
   e.dns.set(`mx.${behaviour}.test`, 'A', [address]);
@@ -32,18 +37,26 @@ const names = (prefix: string, count: number) => Array.from({ length: count }, (
 describe.each(storeKinds)('hostile receivers (%s)', (kind) => {
   it("another tenant's mail goes out at once while drip, tarpit and endless-reply MX hosts hold what they can", async () => {
     // Deadlines as long as on the internet: what keeps the pipeline moving is the bulkheads, not a timeout.
-    env = await startDeliveryEnv(kind, { connectionTimeoutMs: 60_000, greetingTimeoutMs: 60_000, socketTimeoutMs: 300_000 });
+    env = await startDeliveryEnv(kind, {
+      connectionTimeoutMs: 60_000,
+      greetingTimeoutMs: 60_000,
+      socketTimeoutMs: 300_000,
+    });
     const e = env;
     const drip = await hostile(e, 'drip', '127.0.0.5', names('drip', 12));
     const tarpit = await hostile(e, 'tarpit', '127.0.0.6', names('tarpit', 12));
     const endless = await hostile(e, 'endless', '127.0.0.7', ['endless.test']);
-    for (const domain of [...names('drip', 12), ...names('tarpit', 12), 'endless.test']) await e.send([`someone@${domain}`]);
+    for (const domain of [...names('drip', 12), ...names('tarpit', 12), 'endless.test'])
+      await e.send([`someone@${domain}`]);
     // Let the hostile deliveries start and take what they can.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
 
     const other = await createSender(e.api, 'other tenant', 'other.test');
     const started = performance.now();
-    const sent = await e.api.call('POST', '/subaccount/email', { sub: other.subAccount.apiKey, body: sendBody('hi@other.test', [`ada@${RCPT_DOMAIN}`]) });
+    const sent = await e.api.call('POST', '/subaccount/email', {
+      sub: other.subAccount.apiKey,
+      body: sendBody('hi@other.test', [`ada@${RCPT_DOMAIN}`]),
+    });
     expect(sent.status).toBe(200);
     await e.waitForStatus(sent.body[0].messageId, 'delivered');
     const tookMs = performance.now() - started;
@@ -57,9 +70,16 @@ describe.each(storeKinds)('hostile receivers (%s)', (kind) => {
     // The endless greeting was cut off at the reply cap (64 KiB), with what was in flight on the socket.
     await expect.poll(() => endless.open, { timeout: 10_000 }).toBe(0);
     expect(endless.bytesSent).toBeLessThan(8 * 1024 * 1024);
-    const [endlessEntry] = (await e.api.call('GET', '/account/message', { account: e.api.accountKey, query: { recipient: 'someone@endless.test' } })).body.items;
+    const [endlessEntry] = (
+      await e.api.call('GET', '/account/message', {
+        account: e.api.accountKey,
+        query: { recipient: 'someone@endless.test' },
+      })
+    ).body.items;
     const endlessMessage = await e.waitForStatus(endlessEntry.messageID, 'deferred');
-    expect(JSON.stringify(endlessMessage.events)).toMatch(/EPROTOCOL: Invalid reply from the server: (longer than 64 KiB|more than 512 lines)/);
+    expect(JSON.stringify(endlessMessage.events)).toMatch(
+      /EPROTOCOL: Invalid reply from the server: (longer than 64 KiB|more than 512 lines)/,
+    );
   });
 
   it('a domain with hundreds of MX hosts answering 421 costs at most two sessions and five lookups', async () => {
@@ -69,7 +89,11 @@ describe.each(storeKinds)('hostile receivers (%s)', (kind) => {
     const e = env;
     const server = await startHostileMx('refuse421', '127.0.0.8', e.sink.port);
     servers.push(server);
-    e.dns.set('many.test', 'MX', Array.from({ length: 300 }, (_, i) => ({ exchange: `mx${i}.many.test`, preference: 10 + i })));
+    e.dns.set(
+      'many.test',
+      'MX',
+      Array.from({ length: 300 }, (_, i) => ({ exchange: `mx${i}.many.test`, preference: 10 + i })),
+    );
     for (let i = 0; i < 300; i++) e.dns.set(`mx${i}.many.test`, 'A', ['127.0.0.8']);
     e.dns.resetLog();
     const [entry] = await e.send(['someone@many.test']);

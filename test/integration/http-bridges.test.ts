@@ -19,7 +19,12 @@ import { rawGet as get, rawRequest } from '../support/raw-http.js';
 const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
 const responses: Record<string, () => HttpResponse> = {
-  '/pixel': () => ({ status: 200, headers: { 'content-type': 'image/gif' }, body: GIF.toString('base64'), bodyEncoding: 'base64' }),
+  '/pixel': () => ({
+    status: 200,
+    headers: { 'content-type': 'image/gif' },
+    body: GIF.toString('base64'),
+    bodyEncoding: 'base64',
+  }),
   '/euro': () => ({ status: 302, headers: { location: 'https://example.org/€uro', 'x-kept': 'no' }, body: '' }),
   '/line-break': () => ({ status: 200, headers: { 'x-injected': 'a\r\nset-cookie: b=c' }, body: 'x' }),
   '/bad-status': () => ({ status: 1234, headers: {}, body: 'x' }),
@@ -37,7 +42,11 @@ const handler: HttpHandler = async (request) => {
   if (request.path === '/throws') throw new Error('the handler failed');
   const make = responses[request.path];
   if (make) return make();
-  return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: `grüße ✓ ${request.path}?${request.query}` };
+  return {
+    status: 200,
+    headers: { 'content-type': 'text/plain; charset=utf-8' },
+    body: `grüße ✓ ${request.path}?${request.query}`,
+  };
 };
 
 const servers: Server[] = [];
@@ -82,7 +91,10 @@ describe.each([
 
   it('serves an absolute-form request target by its path and query', async () => {
     const { port } = await start();
-    expect(await get(port, 'http://mail.example.com/t/text?a=1')).toMatchObject({ status: 200, body: 'grüße ✓ /text?a=1' });
+    expect(await get(port, 'http://mail.example.com/t/text?a=1')).toMatchObject({
+      status: 200,
+      body: 'grüße ✓ /text?a=1',
+    });
     expect(await get(port, `http://127.0.0.1:${port}/t/text`)).toMatchObject({ status: 200, body: 'grüße ✓ /text?' });
   });
 
@@ -125,7 +137,11 @@ describe.each([
 
   it('answers a body that ends before its declared length with 400 when the client half-closes', async () => {
     const { port } = await start();
-    const answer = await rawRequest(port, 'POST /t/text HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 10\r\n\r\nabc', true);
+    const answer = await rawRequest(
+      port,
+      'POST /t/text HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 10\r\n\r\nabc',
+      true,
+    );
     expect(answer.status === 'closed' || answer.status === 400).toBe(true);
     expect(await get(port, '/t/text')).toMatchObject({ status: 200 });
   });

@@ -15,10 +15,15 @@ describe.each(storeKinds)('idempotent sends (Idempotency-Key) on %s', (kind) => 
   let shop: Sender;
   const closers: Array<() => Promise<void>> = [];
   const send = (body: unknown, key?: string, sub = shop.subAccount.apiKey) =>
-    api.call('POST', '/subaccount/email', { sub, body, ...(key !== undefined && { headers: { 'idempotency-key': key } }) });
+    api.call('POST', '/subaccount/email', {
+      sub,
+      body,
+      ...(key !== undefined && { headers: { 'idempotency-key': key } }),
+    });
   const processed = async (sub = shop.subAccount.apiKey) => {
     const day = new Date(clock.now()).toISOString().slice(0, 10);
-    return (await api.call('GET', '/subaccount/stat/aggregate', { sub, query: { from: '2026-01-01', to: day } })).body.processed as number;
+    return (await api.call('GET', '/subaccount/stat/aggregate', { sub, query: { from: '2026-01-01', to: day } })).body
+      .processed as number;
   };
   const queuedJobs = async () => (await api.mailplane.context.store.jobs.countByState('deliver-batch')).pending;
 
@@ -41,7 +46,13 @@ describe.each(storeKinds)('idempotent sends (Idempotency-Key) on %s', (kind) => 
 
     clock.advance(60_000);
     // The same request with its keys in another order is the same request.
-    const reordered = { subject: body.subject, textBody: body.textBody, groups: ['welcome'], to: body.to, from: body.from };
+    const reordered = {
+      subject: body.subject,
+      textBody: body.textBody,
+      groups: ['welcome'],
+      to: body.to,
+      from: body.from,
+    };
     const again = await send(reordered, 'order-1001');
     expect(again.status).toBe(200);
     expect(again.headers['idempotent-replayed']).toBe('true');
@@ -65,17 +76,29 @@ describe.each(storeKinds)('idempotent sends (Idempotency-Key) on %s', (kind) => 
   it('takes keys of up to 255 characters and refuses longer or empty ones with 422, sending nothing', async () => {
     const long = await send(sendBody('news@shop.example.com', ['a@example.org']), 'k'.repeat(256));
     expectError(long, 422, 'IDEMPOTENCY_KEY_TOO_LONG');
-    expectError(await send(sendBody('news@shop.example.com', ['a@example.org']), '   '), 422, 'IDEMPOTENCY_KEY_INVALID');
+    expectError(
+      await send(sendBody('news@shop.example.com', ['a@example.org']), '   '),
+      422,
+      'IDEMPOTENCY_KEY_INVALID',
+    );
     expect(await processed()).toBe(0);
     expect((await send(sendBody('news@shop.example.com', ['a@example.org']), 'k'.repeat(255))).status).toBe(200);
-    expect((await send(sendBody('news@shop.example.com', ['a@example.org']), 'k'.repeat(255))).headers['idempotent-replayed']).toBe('true');
+    expect(
+      (await send(sendBody('news@shop.example.com', ['a@example.org']), 'k'.repeat(255))).headers[
+        'idempotent-replayed'
+      ],
+    ).toBe('true');
     expect(await processed()).toBe(1);
   });
 
   it('keeps keys per sub-account: another sub-account’s same key is its own send', async () => {
     const other = await createSender(api, 'other', 'other.example.com');
     const mine = await send(sendBody('news@shop.example.com', ['a@example.org']), 'shared-key');
-    const theirs = await send(sendBody('news@other.example.com', ['a@example.org']), 'shared-key', other.subAccount.apiKey);
+    const theirs = await send(
+      sendBody('news@other.example.com', ['a@example.org']),
+      'shared-key',
+      other.subAccount.apiKey,
+    );
     expect(theirs.status).toBe(200);
     expect(theirs.headers['idempotent-replayed']).toBeUndefined();
     expect(theirs.body[0].messageId).not.toBe(mine.body[0].messageId);
@@ -84,7 +107,8 @@ describe.each(storeKinds)('idempotent sends (Idempotency-Key) on %s', (kind) => 
 
   it('stores no key for a refused send: the retry after the fix sends', async () => {
     const body = sendBody('news@shop.example.com', ['a@example.org']);
-    const block = (blocked: boolean) => api.call('PUT', `/account/subaccount/${shop.subAccount.id}`, { account: api.accountKey, body: { blocked } });
+    const block = (blocked: boolean) =>
+      api.call('PUT', `/account/subaccount/${shop.subAccount.id}`, { account: api.accountKey, body: { blocked } });
     await block(true);
     expectError(await send(body, 'retry-me'), 403, 'SUBACCOUNT_BLOCKED');
     await block(false);
@@ -106,14 +130,21 @@ describe.each(storeKinds)('idempotent sends (Idempotency-Key) on %s', (kind) => 
     clock.advance(24 * HOUR);
     await send(body, 'other-key');
     expect(await purgeIdempotencyKeys(api.mailplane.context)).toEqual({ deleted: 1, more: false });
-    expect(await api.mailplane.context.store.idempotency.find(shop.subAccount.id, 'other-key', clock.now())).not.toBeNull();
+    expect(
+      await api.mailplane.context.store.idempotency.find(shop.subAccount.id, 'other-key', clock.now()),
+    ).not.toBeNull();
   });
 
   it('works with the machine clock, whose milliseconds have fractions', async () => {
     const live = await createTestApi(kind);
     closers.push(() => live.close());
     const sender = await createSender(live, 'live', 'live.example.com');
-    const call = () => live.call('POST', '/subaccount/email', { sub: sender.subAccount.apiKey, body: sendBody('news@live.example.com', ['a@example.org']), headers: { 'idempotency-key': 'live-1' } });
+    const call = () =>
+      live.call('POST', '/subaccount/email', {
+        sub: sender.subAccount.apiKey,
+        body: sendBody('news@live.example.com', ['a@example.org']),
+        headers: { 'idempotency-key': 'live-1' },
+      });
     const first = await call();
     expect(first.status, first.text).toBe(200);
     const again = await call();
@@ -132,24 +163,33 @@ describe.each(storeKinds)('idempotent sends (Idempotency-Key) on %s', (kind) => 
     expect(await queuedJobs()).toBe(1);
   });
 
-  it.skipIf(kind !== 'postgres')('sends once when two instances on one PostgreSQL database get one key at once', async () => {
-    const store = await openKyselyStore({ url: api.url, maxConnections: 5 });
-    const other: Mailplane = createMailplane({ store, secret: TEST_SECRET, logger: silentLogger, clock });
-    closers.push(() => other.close());
-    const request = (key: string): HttpRequest => ({
-      method: 'POST',
-      path: '/subaccount/email',
-      headers: { 'x-subaccount-apikey': shop.subAccount.apiKey, 'content-type': 'application/json', 'idempotency-key': key },
-      query: new URLSearchParams(),
-      rawBody: JSON.stringify(sendBody('news@shop.example.com', ['a@example.org', 'b@example.org'])),
-    });
-    for (const key of ['node-race-1', 'node-race-2', 'node-race-3']) {
-      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? api.mailplane : other).handle(request(key))));
-      expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
-      expect(new Set(answers.map((a) => a.body)).size).toBe(1);
-      expect(answers.filter((a) => a.headers['idempotent-replayed'] === 'true')).toHaveLength(7);
-    }
-    expect(await processed()).toBe(6);
-    expect(await queuedJobs()).toBe(3);
-  });
+  it.skipIf(kind !== 'postgres')(
+    'sends once when two instances on one PostgreSQL database get one key at once',
+    async () => {
+      const store = await openKyselyStore({ url: api.url, maxConnections: 5 });
+      const other: Mailplane = createMailplane({ store, secret: TEST_SECRET, logger: silentLogger, clock });
+      closers.push(() => other.close());
+      const request = (key: string): HttpRequest => ({
+        method: 'POST',
+        path: '/subaccount/email',
+        headers: {
+          'x-subaccount-apikey': shop.subAccount.apiKey,
+          'content-type': 'application/json',
+          'idempotency-key': key,
+        },
+        query: new URLSearchParams(),
+        rawBody: JSON.stringify(sendBody('news@shop.example.com', ['a@example.org', 'b@example.org'])),
+      });
+      for (const key of ['node-race-1', 'node-race-2', 'node-race-3']) {
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? api.mailplane : other).handle(request(key))),
+        );
+        expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+        expect(new Set(answers.map((a) => a.body)).size).toBe(1);
+        expect(answers.filter((a) => a.headers['idempotent-replayed'] === 'true')).toHaveLength(7);
+      }
+      expect(await processed()).toBe(6);
+      expect(await queuedJobs()).toBe(3);
+    },
+  );
 });

@@ -34,7 +34,11 @@ describe.each(storeKinds)('addresses with invisible or text-direction characters
 
   it('drops a recipient, cc or bcc with U+202E or a zero-width space as INVALID_ADDRESS, and sends the others', async () => {
     const body = sendBody(from(), [`ad${RLO}a@example.test`, `ok@${RCPT_DOMAIN}`]);
-    body.to[1] = { email: `ok@${RCPT_DOMAIN}`, cc: [{ email: `c\u200bc@${RCPT_DOMAIN}` }], bcc: [{ email: `b@${RCPT_DOMAIN}` }] } as never;
+    body.to[1] = {
+      email: `ok@${RCPT_DOMAIN}`,
+      cc: [{ email: `c\u200bc@${RCPT_DOMAIN}` }],
+      bcc: [{ email: `b@${RCPT_DOMAIN}` }],
+    } as never;
     const result = await send(body);
     expect(result.status, result.text).toBe(200);
     expect(result.body.map((e: { errorCode?: number }) => e.errorCode)).toEqual([1, undefined]);
@@ -50,8 +54,14 @@ describe.each(storeKinds)('addresses with invisible or text-direction characters
 
   it('answers 422 VALIDATION_FAILED to a from or replyTo address with them, naming the field, and stores nothing', async () => {
     for (const [field, body] of [
-      ['from.email', { ...sendBody(from(), [`a@${RCPT_DOMAIN}`]), from: { email: `news${RLO}@${env.sender.domain.name}` } }],
-      ['replyTo.email', { ...sendBody(from(), [`a@${RCPT_DOMAIN}`]), replyTo: { email: `help\u2066@${env.sender.domain.name}` } }],
+      [
+        'from.email',
+        { ...sendBody(from(), [`a@${RCPT_DOMAIN}`]), from: { email: `news${RLO}@${env.sender.domain.name}` } },
+      ],
+      [
+        'replyTo.email',
+        { ...sendBody(from(), [`a@${RCPT_DOMAIN}`]), replyTo: { email: `help\u2066@${env.sender.domain.name}` } },
+      ],
     ] as const) {
       const result = await send(body);
       expectError(result, 422, 'VALIDATION_FAILED');
@@ -62,13 +72,20 @@ describe.each(storeKinds)('addresses with invisible or text-direction characters
   });
 
   it('refuses them on the suppression list', async () => {
-    const result = await env.api.call('POST', '/subaccount/suppression', { sub: env.key, body: { manual: [{ email: `ad${RLO}a@example.test` }] } });
+    const result = await env.api.call('POST', '/subaccount/suppression', {
+      sub: env.key,
+      body: { manual: [{ email: `ad${RLO}a@example.test` }] },
+    });
     expectError(result, 422, 'VALIDATION_FAILED');
     expect(result.body.message).toContain(words('U+202E'));
   });
 
   it('keeps a display name with them and delivers it as an encoded word that decodes to the same name', async () => {
-    const named = await send({ ...sendBody(from(), []), from: { email: from(), name: `Support ${RLO}gnp.exe` }, to: [{ email: `bob@${RCPT_DOMAIN}`, name: `Bob${RLO}` }] });
+    const named = await send({
+      ...sendBody(from(), []),
+      from: { email: from(), name: `Support ${RLO}gnp.exe` },
+      to: [{ email: `bob@${RCPT_DOMAIN}`, name: `Bob${RLO}` }],
+    });
     expect(named.status, named.text).toBe(200);
     await env.waitForStatus(named.body[0].messageId, 'delivered');
     const raw = env.sink.received.find((m) => m.rcptTo.includes(`bob@${RCPT_DOMAIN}`))!.raw;
@@ -94,11 +111,17 @@ describe.each(storeKinds)('addresses with invisible or text-direction characters
       const client = await session();
       try {
         expect(await client.command(`MAIL FROM:<${from()}>`)).toMatch(/^250 /);
-        expect(await client.command(`RCPT TO:<ad${RLO}a@${RCPT_DOMAIN}>`)).toBe(`553 5.1.3 The recipient address ${words('U+202E')}`);
-        expect(await client.command(`RCPT TO:<ad\u00ada@${RCPT_DOMAIN}>`)).toBe(`553 5.1.3 The recipient address ${words('U+00AD')}`);
+        expect(await client.command(`RCPT TO:<ad${RLO}a@${RCPT_DOMAIN}>`)).toBe(
+          `553 5.1.3 The recipient address ${words('U+202E')}`,
+        );
+        expect(await client.command(`RCPT TO:<ad\u00ada@${RCPT_DOMAIN}>`)).toBe(
+          `553 5.1.3 The recipient address ${words('U+00AD')}`,
+        );
         expect(await client.command(`RCPT TO:<ada@${RCPT_DOMAIN}>`)).toMatch(/^250 /);
         expect(await client.command('DATA')).toMatch(/^354 /);
-        const reply = await client.command(`From: ${from()}\r\nTo: ada@${RCPT_DOMAIN}\r\nSubject: hi\r\n\r\nhello\r\n.`);
+        const reply = await client.command(
+          `From: ${from()}\r\nTo: ada@${RCPT_DOMAIN}\r\nSubject: hi\r\n\r\nhello\r\n.`,
+        );
         expect(reply).toMatch(/^250 2\.0\.0 Ok: queued 1 message as /);
       } finally {
         client.close();
@@ -108,11 +131,15 @@ describe.each(storeKinds)('addresses with invisible or text-direction characters
     it('refuses MAIL FROM with U+202E, and a From header with it', async () => {
       const client = await session();
       try {
-        expect(await client.command(`MAIL FROM:<news${RLO}@${env.sender.domain.name}>`)).toBe(`553 5.1.7 The sender address ${words('U+202E')}`);
+        expect(await client.command(`MAIL FROM:<news${RLO}@${env.sender.domain.name}>`)).toBe(
+          `553 5.1.7 The sender address ${words('U+202E')}`,
+        );
         expect(await client.command(`MAIL FROM:<${from()}>`)).toMatch(/^250 /);
         expect(await client.command(`RCPT TO:<ada@${RCPT_DOMAIN}>`)).toMatch(/^250 /);
         expect(await client.command('DATA')).toMatch(/^354 /);
-        const reply = await client.command(`From: news${RLO}@${env.sender.domain.name}\r\nTo: ada@${RCPT_DOMAIN}\r\nSubject: hi\r\n\r\nhello\r\n.`);
+        const reply = await client.command(
+          `From: news${RLO}@${env.sender.domain.name}\r\nTo: ada@${RCPT_DOMAIN}\r\nSubject: hi\r\n\r\nhello\r\n.`,
+        );
         expect(reply).toBe(`550 5.6.0 from.email: ${words('U+202E')}`);
       } finally {
         client.close();

@@ -13,9 +13,19 @@ describe.each(storeKinds)('migration 0010-ip-owner on %s', (kind) => {
   it('refuses a store where two accounts hold one address, naming it, and applies once it is released', async () => {
     await withDatabaseAt(kind, '0009-ip-warmup', async (db, dialect) => {
       const account = async (name: string) =>
-        (await db.insertInto('accounts').values({ name, api_key_hash: name, api_key_sealed: name, created: 1n } as never).returning('id').executeTakeFirstOrThrow()).id;
+        (
+          await db
+            .insertInto('accounts')
+            .values({ name, api_key_hash: name, api_key_sealed: name, created: 1n } as never)
+            .returning('id')
+            .executeTakeFirstOrThrow()
+        ).id;
       const ip = (accountId: number, address: string) =>
-        db.insertInto('ips').values({ account_id: accountId, public_ip: address, type: 1, state: 0, created: 1n, updated: 1n } as never).returning('id').executeTakeFirstOrThrow();
+        db
+          .insertInto('ips')
+          .values({ account_id: accountId, public_ip: address, type: 1, state: 0, created: 1n, updated: 1n } as never)
+          .returning('id')
+          .executeTakeFirstOrThrow();
       const [a, b] = [Number(await account('a')), Number(await account('b'))];
       await ip(a, '127.0.0.2');
       const shared = await ip(b, '127.0.0.2');

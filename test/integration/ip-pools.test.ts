@@ -28,9 +28,16 @@ describe.each(storeKinds)('IP pools API on %s', (kind) => {
   const updatePool = (id: number, body: Json) => api.call('PUT', `/account/ippool/${id}`, { account: key, body });
   const getPool = async (id: number) => (await api.call('GET', `/account/ippool/${id}`, { account: key })).body;
   const pools = async (account = key) =>
-    (await api.call('GET', '/account/ippool', { account, query: { limit: 100 } })).body as Array<{ id: number; name: string; ips: Json[] }>;
+    (await api.call('GET', '/account/ippool', { account, query: { limit: 100 } })).body as Array<{
+      id: number;
+      name: string;
+      ips: Json[];
+    }>;
   const allocate = async (...ips: string[]) =>
-    (await api.call('PUT', '/account/ip/allocate', { account: key, body: { ips } })).body.allocated as Array<{ id: number; publicIp: string }>;
+    (await api.call('PUT', '/account/ip/allocate', { account: key, body: { ips } })).body.allocated as Array<{
+      id: number;
+      publicIp: string;
+    }>;
   const tpsp = async (name: string, account = key) =>
     (await api.call('POST', '/account/tpsp', { account, body: { name, type: 1 } })).body as { id: number };
   const ok = (result: CallResult) => {
@@ -41,21 +48,40 @@ describe.each(storeKinds)('IP pools API on %s', (kind) => {
   it('starts with the Shared system pool, which cannot be deleted or renamed', async () => {
     const all = await pools();
     expect(all).toHaveLength(1);
-    expect(all[0]).toMatchObject({ name: 'Shared', type: 0, routingStrategy: 0, routingMetaData: '{}', ips: [], shouldOverflow: false, overflowPoolName: '' });
+    expect(all[0]).toMatchObject({
+      name: 'Shared',
+      type: 0,
+      routingStrategy: 0,
+      routingMetaData: '{}',
+      ips: [],
+      shouldOverflow: false,
+      overflowPoolName: '',
+    });
     expect(poolSchemaErrors(all[0]!)).toEqual([]);
-    expectError(await api.call('DELETE', `/account/ippool/${all[0]!.id}`, { account: key }), 403, 'SYSTEM_POOL_UNDELETABLE');
+    expectError(
+      await api.call('DELETE', `/account/ippool/${all[0]!.id}`, { account: key }),
+      403,
+      'SYSTEM_POOL_UNDELETABLE',
+    );
     expectError(await updatePool(all[0]!.id, { name: 'Mine' }), 403, 'SYSTEM_POOL_RENAME');
     expectError(await createPool({ name: 'shared' }), 403, 'IPPOOL_NAME_TAKEN');
     // its members and routing can change
     const [ip] = await allocate('127.0.0.2');
-    expect(ok(await updatePool(all[0]!.id, { ips: [{ publicIP: '127.0.0.2' }] })).ips).toEqual([expect.objectContaining({ id: ip!.id })]);
+    expect(ok(await updatePool(all[0]!.id, { ips: [{ publicIP: '127.0.0.2' }] })).ips).toEqual([
+      expect.objectContaining({ id: ip!.id }),
+    ]);
     expect(await pools()).toHaveLength(1);
   });
 
   it('gives an account created before pools existed its system pool on first use', async () => {
     const { store, secrets } = api.mailplane.context;
     const legacyKey = 'mpak_legacyLegacyLegacyLegacyLegacy01';
-    await store.accounts.create({ name: 'legacy', apiKeyHash: secrets.lookupHash(legacyKey), apiKeySealed: secrets.encrypt(legacyKey), created: 1n });
+    await store.accounts.create({
+      name: 'legacy',
+      apiKeyHash: secrets.lookupHash(legacyKey),
+      apiKeySealed: secrets.encrypt(legacyKey),
+      created: 1n,
+    });
     const [first, second] = await Promise.all([pools(legacyKey), pools(legacyKey)]);
     expect(first!.map((p) => p.name)).toEqual(['Shared']);
     expect(second!.map((p) => p.name)).toEqual(['Shared']);
@@ -75,7 +101,14 @@ describe.each(storeKinds)('IP pools API on %s', (kind) => {
     });
     const pool = ok(created);
     expect(poolSchemaErrors(pool)).toEqual([]);
-    expect(pool).toMatchObject({ name: 'Transactional', type: 1, routingStrategy: 2, warmupInterval: 48, shouldOverflow: false, overflowPoolName: '' });
+    expect(pool).toMatchObject({
+      name: 'Transactional',
+      type: 1,
+      routingStrategy: 2,
+      warmupInterval: 48,
+      shouldOverflow: false,
+      overflowPoolName: '',
+    });
     expect(pool.ips.map((ip: Json) => ip.publicIp)).toEqual(['127.0.0.2', '2001:db8::2']);
     expect(pool.thirdPartySendingProviders.map((t: Json) => t.name)).toEqual(['sendgrid']);
     expect(created.text).toMatch(/"created":\d{19}/);
@@ -105,8 +138,20 @@ describe.each(storeKinds)('IP pools API on %s', (kind) => {
     const [a, b] = await allocate('127.0.0.2', '127.0.0.3');
     const t = await tpsp('relay');
     const list = (...e: string[]) => JSON.stringify(e);
-    const byProvider = { '0': list(`IP_${a!.id}`), '11': list(`IP_${b!.id}`, `TPSP_${t.id}`), others: list(`TPSP_${t.id}`) };
-    const p1 = ok(await createPool({ name: 'p1', ips: [{ publicIP: '127.0.0.2' }, { publicIP: '127.0.0.3' }], tpsps: [t.id], routingStrategy: 1, routingMetaData: JSON.stringify(byProvider) }));
+    const byProvider = {
+      '0': list(`IP_${a!.id}`),
+      '11': list(`IP_${b!.id}`, `TPSP_${t.id}`),
+      others: list(`TPSP_${t.id}`),
+    };
+    const p1 = ok(
+      await createPool({
+        name: 'p1',
+        ips: [{ publicIP: '127.0.0.2' }, { publicIP: '127.0.0.3' }],
+        tpsps: [t.id],
+        routingStrategy: 1,
+        routingMetaData: JSON.stringify(byProvider),
+      }),
+    );
     expect(JSON.parse(p1.routingMetaData)).toEqual(byProvider);
     const byDomain = { 'mail.example.com': list(`TPSP_${t.id}`), others: list(`TPSP_${t.id}`) };
     ok(await createPool({ name: 'p3', tpsps: [t.id], routingStrategy: 3, routingMetaData: JSON.stringify(byDomain) }));
@@ -148,7 +193,11 @@ describe.each(storeKinds)('IP pools API on %s', (kind) => {
   });
 
   it('validates the overflow pool: it must exist and must not lead back (422)', async () => {
-    expectError(await createPool({ name: 'A', shouldOverflow: true, overflowPoolName: 'Nope' }), 422, 'OVERFLOW_POOL_NOT_FOUND');
+    expectError(
+      await createPool({ name: 'A', shouldOverflow: true, overflowPoolName: 'Nope' }),
+      422,
+      'OVERFLOW_POOL_NOT_FOUND',
+    );
     expectError(await createPool({ name: 'A', shouldOverflow: true }), 422, 'OVERFLOW_POOL_REQUIRED');
     expectError(await createPool({ name: 'A', shouldOverflow: true, overflowPoolName: 'a' }), 422, 'OVERFLOW_CYCLE');
     const a = ok(await createPool({ name: 'A', shouldOverflow: true, overflowPoolName: 'shared' }));
@@ -164,7 +213,11 @@ describe.each(storeKinds)('IP pools API on %s', (kind) => {
     ok(await updatePool(b.id, { name: 'Bee' }));
     expect((await getPool(c.id)).overflowPoolName).toBe('Bee');
     // a pool another one overflows to cannot be deleted until the link is cleared
-    expectError(await api.call('DELETE', `/account/ippool/${b.id}`, { account: key }), 403, 'IPPOOL_IS_OVERFLOW_TARGET');
+    expectError(
+      await api.call('DELETE', `/account/ippool/${b.id}`, { account: key }),
+      403,
+      'IPPOOL_IS_OVERFLOW_TARGET',
+    );
     ok(await updatePool(c.id, { shouldOverflow: false, overflowPoolName: '' }));
     ok(await api.call('DELETE', `/account/ippool/${b.id}`, { account: key }));
     expectError(await createPool({ name: 'D', shouldOverflow: true, overflowPool: false, overflowPoolName: 'A' }), 422);
@@ -188,13 +241,25 @@ describe.each(storeKinds)('IP pools API on %s', (kind) => {
       [3, JSON.stringify({ 'example.com': JSON.stringify(Array.from({ length: 10_000 }, () => `IP_${a!.id}`)) })],
     ];
     for (const [routingStrategy, routingMetaData] of cases) {
-      const result = await createPool({ name: 'P', ips: [{ publicIP: '127.0.0.2' }], routingStrategy, routingMetaData });
+      const result = await createPool({
+        name: 'P',
+        ips: [{ publicIP: '127.0.0.2' }],
+        routingStrategy,
+        routingMetaData,
+      });
       expect(result.status, `${routingStrategy} ${routingMetaData.slice(0, 60)}`).toBe(422);
       expectError(result, 422);
     }
     expect((await pools()).map((p) => p.name)).toEqual(['Shared']);
 
-    const pool = ok(await createPool({ name: 'P', ips: [{ publicIP: '127.0.0.2' }], routingStrategy: 2, routingMetaData: JSON.stringify({ [`IP_${a!.id}`]: '1' }) }));
+    const pool = ok(
+      await createPool({
+        name: 'P',
+        ips: [{ publicIP: '127.0.0.2' }],
+        routingStrategy: 2,
+        routingMetaData: JSON.stringify({ [`IP_${a!.id}`]: '1' }),
+      }),
+    );
     // removing the IP the metadata names, or switching strategy without matching metadata, is refused
     expectError(await updatePool(pool.id, { ips: [{ publicIP: '127.0.0.3' }] }), 422, 'INVALID_ROUTING_METADATA');
     expectError(await updatePool(pool.id, { routingStrategy: 1 }), 422, 'INVALID_ROUTING_METADATA');
@@ -255,7 +320,15 @@ describe.each(storeKinds)('IP pools API on %s', (kind) => {
 
     it('answers 422 to a bad update body and changes nothing', async () => {
       const pool = ok(await createPool({ name: 'Stable' }));
-      for (const update of [{}, { name: '' }, { routingStrategy: 9 }, { ips: 'x' }, { id: 3 }, { overflowPoolName: 'Nowhere' }, { shouldOverflow: true }]) {
+      for (const update of [
+        {},
+        { name: '' },
+        { routingStrategy: 9 },
+        { ips: 'x' },
+        { id: 3 },
+        { overflowPoolName: 'Nowhere' },
+        { shouldOverflow: true },
+      ]) {
         expectError(await updatePool(pool.id, update), 422);
       }
       expect(await getPool(pool.id)).toEqual(pool);
@@ -271,12 +344,18 @@ describe.each(storeKinds)('IP pools API on %s', (kind) => {
       const other = await api.mailplane.createAccount({ name: 'other' });
       await api.call('PUT', '/account/ip/allocate', { account: other.apiKey, body: { ips: ['127.0.0.50'] } });
       const theirTpsp = await tpsp('theirs', other.apiKey);
-      const theirPool = ok(await createPool({ name: 'Theirs', ips: [{ publicIP: '127.0.0.50' }], tpsps: [theirTpsp.id] }, other.apiKey));
+      const theirPool = ok(
+        await createPool({ name: 'Theirs', ips: [{ publicIP: '127.0.0.50' }], tpsps: [theirTpsp.id] }, other.apiKey),
+      );
       const theirShared = (await pools(other.apiKey))[0]!;
 
       expectError(await createPool({ name: 'x', ips: [{ publicIP: '127.0.0.50' }] }), 422, 'IP_NOT_ALLOCATED');
       expectError(await createPool({ name: 'x', tpsps: [theirTpsp.id] }), 422, 'TPSP_NOT_FOUND');
-      expectError(await createPool({ name: 'x', shouldOverflow: true, overflowPoolName: 'Theirs' }), 422, 'OVERFLOW_POOL_NOT_FOUND');
+      expectError(
+        await createPool({ name: 'x', shouldOverflow: true, overflowPoolName: 'Theirs' }),
+        422,
+        'OVERFLOW_POOL_NOT_FOUND',
+      );
       const mine = ok(await createPool({ name: 'Mine' }));
       expectError(await updatePool(mine.id, { tpsps: [theirTpsp.id] }), 422, 'TPSP_NOT_FOUND');
       for (const id of ['abc', '0', '-1', '99999', String(theirPool.id), String(theirShared.id)]) {

@@ -25,14 +25,24 @@ describe.each(storeKinds)('IPs API on %s', (kind) => {
 
   const allocate = (ips: unknown, extra: Record<string, unknown> = {}) =>
     api.call('PUT', '/account/ip/allocate', { account: key, body: { ips, ...extra } });
-  const list = async () => (await api.call('GET', '/account/ip', { account: key, query: { limit: 100 } })).body as Array<{ publicIp: string }>;
+  const list = async () =>
+    (await api.call('GET', '/account/ip', { account: key, query: { limit: 100 } })).body as Array<{ publicIp: string }>;
 
   it('allocates, reads, lists, updates and deletes IPs, each response matching the reference schema', async () => {
     const allocated = await allocate(['127.0.0.2', '2001:DB8:0:0:0:0:0:1'], { overflowPool: false });
     expect(allocated.status).toBe(200);
     expect(ipSchemaErrors(allocated.body)).toEqual([]);
-    expect(allocated.body).toMatchObject({ publicIp: '127.0.0.2', type: 1, state: 0, autoWarmupEnabled: false, reverseDnsHostname: '' });
-    expect(allocated.body.allocated.map((ip: { publicIp: string }) => ip.publicIp)).toEqual(['127.0.0.2', '2001:db8::1']);
+    expect(allocated.body).toMatchObject({
+      publicIp: '127.0.0.2',
+      type: 1,
+      state: 0,
+      autoWarmupEnabled: false,
+      reverseDnsHostname: '',
+    });
+    expect(allocated.body.allocated.map((ip: { publicIp: string }) => ip.publicIp)).toEqual([
+      '127.0.0.2',
+      '2001:db8::1',
+    ]);
     expect(allocated.text).toMatch(/"created":\d{19}/);
 
     const id = allocated.body.allocated[1].id;
@@ -74,9 +84,12 @@ describe.each(storeKinds)('IPs API on %s', (kind) => {
 
   it('refuses an address another account holds with 403, also when both ask at once, until it is released', async () => {
     const other = await api.mailplane.createAccount({ name: 'other' });
-    const allocateAs = (apiKey: string, ips: string[]) => api.call('PUT', '/account/ip/allocate', { account: apiKey, body: { ips } });
+    const allocateAs = (apiKey: string, ips: string[]) =>
+      api.call('PUT', '/account/ip/allocate', { account: apiKey, body: { ips } });
     const listOf = async (apiKey: string) =>
-      ((await api.call('GET', '/account/ip', { account: apiKey })).body as Array<{ publicIp: string }>).map((ip) => ip.publicIp);
+      ((await api.call('GET', '/account/ip', { account: apiKey })).body as Array<{ publicIp: string }>).map(
+        (ip) => ip.publicIp,
+      );
     const mine = await allocate(['127.0.0.2']);
     expect(mine.status).toBe(200);
     const theirs = await allocateAs(other.apiKey, ['127.0.0.4', '::ffff:127.0.0.2']);
@@ -86,7 +99,11 @@ describe.each(storeKinds)('IPs API on %s', (kind) => {
     // two accounts racing for one address: one wins, the other gets the same 403
     const race = await Promise.all([allocateAs(key, ['10.9.8.7']), allocateAs(other.apiKey, ['10.9.8.7'])]);
     expect(race.map((r) => r.status).sort()).toEqual([200, 403]);
-    expectError(race.find((r) => r.status === 403)!, 403, 'IP_ALREADY_ALLOCATED');
+    expectError(
+      race.find((r) => r.status === 403)!,
+      403,
+      'IP_ALREADY_ALLOCATED',
+    );
     expect([...(await listOf(key)), ...(await listOf(other.apiKey))].filter((ip) => ip === '10.9.8.7')).toHaveLength(1);
     // released by its account, the address can be allocated by the other
     expect((await api.call('DELETE', `/account/ip/${mine.body.id}`, { account: key })).status).toBe(200);
@@ -118,7 +135,10 @@ describe.each(storeKinds)('IPs API on %s', (kind) => {
 
   it('refuses to delete an IP that belongs to a pool with 403', async () => {
     const { body } = await allocate(['127.0.0.6']);
-    const pool = await api.call('POST', '/account/ippool', { account: key, body: { name: 'P', ips: [{ publicIP: '127.0.0.6' }] } });
+    const pool = await api.call('POST', '/account/ippool', {
+      account: key,
+      body: { name: 'P', ips: [{ publicIP: '127.0.0.6' }] },
+    });
     expect(pool.status).toBe(200);
     expectError(await api.call('DELETE', `/account/ip/${body.id}`, { account: key }), 403, 'IP_IN_POOL');
     expect((await api.call('GET', `/account/ip/${body.id}`, { account: key })).status).toBe(200);
@@ -173,11 +193,26 @@ describe.each(storeKinds)('IPs API on %s', (kind) => {
 
     it('answers 422 to a bad update body and changes nothing', async () => {
       const { body } = await allocate(['127.0.0.2']);
-      for (const update of [{}, { state: 2 }, { state: '1' }, { autoWarmupEnabled: 'yes' }, { reverseDnsHostname: 'not a host' }, { reverseDnsHostname: 'x'.repeat(254) }, { publicIp: '127.0.0.3' }, { type: 0 }]) {
+      for (const update of [
+        {},
+        { state: 2 },
+        { state: '1' },
+        { autoWarmupEnabled: 'yes' },
+        { reverseDnsHostname: 'not a host' },
+        { reverseDnsHostname: 'x'.repeat(254) },
+        { publicIp: '127.0.0.3' },
+        { type: 0 },
+      ]) {
         expectError(await api.call('PUT', `/account/ip/${body.id}`, { account: key, body: update }), 422);
       }
       const after = await api.call('GET', `/account/ip/${body.id}`, { account: key });
-      expect(after.body).toMatchObject({ publicIp: '127.0.0.2', state: 0, autoWarmupEnabled: false, reverseDnsHostname: '', type: 1 });
+      expect(after.body).toMatchObject({
+        publicIp: '127.0.0.2',
+        state: 0,
+        autoWarmupEnabled: false,
+        reverseDnsHostname: '',
+        type: 1,
+      });
     });
 
     it('answers 422 to bad paging parameters', async () => {
@@ -188,7 +223,10 @@ describe.each(storeKinds)('IPs API on %s', (kind) => {
 
     it('answers 406 to non-numeric, unknown and another account’s ids, and changes nothing', async () => {
       const other = await api.mailplane.createAccount({ name: 'other' });
-      const theirs = await api.call('PUT', '/account/ip/allocate', { account: other.apiKey, body: { ips: ['127.0.0.8'] } });
+      const theirs = await api.call('PUT', '/account/ip/allocate', {
+        account: other.apiKey,
+        body: { ips: ['127.0.0.8'] },
+      });
       for (const id of ['abc', '0', '-1', '1.5', '99999', '1e3', String(theirs.body.id)]) {
         expectError(await api.call('GET', `/account/ip/${id}`, { account: key }), 406);
         expectError(await api.call('PUT', `/account/ip/${id}`, { account: key, body: { state: 1 } }), 406);

@@ -20,13 +20,25 @@ describe.each(storeKinds)('job kinds on %s', (kind) => {
 
   beforeEach(async () => {
     errors = [];
-    const logger: Logger = { info: () => {}, warn: () => {}, error: (message, fields) => errors.push({ message, fields }) };
+    const logger: Logger = {
+      info: () => {},
+      warn: () => {},
+      error: (message, fields) => errors.push({ message, fields }),
+    };
     api = await createTestApi(kind, { logger, jobs: { pollIntervalMs: 20 } });
   });
   afterEach(() => api.close());
 
   it('keeps the kind strings that job rows already store', () => {
-    expect([DELIVER_BATCH_JOB, DELIVER_PAGE_JOB, DELIVER_MESSAGE_JOB, IP_WARMUP_JOB, DOMAIN_CHECK_JOB, WEBHOOK_EVENTS_JOB, WEBHOOK_RETRY_JOB]).toEqual([
+    expect([
+      DELIVER_BATCH_JOB,
+      DELIVER_PAGE_JOB,
+      DELIVER_MESSAGE_JOB,
+      IP_WARMUP_JOB,
+      DOMAIN_CHECK_JOB,
+      WEBHOOK_EVENTS_JOB,
+      WEBHOOK_RETRY_JOB,
+    ]).toEqual([
       'deliver-batch',
       'deliver-page',
       'deliver-message',
@@ -49,17 +61,32 @@ describe.each(storeKinds)('job kinds on %s', (kind) => {
       { kind: DELIVER_PAGE_JOB, payload: { batchId: 'b', afterId: '', ids: [1, 2] } },
       { kind: DELIVER_BATCH_JOB, payload: { batchId: null } },
     ];
-    const ids = (await store.jobs.enqueue(bad.map((job) => ({ ...job, runAt: now, dedupeKey: null })))).map((r) => r.id!);
+    const ids = (await store.jobs.enqueue(bad.map((job) => ({ ...job, runAt: now, dedupeKey: null })))).map(
+      (r) => r.id!,
+    );
     // A valid job of one of those kinds still runs (an unknown domain: it completes, doing nothing).
-    const [good] = await api.mailplane.context.jobs.enqueue([{ kind: DOMAIN_CHECK_JOB, payload: { domainId: 999, subAccountId: 999 } }]);
+    const [good] = await api.mailplane.context.jobs.enqueue([
+      { kind: DOMAIN_CHECK_JOB, payload: { domainId: 999, subAccountId: 999 } },
+    ]);
     api.mailplane.start();
     await until(async () => {
       for (const id of ids) expect(await store.jobs.get(id)).toMatchObject({ state: 'dead' });
     });
-    expect(await store.jobs.get(ids[0]!)).toMatchObject({ attempts: 1, lastError: expect.stringMatching(/^PermanentJobError: invalid payload of a deliver-message job: messageId: .*; attempt: /) });
-    expect(await store.jobs.get(ids[1]!)).toMatchObject({ lastError: expect.stringMatching(/invalid payload of a domain-check job: domainId: /) });
-    expect(await store.jobs.get(ids[2]!)).toMatchObject({ lastError: expect.stringMatching(/invalid payload of a ip-warmup job: startedAt: /) });
-    expect(await store.jobs.get(ids[5]!)).toMatchObject({ lastError: expect.stringMatching(/invalid payload of a deliver-page job: ids\.0: /) });
+    expect(await store.jobs.get(ids[0]!)).toMatchObject({
+      attempts: 1,
+      lastError: expect.stringMatching(
+        /^PermanentJobError: invalid payload of a deliver-message job: messageId: .*; attempt: /,
+      ),
+    });
+    expect(await store.jobs.get(ids[1]!)).toMatchObject({
+      lastError: expect.stringMatching(/invalid payload of a domain-check job: domainId: /),
+    });
+    expect(await store.jobs.get(ids[2]!)).toMatchObject({
+      lastError: expect.stringMatching(/invalid payload of a ip-warmup job: startedAt: /),
+    });
+    expect(await store.jobs.get(ids[5]!)).toMatchObject({
+      lastError: expect.stringMatching(/invalid payload of a deliver-page job: ids\.0: /),
+    });
     await until(async () => expect(await store.jobs.get(good!.id!)).toBeNull());
     expect(errors.filter((e) => e.message === 'job failed permanently')).toHaveLength(bad.length);
     expect(errors.filter((e) => e.message !== 'job failed permanently')).toEqual([]);

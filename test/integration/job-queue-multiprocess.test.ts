@@ -67,10 +67,13 @@ describe.skipIf(!pgUrl)('job queue shared by two processes on PostgreSQL', () =>
 
       const summaries = workers.map(nextLine);
       for (const worker of workers) worker.stdin.write('drain\n');
-      const reports = (await Promise.all(summaries)).map((line) => JSON.parse(line) as { worker: string; processed: number });
+      const reports = (await Promise.all(summaries)).map(
+        (line) => JSON.parse(line) as { worker: string; processed: number },
+      );
       expect(await exitCodes).toEqual([0, 0]);
 
-      const rows = (await client.query<{ job_id: string; worker: string }>('SELECT job_id, worker FROM job_results')).rows;
+      const rows = (await client.query<{ job_id: string; worker: string }>('SELECT job_id, worker FROM job_results'))
+        .rows;
       const recorded = rows.map((r) => Number(r.job_id)).sort((a, b) => a - b);
       expect(recorded).toEqual(ids); // none twice, none missing
       // Both processes took part, and each counted what it recorded.

@@ -109,7 +109,9 @@ describe.each(storeKinds)('job runner on %s', (kind) => {
   });
 
   it('makes a job dead after maxAttempts, keeping the last error', async () => {
-    const runner = start({ handlers: { doomed: { handler: () => Promise.reject(new Error('boom')), maxAttempts: 2 } } });
+    const runner = start({
+      handlers: { doomed: { handler: () => Promise.reject(new Error('boom')), maxAttempts: 2 } },
+    });
     const id = await enqueue('doomed');
     await until(async () => expect(await store.jobs.get(id)).toMatchObject({ attempts: 1, state: 'pending' }));
     clock.advance(3_600_000);
@@ -124,16 +126,31 @@ describe.each(storeKinds)('job runner on %s', (kind) => {
       handlers: {
         permanent: () => Promise.reject(new PermanentJobError('550 no such user')),
         later: () => Promise.reject(new RetryJobError('greylisted', { runAt: T0 + 300_000 })),
-        deferred: () => Promise.reject(new RetryJobError('warm-up cap reached', { runAt: T0 + 86_400_000, countAttempt: false })),
+        deferred: () =>
+          Promise.reject(new RetryJobError('warm-up cap reached', { runAt: T0 + 86_400_000, countAttempt: false })),
       },
     });
     const permanent = await enqueue('permanent');
     const later = await enqueue('later');
     const deferred = await enqueue('deferred');
     await until(async () => {
-      expect(await store.jobs.get(permanent)).toMatchObject({ state: 'dead', attempts: 1, lastError: 'PermanentJobError: 550 no such user' });
-      expect(await store.jobs.get(later)).toMatchObject({ state: 'pending', attempts: 1, runAt: T0 + 300_000, lastError: 'RetryJobError: greylisted' });
-      expect(await store.jobs.get(deferred)).toMatchObject({ state: 'pending', attempts: 0, runAt: T0 + 86_400_000, lastError: null });
+      expect(await store.jobs.get(permanent)).toMatchObject({
+        state: 'dead',
+        attempts: 1,
+        lastError: 'PermanentJobError: 550 no such user',
+      });
+      expect(await store.jobs.get(later)).toMatchObject({
+        state: 'pending',
+        attempts: 1,
+        runAt: T0 + 300_000,
+        lastError: 'RetryJobError: greylisted',
+      });
+      expect(await store.jobs.get(deferred)).toMatchObject({
+        state: 'pending',
+        attempts: 0,
+        runAt: T0 + 86_400_000,
+        lastError: null,
+      });
     });
   });
 
@@ -168,7 +185,6 @@ describe.each(storeKinds)('job runner on %s', (kind) => {
     expect(most).toBe(3);
     expect(mostSlow).toBe(1);
   });
-
 
   it('runs each lane in slots of its own: a lane whose jobs all hang does not stop another', async () => {
     const hang = gate();
@@ -261,7 +277,9 @@ describe.each(storeKinds)('job runner on %s', (kind) => {
     release.open();
     await until(() => expect(aborted).toBe(true));
     expect(extended).toBe(false);
-    await until(() => expect(logged.some((l) => l.message === 'job lease was lost before the outcome was recorded')).toBe(true));
+    await until(() =>
+      expect(logged.some((l) => l.message === 'job lease was lost before the outcome was recorded')).toBe(true),
+    );
     expect(await store.jobs.get(id)).toMatchObject({ state: 'running', lockedBy: 'other', attempts: 2 });
   });
 
@@ -294,7 +312,7 @@ describe.each(storeKinds)('job runner on %s', (kind) => {
     start({ handlers: { crashy: { handler: async () => void (ran = true), maxAttempts: 2 } } }).notify();
     await until(async () => expect(await store.jobs.get(id)).toMatchObject({ state: 'dead', attempts: 3 }));
     expect(ran).toBe(false);
-    expect((await store.jobs.get(id) as JobRecord).lastError).toMatch(/^abandoned: 2 attempts/);
+    expect(((await store.jobs.get(id)) as JobRecord).lastError).toMatch(/^abandoned: 2 attempts/);
   });
 
   it('starts jobs enqueued in a transaction once notified after the commit', async () => {

@@ -10,7 +10,13 @@ import { captureTransport, createMemoryStore, type CaptureTransport } from 'mail
 const SECRET = 'memory-store-pipeline-secret-0123456789abcdef';
 const T0 = Date.UTC(2026, 4, 1, 12);
 
-async function call(mailplane: Mailplane, method: string, path: string, headers: Record<string, string>, body?: unknown) {
+async function call(
+  mailplane: Mailplane,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+) {
   const request: HttpRequest = {
     method,
     path,
@@ -48,7 +54,11 @@ describe('mailplane on the in-memory store with the capture transport', () => {
     const domain = await call(instance, 'POST', '/subaccount/domain', key, { name: 'shop.test' });
     expect(domain.status).toBe(200);
     // Stands in for the DNS check: the domain is verified, so its mail is signed and sent.
-    await instance.context.store.domains.updateVerification(sub.body.id, domain.body.id, { dkimVerified: true, verified: true, updated: 1n });
+    await instance.context.store.domains.updateVerification(sub.body.id, domain.body.id, {
+      dkimVerified: true,
+      verified: true,
+      updated: 1n,
+    });
     instance.start();
     const send = (to: string[]) =>
       call(instance, 'POST', '/subaccount/email', key, {
@@ -91,7 +101,9 @@ describe('mailplane on the in-memory store with the capture transport', () => {
     const transport = captureTransport({ outcomes: { 'Gone@rcpt.test': 'hard' } });
     const { instance, send, message, subAccountId } = await start(transport);
     const accepted = await send(['ok@rcpt.test', 'gone@rcpt.test']);
-    const byAddress = new Map((accepted.body as Array<{ messageId: string; to: string }>).map((e) => [e.to, e.messageId]));
+    const byAddress = new Map(
+      (accepted.body as Array<{ messageId: string; to: string }>).map((e) => [e.to, e.messageId]),
+    );
     await transport.waitFor(2);
     expect(transport.to('gone@rcpt.test')[0]!.result).toMatchObject({ kind: 'hard', smtpCode: 550 });
     await vi.waitFor(

@@ -18,7 +18,12 @@ afterEach(async () => {
 });
 
 async function scrape(mailplane: Mailplane, authorization?: string) {
-  const response = await mailplane.handleMetrics({ method: 'GET', path: '/metrics', headers: authorization ? { authorization } : {}, query: new URLSearchParams() });
+  const response = await mailplane.handleMetrics({
+    method: 'GET',
+    path: '/metrics',
+    headers: authorization ? { authorization } : {},
+    query: new URLSearchParams(),
+  });
   return { status: response.status, headers: response.headers, text: response.body };
 }
 
@@ -38,7 +43,10 @@ describe.each(storeKinds)('metrics on %s', (kind) => {
     expect(sample(before.text, 'mailplane_messages_total{outcome="delivered"}')).toBe(0);
 
     // The second recipient is suppressed: dropped at send.
-    const suppressed = await env.api.call('POST', '/subaccount/suppression', { sub: env.key, body: { manual: [{ email: `sup@${RCPT_DOMAIN}` }] } });
+    const suppressed = await env.api.call('POST', '/subaccount/suppression', {
+      sub: env.key,
+      body: { manual: [{ email: `sup@${RCPT_DOMAIN}` }] },
+    });
     expect(suppressed.status).toBe(200);
     const [entry, dropped] = await env.send([`ada@${RCPT_DOMAIN}`, `sup@${RCPT_DOMAIN}`]);
     expect(dropped!.errorCode).toBe(2);
@@ -52,7 +60,9 @@ describe.each(storeKinds)('metrics on %s', (kind) => {
     expect(sample(text, 'mailplane_delivery_latency_seconds_count')).toBe(1);
     expect(sample(text, 'mailplane_http_requests_total{method="POST",route="/subaccount/email",status="200"}')).toBe(1);
     // The message reads of waitForStatus, under the route's pattern, not its concrete path.
-    expect(text).toMatch(/^mailplane_http_requests_total\{method="GET",route="\/account\/message\/:\w+",status="200"\} [1-9]/m);
+    expect(text).toMatch(
+      /^mailplane_http_requests_total\{method="GET",route="\/account\/message\/:\w+",status="200"\} [1-9]/m,
+    );
     // Every job kind is named, at 0 once its queue has drained.
     expect(sample(text, 'mailplane_job_queue_depth{kind="deliver-batch"}')).toBe(0);
     expect(sample(text, 'mailplane_job_oldest_due_age_seconds{kind="deliver-batch"}')).toBe(0);
@@ -66,46 +76,81 @@ describe.each(storeKinds)('metrics on %s', (kind) => {
     cleanups.push(() => receiver.close());
     const env = await startDeliveryEnv(kind, {}, { webhooks: { allowPrivateTargets: true, timeoutMs: 1000 } });
     cleanups.push(() => env.close());
-    const hook = await env.api.call('POST', '/account/webhook', { account: env.api.accountKey, body: { url: receiver.url, processed: true, delivered: true } });
+    const hook = await env.api.call('POST', '/account/webhook', {
+      account: env.api.accountKey,
+      body: { url: receiver.url, processed: true, delivered: true },
+    });
     expect(hook.status).toBe(200);
     const [entry] = await env.send([`ada@${RCPT_DOMAIN}`]);
     await env.waitForStatus(entry!.messageId, 'delivered');
     await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(2);
-    await expect.poll(async () => sample((await scrape(env.api.mailplane)).text, 'mailplane_webhook_deliveries_total{result="delivered"}'), { timeout: 5_000 }).toBe(2);
+    await expect
+      .poll(
+        async () =>
+          sample((await scrape(env.api.mailplane)).text, 'mailplane_webhook_deliveries_total{result="delivered"}'),
+        { timeout: 5_000 },
+      )
+      .toBe(2);
 
     // The sending domain's records are served by the test DNS: a check verifies it.
-    const checked = await env.api.mailplane.context.domainVerifier.verify(env.sender.subAccount.id, env.sender.domain.id);
+    const checked = await env.api.mailplane.context.domainVerifier.verify(
+      env.sender.subAccount.id,
+      env.sender.domain.id,
+    );
     expect(checked.verified).toBe(true);
-    expect(sample((await scrape(env.api.mailplane)).text, 'mailplane_dns_checks_total{result="verified"}')).toBeGreaterThanOrEqual(1);
+    expect(
+      sample((await scrape(env.api.mailplane)).text, 'mailplane_dns_checks_total{result="verified"}'),
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it('counts opens, clicks, unsubscribes and spam complaints, first ones apart from repeats', async () => {
     const env = await startDeliveryEnv(kind);
     cleanups.push(() => env.close());
-    const receiver = createBounceReceiver(env.api.mailplane.context, { feedbackAddresses: ['fbl@bounces.mailplane.test'] });
+    const receiver = createBounceReceiver(env.api.mailplane.context, {
+      feedbackAddresses: ['fbl@bounces.mailplane.test'],
+    });
     const { port } = await receiver.listen(0, '127.0.0.1');
     cleanups.push(() => receiver.close());
-    const html = '<html><body><a href="https://shop.example/p">Buy</a> <a href="{{unsubscribe}}">unsubscribe</a></body></html>';
+    const html =
+      '<html><body><a href="https://shop.example/p">Buy</a> <a href="{{unsubscribe}}">unsubscribe</a></body></html>';
     const [entry] = await env.send([`ada@${RCPT_DOMAIN}`], { htmlBody: html, trackOpens: true, trackClicks: true });
     await env.waitForStatus(entry!.messageId, 'delivered');
     const mail = await simpleParser(env.sink.received.find((m) => m.rcptTo.includes(`ada@${RCPT_DOMAIN}`))!.raw);
     const urls = [...String(mail.html).matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
     const [click, unsubscribe] = urls.filter((u) => u.includes('/t/click/') || u.includes('/t/unsubscribe/'));
     const pixel = urls.find((u) => u.includes('/t/open/'))!;
-    const follow = (url: string, method = 'GET', userAgent = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36') => {
+    const follow = (
+      url: string,
+      method = 'GET',
+      userAgent = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36',
+    ) => {
       const parsed = new URL(url);
-      return env.api.mailplane.handleLinks({ method, path: parsed.pathname.replace(/^\/t/, ''), headers: { 'user-agent': userAgent }, query: parsed.searchParams });
+      return env.api.mailplane.handleLinks({
+        method,
+        path: parsed.pathname.replace(/^\/t/, ''),
+        headers: { 'user-agent': userAgent },
+        query: parsed.searchParams,
+      });
     };
 
     expect((await follow(pixel)).status).toBe(200);
-    expect((await follow(pixel, 'GET', 'Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)')).status).toBe(200);
+    expect(
+      (
+        await follow(
+          pixel,
+          'GET',
+          'Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)',
+        )
+      ).status,
+    ).toBe(200);
     expect((await follow(pixel)).status).toBe(200);
     for (let i = 0; i < 2; i++) expect((await follow(click!)).status).toBe(302);
     for (let i = 0; i < 2; i++) expect((await follow(unsubscribe!)).status).toBe(200);
     const submit = () =>
-      nodemailer
-        .createTransport({ host: '127.0.0.1', port, ignoreTLS: true })
-        .sendMail({ envelope: { from: 'MAILER-DAEMON@mx.rcpt.test', to: ['fbl@bounces.mailplane.test'] }, raw: arf('fbl@bounces.mailplane.test', `<${entry!.messageId}@sender.test>`) });
+      nodemailer.createTransport({ host: '127.0.0.1', port, ignoreTLS: true }).sendMail({
+        envelope: { from: 'MAILER-DAEMON@mx.rcpt.test', to: ['fbl@bounces.mailplane.test'] },
+        raw: arf('fbl@bounces.mailplane.test', `<${entry!.messageId}@sender.test>`),
+      });
     for (let i = 0; i < 2; i++) expect((await submit()).response).toMatch(/^250 /);
 
     const { text } = await scrape(env.api.mailplane);
@@ -139,13 +184,36 @@ describe.each(storeKinds)('metrics on %s', (kind) => {
   it('counts unmatched routes under one label and each instance on its own registry', async () => {
     const a = await createTestApi(kind);
     const b = await createTestApi(kind);
-    cleanups.push(() => a.close(), () => b.close());
+    cleanups.push(
+      () => a.close(),
+      () => b.close(),
+    );
     await a.call('GET', '/no/such/thing/123', { account: a.accountKey });
-    expect(sample((await scrape(a.mailplane)).text, 'mailplane_http_requests_total{method="GET",route="unmatched",status="404"}')).toBe(1);
-    expect(sample((await scrape(b.mailplane)).text, 'mailplane_http_requests_total{method="GET",route="unmatched",status="404"}')).toBe(0);
+    expect(
+      sample(
+        (await scrape(a.mailplane)).text,
+        'mailplane_http_requests_total{method="GET",route="unmatched",status="404"}',
+      ),
+    ).toBe(1);
+    expect(
+      sample(
+        (await scrape(b.mailplane)).text,
+        'mailplane_http_requests_total{method="GET",route="unmatched",status="404"}',
+      ),
+    ).toBe(0);
     // Any method token a bridge passes on is counted under one label, so none can grow the series.
-    await a.mailplane.handle({ method: 'PROPFIND', path: '/account/subaccount', headers: {}, query: new URLSearchParams() });
-    await a.mailplane.handle({ method: 'X-ANY-1', path: '/account/subaccount', headers: {}, query: new URLSearchParams() });
+    await a.mailplane.handle({
+      method: 'PROPFIND',
+      path: '/account/subaccount',
+      headers: {},
+      query: new URLSearchParams(),
+    });
+    await a.mailplane.handle({
+      method: 'X-ANY-1',
+      path: '/account/subaccount',
+      headers: {},
+      query: new URLSearchParams(),
+    });
     const text = (await scrape(a.mailplane)).text;
     expect(sample(text, 'mailplane_http_requests_total{method="OTHER",route="unmatched",status="405"}')).toBe(2);
     expect(text).not.toContain('PROPFIND');
@@ -154,7 +222,13 @@ describe.each(storeKinds)('metrics on %s', (kind) => {
   it('answers 401 without the bearer token when one is set, and the metrics with it', async () => {
     const api = await createTestApi(kind, { metrics: { token: 'scrape-token-123' } });
     cleanups.push(() => api.close());
-    for (const authorization of [undefined, 'Bearer wrong', 'Bearer scrape-token-12', 'Basic scrape-token-123', 'Bearer ']) {
+    for (const authorization of [
+      undefined,
+      'Bearer wrong',
+      'Bearer scrape-token-12',
+      'Basic scrape-token-123',
+      'Bearer ',
+    ]) {
       const denied = await scrape(api.mailplane, authorization);
       expect(denied.status).toBe(401);
       expect(JSON.parse(denied.text)).toMatchObject({ code: 'UNAUTHORIZED' });

@@ -35,7 +35,7 @@ interface VendorException {
 
 /** The spec spells an IP's address `publicIp` (and `reverseDnsHostname`); the vendor `IP` requires `publicIP`. */
 const IP_SPELLING: VendorException = {
-  why: 'the spec spells an IP\'s fields publicIp and reverseDnsHostname; the vendor IP requires publicIP',
+  why: "the spec spells an IP's fields publicIp and reverseDnsHostname; the vendor IP requires publicIP",
   errors: [/^(\/\d+)?(\/ips\/\d+)?\/? must have required property 'publicIP'$/],
 };
 
@@ -75,7 +75,8 @@ interface Call {
 }
 
 const today = () => new Date().toISOString().slice(0, 10);
-const fill = (pattern: string, params: Record<string, string | number>) => pattern.replace(/:(\w+)/g, (_m, name: string) => String(params[name]));
+const fill = (pattern: string, params: Record<string, string | number>) =>
+  pattern.replace(/:(\w+)/g, (_m, name: string) => String(params[name]));
 
 /** Every route of the table, called with real data of `tenant` (deletes last, on resources made for them). */
 function battery(tenant: Tenant, made: Record<string, string | number>): Call[] {
@@ -94,19 +95,33 @@ function battery(tenant: Tenant, made: Record<string, string | number>): Call[] 
     // Version 1, made by the creation; the update below makes version 2 and activating 1 goes back.
     version: 1,
   };
-  const c = (method: string, route: string, key: Call['key'], call?: Call['call'], params = ids): Call => ({ method, route, path: fill(route, params), key, call });
+  const c = (method: string, route: string, key: Call['key'], call?: Call['call'], params = ids): Call => ({
+    method,
+    route,
+    path: fill(route, params),
+    key,
+    call,
+  });
   const del = (route: string, key: Call['key'], call?: Call['call']) => c('DELETE', route, key, call, made);
   return [
     c('GET', '/account/subaccount', 'account', { query: { limit: '50' } }),
     c('GET', '/account/subaccount/:subaccount_id', 'account'),
-    c('PUT', '/account/subaccount/:subaccount_id', 'account', { body: { name: `${tenant.tag}-renamed`, blocked: false } }),
+    c('PUT', '/account/subaccount/:subaccount_id', 'account', {
+      body: { name: `${tenant.tag}-renamed`, blocked: false },
+    }),
     c('GET', '/subaccount/domain', 'sub'),
     c('GET', '/subaccount/domain/:domain_id', 'sub'),
     c('POST', '/subaccount/domain/:domain_id/verify', 'sub'),
     c('POST', '/subaccount/domain/:domain_id/dkim/rotate', 'sub'),
     c('DELETE', '/subaccount/domain/:domain_id/dkim/rotate', 'sub'),
     c('GET', '/subaccount/suppression', 'sub', { query: { ...range, limit: '50' } }),
-    c('POST', '/subaccount/suppression', 'sub', { body: { manual: [{ email: `${tenant.tag}-more@example.org` }], unsubscribe: [{ email: `${tenant.tag}-unsub@example.org` }], spamComplaint: [{ email: `${tenant.tag}-spam@example.org` }] } }),
+    c('POST', '/subaccount/suppression', 'sub', {
+      body: {
+        manual: [{ email: `${tenant.tag}-more@example.org` }],
+        unsubscribe: [{ email: `${tenant.tag}-unsub@example.org` }],
+        spamComplaint: [{ email: `${tenant.tag}-spam@example.org` }],
+      },
+    }),
     c('GET', '/account/message/:message_id', 'account'),
     c('GET', '/account/message/:message_id', 'account', undefined, { message_id: made.copied_message_id! }),
     c('GET', '/subaccount/message/:message_id', 'sub'),
@@ -147,7 +162,9 @@ function battery(tenant: Tenant, made: Record<string, string | number>): Call[] 
     c('GET', '/account/sandbox/message/:sandbox_message_id', 'account'),
     c('GET', '/subaccount/template', 'sub', { query: { limit: '50', search: tenant.tag } }),
     c('GET', '/subaccount/template/:template_id', 'sub'),
-    c('PUT', '/subaccount/template/:template_id', 'sub', { body: { subject: 'Hello {{first}}', textBody: 'Hello {{first}}', ampBody: null } }),
+    c('PUT', '/subaccount/template/:template_id', 'sub', {
+      body: { subject: 'Hello {{first}}', textBody: 'Hello {{first}}', ampBody: null },
+    }),
     c('GET', '/subaccount/template/:template_id/version', 'sub'),
     c('GET', '/subaccount/template/:template_id/version/:version', 'sub'),
     c('POST', '/subaccount/template/:template_id/version/:version/activate', 'sub'),
@@ -162,7 +179,9 @@ function battery(tenant: Tenant, made: Record<string, string | number>): Call[] 
     }),
     c('POST', '/account/webhook/:webhook_id/secret/rotate', 'account'),
     c('GET', '/account/webhook/:webhook_id/delivery', 'account', { query: { limit: '10' } }),
-    c('POST', '/account/webhook/:webhook_id/replay', 'account', { body: { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString(), eventTypes: [0, 2] } }),
+    c('POST', '/account/webhook/:webhook_id/replay', 'account', {
+      body: { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString(), eventTypes: [0, 2] },
+    }),
     c('DELETE', '/subaccount/email/:message_id', 'sub', undefined, { message_id: made.scheduled_message_id! }),
     c('DELETE', '/subaccount/email/batch/:batch_id', 'sub', undefined, { batch_id: made.scheduled_batch_id! }),
     del('/subaccount/suppression', 'sub', { body: { suppressions: [{ email: `${tenant.tag}-more@example.org` }] } }),
@@ -207,9 +226,16 @@ function checkAnswers(ours: Json, answers: Answer[]): { problems: string[]; vend
       else if (text.split('\n')[0]!.length === 0) problems.push(`${name}: a CSV export without its header line`);
     } else {
       const media = contentType.startsWith('application/x-ndjson') ? 'application/x-ndjson' : 'application/json';
-      const values = media === 'application/json' ? [body] : text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
+      const values =
+        media === 'application/json'
+          ? [body]
+          : text
+              .split('\n')
+              .filter((line) => line !== '')
+              .map((line) => JSON.parse(line));
       if (media !== 'application/json' && values.length === 0) problems.push(`${name}: an empty export proves nothing`);
-      for (const value of values) for (const error of mine.validate(media, value)) problems.push(`${name} (mailplane's document): ${error}`);
+      for (const value of values)
+        for (const error of mine.validate(media, value)) problems.push(`${name} (mailplane's document): ${error}`);
     }
     // The vendor document, for the operations it has.
     const vendor = vendorOperations().find((op) => op.matches(call.method, call.route));
@@ -217,12 +243,13 @@ function checkAnswers(ours: Json, answers: Answer[]): { problems: string[]; vend
     const errors = vendorResponseErrors(vendor, status, body);
     vendorErrors.set(vendor.name, [...(vendorErrors.get(vendor.name) ?? []), ...errors]);
     const allowed = VENDOR_EXCEPTIONS[vendor.name]?.errors ?? [];
-    for (const error of errors) if (!allowed.some((pattern) => pattern.test(error))) problems.push(`${vendor.name} (vendor document): ${error}`);
+    for (const error of errors)
+      if (!allowed.some((pattern) => pattern.test(error))) problems.push(`${vendor.name} (vendor document): ${error}`);
   }
   return { problems, vendorErrors };
 }
 
-describe('success answers against the vendor document and mailplane\'s own (sqlite)', () => {
+describe("success answers against the vendor document and mailplane's own (sqlite)", () => {
   let harness: HttpHarness;
   let tenant: Tenant;
   /** Resources made for this test: the ones the deletes remove, and answers that only creation gives. */
@@ -232,7 +259,13 @@ describe('success answers against the vendor document and mailplane\'s own (sqli
   const send = async (call: Call): Promise<Answer> => {
     const key = call.key === 'account' ? { account: tenant.accountKey } : { sub: tenant.subs[0]!.apiKey };
     const result = await callJson(harness, call.method, call.path, { ...key, ...call.call });
-    return { call, status: result.status, body: result.body, text: result.text, contentType: String(result.headers['content-type'] ?? '') };
+    return {
+      call,
+      status: result.status,
+      body: result.body,
+      text: result.text,
+      contentType: String(result.headers['content-type'] ?? ''),
+    };
   };
 
   beforeAll(async () => {
@@ -246,39 +279,109 @@ describe('success answers against the vendor document and mailplane\'s own (sqli
       creations.push(answer);
       return answer.body as Json;
     };
-    const c = (method: string, route: string, key: Call['key'], body: unknown): Call => ({ method, route, path: route, key, call: { body } });
-    made.subaccount_id = (await create(c('POST', '/account/subaccount', 'account', { name: `${tenant.tag}-doomed`, companyName: 'Doomed Ltd' }))).id;
+    const c = (method: string, route: string, key: Call['key'], body: unknown): Call => ({
+      method,
+      route,
+      path: route,
+      key,
+      call: { body },
+    });
+    made.subaccount_id = (
+      await create(
+        c('POST', '/account/subaccount', 'account', { name: `${tenant.tag}-doomed`, companyName: 'Doomed Ltd' }),
+      )
+    ).id;
     made.domain_id = (await create(c('POST', '/subaccount/domain', 'sub', { name: `${tenant.tag}-doomed.test` }))).id;
     // A send with a cc copy, a suppressed recipient (dropped: errorCode and message) and a reply-to.
-    const sent = await create(c('POST', '/subaccount/email', 'sub', {
-      from: { email: `news@${sub.domain.name}`, name: 'News' },
-      replyTo: { email: `reply@${sub.domain.name}`, name: 'Replies' },
-      to: [{ email: `${tenant.tag}-main@rcpt.test`, name: 'Main', cc: [{ email: `${tenant.tag}-cc@rcpt.test` }], customFields: { first: 'Ann' } }, { email: sub.suppressions[0]! }],
-      subject: 'Hello {{first}}',
-      htmlBody: '<p>Hi {{first}}</p>',
-      textBody: 'Hi {{first}}',
-      groups: [sub.group],
-      headers: { 'X-Campaign': 'spring' },
-      trackOpens: true,
-    }));
+    const sent = await create(
+      c('POST', '/subaccount/email', 'sub', {
+        from: { email: `news@${sub.domain.name}`, name: 'News' },
+        replyTo: { email: `reply@${sub.domain.name}`, name: 'Replies' },
+        to: [
+          {
+            email: `${tenant.tag}-main@rcpt.test`,
+            name: 'Main',
+            cc: [{ email: `${tenant.tag}-cc@rcpt.test` }],
+            customFields: { first: 'Ann' },
+          },
+          { email: sub.suppressions[0]! },
+        ],
+        subject: 'Hello {{first}}',
+        htmlBody: '<p>Hi {{first}}</p>',
+        textBody: 'Hi {{first}}',
+        groups: [sub.group],
+        headers: { 'X-Campaign': 'spring' },
+        trackOpens: true,
+      }),
+    );
     made.copied_message_id = sent[0].messageId;
-    const allocated = await create(c('PUT', '/account/ip/allocate', 'account', { ips: ['10.61.9.1', '10.61.9.2'], autoWarmupEnabled: true }));
+    const allocated = await create(
+      c('PUT', '/account/ip/allocate', 'account', { ips: ['10.61.9.1', '10.61.9.2'], autoWarmupEnabled: true }),
+    );
     made.warming_ip_id = allocated.id;
     made.ip_id = allocated.allocated[1].id;
-    made.tpsp_id = (await create(c('POST', '/account/tpsp', 'account', { name: `${tenant.tag}-doomed-tpsp`, type: 0, host: 'smtp.example.com', port: 587, security: 'starttls', username: 'u', password: 'p' }))).id;
-    made.ippool_id = (await create(c('POST', '/account/ippool', 'account', { name: `${tenant.tag}-doomed-pool`, ips: [{ publicIP: '10.61.9.2' }], tpsps: [made.tpsp_id], routingStrategy: 0 }))).id;
-    made.webhook_id = (await create(c('POST', '/account/webhook', 'account', { url: `https://${tenant.tag}-doomed.example/hook`, delivered: true }))).id;
+    made.tpsp_id = (
+      await create(
+        c('POST', '/account/tpsp', 'account', {
+          name: `${tenant.tag}-doomed-tpsp`,
+          type: 0,
+          host: 'smtp.example.com',
+          port: 587,
+          security: 'starttls',
+          username: 'u',
+          password: 'p',
+        }),
+      )
+    ).id;
+    made.ippool_id = (
+      await create(
+        c('POST', '/account/ippool', 'account', {
+          name: `${tenant.tag}-doomed-pool`,
+          ips: [{ publicIP: '10.61.9.2' }],
+          tpsps: [made.tpsp_id],
+          routingStrategy: 0,
+        }),
+      )
+    ).id;
+    made.webhook_id = (
+      await create(
+        c('POST', '/account/webhook', 'account', { url: `https://${tenant.tag}-doomed.example/hook`, delivered: true }),
+      )
+    ).id;
     // A stored template (the battery reads, updates, activates, sends with and deletes it).
     made.template_name = `${tenant.tag}-welcome`;
-    made.template_id = (await create(c('POST', '/subaccount/template', 'sub', { name: made.template_name, subject: 'Hi {{first}}', htmlBody: '<p>Hi {{first}} of {{company}}</p>', textBody: 'Hi {{first}}' }))).id;
+    made.template_id = (
+      await create(
+        c('POST', '/subaccount/template', 'sub', {
+          name: made.template_name,
+          subject: 'Hi {{first}}',
+          htmlBody: '<p>Hi {{first}} of {{company}}</p>',
+          textBody: 'Hi {{first}}',
+        }),
+      )
+    ).id;
     // Two scheduled sends, an hour ahead: the battery cancels one by message and the other by batch.
     const scheduled = (email: string) =>
-      c('POST', '/subaccount/email', 'sub', { from: { email: `news@${sub.domain.name}` }, to: [{ email }], subject: 'Later', textBody: 'Later', sendAt: new Date(Date.now() + 3_600_000).toISOString() });
+      c('POST', '/subaccount/email', 'sub', {
+        from: { email: `news@${sub.domain.name}` },
+        to: [{ email }],
+        subject: 'Later',
+        textBody: 'Later',
+        sendAt: new Date(Date.now() + 3_600_000).toISOString(),
+      });
     made.scheduled_message_id = (await create(scheduled(`${tenant.tag}-later1@rcpt.test`)))[0].messageId;
     made.scheduled_batch_id = (await create(scheduled(`${tenant.tag}-later2@rcpt.test`)))[0].batchId;
     // The sandbox catches what delivery hands it; no delivery runs here, so one capture is stored directly.
     const raw = Buffer.from(`From: news@${sub.domain.name}\r\nTo: a@rcpt.test\r\nSubject: Caught\r\n\r\nHello\r\n`);
-    const capture = { accountId: tenant.accountId, messageId: null, mailFrom: `bounce@${sub.domain.name}`, rcptTo: ['a@rcpt.test'], subject: 'Caught', raw, received: 1_700_000_000_000_000_000n };
+    const capture = {
+      accountId: tenant.accountId,
+      messageId: null,
+      mailFrom: `bounce@${sub.domain.name}`,
+      rcptTo: ['a@rcpt.test'],
+      subject: 'Caught',
+      raw,
+      received: 1_700_000_000_000_000_000n,
+    };
     made.sandbox_message_id = (await harness.mailplane.context.store.sandbox.capture(capture, 100)).id;
   }, 60_000);
 
@@ -293,7 +396,9 @@ describe('success answers against the vendor document and mailplane\'s own (sqli
     const { problems, vendorErrors } = checkAnswers(ours, answers);
     // Every documented exception must still happen, or it is stale.
     for (const [name, exception] of Object.entries(VENDOR_EXCEPTIONS)) {
-      for (const pattern of exception.errors) if (!vendorErrors.get(name)?.some((error) => pattern.test(error))) problems.push(`${name}: the exception ${pattern} (${exception.why}) no longer happens`);
+      for (const pattern of exception.errors)
+        if (!vendorErrors.get(name)?.some((error) => pattern.test(error)))
+          problems.push(`${name}: the exception ${pattern} (${exception.why}) no longer happens`);
     }
     expect(problems).toEqual([]);
 
@@ -305,9 +410,13 @@ describe('success answers against the vendor document and mailplane\'s own (sqli
     for (const name of Object.keys(NOT_CALLED)) {
       expect(vendorNames).toContain(name);
       const [method, path] = name.split(' ');
-      expect(apiRoutes.some((r) => r.method === method && r.path === path), `${name} is served now: call it and take it off NOT_CALLED`).toBe(false);
+      expect(
+        apiRoutes.some((r) => r.method === method && r.path === path),
+        `${name} is served now: call it and take it off NOT_CALLED`,
+      ).toBe(false);
     }
-    for (const name of Object.keys(VENDOR_EXCEPTIONS)) expect(vendorNames, `exception for an unknown operation ${name}`).toContain(name);
+    for (const name of Object.keys(VENDOR_EXCEPTIONS))
+      expect(vendorNames, `exception for an unknown operation ${name}`).toContain(name);
     expect(vendorErrors.size).toBe(37);
   }, 120_000);
 });
@@ -342,7 +451,13 @@ describe('answers about delivered mail against both documents (sqlite)', () => {
     const answers: Answer[] = [];
     for (const [route, path, options] of calls) {
       const result = await env.api.call('GET', path, options);
-      answers.push({ call: { method: 'GET', route }, status: result.status, body: result.body, text: result.text, contentType: result.headers['content-type'] ?? '' });
+      answers.push({
+        call: { method: 'GET', route },
+        status: result.status,
+        body: result.body,
+        text: result.text,
+        contentType: result.headers['content-type'] ?? '',
+      });
     }
     const ours: Json = (await env.api.call('GET', '/openapi.json')).body;
     expect(checkAnswers(ours, answers).problems).toEqual([]);

@@ -16,7 +16,9 @@ import { storeKinds } from '../support/databases.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- walks arbitrary documents
 
-const reference: Json = parse(readFileSync(new URL('../../docs/reference/sendpost-openapi.yaml', import.meta.url), 'utf8'));
+const reference: Json = parse(
+  readFileSync(new URL('../../docs/reference/sendpost-openapi.yaml', import.meta.url), 'utf8'),
+);
 const METHODS = ['get', 'post', 'put', 'delete', 'patch'];
 
 /**
@@ -31,7 +33,13 @@ const normalize = (path: string) => path.replace(/\/$/, '').replace(/\{[^}]+\}/g
 /** `schema` with its `$ref` followed in `document`. */
 function resolve(document: Json, schema: Json | undefined): Json | undefined {
   if (!schema?.$ref) return schema;
-  return resolve(document, (schema.$ref as string).replace(/^#\//, '').split('/').reduce((node: Json, key) => node[key], document));
+  return resolve(
+    document,
+    (schema.$ref as string)
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((node: Json, key) => node[key], document),
+  );
 }
 
 /** `schema` resolved, its `allOf` members (the reference's `EmailMessageWithTemplate`) merged into one object schema. */
@@ -49,8 +57,10 @@ function flatten(document: Json, schema: Json | undefined): Json | undefined {
 /** The JSON types a schema admits (`undefined`: any). */
 function typesOf(schema: Json | undefined): Set<string> | undefined {
   if (!schema) return undefined;
-  if (typeof schema.type === 'string') return new Set(schema.type === 'integer' ? ['integer', 'number'] : [schema.type]);
-  if (Array.isArray(schema.type)) return new Set(schema.type.flatMap((t: string) => (t === 'integer' ? ['integer', 'number'] : [t])));
+  if (typeof schema.type === 'string')
+    return new Set(schema.type === 'integer' ? ['integer', 'number'] : [schema.type]);
+  if (Array.isArray(schema.type))
+    return new Set(schema.type.flatMap((t: string) => (t === 'integer' ? ['integer', 'number'] : [t])));
   const branches = schema.anyOf ?? schema.oneOf;
   if (Array.isArray(branches)) {
     const all = branches.map(typesOf);
@@ -69,22 +79,26 @@ function typesOf(schema: Json | undefined): Set<string> | undefined {
 function incompatibilities(theirs: Json, ours: Json, where: string): string[] {
   const problems: string[] = [];
   const theirRequired = new Set<string>(theirs.required ?? []);
-  for (const field of ours.required ?? []) if (!theirs.properties?.[field]) problems.push(`${where}: requires ${field}, the reference has no such field`);
+  for (const field of ours.required ?? [])
+    if (!theirs.properties?.[field]) problems.push(`${where}: requires ${field}, the reference has no such field`);
   for (const [name, property] of Object.entries<Json>(theirs.properties ?? {})) {
     const mine = ours.properties?.[name];
     if (!mine) {
-      if (ours.additionalProperties === false || theirRequired.has(name)) problems.push(`${where}: no property ${name}`);
+      if (ours.additionalProperties === false || theirRequired.has(name))
+        problems.push(`${where}: no property ${name}`);
       continue;
     }
     const theirTypes = typesOf(resolve(reference, property));
     const myTypes = typesOf(mine);
-    if (theirTypes && myTypes && ![...theirTypes].some((t) => myTypes.has(t))) problems.push(`${where}.${name}: ${[...theirTypes]} vs ${[...myTypes]}`);
+    if (theirTypes && myTypes && ![...theirTypes].some((t) => myTypes.has(t)))
+      problems.push(`${where}.${name}: ${[...theirTypes]} vs ${[...myTypes]}`);
   }
   return problems;
 }
 
 /** `schema` with its `#/components/...` references pointed at the document added to Ajv as `doc`. */
-const inDocument = (schema: Json): Json => JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"doc#/components/'));
+const inDocument = (schema: Json): Json =>
+  JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"doc#/components/'));
 
 describe.each(storeKinds)('the OpenAPI document (%s)', (kind) => {
   let api: TestApi;
@@ -100,19 +114,32 @@ describe.each(storeKinds)('the OpenAPI document (%s)', (kind) => {
     for (const route of apiRoutes) {
       const operation = document.paths[route.path.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()];
       expect(operation, `${route.method} ${route.path}`).toBeDefined();
-      for (const status of ['401', '403', '429', '503']) expect(operation.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+      for (const status of ['401', '403', '429', '503'])
+        expect(operation.responses[status].content['application/json'].schema).toEqual({
+          $ref: '#/components/schemas/Error',
+        });
       if (route.body) for (const status of ['413', '422']) expect(operation.responses[status]).toBeDefined();
       if (route.path.includes(':')) expect(operation.responses['406']).toBeDefined();
       // Every route declares the schema of its success answer, and the document publishes it.
       expect(route.response, `${route.method} ${route.path} declares no response schema`).toBeDefined();
       const success = Object.entries<Json>(operation.responses).find(([status]) => status.startsWith('2'))![1];
-      for (const media of Object.values<Json>(success.content)) expect(Object.keys(media.schema).length, `${route.method} ${route.path}`).toBeGreaterThan(0);
+      for (const media of Object.values<Json>(success.content))
+        expect(Object.keys(media.schema).length, `${route.method} ${route.path}`).toBeGreaterThan(0);
     }
     // A ns time is an exact JSON integer, not an unconstrained value.
     // Resource shapes are named components (the reference's names), which lists and other shapes refer to.
-    expect(document.paths['/account/subaccount'].get.responses['200'].content['application/json'].schema).toEqual({ type: 'array', items: { $ref: '#/components/schemas/SubAccount' } });
-    expect(document.components.schemas.SubAccount.properties.created).toMatchObject({ type: 'integer', format: 'int64' });
-    expect(document.components.schemas.IPPool.properties.ips).toEqual({ type: 'array', items: { $ref: '#/components/schemas/IP' } });
+    expect(document.paths['/account/subaccount'].get.responses['200'].content['application/json'].schema).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/SubAccount' },
+    });
+    expect(document.components.schemas.SubAccount.properties.created).toMatchObject({
+      type: 'integer',
+      format: 'int64',
+    });
+    expect(document.components.schemas.IPPool.properties.ips).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/IP' },
+    });
     expect(document.paths['/account/sandbox/message/{sandbox_message_id}'].get.security).toEqual([{ accountAuth: [] }]);
   });
 });
@@ -130,7 +157,8 @@ describe('the OpenAPI document against the reference', () => {
     const document = await served();
     const ours = new Map<string, Json>();
     for (const [path, operations] of Object.entries<Json>(document.paths)) {
-      for (const method of METHODS) if (operations[method]) ours.set(`${method.toUpperCase()} ${normalize(path)}`, operations[method]);
+      for (const method of METHODS)
+        if (operations[method]) ours.set(`${method.toUpperCase()} ${normalize(path)}`, operations[method]);
     }
     const problems: string[] = [];
     let compared = 0;
@@ -154,7 +182,8 @@ describe('the OpenAPI document against the reference', () => {
         if (theirBody && myBody) problems.push(...incompatibilities(theirBody, myBody, `${name} body`));
         const myQuery = new Set((mine.parameters ?? []).filter((p: Json) => p.in === 'query').map((p: Json) => p.name));
         for (const parameter of (theirs.parameters ?? []).map((p: Json) => resolve(reference, p)!)) {
-          if (parameter.in === 'query' && parameter.required && !myQuery.has(parameter.name)) problems.push(`${name}: no query parameter ${parameter.name}`);
+          if (parameter.in === 'query' && parameter.required && !myQuery.has(parameter.name))
+            problems.push(`${name}: no query parameter ${parameter.name}`);
         }
         const theirSuccess = Object.keys(theirs.responses).filter((s) => s.startsWith('2'));
         for (const status of theirSuccess) if (!mine.responses[status]) problems.push(`${name}: no ${status} response`);
@@ -171,7 +200,10 @@ describe('the OpenAPI document against the reference', () => {
       for (const [method, op] of Object.entries<Json>(operations)) {
         for (const [status, response] of Object.entries<Json>(op.responses)) {
           for (const [name, header] of Object.entries<Json>(response.headers ?? {})) {
-            expect(resolve(document, header), `${method} ${path} ${status} ${name}`).toMatchObject({ description: expect.any(String), schema: expect.any(Object) });
+            expect(resolve(document, header), `${method} ${path} ${status} ${name}`).toMatchObject({
+              description: expect.any(String),
+              schema: expect.any(Object),
+            });
           }
         }
       }
@@ -179,24 +211,41 @@ describe('the OpenAPI document against the reference', () => {
     // The send routes take an Idempotency-Key and may answer Idempotent-Replayed.
     for (const path of ['/subaccount/email', '/subaccount/email/template']) {
       const send = document.paths[path].post;
-      expect(send.parameters, path).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } }));
+      expect(send.parameters, path).toContainEqual(
+        expect.objectContaining({
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
+        }),
+      );
       expect(Object.keys(send.responses['200'].headers), path).toContain('Idempotent-Replayed');
     }
-    expect(Object.keys(document.paths['/subaccount/suppression'].get.responses['200'].headers)).not.toContain('Idempotent-Replayed');
+    expect(Object.keys(document.paths['/subaccount/suppression'].get.responses['200'].headers)).not.toContain(
+      'Idempotent-Replayed',
+    );
 
     // What the document says a success answer carries, a real one does.
-    const listed = (path: string, method: string) => Object.keys(document.paths[path][method].responses['200'].headers).map((name) => name.toLowerCase());
+    const listed = (path: string, method: string) =>
+      Object.keys(document.paths[path][method].responses['200'].headers).map((name) => name.toLowerCase());
     const sub = await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'headers' } });
     const subAccounts = await api.call('GET', '/account/subaccount', { account: api.accountKey });
     for (const name of listed('/account/subaccount', 'get')) expect(subAccounts.headers, name).toHaveProperty(name);
-    const request = { sub: sub.body.apiKey, headers: { 'idempotency-key': 'order-42' }, body: { from: { email: 'a@nowhere.test' }, to: [{ email: 'b@example.org' }], subject: 'Hi', textBody: 'Hi' } };
+    const request = {
+      sub: sub.body.apiKey,
+      headers: { 'idempotency-key': 'order-42' },
+      body: { from: { email: 'a@nowhere.test' }, to: [{ email: 'b@example.org' }], subject: 'Hi', textBody: 'Hi' },
+    };
     const first = await api.call('POST', '/subaccount/email', request);
     const again = await api.call('POST', '/subaccount/email', request);
     expect(first.headers).not.toHaveProperty('idempotent-replayed');
     for (const name of listed('/subaccount/email', 'post')) expect(again.headers, name).toHaveProperty(name);
     expect(again.headers['idempotent-replayed']).toBe('true');
     // The declared maxLength is the one enforced.
-    const tooLong = await api.call('POST', '/subaccount/email', { ...request, headers: { 'idempotency-key': 'k'.repeat(256) } });
+    const tooLong = await api.call('POST', '/subaccount/email', {
+      ...request,
+      headers: { 'idempotency-key': 'k'.repeat(256) },
+    });
     expect(tooLong.status).toBe(422);
   });
 
@@ -208,9 +257,21 @@ describe('the OpenAPI document against the reference', () => {
       required: ['responses'],
       properties: {
         operationId: { type: 'string' },
-        parameters: { type: 'array', items: { type: 'object', required: ['name', 'in', 'schema'], properties: { in: { enum: ['query', 'path', 'header', 'cookie'] }, required: { type: 'boolean' } } } },
+        parameters: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['name', 'in', 'schema'],
+            properties: { in: { enum: ['query', 'path', 'header', 'cookie'] }, required: { type: 'boolean' } },
+          },
+        },
         requestBody: { type: 'object', required: ['content'] },
-        responses: { type: 'object', minProperties: 1, propertyNames: { pattern: '^[1-5][0-9]{2}$' }, additionalProperties: { type: 'object', required: ['description'] } },
+        responses: {
+          type: 'object',
+          minProperties: 1,
+          propertyNames: { pattern: '^[1-5][0-9]{2}$' },
+          additionalProperties: { type: 'object', required: ['description'] },
+        },
         security: { type: 'array' },
       },
     };
@@ -224,7 +285,11 @@ describe('the OpenAPI document against the reference', () => {
         paths: {
           type: 'object',
           propertyNames: { pattern: '^/' },
-          additionalProperties: { type: 'object', propertyNames: { enum: [...METHODS, 'parameters'] }, additionalProperties: operation },
+          additionalProperties: {
+            type: 'object',
+            propertyNames: { enum: [...METHODS, 'parameters'] },
+            additionalProperties: operation,
+          },
         },
         components: { type: 'object' },
       },
@@ -237,17 +302,22 @@ describe('the OpenAPI document against the reference', () => {
       for (const op of Object.values<Json>(operations)) {
         const declared = (op.parameters ?? []).filter((p: Json) => p.in === 'path').map((p: Json) => p.name);
         expect(declared.sort(), path).toEqual([...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort());
-        for (const requirement of op.security ?? []) for (const scheme of Object.keys(requirement)) expect(schemes).toContain(scheme);
+        for (const requirement of op.security ?? [])
+          for (const scheme of Object.keys(requirement)) expect(schemes).toContain(scheme);
         for (const parameter of op.parameters ?? []) schemas.push(parameter.schema);
         if (op.requestBody) schemas.push(op.requestBody.content['application/json'].schema);
         // Success and error answers (a `$ref` to a component is compiled against the document, see inDocument).
-        for (const response of Object.values<Json>(op.responses)) for (const media of Object.values<Json>(response.content ?? {})) schemas.push(media.schema);
+        for (const response of Object.values<Json>(op.responses))
+          for (const media of Object.values<Json>(response.content ?? {})) schemas.push(media.schema);
       }
     }
     ajv.addSchema({ $id: 'doc', components: document.components });
     // Schemas refer to components by `#/components/...`: each is compiled inside a copy of the document.
-    for (const name of Object.keys(document.components.schemas)) expect(() => ajv.getSchema(`doc#/components/schemas/${name}`), name).not.toThrow();
+    for (const name of Object.keys(document.components.schemas))
+      expect(() => ajv.getSchema(`doc#/components/schemas/${name}`), name).not.toThrow();
     for (const schema of schemas) expect(() => ajv.compile(inDocument(schema))).not.toThrow();
-    expect(ajv.validate({ $ref: 'doc#/components/schemas/Error' }, { code: 'INVALID_REQUEST', message: 'bad', details: [] })).toBe(true);
+    expect(
+      ajv.validate({ $ref: 'doc#/components/schemas/Error' }, { code: 'INVALID_REQUEST', message: 'bad', details: [] }),
+    ).toBe(true);
   });
 });

@@ -23,7 +23,9 @@ describe('validation errors in plain words', () => {
     const answer = await create(body);
     expect(answer.status).toBe(422);
     expect(answer.body.code).toBe('VALIDATION_FAILED');
-    expect(answer.body.message).toBe(`the body is not valid (${path && path !== 'blocked' ? `${path}: ` : ''}${words})`);
+    expect(answer.body.message).toBe(
+      `the body is not valid (${path && path !== 'blocked' ? `${path}: ` : ''}${words})`,
+    );
     expect(answer.body.message).not.toMatch(/Invalid input|expected \w+, received|Unrecognized key/);
   });
 
@@ -47,10 +49,14 @@ describe('template errors', () => {
   it('keep the position and what the parser expected, without the echo of the source', async () => {
     const error = await compileError('Hello\nyou {{name}');
     expect(error.code).toBe('TEMPLATE_ERROR');
-    expect(error.message).toMatch(/^the textBody template does not compile: Parse error on line 2, column 11: expecting 'CLOSE_RAW_BLOCK', 'CLOSE', .*, got 'INVALID'$/);
+    expect(error.message).toMatch(
+      /^the textBody template does not compile: Parse error on line 2, column 11: expecting 'CLOSE_RAW_BLOCK', 'CLOSE', .*, got 'INVALID'$/,
+    );
     expect(error.message).not.toContain('\n');
     expect(error.message).not.toMatch(/-\^/);
-    expect(error.details).toEqual([{ path: 'textBody', message: error.message.replace('the textBody template does not compile: ', '') }]);
+    expect(error.details).toEqual([
+      { path: 'textBody', message: error.message.replace('the textBody template does not compile: ', '') },
+    ]);
   });
 
   it('name the column of a missing value', async () => {

@@ -15,7 +15,11 @@ function recipients(count: number, tag: string) {
   const to = [];
   for (let i = 0; i < count; i += 5) {
     const address = (n: number) => ({ email: `${tag}${i + n}@example.org` });
-    to.push({ ...address(0), cc: [address(1), address(2)].slice(0, Math.max(0, Math.min(2, count - i - 1))), bcc: [address(3), address(4)].slice(0, Math.max(0, Math.min(2, count - i - 3))) });
+    to.push({
+      ...address(0),
+      cc: [address(1), address(2)].slice(0, Math.max(0, Math.min(2, count - i - 1))),
+      bcc: [address(3), address(4)].slice(0, Math.max(0, Math.min(2, count - i - 3))),
+    });
   }
   return to;
 }
@@ -36,7 +40,10 @@ describe.each(storeKinds)('API rate limits on %s', (kind) => {
     clock.set(START + MINUTE + 10_000);
   };
   const send = (sender: Sender, count: number, target = api) =>
-    target.call('POST', '/subaccount/email', { sub: sender.subAccount.apiKey, body: { ...sendBody('news@' + sender.domain.name, []), to: recipients(count, sender.subAccount.name) } });
+    target.call('POST', '/subaccount/email', {
+      sub: sender.subAccount.apiKey,
+      body: { ...sendBody('news@' + sender.domain.name, []), to: recipients(count, sender.subAccount.name) },
+    });
   const listDomains = (sender: Sender) => api.call('GET', '/subaccount/domain', { sub: sender.subAccount.apiKey });
 
   afterEach(async () => {
@@ -50,12 +57,25 @@ describe.each(storeKinds)('API rate limits on %s', (kind) => {
     for (let i = 1; i <= 5; i++) {
       const ok = await listDomains(a);
       expect(ok.status).toBe(200);
-      expect(ok.headers).toMatchObject({ 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': String(5 - i), 'x-ratelimit-reset': reset });
+      expect(ok.headers).toMatchObject({
+        'x-ratelimit-limit': '5',
+        'x-ratelimit-remaining': String(5 - i),
+        'x-ratelimit-reset': reset,
+      });
     }
     const refused = await listDomains(a);
     expectError(refused, 429, 'RATE_LIMITED');
-    expect(refused.body).toEqual({ code: 'RATE_LIMITED', message: 'too many requests: this key may make 5 requests a minute; retry in 50 s' });
-    expect(refused.headers).toMatchObject({ 'retry-after': '50', 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset, 'content-type': 'application/json; charset=utf-8' });
+    expect(refused.body).toEqual({
+      code: 'RATE_LIMITED',
+      message: 'too many requests: this key may make 5 requests a minute; retry in 50 s',
+    });
+    expect(refused.headers).toMatchObject({
+      'retry-after': '50',
+      'x-ratelimit-limit': '5',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': reset,
+      'content-type': 'application/json; charset=utf-8',
+    });
     // Errors after authentication count too, and carry the headers.
     const stillRefused = await api.call('GET', '/subaccount/domain/999', { sub: a.subAccount.apiKey });
     expect(stillRefused.status).toBe(429);
@@ -80,7 +100,9 @@ describe.each(storeKinds)('API rate limits on %s', (kind) => {
 
     const tooMany = await send(a, 60);
     expectError(tooMany, 429, 'RATE_LIMITED');
-    expect(tooMany.body.message).toBe('too many recipients: this sub-account may send to 150 recipients a minute and 50 remain in this minute, fewer than the 60 of this request; retry in 50 s');
+    expect(tooMany.body.message).toBe(
+      'too many recipients: this sub-account may send to 150 recipients a minute and 50 remain in this minute, fewer than the 60 of this request; retry in 50 s',
+    );
     expect(tooMany.headers).toMatchObject({ 'retry-after': '50', 'x-ratelimit-remaining': '50' });
     // Nothing of the refused request was accepted.
     expect((await api.mailplane.context.store.jobs.countByState('deliver-batch')).pending).toBe(1);
@@ -91,12 +113,18 @@ describe.each(storeKinds)('API rate limits on %s', (kind) => {
     expect(rest.headers['x-ratelimit-remaining']).toBe('0');
     expectError(await send(a, 1), 429, 'RATE_LIMITED');
     // A malformed send costs one unit: refused here, as the allowance is spent.
-    expectError(await api.call('POST', '/subaccount/email', { sub: a.subAccount.apiKey, body: { to: 'x' } }), 429, 'RATE_LIMITED');
+    expectError(
+      await api.call('POST', '/subaccount/email', { sub: a.subAccount.apiKey, body: { to: 'x' } }),
+      429,
+      'RATE_LIMITED',
+    );
 
     expect((await send(b, 150)).status).toBe(200);
     const larger = await send(b, 151);
     expectError(larger, 429, 'RATE_LIMITED');
-    expect(larger.body.message).toMatch(/^this request names 151 recipients, more than this sub-account may send to in a minute \(150\)/);
+    expect(larger.body.message).toMatch(
+      /^this request names 151 recipients, more than this sub-account may send to in a minute \(150\)/,
+    );
 
     clock.advance(50_000);
     expect((await send(a, 150)).status).toBe(200);
@@ -105,10 +133,22 @@ describe.each(storeKinds)('API rate limits on %s', (kind) => {
   it('shares the limit between two instances on one database', async () => {
     await setUp({ requestsPerMinute: 10, recipientsPerMinute: 100 });
     const store = await openKyselyStore({ url: api.url, maxConnections: 5 });
-    const other = createMailplane({ store, secret: TEST_SECRET, logger: silentLogger, clock, rateLimits: { requestsPerMinute: 10, recipientsPerMinute: 100 } });
+    const other = createMailplane({
+      store,
+      secret: TEST_SECRET,
+      logger: silentLogger,
+      clock,
+      rateLimits: { requestsPerMinute: 10, recipientsPerMinute: 100 },
+    });
     closers.push(() => other.close());
     const call = (node: typeof other, i: number) => {
-      const request: HttpRequest = { method: 'GET', path: '/subaccount/domain', headers: { 'x-subaccount-apikey': a.subAccount.apiKey }, query: new URLSearchParams(), rawBody: '' };
+      const request: HttpRequest = {
+        method: 'GET',
+        path: '/subaccount/domain',
+        headers: { 'x-subaccount-apikey': a.subAccount.apiKey },
+        query: new URLSearchParams(),
+        rawBody: '',
+      };
       return i % 2 === 0 ? api.mailplane.handle(request) : node.handle(request);
     };
     const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => call(other, i)));
@@ -136,7 +176,11 @@ describe.each(storeKinds)('API rate limits on %s', (kind) => {
     const relayOf = (sender: Sender) => {
       const { username: user, password: pass } = sender.subAccount.smtpAuths[0]!;
       const client = nodemailer.createTransport({ host: '127.0.0.1', port, ignoreTLS: true, auth: { user, pass } });
-      return (to: string[]) => client.sendMail({ envelope: { from: `news@${sender.domain.name}`, to }, raw: `From: news@${sender.domain.name}\r\nSubject: relayed\r\n\r\nhi\r\n` });
+      return (to: string[]) =>
+        client.sendMail({
+          envelope: { from: `news@${sender.domain.name}`, to },
+          raw: `From: news@${sender.domain.name}\r\nSubject: relayed\r\n\r\nhi\r\n`,
+        });
     };
     const relayA = relayOf(a);
     expect((await relayA(['r1@example.org', 'r2@example.org', 'r3@example.org'])).response).toMatch(/^250 /);
@@ -144,7 +188,8 @@ describe.each(storeKinds)('API rate limits on %s', (kind) => {
     // The allowance is used up by the two together: the relay answers 450, to be retried.
     await expect(relayA(['r4@example.org'])).rejects.toMatchObject({
       responseCode: 450,
-      response: '450 4.7.1 too many recipients: this sub-account may send to 5 recipients a minute and 0 remain in this minute, fewer than the 1 of this request; retry in 50 s',
+      response:
+        '450 4.7.1 too many recipients: this sub-account may send to 5 recipients a minute and 0 remain in this minute, fewer than the 1 of this request; retry in 50 s',
     });
     expectError(await send(a, 1), 429, 'RATE_LIMITED');
     // Another sub-account's allowance is its own; and the next minute is a fresh one.
@@ -152,7 +197,10 @@ describe.each(storeKinds)('API rate limits on %s', (kind) => {
     clock.advance(MINUTE);
     expect((await relayA(['r5@example.org'])).response).toMatch(/^250 /);
     // Nothing was stored for the refused message.
-    const stored = await api.call('GET', '/subaccount/message', { sub: a.subAccount.apiKey, query: { recipient: 'r4@example.org' } });
+    const stored = await api.call('GET', '/subaccount/message', {
+      sub: a.subAccount.apiKey,
+      query: { recipient: 'r4@example.org' },
+    });
     expect(stored.body.items).toEqual([]);
   });
 
@@ -176,7 +224,9 @@ describe.each(storeKinds)('API rate limits on %s', (kind) => {
       expect(ok.headers['x-ratelimit-limit']).toBeUndefined();
     }
     expect((await send(a, 1000)).status).toBe(200);
-    const [usage] = await api.mailplane.context.store.rateLimits.hit([{ bucket: `subaccount:${a.subAccount.id}:requests`, windowStart: START + MINUTE, cost: 0, limit: 1 }]);
+    const [usage] = await api.mailplane.context.store.rateLimits.hit([
+      { bucket: `subaccount:${a.subAccount.id}:requests`, windowStart: START + MINUTE, cost: 0, limit: 1 },
+    ]);
     expect(usage!.used).toBe(0);
   });
 

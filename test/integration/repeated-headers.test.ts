@@ -31,7 +31,12 @@ describe.each(storeKinds)('repeated single-value headers (%s)', (kind) => {
 
   const processed = async (): Promise<number> => {
     const today = new Date().toISOString().slice(0, 10);
-    return (await api.call('GET', '/subaccount/stat/aggregate', { sub: shop.subAccount.apiKey, query: { from: '2026-01-01', to: today } })).body.processed as number;
+    return (
+      await api.call('GET', '/subaccount/stat/aggregate', {
+        sub: shop.subAccount.apiKey,
+        query: { from: '2026-01-01', to: today },
+      })
+    ).body.processed as number;
   };
 
   describe.each(BRIDGES)('through the %s bridge', (bridge) => {
@@ -39,7 +44,17 @@ describe.each(storeKinds)('repeated single-value headers (%s)', (kind) => {
       server = await startBridgeServer(bridge, api);
       const body = JSON.stringify(sendBody('news@shop.example.com', ['a@example.org']));
       const send = (...keys: string[]) =>
-        rawCall(server!.port, 'POST', '/api/v1/subaccount/email', [['Content-Type', 'application/json'], ['X-SubAccount-ApiKey', shop.subAccount.apiKey], ...keys.map((key) => ['Idempotency-Key', key] as const)], body);
+        rawCall(
+          server!.port,
+          'POST',
+          '/api/v1/subaccount/email',
+          [
+            ['Content-Type', 'application/json'],
+            ['X-SubAccount-ApiKey', shop.subAccount.apiKey],
+            ...keys.map((key) => ['Idempotency-Key', key] as const),
+          ],
+          body,
+        );
 
       const repeated = await send('order-a', 'order-b');
       expect(repeated.status).toBe(422);
@@ -72,28 +87,58 @@ describe.each(storeKinds)('repeated single-value headers (%s)', (kind) => {
       expect(codeOf(accountAndGarbage)).toBe('HEADER_REPEATED');
       expect(accountAndGarbage.body).not.toContain(shop.subAccount.apiKey);
       // Given once, the same key is served as always.
-      expect((await rawCall(server.port, 'GET', '/api/v1/account/subaccount', [['X-Account-ApiKey', api.accountKey]])).status).toBe(200);
+      expect(
+        (await rawCall(server.port, 'GET', '/api/v1/account/subaccount', [['X-Account-ApiKey', api.accountKey]]))
+          .status,
+      ).toBe(200);
     });
 
     it("refuses the dashboard's repeated CSRF token and sub-account header", async () => {
       server = await startBridgeServer(bridge, api);
-      const signIn = await rawCall(server.port, 'POST', '/dashboard/session', [['Content-Type', 'application/json'], ['Origin', 'http://127.0.0.1']], JSON.stringify({ apiKey: api.accountKey }));
+      const signIn = await rawCall(
+        server.port,
+        'POST',
+        '/dashboard/session',
+        [
+          ['Content-Type', 'application/json'],
+          ['Origin', 'http://127.0.0.1'],
+        ],
+        JSON.stringify({ apiKey: api.accountKey }),
+      );
       expect(signIn.status).toBe(200);
       const cookie = signIn.headers['set-cookie']!.split(';')[0]!;
       const csrf = (JSON.parse(signIn.body) as { csrfToken: string }).csrfToken;
-      const session = [['Cookie', cookie], ['Content-Type', 'application/json']] as const;
+      const session = [
+        ['Cookie', cookie],
+        ['Content-Type', 'application/json'],
+      ] as const;
 
-      const twoTokens = await rawCall(server.port, 'POST', '/dashboard/api/v1/account/subaccount', [...session, ['X-CSRF-Token', csrf], ['X-CSRF-Token', 'forged']], '{"name":"x"}');
+      const twoTokens = await rawCall(
+        server.port,
+        'POST',
+        '/dashboard/api/v1/account/subaccount',
+        [...session, ['X-CSRF-Token', csrf], ['X-CSRF-Token', 'forged']],
+        '{"name":"x"}',
+      );
       expect(twoTokens.status).toBe(422);
       expect(codeOf(twoTokens)).toBe('HEADER_REPEATED');
-      const twoSubAccounts = await rawCall(server.port, 'GET', '/dashboard/api/v1/subaccount/domain', [...session, ['X-Dashboard-Subaccount', String(shop.subAccount.id)], ['X-Dashboard-Subaccount', '1']]);
+      const twoSubAccounts = await rawCall(server.port, 'GET', '/dashboard/api/v1/subaccount/domain', [
+        ...session,
+        ['X-Dashboard-Subaccount', String(shop.subAccount.id)],
+        ['X-Dashboard-Subaccount', '1'],
+      ]);
       expect(twoSubAccounts.status).toBe(422);
       expect(codeOf(twoSubAccounts)).toBe('HEADER_REPEATED');
       // Once each, both work.
-      const domains = await rawCall(server.port, 'GET', '/dashboard/api/v1/subaccount/domain', [...session, ['X-Dashboard-Subaccount', String(shop.subAccount.id)]]);
+      const domains = await rawCall(server.port, 'GET', '/dashboard/api/v1/subaccount/domain', [
+        ...session,
+        ['X-Dashboard-Subaccount', String(shop.subAccount.id)],
+      ]);
       expect(domains.status).toBe(200);
       expect(domains.body).toContain('shop.example.com');
-      expect(await api.call('GET', '/account/subaccount', { account: api.accountKey }).then((r) => r.body.length)).toBe(2);
+      expect(await api.call('GET', '/account/subaccount', { account: api.accountKey }).then((r) => r.body.length)).toBe(
+        2,
+      );
     });
   });
 });

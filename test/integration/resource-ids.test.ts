@@ -18,22 +18,39 @@ describe.each(storeKinds)('ids beyond storage (%s)', (kind) => {
   let subKey: string;
   beforeAll(async () => {
     api = await createTestApi(kind);
-    subKey = (await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'ids' } })).body.apiKey;
+    subKey = (await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'ids' } })).body
+      .apiKey;
   });
   afterAll(() => api?.close());
 
-  it.each(routes.map((route) => [routeKey(route), route] as const))('%s answers 406 for 2147483648 and 9007199254740991', async (_key, route) => {
-    const refs = { salt: 'ids', ips: ['10.1.2.3'], poolIps: [], tpspIds: [], poolName: 'none', domainName: 'ids.test', emails: ['a@example.org'], group: 'g', webhookUrl: 'https://example.com/h' };
-    const { query, body } = routeExample(route, refs);
-    const key = route.auth === 'account' ? { account: api.accountKey } : { sub: subKey };
-    for (const id of ['2147483648', '9007199254740991']) {
-      const result = await api.call(route.method, route.path.replace(NUMERIC_ID, id), { ...key, query, body });
-      expectError(result, 406);
-    }
-  });
+  it.each(routes.map((route) => [routeKey(route), route] as const))(
+    '%s answers 406 for 2147483648 and 9007199254740991',
+    async (_key, route) => {
+      const refs = {
+        salt: 'ids',
+        ips: ['10.1.2.3'],
+        poolIps: [],
+        tpspIds: [],
+        poolName: 'none',
+        domainName: 'ids.test',
+        emails: ['a@example.org'],
+        group: 'g',
+        webhookUrl: 'https://example.com/h',
+      };
+      const { query, body } = routeExample(route, refs);
+      const key = route.auth === 'account' ? { account: api.accountKey } : { sub: subKey };
+      for (const id of ['2147483648', '9007199254740991']) {
+        const result = await api.call(route.method, route.path.replace(NUMERIC_ID, id), { ...key, query, body });
+        expectError(result, 406);
+      }
+    },
+  );
 
   it('a pool naming TPSP 2147483648 is refused as naming an unknown TPSP', async () => {
-    const result = await api.call('POST', '/account/ippool', { account: api.accountKey, body: { name: 'big', tpsps: [2147483648] } });
+    const result = await api.call('POST', '/account/ippool', {
+      account: api.accountKey,
+      body: { name: 'big', tpsps: [2147483648] },
+    });
     expectError(result, 422, 'TPSP_NOT_FOUND');
   });
 });

@@ -11,21 +11,36 @@ describe.each(storeKinds)('retention on %s', (kind) => {
   let clock: ReturnType<typeof manualClock>;
   let shop: Sender;
   const send = async (to: string[]) =>
-    (await api.call('POST', '/subaccount/email', { sub: shop.subAccount.apiKey, body: sendBody('news@shop.example.com', to) })).body.map(
-      (e: { messageId: string }) => e.messageId,
-    ) as string[];
+    (
+      await api.call('POST', '/subaccount/email', {
+        sub: shop.subAccount.apiKey,
+        body: sendBody('news@shop.example.com', to),
+      })
+    ).body.map((e: { messageId: string }) => e.messageId) as string[];
   const listed = async () => {
     const messages = await api.call('GET', '/account/message', { account: api.accountKey, query: { limit: '1000' } });
     const events = await api.call('GET', '/account/event', { account: api.accountKey, query: { limit: '1000' } });
-    return { messages: messages.body.items.map((m: { messageID: string }) => m.messageID).sort(), events: events.body.items.length };
+    return {
+      messages: messages.body.items.map((m: { messageID: string }) => m.messageID).sort(),
+      events: events.body.items.length,
+    };
   };
   const aggregate = async () =>
-    (await api.call('GET', '/subaccount/stat/aggregate', { sub: shop.subAccount.apiKey, query: { from: '2026-01-01', to: '2026-12-31' } })).body;
+    (
+      await api.call('GET', '/subaccount/stat/aggregate', {
+        sub: shop.subAccount.apiKey,
+        query: { from: '2026-01-01', to: '2026-12-31' },
+      })
+    ).body;
 
   beforeEach(async () => {
     clock = manualClock(Date.UTC(2026, 0, 10));
     // Two rows per statement and two statements per run: the 7 old rows of each table take several runs.
-    api = await createTestApi(kind, { clock, retention: { days: 30, batchSize: 2, batchesPerRun: 2 }, jobs: { pollIntervalMs: 20 } });
+    api = await createTestApi(kind, {
+      clock,
+      retention: { days: 30, batchSize: 2, batchesPerRun: 2 },
+      jobs: { pollIntervalMs: 20 },
+    });
     shop = await createSender(api, 'shop', 'shop.example.com');
   });
   afterEach(() => api.close());
@@ -49,7 +64,8 @@ describe.each(storeKinds)('retention on %s', (kind) => {
     }
     expect(await listed()).toEqual({ messages: recent, events: 1 });
     expect(old).toHaveLength(7);
-    for (const id of old) expect((await api.call('GET', `/account/message/${id}`, { account: api.accountKey })).status).toBe(406);
+    for (const id of old)
+      expect((await api.call('GET', `/account/message/${id}`, { account: api.accountKey })).status).toBe(406);
     expect(await aggregate()).toEqual(counters);
     // One job row carries retention: it waits for its next run.
     expect(await api.mailplane.context.store.jobs.countByState('retention')).toMatchObject({ pending: 1, dead: 0 });
@@ -59,15 +75,31 @@ describe.each(storeKinds)('retention on %s', (kind) => {
     const { runRetention } = await import('../../src/retention/jobs.js');
     const blog = await createSender(api, 'blog', 'blog.example.com');
     const plain = await createSender(api, 'plain', 'plain.example.com');
-    const put = (id: number, body: object) => api.call('PUT', `/account/subaccount/${id}`, { account: api.accountKey, body });
-    expect((await put(shop.subAccount.id, { retentionDays: 90 })).body).toMatchObject({ id: shop.subAccount.id, retentionDays: 90 });
+    const put = (id: number, body: object) =>
+      api.call('PUT', `/account/subaccount/${id}`, { account: api.accountKey, body });
+    expect((await put(shop.subAccount.id, { retentionDays: 90 })).body).toMatchObject({
+      id: shop.subAccount.id,
+      retentionDays: 90,
+    });
     expect((await put(blog.subAccount.id, { retentionDays: 7 })).status).toBe(200);
-    expect((await api.call('GET', `/account/subaccount/${blog.subAccount.id}`, { account: api.accountKey })).body.retentionDays).toBe(7);
-    expect((await api.call('GET', `/account/subaccount/${plain.subAccount.id}`, { account: api.accountKey })).body.retentionDays).toBeNull();
+    expect(
+      (await api.call('GET', `/account/subaccount/${blog.subAccount.id}`, { account: api.accountKey })).body
+        .retentionDays,
+    ).toBe(7);
+    expect(
+      (await api.call('GET', `/account/subaccount/${plain.subAccount.id}`, { account: api.accountKey })).body
+        .retentionDays,
+    ).toBeNull();
     const sendAs = async (who: Sender, domain: string, count: number) =>
-      (await api.call('POST', '/subaccount/email', { sub: who.subAccount.apiKey, body: sendBody(`news@${domain}`, Array.from({ length: count }, (_, i) => `r${i}@example.org`)) })).body.map(
-        (e: { messageId: string }) => e.messageId,
-      ) as string[];
+      (
+        await api.call('POST', '/subaccount/email', {
+          sub: who.subAccount.apiKey,
+          body: sendBody(
+            `news@${domain}`,
+            Array.from({ length: count }, (_, i) => `r${i}@example.org`),
+          ),
+        })
+      ).body.map((e: { messageId: string }) => e.messageId) as string[];
     const shopMail = await send(['s1@example.org', 's2@example.org']);
     const blogMail = await sendAs(blog, 'blog.example.com', 5);
     const plainMail = await sendAs(plain, 'plain.example.com', 3);
@@ -103,11 +135,21 @@ describe.each(storeKinds)('retention on %s', (kind) => {
 
   it('answers 422 for a retentionDays that is not a whole number of days from 1 to 3650', async () => {
     for (const retentionDays of [0, 3651, 1.5, '30', -1]) {
-      const answer = await api.call('PUT', `/account/subaccount/${shop.subAccount.id}`, { account: api.accountKey, body: { retentionDays } });
+      const answer = await api.call('PUT', `/account/subaccount/${shop.subAccount.id}`, {
+        account: api.accountKey,
+        body: { retentionDays },
+      });
       expect(answer.status).toBe(422);
       expect(answer.body.code).toBe('VALIDATION_FAILED');
     }
-    expect((await api.call('PUT', `/account/subaccount/${shop.subAccount.id}`, { account: api.accountKey, body: { retentionDays: 3650 } })).body.retentionDays).toBe(3650);
+    expect(
+      (
+        await api.call('PUT', `/account/subaccount/${shop.subAccount.id}`, {
+          account: api.accountKey,
+          body: { retentionDays: 3650 },
+        })
+      ).body.retentionDays,
+    ).toBe(3650);
   });
 
   it('keeps everything with days 0', async () => {
@@ -119,7 +161,10 @@ describe.each(storeKinds)('retention on %s', (kind) => {
     expect(await runRetention(keepAll)).toEqual({ messages: 0, events: 0, more: false });
     expect((await listed()).messages).toHaveLength(1);
     // A sub-account's own retention still applies when the instance keeps everything.
-    await api.call('PUT', `/account/subaccount/${shop.subAccount.id}`, { account: api.accountKey, body: { retentionDays: 365 } });
+    await api.call('PUT', `/account/subaccount/${shop.subAccount.id}`, {
+      account: api.accountKey,
+      body: { retentionDays: 365 },
+    });
     expect(await runRetention(keepAll)).toMatchObject({ messages: 1 });
     expect((await listed()).messages).toHaveLength(0);
   });

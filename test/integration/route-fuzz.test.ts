@@ -47,15 +47,23 @@ function knownDefect(_request: FuzzRequest, _response: RawResponse): string | un
  * a malformed request: 400), given before mailplane sees the request: no content type, no body.
  */
 const fromNodeParser = (response: RawResponse) =>
-  (response.status === 431 || response.status === 400) && response.headers['content-type'] === undefined && response.text === '';
+  (response.status === 431 || response.status === 400) &&
+  response.headers['content-type'] === undefined &&
+  response.text === '';
 
 /** What is wrong with an answer of the `/api/v1` router, or `null`. */
 function apiProblem(request: FuzzRequest, response: RawResponse): string | null {
   if (response.status >= 500) return `answered ${response.status}: ${response.text.slice(0, 500)}`;
   if (request.method === 'HEAD' || fromNodeParser(response)) return null;
   // The activity exports answer a streamed CSV or NDJSON body (docs/activity.md); their errors are JSON.
-  if (response.status < 300 && /\/export\/?(\?|$)/.test(request.target) && /^(text\/csv|application\/x-ndjson);/.test(String(response.headers['content-type']))) return null;
-  if (!String(response.headers['content-type']).startsWith('application/json')) return `content-type ${response.headers['content-type']}`;
+  if (
+    response.status < 300 &&
+    /\/export\/?(\?|$)/.test(request.target) &&
+    /^(text\/csv|application\/x-ndjson);/.test(String(response.headers['content-type']))
+  )
+    return null;
+  if (!String(response.headers['content-type']).startsWith('application/json'))
+    return `content-type ${response.headers['content-type']}`;
   let body: { code?: unknown; message?: unknown } | null;
   try {
     body = JSON.parse(response.text) as typeof body;
@@ -63,8 +71,10 @@ function apiProblem(request: FuzzRequest, response: RawResponse): string | null 
     return `a body that is not JSON: ${response.text.slice(0, 200)}`;
   }
   if (response.status >= 400) {
-    if (typeof body?.code !== 'string' || !ERROR_CODE.test(body.code)) return `an error without an UPPER_SNAKE code: ${response.text.slice(0, 300)}`;
-    if (typeof body.message !== 'string' || body.message === '') return `an error without a message: ${response.text.slice(0, 300)}`;
+    if (typeof body?.code !== 'string' || !ERROR_CODE.test(body.code))
+      return `an error without an UPPER_SNAKE code: ${response.text.slice(0, 300)}`;
+    if (typeof body.message !== 'string' || body.message === '')
+      return `an error without a message: ${response.text.slice(0, 300)}`;
   }
   return null;
 }
@@ -80,7 +90,12 @@ function dashboardProblem(request: FuzzRequest, response: RawResponse): string |
 
 /** Signs in to the dashboard with `apiKey` as a browser does; answers the session's cookie and CSRF token. */
 async function signIn(harness: HttpHarness, apiKey: string): Promise<DashboardSession> {
-  const response = await harness.send({ method: 'POST', target: '/dashboard/session', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey }) });
+  const response = await harness.send({
+    method: 'POST',
+    target: '/dashboard/session',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ apiKey }),
+  });
   expect(response.status, response.text).toBe(200);
   const cookie = String(response.headers['set-cookie']).split(';')[0]!;
   return { cookie, csrf: (JSON.parse(response.text) as { csrfToken: string }).csrfToken };
@@ -97,18 +112,28 @@ describe.each(storeKinds)('fuzzing every route through node:http (%s)', (kind) =
 
   beforeAll(async () => {
     harness = await startHttpHarness(kind);
-    world = { own: await createTenant(harness, uniqueTag('fa'), 11), foreign: await createTenant(harness, uniqueTag('fb'), 22) };
+    world = {
+      own: await createTenant(harness, uniqueTag('fa'), 11),
+      foreign: await createTenant(harness, uniqueTag('fb'), 22),
+    };
     startedAt = performance.now();
   });
   afterAll(async () => {
     const seconds = (performance.now() - startedAt) / 1000;
-    console.log(`route fuzz (${kind}): ${sent} requests in ${seconds.toFixed(1)} s (${Math.round(sent / seconds)}/s), ${skipped} known defects skipped`);
+    console.log(
+      `route fuzz (${kind}): ${sent} requests in ${seconds.toFixed(1)} s (${Math.round(sent / seconds)}/s), ${skipped} known defects skipped`,
+    );
     const shares = [...answered].map(([key, { ok, total }]) => `${key} ${Math.round((100 * ok) / total)}%`);
     console.log(`route fuzz (${kind}): share of 2xx answers: ${shares.join(', ')}`);
     await harness?.close();
   });
 
-  const run = async (label: string, requests: fc.Arbitrary<FuzzRequest>, numRuns: number, check: (request: FuzzRequest, response: RawResponse) => string | null) => {
+  const run = async (
+    label: string,
+    requests: fc.Arbitrary<FuzzRequest>,
+    numRuns: number,
+    check: (request: FuzzRequest, response: RawResponse) => string | null,
+  ) => {
     const counts = answered.get(label) ?? { ok: 0, total: 0 };
     answered.set(label, counts);
     await fc.assert(
@@ -147,7 +172,10 @@ describe.each(storeKinds)('fuzzing every route through node:http (%s)', (kind) =
     async () => {
       // Tenants of its own: its sessions change and delete what their keys may (through the API
       // path, as the API fuzzing below does), and the other tests count on the world's tenants.
-      const board: FuzzWorld = { own: await createTenant(harness, uniqueTag('da'), 33), foreign: await createTenant(harness, uniqueTag('db'), 44) };
+      const board: FuzzWorld = {
+        own: await createTenant(harness, uniqueTag('da'), 33),
+        foreign: await createTenant(harness, uniqueTag('db'), 44),
+      };
       const keys = [board.own.accountKey, board.own.subs[0]!.apiKey, board.foreign.accountKey];
       const signedIn = () => Promise.all(keys.map((key) => signIn(harness, key)));
       const sessions = { kept: await signedIn(), disposable: [...(await signedIn()), ...(await signedIn())] };
@@ -156,7 +184,11 @@ describe.each(storeKinds)('fuzzing every route through node:http (%s)', (kind) =
     TIMEOUT_MS,
   );
 
-  it.each(apiRoutes.map((route) => [routeKey(route), route] as const))('%s', async (key, route) => run(key, routeRequests(world, route), ROUTE_RUNS, apiProblem), TIMEOUT_MS);
+  it.each(apiRoutes.map((route) => [routeKey(route), route] as const))(
+    '%s',
+    async (key, route) => run(key, routeRequests(world, route), ROUTE_RUNS, apiProblem),
+    TIMEOUT_MS,
+  );
 
   // The fuzzer also sends the foreign tenant's own key, so its resources may have changed: only
   // that the server answers, quickly and correctly, is checked.
@@ -172,7 +204,11 @@ describe.each(storeKinds)('fuzzing every route through node:http (%s)', (kind) =
     // The dashboard still signs in, serves its page and reads the API.
     const session = await signIn(harness, world.foreign.accountKey);
     expect((await harness.send({ method: 'GET', target: '/dashboard/' })).status).toBe(200);
-    const list = await harness.send({ method: 'GET', target: '/dashboard/api/v1/account/subaccount', headers: { cookie: session.cookie } });
+    const list = await harness.send({
+      method: 'GET',
+      target: '/dashboard/api/v1/account/subaccount',
+      headers: { cookie: session.cookie },
+    });
     expect(list.status, list.text).toBe(200);
   });
 });

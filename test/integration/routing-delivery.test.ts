@@ -46,7 +46,8 @@ describe.each(storeKinds)('routing at delivery (%s)', (kind) => {
       dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 500, retries: 0 },
       delivery: { mxPort: sink.port, socketTimeoutMs: 2000, greetingTimeoutMs: 2000, connectionTimeoutMs: 2000 },
       jobs: { pollIntervalMs: 25 },
-      transport: (ctx) => mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort, ehloName: 'mta.mailplane.test' }),
+      transport: (ctx) =>
+        mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort, ehloName: 'mta.mailplane.test' }),
       tpspTransport: (t) =>
         smartHostTransport({
           host: t.host,
@@ -79,12 +80,18 @@ describe.each(storeKinds)('routing at delivery (%s)', (kind) => {
     expect(result.status, result.text).toBe(200);
     return result.body;
   }
-  async function send(to: string[], extra: Json = {}, from = `news@${sender.domain.name}`, key = sender.subAccount.apiKey): Promise<string[]> {
+  async function send(
+    to: string[],
+    extra: Json = {},
+    from = `news@${sender.domain.name}`,
+    key = sender.subAccount.apiKey,
+  ): Promise<string[]> {
     const result = await api.call('POST', '/subaccount/email', { sub: key, body: sendBody(from, to, extra) });
     expect(result.status, result.text).toBe(200);
     return result.body.map((e: Json) => e.messageId);
   }
-  const message = async (id: string): Promise<Json> => (await api.call('GET', `/account/message/${id}`, account())).body;
+  const message = async (id: string): Promise<Json> =>
+    (await api.call('GET', `/account/message/${id}`, account())).body;
   async function delivered(ids: string[]): Promise<Json[]> {
     const views: Json[] = [];
     for (const id of ids) {
@@ -116,7 +123,10 @@ describe.each(storeKinds)('routing at delivery (%s)', (kind) => {
       routingStrategy: 2,
       routingMetaData: JSON.stringify(weights),
     });
-    const ids = await send(Array.from({ length: 20 }, (_, i) => `r${i}@rcpt.test`), { ippool: 'weighted' });
+    const ids = await send(
+      Array.from({ length: 20 }, (_, i) => `r${i}@rcpt.test`),
+      { ippool: 'weighted' },
+    );
     const views = await delivered(ids);
     expect(bySource()).toEqual({ '127.0.0.2': 4, '127.0.0.3': 6, '127.0.0.4': 2, '127.0.0.5': 8 });
 
@@ -133,9 +143,17 @@ describe.each(storeKinds)('routing at delivery (%s)', (kind) => {
 
   it('strategy 0 takes the IPs in turn; a sub-account default pool applies when the send names none', async () => {
     const [a, b] = await allocate('127.0.0.2', '127.0.0.3');
-    const pool = await createPool({ name: 'Even', ips: [{ publicIP: a.publicIp }, { publicIP: b.publicIp }], routingStrategy: 0, routingMetaData: '{}' });
+    const pool = await createPool({
+      name: 'Even',
+      ips: [{ publicIP: a.publicIp }, { publicIP: b.publicIp }],
+      routingStrategy: 0,
+      routingMetaData: '{}',
+    });
     // The API has no field for it (yet): set in storage as an operator tool would.
-    await api.mailplane.context.store.subAccounts.update(sender.subAccount.accountId, sender.subAccount.id, { defaultIpPoolId: pool.id, updated: 2n });
+    await api.mailplane.context.store.subAccounts.update(sender.subAccount.accountId, sender.subAccount.id, {
+      defaultIpPoolId: pool.id,
+      updated: 2n,
+    });
     const ids = await send(Array.from({ length: 10 }, (_, i) => `r${i}@rcpt.test`));
     const views = await delivered(ids);
     expect(bySource()).toEqual({ '127.0.0.2': 5, '127.0.0.3': 5 });
@@ -148,7 +166,9 @@ describe.each(storeKinds)('routing at delivery (%s)', (kind) => {
     expect(sink.received[0]!.remoteAddress).toBe('127.0.0.1');
     expect(sink.received[0]!.ehlo).toBe('mta.mailplane.test');
     expect(view.ipID).toBeUndefined();
-    const shared = (await api.call('GET', '/account/ippool', { ...account(), query: { limit: 10 } })).body.find((p: Json) => p.name === 'Shared');
+    const shared = (await api.call('GET', '/account/ippool', { ...account(), query: { limit: 10 } })).body.find(
+      (p: Json) => p.name === 'Shared',
+    );
     expect(view.events.find((e: Json) => e.type === 2).ipPoolID).toBe(shared.id);
   });
 
@@ -188,12 +208,27 @@ describe.each(storeKinds)('routing at delivery (%s)', (kind) => {
     expect(plain.map(sourceOf)).toEqual(['127.0.0.3']);
   });
 
-  it('overflows to the next pool when the pool\'s IPs are paused, and waits (no bounce) when the chain has none', async () => {
+  it("overflows to the next pool when the pool's IPs are paused, and waits (no bounce) when the chain has none", async () => {
     const [a, b] = await allocate('127.0.0.2', '127.0.0.3');
-    const second = await createPool({ name: 'Second', ips: [{ publicIP: b.publicIp }], routingStrategy: 0, routingMetaData: '{}' });
-    await createPool({ name: 'First', ips: [{ publicIP: a.publicIp }], routingStrategy: 0, routingMetaData: '{}', shouldOverflow: true, overflowPoolName: 'Second' });
+    const second = await createPool({
+      name: 'Second',
+      ips: [{ publicIP: b.publicIp }],
+      routingStrategy: 0,
+      routingMetaData: '{}',
+    });
+    await createPool({
+      name: 'First',
+      ips: [{ publicIP: a.publicIp }],
+      routingStrategy: 0,
+      routingMetaData: '{}',
+      shouldOverflow: true,
+      overflowPoolName: 'Second',
+    });
     // Closing the loop is refused on write; routing would stop at the repeated pool anyway.
-    const loop = await api.call('PUT', `/account/ippool/${second.id}`, { ...account(), body: { shouldOverflow: true, overflowPoolName: 'First' } });
+    const loop = await api.call('PUT', `/account/ippool/${second.id}`, {
+      ...account(),
+      body: { shouldOverflow: true, overflowPoolName: 'First' },
+    });
     expect(loop.status).toBe(422);
     expect((await api.call('PUT', `/account/ip/${a.id}`, { ...account(), body: { state: 1 } })).status).toBe(200);
 
@@ -205,14 +240,23 @@ describe.each(storeKinds)('routing at delivery (%s)', (kind) => {
     // Both pools' IPs paused: the message waits, queued, without an attempt, event or bounce.
     expect((await api.call('PUT', `/account/ip/${b.id}`, { ...account(), body: { state: 1 } })).status).toBe(200);
     const [waiting] = await send(['w@rcpt.test'], { ippool: 'First' });
-    await vi.waitFor(() => expect(logged.some((l) => l.message === 'delivery: deferred by routing' && l.fields?.messageId === waiting)).toBe(true), {
-      timeout: 15_000,
-      interval: 20,
-    });
+    await vi.waitFor(
+      () =>
+        expect(
+          logged.some((l) => l.message === 'delivery: deferred by routing' && l.fields?.messageId === waiting),
+        ).toBe(true),
+      {
+        timeout: 15_000,
+        interval: 20,
+      },
+    );
     const queued = await message(waiting!);
     expect(queued).toMatchObject({ status: 'queued', attempt: 0 });
     expect(queued.events.map((e: Json) => e.type)).toEqual([0]);
-    const stats = await api.call('GET', '/subaccount/stat/aggregate', { sub: sender.subAccount.apiKey, query: { from: '2026-05-01', to: '2026-05-01' } });
+    const stats = await api.call('GET', '/subaccount/stat/aggregate', {
+      sub: sender.subAccount.apiKey,
+      query: { from: '2026-05-01', to: '2026-05-01' },
+    });
     expect(stats.body).toMatchObject({ softBounced: 0, hardBounced: 0, delivered: 1 });
 
     // The First pool's IP is back: the next routing (a minute later) sends it from there.
@@ -243,7 +287,10 @@ describe.each(storeKinds)('routing at delivery (%s)', (kind) => {
       onData(stream, session, callback) {
         stream.resume();
         stream.on('end', () => {
-          relayed.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', user: typeof session.user === 'string' ? session.user : undefined });
+          relayed.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            user: typeof session.user === 'string' ? session.user : undefined,
+          });
           callback();
         });
       },
@@ -253,10 +300,23 @@ describe.each(storeKinds)('routing at delivery (%s)', (kind) => {
       const port = (relay.server.address() as { port: number }).port;
       const tpsp = await api.call('POST', '/account/tpsp', {
         ...account(),
-        body: { name: 'Relay', type: 3, host: '127.0.0.1', port, security: 'none', username: 'relay-user', password: 'relay-pass-7' },
+        body: {
+          name: 'Relay',
+          type: 3,
+          host: '127.0.0.1',
+          port,
+          security: 'none',
+          username: 'relay-user',
+          password: 'relay-pass-7',
+        },
       });
       expect(tpsp.status, tpsp.text).toBe(200);
-      const pool = await createPool({ name: 'ViaRelay', tpsps: [tpsp.body.id], routingStrategy: 0, routingMetaData: '{}' });
+      const pool = await createPool({
+        name: 'ViaRelay',
+        tpsps: [tpsp.body.id],
+        routingStrategy: 0,
+        routingMetaData: '{}',
+      });
       const ids = await send(['t1@rcpt.test', 't2@gmail.com'], { ippool: 'ViaRelay' });
       const views = await delivered(ids);
       expect(relayed).toHaveLength(2);

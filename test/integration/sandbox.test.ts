@@ -28,7 +28,8 @@ async function startSandboxed(kind: StoreKind, keep?: number) {
     dns: { servers: [{ host: upstream.host, port: upstream.port }], timeoutMs: 1000, retries: 1 },
     delivery: { retryDelaysMs: [50, 50], connectionTimeoutMs: 3000, greetingTimeoutMs: 3000, socketTimeoutMs: 3000 },
     jobs: { pollIntervalMs: 25 },
-    transport: (ctx) => mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort, ehloName: 'mta.mailplane.test' }),
+    transport: (ctx) =>
+      mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort, ehloName: 'mta.mailplane.test' }),
   });
   api.mailplane.start();
   const a = api;
@@ -41,7 +42,12 @@ async function startSandboxed(kind: StoreKind, keep?: number) {
 const send = (a: TestApi, key: string, to: string[]) =>
   a.call('POST', '/subaccount/email', {
     sub: key,
-    body: { from: { email: 'hello@acme.test' }, to: to.map((email) => ({ email, customFields: { name: 'Ada' } })), subject: 'Hi {{name}}', textBody: 'Hello {{name}}!' },
+    body: {
+      from: { email: 'hello@acme.test' },
+      to: to.map((email) => ({ email, customFields: { name: 'Ada' } })),
+      subject: 'Hi {{name}}',
+      textBody: 'Hello {{name}}!',
+    },
   });
 
 const waitStatus = async (a: TestApi, messageId: string, status: string) =>
@@ -60,7 +66,13 @@ describe.each(storeKinds)('sandbox (%s)', (kind) => {
     expect(verified.status).toBe(200);
     expect(verified.body.verified).toBe(true);
     // Every record mailplane asks the domain to publish is answered exactly, so every check passes.
-    expect(verified.body).toMatchObject({ dkimVerified: true, spfVerified: true, dmarcVerified: true, returnPathVerified: true, trackVerified: true });
+    expect(verified.body).toMatchObject({
+      dkimVerified: true,
+      spfVerified: true,
+      dmarcVerified: true,
+      returnPathVerified: true,
+      trackVerified: true,
+    });
     // Questions about other names go to the configured resolvers.
     const outside = await a.mailplane.context.resolver.resolveTxt('outside.org');
     expect(outside.ok && outside.records).toEqual(['hello from upstream']);
@@ -81,21 +93,30 @@ describe.each(storeKinds)('sandbox (%s)', (kind) => {
 
   it('answers each special address as docs/sandbox.md and the README say', async () => {
     const { api: a, key } = await startSandboxed(kind);
-    const sent = (await send(a, key, ['bounce@example.com', 'defer@example.com', 'complaint@example.com'])).body as Array<{ messageId: string; to: string }>;
+    const sent = (await send(a, key, ['bounce@example.com', 'defer@example.com', 'complaint@example.com']))
+      .body as Array<{ messageId: string; to: string }>;
     const id = (to: string) => sent.find((s) => s.to === to)!.messageId;
     const types = (view: { events: { type: number }[] }) => view.events.map((e) => e.type);
 
     // bounce@: a hard bounce with the catcher's 550 5.1.1, and the address suppressed.
     const bounced = await waitStatus(a, id('bounce@example.com'), 'hard_bounced');
     expect(types(bounced)).toEqual([EventType.Processed, EventType.HardBounced]);
-    expect(bounced.events[1]).toMatchObject({ smtpCode: 550, smtpDescription: expect.stringMatching(/^550 5\.1\.1 .*bounce@/) });
+    expect(bounced.events[1]).toMatchObject({
+      smtpCode: 550,
+      smtpDescription: expect.stringMatching(/^550 5\.1\.1 .*bounce@/),
+    });
     const suppressed = await a.call('GET', '/subaccount/suppression', { sub: key });
     expect(suppressed.text).toContain('bounce@example.com');
 
     // defer@: a soft bounce with the catcher's 421 4.7.0 on every attempt; once the retries run out
     // the message is dropped, as any policy deferral (4.7.x) is, and the address is not suppressed.
     const deferred = await waitStatus(a, id('defer@example.com'), 'smtp_dropped');
-    expect(types(deferred)).toEqual([EventType.Processed, EventType.SoftBounced, EventType.SoftBounced, EventType.Dropped]);
+    expect(types(deferred)).toEqual([
+      EventType.Processed,
+      EventType.SoftBounced,
+      EventType.SoftBounced,
+      EventType.Dropped,
+    ]);
     for (const attempt of deferred.events.slice(1)) {
       expect(attempt).toMatchObject({ smtpCode: 421, smtpDescription: expect.stringMatching(/^421 4\.7\.0 .*defer@/) });
     }
@@ -105,7 +126,8 @@ describe.each(storeKinds)('sandbox (%s)', (kind) => {
     // complaint@: delivered into the catcher, then reported as spam.
     const complained = await vi.waitFor(
       async () => {
-        const view = (await a.call('GET', `/account/message/${id('complaint@example.com')}`, { account: a.accountKey })).body;
+        const view = (await a.call('GET', `/account/message/${id('complaint@example.com')}`, { account: a.accountKey }))
+          .body;
         expect(view.status).toBe('delivered');
         expect(types(view)).toEqual([EventType.Processed, EventType.Delivered, EventType.Spam]);
         return view;
@@ -125,7 +147,10 @@ describe.each(storeKinds)('sandbox (%s)', (kind) => {
     }
     const list = await a.call('GET', '/account/sandbox/message', { account: a.accountKey, query: { limit: 10 } });
     expect(list.body.map((m: { rcptTo: string[] }) => m.rcptTo[0])).toEqual(['three@example.com', 'two@example.com']);
-    const page = await a.call('GET', '/account/sandbox/message', { account: a.accountKey, query: { limit: 1, offset: 1 } });
+    const page = await a.call('GET', '/account/sandbox/message', {
+      account: a.accountKey,
+      query: { limit: 1, offset: 1 },
+    });
     expect(page.body.map((m: { rcptTo: string[] }) => m.rcptTo[0])).toEqual(['two@example.com']);
   });
 
@@ -143,6 +168,9 @@ describe.each(storeKinds)('sandbox (%s)', (kind) => {
     expect(await smtp.command('MAIL FROM:<someone@elsewhere.test>')).toMatch(/^250/);
     expect(await smtp.command('RCPT TO:<Defer@example.com>')).toMatch(/^421 4\.7\.0/);
     smtp.close();
-    expect(await a.call('GET', '/account/sandbox/message', { account: a.accountKey })).toMatchObject({ status: 200, body: [] });
+    expect(await a.call('GET', '/account/sandbox/message', { account: a.accountKey })).toMatchObject({
+      status: 200,
+      body: [],
+    });
   });
 });

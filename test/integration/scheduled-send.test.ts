@@ -34,14 +34,19 @@ describe.each(storeKinds)('scheduled sending (%s)', (kind) => {
   it('answers at once with the ids, shows the scheduled state and time, and delivers at sendAt (RFC 3339 and ns)', async () => {
     env = await startDeliveryEnv(kind);
     const at = T0 + HOUR;
-    const rfc = await post(sendBody(from(), [`ada@${RCPT_DOMAIN}`], { sendAt: new Date(at).toISOString().replace('.000Z', 'Z') }));
+    const rfc = await post(
+      sendBody(from(), [`ada@${RCPT_DOMAIN}`], { sendAt: new Date(at).toISOString().replace('.000Z', 'Z') }),
+    );
     expect(rfc.status).toBe(200);
     const [entry] = rfc.body;
     expect(entry).toMatchObject({ to: `ada@${RCPT_DOMAIN}`, batchId: expect.any(String) });
     expect(entry.errorCode).toBeUndefined();
     expect(sendAtDigits(rfc.text)).toEqual([ns(at).toString()]);
     // ns epoch as a JSON number, 30 minutes later.
-    const byNs = await env.api.call('POST', '/subaccount/email', { sub: env.key, raw: JSON.stringify(sendBody(from(), [`bob@${RCPT_DOMAIN}`])).replace(/}$/, `,"sendAt":${ns(at + HOUR / 2)}}`) });
+    const byNs = await env.api.call('POST', '/subaccount/email', {
+      sub: env.key,
+      raw: JSON.stringify(sendBody(from(), [`bob@${RCPT_DOMAIN}`])).replace(/}$/, `,"sendAt":${ns(at + HOUR / 2)}}`),
+    });
     expect(byNs.status).toBe(200);
 
     const view = await env.message(entry.messageId);
@@ -70,17 +75,26 @@ describe.each(storeKinds)('scheduled sending (%s)', (kind) => {
     expect((await env.message(byNs.body[0].messageId)).status).toBe('scheduled');
     env.advance(HOUR / 2);
     await env.waitForStatus(byNs.body[0].messageId, 'delivered');
-    const stats = await env.api.call('GET', '/subaccount/stat/aggregate', { sub: env.key, query: { from: '2026-05-01', to: '2026-05-02' } });
+    const stats = await env.api.call('GET', '/subaccount/stat/aggregate', {
+      sub: env.key,
+      query: { from: '2026-05-01', to: '2026-05-02' },
+    });
     expect(stats.body).toMatchObject({ processed: 2, delivered: 2, dropped: 0 });
   });
 
   it('cancels one message with its copies, or a whole request, with a Cancelled event to the activity log and webhooks; not twice, not after it started', async () => {
     receiver = await startWebhookReceiver();
     env = await startDeliveryEnv(kind, {}, { webhooks: { allowPrivateTargets: true, timeoutMs: 1000 } });
-    const hook = await env.api.call('POST', '/account/webhook', { account: env.api.accountKey, body: { url: receiver.url, dropped: true } });
+    const hook = await env.api.call('POST', '/account/webhook', {
+      account: env.api.accountKey,
+      body: { url: receiver.url, dropped: true },
+    });
     expect(hook.status).toBe(200);
     const sendAt = ns(T0 + HOUR).toString();
-    const first = await post({ ...sendBody(from(), [`ada@${RCPT_DOMAIN}`, `bob@${RCPT_DOMAIN}`], { sendAt }), to: [{ email: `ada@${RCPT_DOMAIN}`, cc: [{ email: `cc@${RCPT_DOMAIN}` }] }, { email: `bob@${RCPT_DOMAIN}` }] });
+    const first = await post({
+      ...sendBody(from(), [`ada@${RCPT_DOMAIN}`, `bob@${RCPT_DOMAIN}`], { sendAt }),
+      to: [{ email: `ada@${RCPT_DOMAIN}`, cc: [{ email: `cc@${RCPT_DOMAIN}` }] }, { email: `bob@${RCPT_DOMAIN}` }],
+    });
     const second = await post(sendBody(from(), [`cy@${RCPT_DOMAIN}`, `dee@${RCPT_DOMAIN}`], { sendAt }));
     expect([first.status, second.status]).toEqual([200, 200]);
     const [ada, bob] = first.body;
@@ -107,7 +121,12 @@ describe.each(storeKinds)('scheduled sending (%s)', (kind) => {
     expect((await cancel(`batch/${second.body[0].batchId}`)).body.code).toBe('MESSAGE_NOT_CANCELLABLE');
 
     // Unknown ids: 406.
-    for (const path of ['00000000-0000-4000-8000-000000000000', 'not-an-id', 'batch/00000000-0000-4000-8000-000000000000', 'batch/nope']) {
+    for (const path of [
+      '00000000-0000-4000-8000-000000000000',
+      'not-an-id',
+      'batch/00000000-0000-4000-8000-000000000000',
+      'batch/nope',
+    ]) {
       const unknown = await cancel(path);
       expect(unknown.status, path).toBe(406);
     }
@@ -117,7 +136,10 @@ describe.each(storeKinds)('scheduled sending (%s)', (kind) => {
     expect(events.status).toBe(200);
     expect(events.body.items).toHaveLength(4);
     // And the webhooks with dropped on receive them (type 9), one per cancelled message.
-    await vi.waitFor(() => expect(receiver!.received.length).toBeGreaterThanOrEqual(4), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(receiver!.received.length).toBeGreaterThanOrEqual(4), {
+      timeout: 10_000,
+      interval: 20,
+    });
     expect(new Set(receiver.received.map((d) => d.json.event.type))).toEqual(new Set([9]));
 
     // At its time only bob is sent; once sent he cannot be cancelled.
@@ -136,8 +158,12 @@ describe.each(storeKinds)('scheduled sending (%s)', (kind) => {
   it('makes the time-dependent checks again at sendAt: suppressed meanwhile, domain no longer verified, sub-account blocked', async () => {
     env = await startDeliveryEnv(kind);
     const sendAt = ns(T0 + HOUR).toString();
-    const [ok, suppressed] = (await post(sendBody(from(), [`ok@${RCPT_DOMAIN}`, `later@${RCPT_DOMAIN}`], { sendAt }))).body;
-    const added = await env.api.call('POST', '/subaccount/suppression', { sub: env.key, body: { unsubscribe: [{ email: `later@${RCPT_DOMAIN}` }] } });
+    const [ok, suppressed] = (await post(sendBody(from(), [`ok@${RCPT_DOMAIN}`, `later@${RCPT_DOMAIN}`], { sendAt })))
+      .body;
+    const added = await env.api.call('POST', '/subaccount/suppression', {
+      sub: env.key,
+      body: { unsubscribe: [{ email: `later@${RCPT_DOMAIN}` }] },
+    });
     expect(added.status).toBe(200);
     env.advance(HOUR);
     await env.waitForStatus(ok.messageId, 'delivered');
@@ -146,21 +172,38 @@ describe.each(storeKinds)('scheduled sending (%s)', (kind) => {
     expect(dropped.events[1].eventMetadata).toMatchObject({ reason: 'SUPPRESSED' });
 
     // The domain loses its verification, then the sub-account is blocked.
-    const [unverified] = (await post(sendBody(from(), [`dom@${RCPT_DOMAIN}`], { sendAt: ns(T0 + 2 * HOUR).toString() }))).body;
-    const [blocked] = (await post(sendBody(from(), [`blk@${RCPT_DOMAIN}`], { sendAt: ns(T0 + 3 * HOUR).toString() }))).body;
-    await env.api.mailplane.context.store.domains.updateVerification(env.sender.subAccount.id, env.sender.domain.id, { dkimVerified: false, verified: false, updated: 2n });
+    const [unverified] = (
+      await post(sendBody(from(), [`dom@${RCPT_DOMAIN}`], { sendAt: ns(T0 + 2 * HOUR).toString() }))
+    ).body;
+    const [blocked] = (await post(sendBody(from(), [`blk@${RCPT_DOMAIN}`], { sendAt: ns(T0 + 3 * HOUR).toString() })))
+      .body;
+    await env.api.mailplane.context.store.domains.updateVerification(env.sender.subAccount.id, env.sender.domain.id, {
+      dkimVerified: false,
+      verified: false,
+      updated: 2n,
+    });
     env.advance(HOUR);
     const noDomain = await env.waitForStatus(unverified.messageId, 'dropped');
     expect(noDomain.events[1].eventMetadata).toMatchObject({ reason: 'SENDER_DOMAIN_NOT_VERIFIED' });
-    await env.api.mailplane.context.store.domains.updateVerification(env.sender.subAccount.id, env.sender.domain.id, { dkimVerified: true, verified: true, updated: 3n });
-    const block = await env.api.call('PUT', `/account/subaccount/${env.sender.subAccount.id}`, { account: env.api.accountKey, body: { blocked: true, block_reason: 'billing' } });
+    await env.api.mailplane.context.store.domains.updateVerification(env.sender.subAccount.id, env.sender.domain.id, {
+      dkimVerified: true,
+      verified: true,
+      updated: 3n,
+    });
+    const block = await env.api.call('PUT', `/account/subaccount/${env.sender.subAccount.id}`, {
+      account: env.api.accountKey,
+      body: { blocked: true, block_reason: 'billing' },
+    });
     expect(block.status).toBe(200);
     env.advance(HOUR);
     const noSub = await env.waitForStatus(blocked.messageId, 'dropped');
     expect(noSub.events[1].eventMetadata).toMatchObject({ reason: 'SUBACCOUNT_BLOCKED' });
     expect(noSub.events[1].eventMetadata.description).toContain('billing');
     expect(env.sink.received.map((m) => m.rcptTo)).toEqual([[`ok@${RCPT_DOMAIN}`]]);
-    const stats = await env.api.call('GET', '/subaccount/stat/aggregate', { sub: env.key, query: { from: '2026-05-01', to: '2026-05-02' } });
+    const stats = await env.api.call('GET', '/subaccount/stat/aggregate', {
+      sub: env.key,
+      query: { from: '2026-05-01', to: '2026-05-02' },
+    });
     expect(stats.body).toMatchObject({ processed: 4, delivered: 1, dropped: 3 });
   });
 
@@ -185,11 +228,16 @@ describe.each(storeKinds)('scheduled sending (%s)', (kind) => {
     }
     const listed = await env.api.call('GET', '/subaccount/message', { sub: env.key });
     expect(listed.body.items).toEqual([]);
-    expect(await env.api.mailplane.context.store.jobs.countByState(DELIVER_SCHEDULED_JOB)).toMatchObject({ pending: 0, running: 0, dead: 0 });
+    expect(await env.api.mailplane.context.store.jobs.countByState(DELIVER_SCHEDULED_JOB)).toMatchObject({
+      pending: 0,
+      running: 0,
+      dead: 0,
+    });
 
     // Exactly 72 hours ahead is taken; 30 s in the past (clock skew) is taken and sent at once.
     expect((await post(sendBody(from(), [`far@${RCPT_DOMAIN}`], { sendAt: '2026-05-04T12:00:00Z' }))).status).toBe(200);
-    const [skewed] = (await post(sendBody(from(), [`skew@${RCPT_DOMAIN}`], { sendAt: ns(T0 - 30_000).toString() }))).body;
+    const [skewed] = (await post(sendBody(from(), [`skew@${RCPT_DOMAIN}`], { sendAt: ns(T0 - 30_000).toString() })))
+      .body;
     await env.waitForStatus(skewed.messageId, 'delivered');
   });
 
@@ -197,7 +245,9 @@ describe.each(storeKinds)('scheduled sending (%s)', (kind) => {
     env = await startDeliveryEnv(kind);
     const ctx = env.api.mailplane.context;
     for (let round = 0; round < 5; round++) {
-      const [entry] = (await post(sendBody(from(), [`race${round}@${RCPT_DOMAIN}`], { sendAt: ns(ctx.clock.now() + HOUR).toString() }))).body;
+      const [entry] = (
+        await post(sendBody(from(), [`race${round}@${RCPT_DOMAIN}`], { sendAt: ns(ctx.clock.now() + HOUR).toString() }))
+      ).body;
       const [cancelled] = await Promise.all([cancel(entry.messageId), releaseScheduledSend(ctx, entry.batchId)]);
       const view = await env.message(entry.messageId);
       if (cancelled.status === 200) {
@@ -210,14 +260,19 @@ describe.each(storeKinds)('scheduled sending (%s)', (kind) => {
       }
       // The job at sendAt finds nothing left to do either way.
       await releaseScheduledSend(ctx, entry.batchId);
-      expect(types(await env.message(entry.messageId)).filter((t) => t === 9 || t === 1)).toHaveLength(cancelled.status === 200 ? 1 : 0);
+      expect(types(await env.message(entry.messageId)).filter((t) => t === 9 || t === 1)).toHaveLength(
+        cancelled.status === 200 ? 1 : 0,
+      );
     }
   });
 
   it('keeps tenants apart: another sub-account cancels neither a message nor a request (406), and nothing changes', async () => {
     env = await startDeliveryEnv(kind);
     const [entry] = (await post(sendBody(from(), [`ada@${RCPT_DOMAIN}`], { sendAt: ns(T0 + HOUR).toString() }))).body;
-    const other = await env.api.call('POST', '/account/subaccount', { account: env.api.accountKey, body: { name: 'other' } });
+    const other = await env.api.call('POST', '/account/subaccount', {
+      account: env.api.accountKey,
+      body: { name: 'other' },
+    });
     for (const path of [entry.messageId, `batch/${entry.batchId}`]) {
       const refused = await cancel(path, other.body.apiKey);
       expect(refused.status).toBe(406);
@@ -267,8 +322,16 @@ describe.skipIf(!pgUrl)('a scheduled send across a restart, on two nodes sharing
       expect(env.sink.received).toHaveLength(0);
       clock.advance(1000);
       nodeB.context.jobs.notify();
-      await vi.waitFor(async () => expect((await nodeB.context.store.messages.getForDelivery(entry!.messageId))?.message.status).toBe('delivered'), { timeout: 15_000, interval: 20 });
-      expect(env.sink.received.map((m) => [m.ehlo, m.rcptTo])).toEqual([['mta-b.mailplane.test', [`ada@${RCPT_DOMAIN}`]]]);
+      await vi.waitFor(
+        async () =>
+          expect((await nodeB.context.store.messages.getForDelivery(entry!.messageId))?.message.status).toBe(
+            'delivered',
+          ),
+        { timeout: 15_000, interval: 20 },
+      );
+      expect(env.sink.received.map((m) => [m.ehlo, m.rcptTo])).toEqual([
+        ['mta-b.mailplane.test', [`ada@${RCPT_DOMAIN}`]],
+      ]);
     } finally {
       await nodeB.close();
     }

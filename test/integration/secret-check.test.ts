@@ -6,7 +6,14 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMailplane, SECRET_CHECK_SETTING, SecretMismatchError, silentLogger, type Mailplane, type MailplaneStore } from 'mailplane';
+import {
+  createMailplane,
+  SECRET_CHECK_SETTING,
+  SecretMismatchError,
+  silentLogger,
+  type Mailplane,
+  type MailplaneStore,
+} from 'mailplane';
 import { openKyselyStore } from 'mailplane/storage/kysely';
 import { createMemoryStore } from 'mailplane/testing';
 import { TEST_SECRET } from '../support/api.js';
@@ -47,11 +54,18 @@ describe.each(storeKinds)('the secret check on %s', (kind) => {
     const other = instance(await openKyselyStore({ url }), OTHER_SECRET);
     const refused = await rejection(other.ensureAccount());
     expect(refused).toBeInstanceOf(SecretMismatchError);
-    expect(refused).toMatchObject({ code: 'SECRET_MISMATCH', message: expect.stringMatching(/^this database was set up with another secret/) });
+    expect(refused).toMatchObject({
+      code: 'SECRET_MISMATCH',
+      message: expect.stringMatching(/^this database was set up with another secret/),
+    });
     expect(await rejection(other.start())).toBeInstanceOf(SecretMismatchError);
     expect(await rejection(other.createAccount({ name: 'Second' }))).toBeInstanceOf(SecretMismatchError);
     const ready = await other.readiness();
-    expect(ready).toMatchObject({ ready: false, checks: { store: 'ok', jobRunner: 'off' }, reason: expect.stringMatching(/^secret: this database was set up with another secret/) });
+    expect(ready).toMatchObject({
+      ready: false,
+      checks: { store: 'ok', jobRunner: 'off' },
+      reason: expect.stringMatching(/^secret: this database was set up with another secret/),
+    });
   });
 
   it('stores a check value, not the secret, and writes it into a database set up before checks existed', async () => {

@@ -13,7 +13,8 @@ describe.each(storeKinds)('sending email through the API on %s', (kind) => {
   let api: TestApi;
   let sender: Sender;
   const today = () => new Date().toISOString().slice(0, 10);
-  const send = (body: unknown, key = sender.subAccount.apiKey) => api.call('POST', '/subaccount/email/', { sub: key, body });
+  const send = (body: unknown, key = sender.subAccount.apiKey) =>
+    api.call('POST', '/subaccount/email/', { sub: key, body });
   const stats = async (key = sender.subAccount.apiKey) =>
     (await api.call('GET', '/subaccount/stat/aggregate', { sub: key, query: { from: today(), to: today() } })).body;
 
@@ -24,7 +25,9 @@ describe.each(storeKinds)('sending email through the API on %s', (kind) => {
   afterEach(() => api.close());
 
   it('answers one entry per recipient, stores the message with its Processed event, counts it, and queues delivery', async () => {
-    const result = await send(sendBody('news@shop.example.com', ['a@example.org', 'b@example.org'], { groups: ['welcome'] }));
+    const result = await send(
+      sendBody('news@shop.example.com', ['a@example.org', 'b@example.org'], { groups: ['welcome'] }),
+    );
     expect(result.status).toBe(200);
     expect(result.body).toHaveLength(2);
     for (const entry of result.body) {
@@ -38,7 +41,12 @@ describe.each(storeKinds)('sending email through the API on %s', (kind) => {
     const message = await api.call('GET', `/account/message/${result.body[0].messageId}`, { account: api.accountKey });
     expect(message.status).toBe(200);
     expect(schemaErrors('Message', message.body)).toEqual([]);
-    expect(message.body).toMatchObject({ messageID: result.body[0].messageId, subject: 'Hello', groups: ['welcome'], status: 'queued' });
+    expect(message.body).toMatchObject({
+      messageID: result.body[0].messageId,
+      subject: 'Hello',
+      groups: ['welcome'],
+      status: 'queued',
+    });
     expect(message.body.events.map((e: { type: number }) => e.type)).toEqual([0]);
     for (const event of message.body.events) expect(schemaErrors('Event', event)).toEqual([]);
 
@@ -53,8 +61,18 @@ describe.each(storeKinds)('sending email through the API on %s', (kind) => {
   });
 
   it('drops invalid, suppressed and unverified-domain recipients with their reasons, and counts them', async () => {
-    await api.call('POST', '/subaccount/suppression', { sub: sender.subAccount.apiKey, body: { manual: [{ email: 'Gone@Example.org' }] } });
-    const result = await send(sendBody('news@shop.example.com', ['ok@example.org', 'not-an-address', 'gone@example.org', 'x\r\nRCPT TO:<y@z.com>@a.com']));
+    await api.call('POST', '/subaccount/suppression', {
+      sub: sender.subAccount.apiKey,
+      body: { manual: [{ email: 'Gone@Example.org' }] },
+    });
+    const result = await send(
+      sendBody('news@shop.example.com', [
+        'ok@example.org',
+        'not-an-address',
+        'gone@example.org',
+        'x\r\nRCPT TO:<y@z.com>@a.com',
+      ]),
+    );
     expect(result.body.map((e: { errorCode?: number }) => e.errorCode)).toEqual([undefined, 1, 2, 1]);
     expect(result.body[2].message).toMatch(/^SUPPRESSED: /);
     for (const entry of result.body) expect(schemaErrors('EmailResponse', entry)).toEqual([]);
@@ -65,7 +83,10 @@ describe.each(storeKinds)('sending email through the API on %s', (kind) => {
     expect(dropped.body.events.map((e: { type: number }) => e.type)).toEqual([0, 1]);
 
     const unverified = await createSender(api, 'fresh', 'fresh.example.com', false);
-    const fromUnverified = await send(sendBody('hi@fresh.example.com', ['a@example.org']), unverified.subAccount.apiKey);
+    const fromUnverified = await send(
+      sendBody('hi@fresh.example.com', ['a@example.org']),
+      unverified.subAccount.apiKey,
+    );
     expect(fromUnverified.body[0]).toMatchObject({ errorCode: 3 });
     expect(fromUnverified.body[0].message).toMatch(/^SENDER_DOMAIN_NOT_VERIFIED: .*not verified/);
     // another sub-account's verified domain is not this sub-account's domain
@@ -90,7 +111,14 @@ describe.each(storeKinds)('sending email through the API on %s', (kind) => {
     const rendered = [];
     for (const entry of result.body) {
       const found = await store.messages.getForDelivery(entry.messageId);
-      rendered.push(renderMessage(api.mailplane.context, await api.mailplane.context.templateCompiler.compile(found!.batch.content), found!.message, found!.batch));
+      rendered.push(
+        renderMessage(
+          api.mailplane.context,
+          await api.mailplane.context.templateCompiler.compile(found!.batch.content),
+          found!.message,
+          found!.batch,
+        ),
+      );
     }
     expect(rendered.map((r) => r.subject)).toEqual(['Hi <Ada>', 'Hi Bob']);
     expect(rendered[0]!.htmlBody).toContain('<p>&lt;Ada&gt;</p>');
@@ -98,7 +126,13 @@ describe.each(storeKinds)('sending email through the API on %s', (kind) => {
     const link = /href="([^"]+)"/.exec(rendered[0]!.htmlBody!)![1]!;
     const token = link.split('/').at(-1)!;
     expect(verifyLinkToken(api.mailplane.context, 'unsubscribe', token)).toBe(result.body[0].messageId);
-    expect(verifyLinkToken(api.mailplane.context, 'unsubscribe', token.replace(result.body[0].messageId, result.body[1].messageId))).toBeNull();
+    expect(
+      verifyLinkToken(
+        api.mailplane.context,
+        'unsubscribe',
+        token.replace(result.body[0].messageId, result.body[1].messageId),
+      ),
+    ).toBeNull();
   });
 
   it('accepts 1,000 recipients in one request and refuses 1,001', async () => {
@@ -112,19 +146,33 @@ describe.each(storeKinds)('sending email through the API on %s', (kind) => {
 
   it('accepts 1,000 cc and bcc copies in one request, each a message, and refuses 1,001', async () => {
     const copies = (from: number) => Array.from({ length: 50 }, (_, i) => ({ email: `c${from + i}@example.org` }));
-    const to = Array.from({ length: 10 }, (_, i) => ({ email: `r${i}@example.org`, cc: copies(i * 100), bcc: copies(i * 100 + 50) }));
+    const to = Array.from({ length: 10 }, (_, i) => ({
+      email: `r${i}@example.org`,
+      cc: copies(i * 100),
+      bcc: copies(i * 100 + 50),
+    }));
     const result = await send({ ...sendBody('news@shop.example.com', []), to });
     expect(result.status, result.text).toBe(200);
     expect(result.body.flatMap((e: { copies: unknown[] }) => e.copies)).toHaveLength(1000);
     expect(await stats()).toMatchObject({ processed: 1010, sent: 1010 });
-    const refused = await send({ ...sendBody('news@shop.example.com', []), to: [...to, { email: 'r10@example.org', cc: [{ email: 'one@more.org' }] }] });
+    const refused = await send({
+      ...sendBody('news@shop.example.com', []),
+      to: [...to, { email: 'r10@example.org', cc: [{ email: 'one@more.org' }] }],
+    });
     expectError(refused, 422);
     expect(refused.body.message).toContain('1000 cc and bcc copies per request');
   });
 
   it('refuses a blocked sub-account as a whole and an unknown IP pool, writing nothing', async () => {
-    expectError(await send(sendBody('news@shop.example.com', ['a@example.org'], { ippool: 'nope' })), 422, 'UNKNOWN_IP_POOL');
-    await api.call('PUT', `/account/subaccount/${sender.subAccount.id}`, { account: api.accountKey, body: { blocked: true, block_reason: 'billing' } });
+    expectError(
+      await send(sendBody('news@shop.example.com', ['a@example.org'], { ippool: 'nope' })),
+      422,
+      'UNKNOWN_IP_POOL',
+    );
+    await api.call('PUT', `/account/subaccount/${sender.subAccount.id}`, {
+      account: api.accountKey,
+      body: { blocked: true, block_reason: 'billing' },
+    });
     const blocked = await send(sendBody('news@shop.example.com', ['a@example.org']));
     expectError(blocked, 403, 'SUBACCOUNT_BLOCKED');
     expect(blocked.body.message).toContain('billing');
@@ -133,7 +181,9 @@ describe.each(storeKinds)('sending email through the API on %s', (kind) => {
 
   describe('bad input', () => {
     it('answers 401 to the wrong keys', async () => {
-      await expectAuthBattery(api, 'POST', '/subaccount/email', 'sub', api.accountKey, { body: sendBody('news@shop.example.com', ['a@example.org']) });
+      await expectAuthBattery(api, 'POST', '/subaccount/email', 'sub', api.accountKey, {
+        body: sendBody('news@shop.example.com', ['a@example.org']),
+      });
     });
 
     it('answers 422 to malformed requests, naming the field, and writes nothing', async () => {
@@ -147,7 +197,10 @@ describe.each(storeKinds)('sending email through the API on %s', (kind) => {
         ['to not an array', { ...ok, to: 'a@example.org' }],
         ['no body at all', { from: ok.from, to: ok.to, subject: 'x' }],
         ['subject a number', { ...ok, subject: 5 }],
-        ['unsubscribe as a custom field', { ...ok, to: [{ email: 'a@example.org', customFields: { unsubscribe: 'x' } }] }],
+        [
+          'unsubscribe as a custom field',
+          { ...ok, to: [{ email: 'a@example.org', customFields: { unsubscribe: 'x' } }] },
+        ],
         ['custom field an object', { ...ok, to: [{ email: 'a@example.org', customFields: { name: { first: 'a' } } }] }],
         ['custom field null', { ...ok, to: [{ email: 'a@example.org', customFields: { name: null } }] }],
         ['template syntax error', { ...ok, htmlBody: '<p>{{#if x}}</p>' }],
@@ -183,7 +236,10 @@ describe.each(storeKinds)('sending email through the API on %s', (kind) => {
     it('answers 413 to a 10 MB body and 422 to 100,000 recipients', async () => {
       const huge = sendBody('news@shop.example.com', ['a@example.org'], { textBody: 'x'.repeat(10_000_000) });
       expectError(await send(huge), 413, 'PAYLOAD_TOO_LARGE');
-      const many = { ...sendBody('news@shop.example.com', []), to: Array.from({ length: 100_000 }, () => ({ email: 'a@b.co' })) };
+      const many = {
+        ...sendBody('news@shop.example.com', []),
+        to: Array.from({ length: 100_000 }, () => ({ email: 'a@b.co' })),
+      };
       expectError(await send(many), 422);
       expect(await stats()).toMatchObject({ processed: 0 });
     });
@@ -191,7 +247,11 @@ describe.each(storeKinds)('sending email through the API on %s', (kind) => {
     it('answers 406 to unknown, malformed and other accounts’ message ids', async () => {
       const [entry] = (await send(sendBody('news@shop.example.com', ['a@example.org']))).body;
       const other = await api.mailplane.createAccount({ name: 'other' });
-      expectError(await api.call('GET', `/account/message/${entry.messageId}`, { account: other.apiKey }), 406, 'MESSAGE_NOT_FOUND');
+      expectError(
+        await api.call('GET', `/account/message/${entry.messageId}`, { account: other.apiKey }),
+        406,
+        'MESSAGE_NOT_FOUND',
+      );
       for (const id of ['nope', '00000000-0000-4000-8000-000000000000', '1']) {
         expectError(await api.call('GET', `/account/message/${id}`, { account: api.accountKey }), 406);
       }

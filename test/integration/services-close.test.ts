@@ -58,7 +58,10 @@ describe.each(storeKinds)('close() releases the runtime services (%s)', (kind) =
 
   const account = () => ({ account: api.accountKey });
   async function sendVia(pool: string): Promise<void> {
-    const result = await api.call('POST', '/subaccount/email', { sub: sender.subAccount.apiKey, body: sendBody(`news@${sender.domain.name}`, ['a@rcpt.test'], { ippool: pool }) });
+    const result = await api.call('POST', '/subaccount/email', {
+      sub: sender.subAccount.apiKey,
+      body: sendBody(`news@${sender.domain.name}`, ['a@rcpt.test'], { ippool: pool }),
+    });
     expect(result.status, result.text).toBe(200);
     const id = result.body[0].messageId;
     await vi.waitFor(
@@ -68,9 +71,15 @@ describe.each(storeKinds)('close() releases the runtime services (%s)', (kind) =
   }
 
   it('closes every TPSP transport, a replaced one too, and the instance transport', async () => {
-    const tpsp = await api.call('POST', '/account/tpsp', { ...account(), body: { name: 'Relay', type: 3, host: '127.0.0.1', port: 2525, security: 'none' } });
+    const tpsp = await api.call('POST', '/account/tpsp', {
+      ...account(),
+      body: { name: 'Relay', type: 3, host: '127.0.0.1', port: 2525, security: 'none' },
+    });
     expect(tpsp.status, tpsp.text).toBe(200);
-    const pool = await api.call('POST', '/account/ippool', { ...account(), body: { name: 'ViaRelay', tpsps: [tpsp.body.id], routingStrategy: 0, routingMetaData: '{}' } });
+    const pool = await api.call('POST', '/account/ippool', {
+      ...account(),
+      body: { name: 'ViaRelay', tpsps: [tpsp.body.id], routingStrategy: 0, routingMetaData: '{}' },
+    });
     expect(pool.status, pool.text).toBe(200);
     api.mailplane.start();
     await sendVia('ViaRelay');

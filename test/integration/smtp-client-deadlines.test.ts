@@ -68,7 +68,16 @@ const message = Buffer.from('From: a@sender.test\r\nTo: b@rcpt.test\r\nSubject: 
 const envelope = { from: 'a@sender.test', to: ['b@rcpt.test'] };
 
 function pool(port: number, deadlines: Partial<SmtpDeadlines> & Partial<SmtpPoolOptions> = {}): SmtpPool {
-  return new SmtpPool({ host: '127.0.0.1', port, name: 'client.test', maxConnections: 2, connectionTimeoutMs: 2_000, greetingTimeoutMs: 2_000, socketTimeoutMs: 60_000, ...deadlines });
+  return new SmtpPool({
+    host: '127.0.0.1',
+    port,
+    name: 'client.test',
+    maxConnections: 2,
+    connectionTimeoutMs: 2_000,
+    greetingTimeoutMs: 2_000,
+    socketTimeoutMs: 60_000,
+    ...deadlines,
+  });
 }
 
 /** The failure of a send through `p`, with how long it took. */
@@ -108,7 +117,9 @@ describe('SMTP client deadlines', () => {
     const endless: HostileMx = await startHostileMx('endless', '127.0.0.1', 0);
     const banner: HostileMx = await startHostileMx('banner', '127.0.0.1', 0);
     servers.push(endless, banner);
-    expect((await failure(pool(endless.port))).error.message).toMatch(/EPROTOCOL|more than 512 lines|longer than 64 KiB/);
+    expect((await failure(pool(endless.port))).error.message).toMatch(
+      /EPROTOCOL|more than 512 lines|longer than 64 KiB/,
+    );
     expect((await failure(pool(banner.port))).error.message).toMatch(/a line longer than 64 KiB/);
     // What the server wrote before the client hung up: the cap and what was on the wire, not the 400 MB of the issue.
     expect(endless.bytesSent).toBeLessThan(8 * 1024 * 1024);
@@ -143,11 +154,19 @@ describe('SMTP client deadlines', () => {
     const tarpit: HostileMx = await startHostileMx('tarpit', '127.0.0.1', 0);
     servers.push(tarpit);
     const p = pool(tarpit.port, { maxConnections: 10, greetingTimeoutMs: 30_000, stallTimeoutMs: 500 });
-    const sends = Array.from({ length: 6 }, () => p.send(envelope, message).then(() => null, (error: SmtpError) => error));
+    const sends = Array.from({ length: 6 }, () =>
+      p.send(envelope, message).then(
+        () => null,
+        (error: SmtpError) => error,
+      ),
+    );
     const started = performance.now();
     // The four that wait for a connection come back as EBUSY once the pool has not moved for 500 ms.
     await expect.poll(() => tarpit.accepted, { timeout: 5_000 }).toBe(2);
-    const handedBack = await Promise.race([Promise.all(sends.slice(2)), new Promise<null>((resolve) => setTimeout(() => resolve(null), 10_000))]);
+    const handedBack = await Promise.race([
+      Promise.all(sends.slice(2)),
+      new Promise<null>((resolve) => setTimeout(() => resolve(null), 10_000)),
+    ]);
     expect(handedBack?.map((e) => e?.code)).toEqual(['EBUSY', 'EBUSY', 'EBUSY', 'EBUSY']);
     expect(performance.now() - started).toBeLessThan(10_000);
     expect(tarpit.maxOpen).toBe(2);

@@ -8,7 +8,12 @@ import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SmtpPool } from '../../adapters/transport/smtp/smtp-pool.js';
 import { smartHostTransport } from '../../adapters/transport/smtp/index.js';
-import { outboundMessage, type DeliveryRoute, type OutboundMessage, type Transport } from '../../src/delivery/transport.js';
+import {
+  outboundMessage,
+  type DeliveryRoute,
+  type OutboundMessage,
+  type Transport,
+} from '../../src/delivery/transport.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 
 interface Received {
@@ -97,7 +102,13 @@ function message(n: number, to: string[] = [`r${n}@rcpt.example`]): OutboundMess
 }
 
 function relay(port: number, options: Partial<Parameters<typeof smartHostTransport>[0]> = {}): Transport {
-  const transport = smartHostTransport({ host: '127.0.0.1', port, rejectUnauthorized: false, ehloName: 'client.test', ...options });
+  const transport = smartHostTransport({
+    host: '127.0.0.1',
+    port,
+    rejectUnauthorized: false,
+    ehloName: 'client.test',
+    ...options,
+  });
   transports.push(transport);
   return transport;
 }
@@ -105,16 +116,27 @@ function relay(port: number, options: Partial<Parameters<typeof smartHostTranspo
 describe('the SMTP client', () => {
   it('authenticates with AUTH PLAIN over STARTTLS and the server receives the exact message', async () => {
     const server = await startServer();
-    const result = await relay(server.port, { auth: { user: 'relay-user', pass: 'correct horse' } }).send(message(1), route);
+    const result = await relay(server.port, { auth: { user: 'relay-user', pass: 'correct horse' } }).send(
+      message(1),
+      route,
+    );
     expect(result).toMatchObject({ kind: 'delivered', smtpCode: 250 });
     expect(server.received).toHaveLength(1);
-    expect(server.received[0]).toMatchObject({ from: 'b+m1@rp.sender.test', to: ['r1@rcpt.example'], user: 'relay-user', secure: true });
+    expect(server.received[0]).toMatchObject({
+      from: 'b+m1@rp.sender.test',
+      to: ['r1@rcpt.example'],
+      user: 'relay-user',
+      secure: true,
+    });
     expect(server.received[0]!.raw.equals(message(1).raw)).toBe(true);
   });
 
   it('authenticates with AUTH LOGIN when that is all the server offers', async () => {
     const server = await startServer({ authMethods: ['LOGIN'] });
-    const result = await relay(server.port, { auth: { user: 'relay-user', pass: 'correct horse' } }).send(message(2), route);
+    const result = await relay(server.port, { auth: { user: 'relay-user', pass: 'correct horse' } }).send(
+      message(2),
+      route,
+    );
     expect(result.kind).toBe('delivered');
     expect(server.received[0]!.user).toBe('relay-user');
   });
@@ -129,8 +151,15 @@ describe('the SMTP client', () => {
 
   it('never sends credentials in the clear: without STARTTLS on offer the login is not attempted', async () => {
     let attempted = false;
-    const server = await startServer({ hideSTARTTLS: true, allowInsecureAuth: true, onAuth: (_auth, _session, callback) => ((attempted = true), callback(null, { user: 'x' })) });
-    const result = await relay(server.port, { auth: { user: 'relay-user', pass: 'correct horse' } }).send(message(4), route);
+    const server = await startServer({
+      hideSTARTTLS: true,
+      allowInsecureAuth: true,
+      onAuth: (_auth, _session, callback) => ((attempted = true), callback(null, { user: 'x' })),
+    });
+    const result = await relay(server.port, { auth: { user: 'relay-user', pass: 'correct horse' } }).send(
+      message(4),
+      route,
+    );
     expect(result.kind).toBe('soft');
     expect(result.text).toMatch(/ETLS/);
     expect(attempted).toBe(false);
@@ -147,7 +176,10 @@ describe('the SMTP client', () => {
   it('without PIPELINING it goes command by command; a refused copy recipient does not stop the message', async () => {
     const server = await startServer({
       hidePIPELINING: true,
-      onRcptTo: (address, _session, callback) => (address.address.startsWith('nobody') ? callback(Object.assign(new Error('5.1.1 No such user'), { responseCode: 550 })) : callback()),
+      onRcptTo: (address, _session, callback) =>
+        address.address.startsWith('nobody')
+          ? callback(Object.assign(new Error('5.1.1 No such user'), { responseCode: 550 }))
+          : callback(),
     });
     const transport = relay(server.port);
     const delivered = await transport.send(message(6, ['r6@rcpt.example', 'nobody@rcpt.example']), route);
@@ -164,23 +196,29 @@ describe('the SMTP client', () => {
   it.each([
     ['with', false],
     ['without', true],
-  ])('a 421 to a recipient %s PIPELINING is the answer, not the close that follows it', async (_label, hidePIPELINING) => {
-    // smtp-server closes the connection right after its 421 (RFC 5321 3.8), so the replies after
-    // it (the next RCPT TO, DATA) never come.
-    const server = await startServer({
-      hidePIPELINING,
-      onRcptTo: (address, _session, callback) => (address.address.startsWith('later') ? callback(Object.assign(new Error('4.7.0 Try again later'), { responseCode: 421 })) : callback()),
-    });
-    const transport = relay(server.port);
-    for (const to of [['later@rcpt.example'], ['r50@rcpt.example', 'later@rcpt.example', 'r51@rcpt.example']]) {
-      const deferred = await transport.send(message(50, to), route);
-      expect(deferred).toMatchObject({ kind: 'soft', smtpCode: 421, enhancedCode: '4.7.0' });
-      expect(deferred.text).toContain('Try again later');
-    }
-    expect(server.received).toHaveLength(0);
-    // The closed connection is replaced for the next message.
-    expect((await transport.send(message(52), route)).kind).toBe('delivered');
-  });
+  ])(
+    'a 421 to a recipient %s PIPELINING is the answer, not the close that follows it',
+    async (_label, hidePIPELINING) => {
+      // smtp-server closes the connection right after its 421 (RFC 5321 3.8), so the replies after
+      // it (the next RCPT TO, DATA) never come.
+      const server = await startServer({
+        hidePIPELINING,
+        onRcptTo: (address, _session, callback) =>
+          address.address.startsWith('later')
+            ? callback(Object.assign(new Error('4.7.0 Try again later'), { responseCode: 421 }))
+            : callback(),
+      });
+      const transport = relay(server.port);
+      for (const to of [['later@rcpt.example'], ['r50@rcpt.example', 'later@rcpt.example', 'r51@rcpt.example']]) {
+        const deferred = await transport.send(message(50, to), route);
+        expect(deferred).toMatchObject({ kind: 'soft', smtpCode: 421, enhancedCode: '4.7.0' });
+        expect(deferred.text).toContain('Try again later');
+      }
+      expect(server.received).toHaveLength(0);
+      // The closed connection is replaced for the next message.
+      expect((await transport.send(message(52), route)).kind).toBe('delivered');
+    },
+  );
 
   it('reuses at most maxConnections connections for many messages', async () => {
     const server = await startServer();
@@ -203,7 +241,10 @@ describe('the SMTP client', () => {
 
   it('refuses an envelope address that would inject a command, before anything is sent', async () => {
     const server = await startServer();
-    const result = await relay(server.port).send({ ...message(11), envelope: { from: 'b@rp.sender.test', to: ['x@rcpt.example>\r\nRCPT TO:<y@evil.example'] } }, route);
+    const result = await relay(server.port).send(
+      { ...message(11), envelope: { from: 'b@rp.sender.test', to: ['x@rcpt.example>\r\nRCPT TO:<y@evil.example'] } },
+      route,
+    );
     expect(result.kind).toBe('soft');
     expect(result.text).toMatch(/EENVELOPE/);
     expect(server.received).toHaveLength(0);
@@ -255,7 +296,15 @@ describe('the SMTP client', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as { port: number }).port;
-    const pool = new SmtpPool({ host: '127.0.0.1', port, name: 'client.test', maxConnections: 1, connectionTimeoutMs: 2000, greetingTimeoutMs: 2000, socketTimeoutMs: 5000 });
+    const pool = new SmtpPool({
+      host: '127.0.0.1',
+      port,
+      name: 'client.test',
+      maxConnections: 1,
+      connectionTimeoutMs: 2000,
+      greetingTimeoutMs: 2000,
+      socketTimeoutMs: 5000,
+    });
     try {
       const first = pool.send(message(20).envelope, message(20).raw);
       const second = pool.send(message(21).envelope, message(21).raw);
@@ -295,8 +344,18 @@ describe('the SMTP client', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     servers.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
     const port = (server.address() as { port: number }).port;
-    const pool = new SmtpPool({ host: '127.0.0.1', port, name: 'client.test', maxConnections: 2, connectionTimeoutMs: 2000, greetingTimeoutMs: 2000, socketTimeoutMs: 2000 });
-    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, n) => pool.send(message(40 + n).envelope, message(40 + n).raw)));
+    const pool = new SmtpPool({
+      host: '127.0.0.1',
+      port,
+      name: 'client.test',
+      maxConnections: 2,
+      connectionTimeoutMs: 2000,
+      greetingTimeoutMs: 2000,
+      socketTimeoutMs: 2000,
+    });
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, n) => pool.send(message(40 + n).envelope, message(40 + n).raw)),
+    );
     expect(results.every((r) => r.status === 'rejected' && /closed/i.test(String(r.reason)))).toBe(true);
     // Two openings were tried (the limit), not one per message.
     expect(connections).toBe(2);

@@ -44,7 +44,11 @@ function answerProblem(outcome: { ok: true; response: string } | { ok: false; er
 
 describe.each(storeKinds)('hostile mail into the SMTP listeners (%s)', (kind) => {
   const errors: string[] = [];
-  const logger: Logger = { info: () => {}, warn: () => {}, error: (message, fields) => errors.push(`${message} ${JSON.stringify(fields ?? {})}`) };
+  const logger: Logger = {
+    info: () => {},
+    warn: () => {},
+    error: (message, fields) => errors.push(`${message} ${JSON.stringify(fields ?? {})}`),
+  };
   let env: DeliveryEnv;
   let relay: SmtpRelay;
   let receiver: BounceReceiver;
@@ -59,8 +63,19 @@ describe.each(storeKinds)('hostile mail into the SMTP listeners (%s)', (kind) =>
     receiver = createBounceReceiver(env.api.mailplane.context, { feedbackAddresses: [FEEDBACK] });
     const auth = env.sender.subAccount.smtpAuths[0]!;
     // Without TLS on loopback, where the relay allows AUTH in clear; a stalled reply fails in 15 s.
-    const common = { host: '127.0.0.1', ignoreTLS: true, pool: true, maxConnections: 1, socketTimeout: 15_000, greetingTimeout: 15_000 };
-    relayClient = nodemailer.createTransport({ ...common, port: (await relay.listen(0, '127.0.0.1')).port, auth: { user: auth.username, pass: auth.password } });
+    const common = {
+      host: '127.0.0.1',
+      ignoreTLS: true,
+      pool: true,
+      maxConnections: 1,
+      socketTimeout: 15_000,
+      greetingTimeout: 15_000,
+    };
+    relayClient = nodemailer.createTransport({
+      ...common,
+      port: (await relay.listen(0, '127.0.0.1')).port,
+      auth: { user: auth.username, pass: auth.password },
+    });
     bounceClient = nodemailer.createTransport({ ...common, port: (await receiver.listen(0, '127.0.0.1')).port });
   });
   // Each test counts its own errors: one that failed does not fail the next.
@@ -87,9 +102,13 @@ describe.each(storeKinds)('hostile mail into the SMTP listeners (%s)', (kind) =>
     const found = new Map<string, { messageID: string; status: string }>();
     let cursor: string | null = null;
     do {
-      const page = await env.api.call('GET', '/subaccount/message', { sub: env.key, query: { limit: 1000, ...(cursor && { cursor }) } });
+      const page = await env.api.call('GET', '/subaccount/message', {
+        sub: env.key,
+        query: { limit: 1000, ...(cursor && { cursor }) },
+      });
       expect(page.status).toBe(200);
-      for (const item of page.body.items as Array<{ messageID: string; status: string; to: { email: string } }>) found.set(item.to.email.toLowerCase(), item);
+      for (const item of page.body.items as Array<{ messageID: string; status: string; to: { email: string } }>)
+        found.set(item.to.email.toLowerCase(), item);
       cursor = page.body.nextCursor as string | null;
     } while (cursor);
     return found;
@@ -110,7 +129,12 @@ describe.each(storeKinds)('hostile mail into the SMTP listeners (%s)', (kind) =>
           if (outcome.ok) for (const address of to) accepted.add(address);
           expect(errors).toEqual([]);
         }),
-        { numRuns: RUNS, ...(SEED !== undefined && { seed: SEED }), ...(PATH !== undefined && { path: PATH }), endOnFailure: true },
+        {
+          numRuns: RUNS,
+          ...(SEED !== undefined && { seed: SEED }),
+          ...(PATH !== undefined && { path: PATH }),
+          endOnFailure: true,
+        },
       );
       expect(accepted.size, 'the generator should get some messages past the relay').toBeGreaterThan(0);
 
@@ -121,7 +145,13 @@ describe.each(storeKinds)('hostile mail into the SMTP listeners (%s)', (kind) =>
         async () => {
           stored = await messagesByRecipient();
           const waiting = [...accepted].filter((address) => !FINAL.includes(stored.get(address)?.status ?? ''));
-          if (waiting.length > 0) throw new Error(`not delivered yet: ${waiting.slice(0, 5).map((a) => `${a} ${stored.get(a)?.status ?? 'missing'}`).join(', ')}`);
+          if (waiting.length > 0)
+            throw new Error(
+              `not delivered yet: ${waiting
+                .slice(0, 5)
+                .map((a) => `${a} ${stored.get(a)?.status ?? 'missing'}`)
+                .join(', ')}`,
+            );
         },
         { timeout: 60_000, interval: 200 },
       );
@@ -130,7 +160,12 @@ describe.each(storeKinds)('hostile mail into the SMTP listeners (%s)', (kind) =>
       expect(errors).toEqual([]);
 
       // The relay still takes an ordinary message.
-      const canary = await submit(relayClient, from, [`canary@${RCPT_DOMAIN}`], Buffer.from(`From: ${from}\r\nTo: canary@${RCPT_DOMAIN}\r\nSubject: still here\r\n\r\nhello\r\n`));
+      const canary = await submit(
+        relayClient,
+        from,
+        [`canary@${RCPT_DOMAIN}`],
+        Buffer.from(`From: ${from}\r\nTo: canary@${RCPT_DOMAIN}\r\nSubject: still here\r\n\r\nhello\r\n`),
+      );
       expect(canary).toMatchObject({ ok: true, response: expect.stringMatching(/^250 /) });
     },
     TIMEOUT_MS,
@@ -143,21 +178,35 @@ describe.each(storeKinds)('hostile mail into the SMTP listeners (%s)', (kind) =>
       const sent = await env.send(Array.from({ length: 6 }, (_, i) => `bounced${i}@${RCPT_DOMAIN}`));
       const delivered = sent.map((entry) => entry.messageId);
       for (const id of delivered) await env.waitForStatus(id, 'delivered');
-      const host = (await env.api.mailplane.context.store.domains.get(env.sender.subAccount.id, env.sender.domain.id))!.returnPathHost;
+      const host = (await env.api.mailplane.context.store.domains.get(env.sender.subAccount.id, env.sender.domain.id))!
+        .returnPathHost;
       // One delivered message is kept out of the fuzzing, for the ordinary report at the end.
       const [kept, ...targets] = delivered;
-      const recipient = fc.oneof(fc.constantFrom(...targets).map((id) => `b+${id}@${host}`), fc.constant(FEEDBACK));
+      const recipient = fc.oneof(
+        fc.constantFrom(...targets).map((id) => `b+${id}@${host}`),
+        fc.constant(FEEDBACK),
+      );
       await fc.assert(
         fc.asyncProperty(hostileReport(targets, env.sender.domain.name), recipient, async (raw, to) => {
           const problem = answerProblem(await submit(bounceClient, 'MAILER-DAEMON@mx.rcpt.test', [to], raw));
           if (problem) throw new Error(`${problem} (the report to ${to}: ${describeBytes(raw)})`);
           expect(errors).toEqual([]);
         }),
-        { numRuns: RUNS, ...(SEED !== undefined && { seed: SEED }), ...(PATH !== undefined && { path: PATH }), endOnFailure: true },
+        {
+          numRuns: RUNS,
+          ...(SEED !== undefined && { seed: SEED }),
+          ...(PATH !== undefined && { path: PATH }),
+          endOnFailure: true,
+        },
       );
 
       const verp = `b+${kept}@${host}`;
-      const ordinary = await submit(bounceClient, 'MAILER-DAEMON@mx.rcpt.test', [verp], Buffer.from(dsn(verp, `x@${RCPT_DOMAIN}`, 'failed', '5.1.1', '550 5.1.1 User unknown')));
+      const ordinary = await submit(
+        bounceClient,
+        'MAILER-DAEMON@mx.rcpt.test',
+        [verp],
+        Buffer.from(dsn(verp, `x@${RCPT_DOMAIN}`, 'failed', '5.1.1', '550 5.1.1 User unknown')),
+      );
       expect(ordinary).toMatchObject({ ok: true, response: expect.stringMatching(/^250 /) });
       await env.waitForStatus(kept!, 'hard_bounced');
       expect(errors).toEqual([]);

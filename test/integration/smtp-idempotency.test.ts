@@ -28,12 +28,30 @@ describe.each(storeKinds)('idempotency keys on the SMTP relay (%s)', (kind) => {
 
   const submit = (key: string, text = 'plain text') => {
     const auth = env.sender.subAccount.smtpAuths[0]!;
-    const client = nodemailer.createTransport({ host: '127.0.0.1', port, requireTLS: true, tls: { rejectUnauthorized: false }, auth: { user: auth.username, pass: auth.password } });
+    const client = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port,
+      requireTLS: true,
+      tls: { rejectUnauthorized: false },
+      auth: { user: auth.username, pass: auth.password },
+    });
     // nodemailer writes a new Message-ID, Date and MIME boundary each time: the key still matches.
-    return client.sendMail({ from: `news@${env.sender.domain.name}`, to: `ann@${RCPT_DOMAIN}`, subject: 'Order', text, html: '<p>html</p>', headers: { 'X-Mailplane-Idempotency-Key': key } });
+    return client.sendMail({
+      from: `news@${env.sender.domain.name}`,
+      to: `ann@${RCPT_DOMAIN}`,
+      subject: 'Order',
+      text,
+      html: '<p>html</p>',
+      headers: { 'X-Mailplane-Idempotency-Key': key },
+    });
   };
   const processed = async () =>
-    (await env.api.call('GET', '/subaccount/stat/aggregate', { sub: env.key, query: { from: '2026-01-01', to: '2026-12-31' } })).body.processed as number;
+    (
+      await env.api.call('GET', '/subaccount/stat/aggregate', {
+        sub: env.key,
+        query: { from: '2026-01-01', to: '2026-12-31' },
+      })
+    ).body.processed as number;
 
   it('answers a resubmitted message with the first queue id and sends it once', async () => {
     const first = await submit('smtp-order-7');
@@ -45,8 +63,14 @@ describe.each(storeKinds)('idempotency keys on the SMTP relay (%s)', (kind) => {
 
   it('refuses the key with another message, and a key over 255 characters, for good (550)', async () => {
     await submit('smtp-order-8');
-    await expect(submit('smtp-order-8', 'another text')).rejects.toMatchObject({ responseCode: 550, response: expect.stringMatching(/IDEMPOTENCY_KEY_REUSED/) });
-    await expect(submit('x'.repeat(256))).rejects.toMatchObject({ responseCode: 550, response: expect.stringMatching(/IDEMPOTENCY_KEY_TOO_LONG/) });
+    await expect(submit('smtp-order-8', 'another text')).rejects.toMatchObject({
+      responseCode: 550,
+      response: expect.stringMatching(/IDEMPOTENCY_KEY_REUSED/),
+    });
+    await expect(submit('x'.repeat(256))).rejects.toMatchObject({
+      responseCode: 550,
+      response: expect.stringMatching(/IDEMPOTENCY_KEY_TOO_LONG/),
+    });
     expect(await processed()).toBe(1);
   });
 });

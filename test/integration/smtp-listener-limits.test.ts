@@ -43,7 +43,10 @@ describe('the SMTP listeners under attack', () => {
     return (await created.listen(0, host)).port;
   }
   async function receiver(options: Parameters<typeof createBounceReceiver>[1] = {}): Promise<number> {
-    const created = createBounceReceiver(env.api.mailplane.context, { feedbackAddresses: ['fbl@bounces.mailplane.test'], ...options });
+    const created = createBounceReceiver(env.api.mailplane.context, {
+      feedbackAddresses: ['fbl@bounces.mailplane.test'],
+      ...options,
+    });
     listeners.push(created);
     return (await created.listen(0, '127.0.0.1')).port;
   }
@@ -53,7 +56,12 @@ describe('the SMTP listeners under attack', () => {
     async function attempt(port: number, host = '127.0.0.1') {
       const client = await rawSmtp(port, host);
       const ehlo = await client.command('EHLO client.test');
-      const result = { ehlo, plain: await client.command(authPlain(user, pass)), login: await client.command('AUTH LOGIN'), mail: await client.command('MAIL FROM:<news@sender.test>') };
+      const result = {
+        ehlo,
+        plain: await client.command(authPlain(user, pass)),
+        login: await client.command('AUTH LOGIN'),
+        mail: await client.command('MAIL FROM:<news@sender.test>'),
+      };
       client.close();
       return result;
     }
@@ -64,10 +72,13 @@ describe('the SMTP listeners under attack', () => {
       mail: expect.stringMatching(/^530 /),
     };
 
-    it.skipIf(!external)('is refused, without checking the password, on a listener bound to a non-loopback address', async () => {
-      const port = await relay({}, external);
-      expect(await attempt(port, external)).toEqual(refused);
-    });
+    it.skipIf(!external)(
+      'is refused, without checking the password, on a listener bound to a non-loopback address',
+      async () => {
+        const port = await relay({}, external);
+        expect(await attempt(port, external)).toEqual(refused);
+      },
+    );
 
     it('is refused wherever the decision says the client is not local, and offered to loopback clients by default', async () => {
       expect(await attempt(await relay({ allowInsecureAuth: () => false }))).toEqual(refused);
@@ -84,7 +95,9 @@ describe('the SMTP listeners under attack', () => {
       const ehlo = await client.command('EHLO client.test');
       expect(ehlo).toMatch(/STARTTLS/);
       expect(ehlo).not.toMatch(/AUTH/);
-      expect(await client.command(authPlain(user, pass))).toBe('538 5.7.11 Encryption required for requested authentication mechanism');
+      expect(await client.command(authPlain(user, pass))).toBe(
+        '538 5.7.11 Encryption required for requested authentication mechanism',
+      );
       expect(await client.command('STARTTLS')).toMatch(/^220 /);
       await client.startTls();
       expect(await client.command('EHLO client.test')).toMatch(/AUTH PLAIN LOGIN/);
@@ -111,7 +124,8 @@ describe('the SMTP listeners under attack', () => {
       const port = await relay({ loginThrottle: throttle });
       const tries = [];
       // Unknown usernames and wrong passwords alternate: they must cost the same.
-      for (let i = 0; i < 5; i++) tries.push(await login(port, '127.0.0.10', i % 2 === 0 ? user : `smtp_nobody_${i}`, 'wrong'));
+      for (let i = 0; i < 5; i++)
+        tries.push(await login(port, '127.0.0.10', i % 2 === 0 ? user : `smtp_nobody_${i}`, 'wrong'));
       expect(tries.map((t) => t.reply)).toEqual([
         '535 5.7.8 Authentication credentials invalid',
         '535 5.7.8 Authentication credentials invalid',
@@ -140,7 +154,8 @@ describe('the SMTP listeners under attack', () => {
       const port = await relay({ loginThrottle: throttle });
       for (const name of [user, 'smtp_nobody']) {
         const tries = [];
-        for (const from of ['127.0.0.20', '127.0.0.21', '127.0.0.22']) tries.push(await login(port, from, name, 'wrong'));
+        for (const from of ['127.0.0.20', '127.0.0.21', '127.0.0.22'])
+          tries.push(await login(port, from, name, 'wrong'));
         expect(tries.map((t) => t.reply)).toEqual(Array(3).fill('535 5.7.8 Authentication credentials invalid'));
         expect(tries[2]!.ms).toBeGreaterThanOrEqual(390);
       }
@@ -175,7 +190,9 @@ describe('the SMTP listeners under attack', () => {
       await client.command('EHLO client.test');
       if (kind === 'relay') expect(await client.command(authPlain(user, pass))).toMatch(/^235 /);
       expect(await client.command('MAIL FROM:<news@sender.test>')).toMatch(/^250 /);
-      expect(await client.command(`RCPT TO:<${kind === 'relay' ? 'ann@example.test' : 'fbl@bounces.mailplane.test'}>`)).toMatch(/^250 /);
+      expect(
+        await client.command(`RCPT TO:<${kind === 'relay' ? 'ann@example.test' : 'fbl@bounces.mailplane.test'}>`),
+      ).toMatch(/^250 /);
       expect(await client.command('DATA')).toMatch(/^354 /);
       await client.send(nested(1000));
       expect(await client.reply()).toMatch(/^550 5\.6\.0 The message's MIME structure cannot be read/);
@@ -186,7 +203,10 @@ describe('the SMTP listeners under attack', () => {
 
   describe.each(['relay', 'bounce receiver'] as const)('connections per address on the %s', (kind) => {
     it('refuses a connection over the limit with 421 4.7.0 and takes it again once one closes', async () => {
-      const port = kind === 'relay' ? await relay({ maxConnectionsPerAddress: 3 }) : await receiver({ maxConnectionsPerAddress: 3 });
+      const port =
+        kind === 'relay'
+          ? await relay({ maxConnectionsPerAddress: 3 })
+          : await receiver({ maxConnectionsPerAddress: 3 });
       const held = await Promise.all([1, 2, 3].map(() => rawSmtp(port)));
       expect(held.map((c) => c.greeting.slice(0, 4))).toEqual(['220 ', '220 ', '220 ']);
       const over = await rawSmtp(port);
@@ -220,7 +240,9 @@ describe.each(storeKinds)('the relay under a burst of logins (%s)', (kind) => {
 
   it('locks the address out within a burst of logins sent at once on parallel connections', async () => {
     const { username: user } = env.sender.subAccount.smtpAuths[0]!;
-    listener = createSmtpRelay(env.api.mailplane.context, { loginThrottle: { freeFailures: 2, baseDelayMs: 10, maxDelayMs: 10, lockoutFailures: 5 } });
+    listener = createSmtpRelay(env.api.mailplane.context, {
+      loginThrottle: { freeFailures: 2, baseDelayMs: 10, maxDelayMs: 10, lockoutFailures: 5 },
+    });
     const { port } = await listener.listen(0, '127.0.0.1');
     const clients = await Promise.all(Array.from({ length: 10 }, () => rawSmtp(port, '127.0.0.1', '127.0.0.40')));
     for (const client of clients) await client.command('EHLO client.test');

@@ -29,7 +29,10 @@ function retained(): { rss: number; arrayBuffers: number } {
  * Streams `megabytes` MB of 998-character lines as DATA and answers the reply to the final dot,
  * with the largest growth of retained memory read every 5 MB along the way.
  */
-async function streamData(client: RawSmtp, megabytes: number): Promise<{ reply: string; rss: number; arrayBuffers: number }> {
+async function streamData(
+  client: RawSmtp,
+  megabytes: number,
+): Promise<{ reply: string; rss: number; arrayBuffers: number }> {
   expect(await client.command('DATA')).toMatch(/^354 /);
   const line = `${'x'.repeat(998)}\r\n`;
   const chunk = Buffer.from(line.repeat(Math.floor(MB / line.length)));
@@ -73,7 +76,10 @@ describe('the SMTP listeners and big messages', () => {
     return (await created.listen(0, '127.0.0.1')).port;
   }
   async function receiver(options: Parameters<typeof createBounceReceiver>[1] = {}): Promise<number> {
-    const created = createBounceReceiver(env.api.mailplane.context, { feedbackAddresses: ['fbl@bounces.mailplane.test'], ...options });
+    const created = createBounceReceiver(env.api.mailplane.context, {
+      feedbackAddresses: ['fbl@bounces.mailplane.test'],
+      ...options,
+    });
     listeners.push(created);
     return (await created.listen(0, '127.0.0.1')).port;
   }
@@ -94,7 +100,11 @@ describe('the SMTP listeners and big messages', () => {
     };
     const envelope = async (client: RawSmtp) => {
       expect(await client.command(`MAIL FROM:<news@${env.sender.domain.name}>`)).toMatch(/^250 /);
-      expect(await client.command(kind === 'relay' ? `RCPT TO:<ann@${RCPT_DOMAIN}>` : 'RCPT TO:<fbl@bounces.mailplane.test>')).toMatch(/^250 /);
+      expect(
+        await client.command(
+          kind === 'relay' ? `RCPT TO:<ann@${RCPT_DOMAIN}>` : 'RCPT TO:<fbl@bounces.mailplane.test>',
+        ),
+      ).toMatch(/^250 /);
     };
 
     it('advertises SIZE and refuses a larger declared SIZE with 552 5.3.4', async () => {
@@ -130,7 +140,8 @@ describe('the SMTP listeners and big messages', () => {
   });
 
   describe('the bytes a listener holds at once', () => {
-    const report = (client: RawSmtp) => client.command('MAIL FROM:<>').then(() => client.command('RCPT TO:<fbl@bounces.mailplane.test>'));
+    const report = (client: RawSmtp) =>
+      client.command('MAIL FROM:<>').then(() => client.command('RCPT TO:<fbl@bounces.mailplane.test>'));
     /** Sends the start of a report of `bytes` bytes, without its final dot. */
     async function partial(client: RawSmtp, bytes: number) {
       expect(await report(client)).toMatch(/^250 /);

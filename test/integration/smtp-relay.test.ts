@@ -36,7 +36,14 @@ describe.each(storeKinds)('the SMTP relay (%s)', (kind) => {
   }
 
   const client = (port: number, extra: Record<string, unknown> = {}) =>
-    nodemailer.createTransport({ host: '127.0.0.1', port, requireTLS: true, tls: { rejectUnauthorized: false }, auth: credentials, ...extra });
+    nodemailer.createTransport({
+      host: '127.0.0.1',
+      port,
+      requireTLS: true,
+      tls: { rejectUnauthorized: false },
+      auth: credentials,
+      ...extra,
+    });
 
   const mail = (extra: Record<string, unknown> = {}) => ({
     from: `News <news@${env.sender.domain.name}>`,
@@ -56,7 +63,11 @@ describe.each(storeKinds)('the SMTP relay (%s)', (kind) => {
     expect(info.response).toMatch(/^250 2\.0\.0 Ok: queued 2 messages as [0-9a-f-]{36}$/);
     const id = /as (\S+)$/.exec(info.response)![1]!;
     const view = await env.waitForStatus(id, 'delivered');
-    expect(view).toMatchObject({ headers: { 'X-Tenant': 'tenant-9' }, groups: ['relay', 'weekly'], subject: 'Relayed' });
+    expect(view).toMatchObject({
+      headers: { 'X-Tenant': 'tenant-9' },
+      groups: ['relay', 'weekly'],
+      subject: 'Relayed',
+    });
     await env.waitForMessage(id, () => expect(env.sink.received).toHaveLength(2));
     const got = env.sink.received.find((m) => m.rcptTo.includes(`ann@${RCPT_DOMAIN}`))!;
     expect((await env.verifyDkim(got.raw)).status).toBe('pass');
@@ -73,7 +84,9 @@ describe.each(storeKinds)('the SMTP relay (%s)', (kind) => {
 
   it('takes a message over implicit TLS (port 465 style), a control character in a display name included', async () => {
     const port = await relay({ tls, secure: true });
-    const info = await client(port, { secure: true, requireTLS: false }).sendMail(mail({ bcc: undefined, to: { name: 'Ann\u0007Lee', address: `ann@${RCPT_DOMAIN}` } }));
+    const info = await client(port, { secure: true, requireTLS: false }).sendMail(
+      mail({ bcc: undefined, to: { name: 'Ann\u0007Lee', address: `ann@${RCPT_DOMAIN}` } }),
+    );
     expect(info.response).toMatch(/^250 /);
     const view = await env.message(/as (\S+)$/.exec(info.response)![1]!);
     expect(view.to).toMatchObject({ email: `ann@${RCPT_DOMAIN}`, name: 'Ann Lee' });
@@ -81,8 +94,12 @@ describe.each(storeKinds)('the SMTP relay (%s)', (kind) => {
 
   it('refuses wrong credentials, another sub-account of nobody, and mail without AUTH', async () => {
     const port = await relay();
-    await expect(client(port, { auth: { ...credentials, pass: 'wrong' } }).sendMail(mail())).rejects.toMatchObject({ responseCode: 535 });
-    await expect(client(port, { auth: { user: 'smtp_nobody', pass: credentials.pass } }).sendMail(mail())).rejects.toMatchObject({ responseCode: 535 });
+    await expect(client(port, { auth: { ...credentials, pass: 'wrong' } }).sendMail(mail())).rejects.toMatchObject({
+      responseCode: 535,
+    });
+    await expect(
+      client(port, { auth: { user: 'smtp_nobody', pass: credentials.pass } }).sendMail(mail()),
+    ).rejects.toMatchObject({ responseCode: 535 });
     await expect(client(port, { auth: undefined }).sendMail(mail())).rejects.toMatchObject({ responseCode: 530 });
     expect(env.sink.received).toEqual([]);
   });
@@ -90,26 +107,41 @@ describe.each(storeKinds)('the SMTP relay (%s)', (kind) => {
   it('offers no AUTH before STARTTLS unless insecure AUTH is allowed', async () => {
     const port = await relay();
     // AUTH is not offered on the unencrypted connection, so nodemailer cannot log in.
-    await expect(client(port, { ignoreTLS: true, requireTLS: false }).sendMail(mail())).rejects.toMatchObject({ responseCode: 530 });
+    await expect(client(port, { ignoreTLS: true, requireTLS: false }).sendMail(mail())).rejects.toMatchObject({
+      responseCode: 530,
+    });
     const plain = await relay({ allowInsecureAuth: true });
     expect((await client(plain, { requireTLS: false }).sendMail(mail())).response).toMatch(/^250 /);
   });
 
   it('refuses a From domain that is not a verified domain of the sub-account, recording nothing', async () => {
     const port = await relay();
-    const other = await env.api.call('POST', '/account/subaccount', { account: env.api.accountKey, body: { name: 'other' } });
+    const other = await env.api.call('POST', '/account/subaccount', {
+      account: env.api.accountKey,
+      body: { name: 'other' },
+    });
     await env.api.call('POST', '/subaccount/domain', { sub: other.body.apiKey, body: { name: 'other.test' } });
     for (const from of ['news@other.test', 'news@unknown.test']) {
-      await expect(client(port).sendMail(mail({ from }))).rejects.toMatchObject({ responseCode: 550, response: expect.stringMatching(/5\.7\.1 .*sending domain/) });
+      await expect(client(port).sendMail(mail({ from }))).rejects.toMatchObject({
+        responseCode: 550,
+        response: expect.stringMatching(/5\.7\.1 .*sending domain/),
+      });
     }
-    const stats = await env.api.call('GET', '/subaccount/stat/aggregate', { sub: env.key, query: { from: '2026-05-01', to: '2026-05-01' } });
+    const stats = await env.api.call('GET', '/subaccount/stat/aggregate', {
+      sub: env.key,
+      query: { from: '2026-05-01', to: '2026-05-01' },
+    });
     expect(stats.body.processed).toBe(0);
   });
 
   it('refuses an oversized message and a bad control header with permanent replies', async () => {
     const port = await relay({ tls, maxMessageBytes: 10_000 });
-    await expect(client(port).sendMail(mail({ text: 'x'.repeat(20_000) }))).rejects.toMatchObject({ responseCode: 552 });
-    await expect(client(port).sendMail(mail({ headers: { 'X-Mailplane-IpPool': 'no-such-pool' } }))).rejects.toMatchObject({
+    await expect(client(port).sendMail(mail({ text: 'x'.repeat(20_000) }))).rejects.toMatchObject({
+      responseCode: 552,
+    });
+    await expect(
+      client(port).sendMail(mail({ headers: { 'X-Mailplane-IpPool': 'no-such-pool' } })),
+    ).rejects.toMatchObject({
       responseCode: 550,
       response: expect.stringContaining('UNKNOWN_IP_POOL'),
     });

@@ -43,9 +43,16 @@ async function sqliteSwitchable(): Promise<SwitchableStore> {
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
   connection.defaultSafeIntegers(true);
-  const store = kyselyStore({ db: new Kysely<Schema>({ dialect: new SqliteDialect({ database: cachingStatements(connection) }) }), dialect: 'sqlite' });
+  const store = kyselyStore({
+    db: new Kysely<Schema>({ dialect: new SqliteDialect({ database: cachingStatements(connection) }) }),
+    dialect: 'sqlite',
+  });
   cleanups.push(() => store.close().catch(() => {}));
-  return { store, sqlite: connection, readOnly: async (on) => void connection.pragma(`query_only = ${on ? 'ON' : 'OFF'}`) };
+  return {
+    store,
+    sqlite: connection,
+    readOnly: async (on) => void connection.pragma(`query_only = ${on ? 'ON' : 'OFF'}`),
+  };
 }
 
 /** PostgreSQL: the database's default turned read-only, and its sessions ended so the pool reconnects under it. */
@@ -60,7 +67,10 @@ async function postgresSwitchable(): Promise<SwitchableStore> {
     await admin.connect();
     try {
       await admin.query(`ALTER DATABASE ${name} SET default_transaction_read_only = ${on ? 'on' : 'off'}`);
-      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+      await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+        [name],
+      );
     } finally {
       await admin.end();
     }
@@ -73,11 +83,21 @@ async function postgresSwitchable(): Promise<SwitchableStore> {
 const switchable = (kind: StoreKind) => (kind === 'sqlite' ? sqliteSwitchable() : postgresSwitchable());
 
 /** An instance on `store` whose logged and notices are kept. */
-async function apiOn(kind: StoreKind, store: MailplaneStore): Promise<{ api: TestApi; logged: Array<{ message: string; fields?: Record<string, unknown> }> }> {
+async function apiOn(
+  kind: StoreKind,
+  store: MailplaneStore,
+): Promise<{ api: TestApi; logged: Array<{ message: string; fields?: Record<string, unknown> }> }> {
   const logged: Array<{ message: string; fields?: Record<string, unknown> }> = [];
-  const logger: Logger = { info: (message, fields) => void logged.push({ message, fields }), error: () => {}, warn: (message, fields) => void logged.push({ message, fields }) };
+  const logger: Logger = {
+    info: (message, fields) => void logged.push({ message, fields }),
+    error: () => {},
+    warn: (message, fields) => void logged.push({ message, fields }),
+  };
   const api = await createTestApi(kind, { store, logger });
-  cleanups.push(() => api.close(), () => api.mailplane.close());
+  cleanups.push(
+    () => api.close(),
+    () => api.mailplane.close(),
+  );
   return { api, logged };
 }
 
@@ -94,7 +114,10 @@ describe.each(storeKinds)('a %s database that cannot write', (kind) => {
     const { api, logged } = await apiOn(kind, store);
     const sender = await createSender(api, 'Readers', 'unwritable.test');
     const sub = sender.subAccount.apiKey;
-    const sent = await api.call('POST', '/subaccount/email', { sub, body: sendBody('news@unwritable.test', ['ann@example.org']) });
+    const sent = await api.call('POST', '/subaccount/email', {
+      sub,
+      body: sendBody('news@unwritable.test', ['ann@example.org']),
+    });
     expect(sent.status, sent.text).toBe(200);
     const messageId = sent.body[0].messageId as string;
 
@@ -110,12 +133,20 @@ describe.each(storeKinds)('a %s database that cannot write', (kind) => {
     const uncounted = logged.filter((w) => /rate limits are not counted/.test(w.message));
     expect(uncounted, JSON.stringify(logged)).toHaveLength(1);
 
-    const refusedSend = await api.call('POST', '/subaccount/email', { sub, body: sendBody('news@unwritable.test', ['bob@example.org']) });
+    const refusedSend = await api.call('POST', '/subaccount/email', {
+      sub,
+      body: sendBody('news@unwritable.test', ['bob@example.org']),
+    });
     expectUnavailable(refusedSend);
-    expectUnavailable(await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'Later' } }));
+    expectUnavailable(
+      await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'Later' } }),
+    );
 
     await readOnly(false);
-    const again = await api.call('POST', '/subaccount/email', { sub, body: sendBody('news@unwritable.test', ['bob@example.org']) });
+    const again = await api.call('POST', '/subaccount/email', {
+      sub,
+      body: sendBody('news@unwritable.test', ['bob@example.org']),
+    });
     expect(again.status, again.text).toBe(200);
     const counted = await api.call('GET', '/account/subaccount', { account: api.accountKey });
     expect(counted.status).toBe(200);

@@ -52,7 +52,10 @@ describe('withStorageFaults on SQLite', () => {
     const account = await newAccount(store);
     expect(await store.accounts.get(account.id + 1000)).toBeNull();
     expect((await store.subAccounts.create(sampleSubAccount(account.id, 'Hooli'))).ok).toBe(true);
-    expect(await store.subAccounts.create(sampleSubAccount(account.id, 'HOOLI'))).toEqual({ ok: false, reason: 'duplicate-name' });
+    expect(await store.subAccounts.create(sampleSubAccount(account.id, 'HOOLI'))).toEqual({
+      ok: false,
+      reason: 'duplicate-name',
+    });
 
     // Another process breaks the schema under the running store.
     const other = new Database(file);
@@ -84,14 +87,23 @@ describe('withStorageFaults on SQLite', () => {
     connection.pragma('journal_mode = WAL');
     connection.pragma('busy_timeout = 50');
     connection.defaultSafeIntegers(true);
-    const store = withStorageFaults(kyselyStore({ db: new Kysely<Schema>({ dialect: new SqliteDialect({ database: connection }) }), dialect: 'sqlite' }));
+    const store = withStorageFaults(
+      kyselyStore({
+        db: new Kysely<Schema>({ dialect: new SqliteDialect({ database: connection }) }),
+        dialect: 'sqlite',
+      }),
+    );
     cleanups.push(() => store.close());
     const locker = new Database(file);
     locker.exec('BEGIN IMMEDIATE');
     cleanups.push(async () => (locker.exec('ROLLBACK'), locker.close()));
     const error = await rejection(newAccount(store));
     expect(error).toBeInstanceOf(UnavailableError);
-    expect(error).toMatchObject({ kind: 'unavailable', code: 'SERVICE_UNAVAILABLE', cause: { code: expect.stringMatching(/^SQLITE_BUSY/) } });
+    expect(error).toMatchObject({
+      kind: 'unavailable',
+      code: 'SERVICE_UNAVAILABLE',
+      cause: { code: expect.stringMatching(/^SQLITE_BUSY/) },
+    });
   });
 
   it('answers a closed store with UnavailableError', async () => {
@@ -133,16 +145,29 @@ describe('withStorageFaults on SQLite', () => {
 
 describe.skipIf(!pgUrl)('withStorageFaults on PostgreSQL', () => {
   it('answers a store pointed at a closed port with UnavailableError, and the API with 503 SERVICE_UNAVAILABLE', async () => {
-    const raw = await openKyselyStore({ url: `postgres://postgres@127.0.0.1:${await closedPort()}/mailplane`, migrate: false });
+    const raw = await openKyselyStore({
+      url: `postgres://postgres@127.0.0.1:${await closedPort()}/mailplane`,
+      migrate: false,
+    });
     const error = await rejection(withStorageFaults(raw).accounts.first());
     expect(error).toBeInstanceOf(UnavailableError);
-    expect(JSON.stringify((error as Error).cause, Object.getOwnPropertyNames((error as Error).cause))).toContain('ECONNREFUSED');
+    expect(JSON.stringify((error as Error).cause, Object.getOwnPropertyNames((error as Error).cause))).toContain(
+      'ECONNREFUSED',
+    );
 
     const mailplane = createMailplane({ store: raw, secret: TEST_SECRET, logger: silentLogger });
     cleanups.push(() => mailplane.close());
-    const response = await mailplane.handle({ method: 'GET', path: '/account/subaccount', headers: { 'x-account-apikey': 'x'.repeat(40) }, query: new URLSearchParams() });
+    const response = await mailplane.handle({
+      method: 'GET',
+      path: '/account/subaccount',
+      headers: { 'x-account-apikey': 'x'.repeat(40) },
+      query: new URLSearchParams(),
+    });
     expect(response.status).toBe(503);
-    expect(JSON.parse(response.body)).toEqual({ code: 'SERVICE_UNAVAILABLE', message: 'a service mailplane depends on is unavailable; try again later' });
+    expect(JSON.parse(response.body)).toEqual({
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'a service mailplane depends on is unavailable; try again later',
+    });
   });
 
   it('answers 503 over HTTP and 451 4.3.0 over SMTP once the database goes away mid-session', async () => {
@@ -154,7 +179,10 @@ describe.skipIf(!pgUrl)('withStorageFaults on PostgreSQL', () => {
     target.host = `127.0.0.1:${proxy.port}`;
     const store = await openKyselyStore({ url: target.toString(), maxConnections: 2 });
     const api = await createTestApi('sqlite', { store });
-    cleanups.push(() => api.close(), () => api.mailplane.close());
+    cleanups.push(
+      () => api.close(),
+      () => api.mailplane.close(),
+    );
     const created = await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'relay' } });
     expect(created.status).toBe(201);
     const { username, password } = created.body.smtpAuths[0] as { username: string; password: string };
@@ -164,13 +192,17 @@ describe.skipIf(!pgUrl)('withStorageFaults on PostgreSQL', () => {
     const smtp = await rawSmtp((await relay.listen(0, '127.0.0.1')).port);
     cleanups.push(async () => smtp.close());
     await smtp.command('EHLO client.test');
-    expect(await smtp.command(`AUTH PLAIN ${Buffer.from(`\0${username}\0${password}`).toString('base64')}`)).toMatch(/^235 /);
+    expect(await smtp.command(`AUTH PLAIN ${Buffer.from(`\0${username}\0${password}`).toString('base64')}`)).toMatch(
+      /^235 /,
+    );
     expect(await smtp.command('MAIL FROM:<news@example.test>')).toMatch(/^250 /);
     expect(await smtp.command('RCPT TO:<ann@example.test>')).toMatch(/^250 /);
 
     await proxy.cut();
     expect(await smtp.command('DATA')).toMatch(/^354 /);
-    expect(await smtp.command('From: news@example.test\r\nTo: ann@example.test\r\nSubject: hi\r\n\r\nhello\r\n.')).toBe('451 4.3.0 Temporary failure, try again later');
+    expect(await smtp.command('From: news@example.test\r\nTo: ann@example.test\r\nSubject: hi\r\n\r\nhello\r\n.')).toBe(
+      '451 4.3.0 Temporary failure, try again later',
+    );
     const refused = await api.call('GET', '/account/subaccount', { account: api.accountKey });
     expect(refused.status).toBe(503);
     expect(refused.body.code).toBe('SERVICE_UNAVAILABLE');

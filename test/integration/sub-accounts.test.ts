@@ -21,7 +21,11 @@ describe.each(storeKinds)('sub-accounts API on %s', (kind) => {
     expect(list.status).toBe(200);
     expect(list.body).toHaveLength(1);
     expect(list.body[0]).toMatchObject({ type: 0, name: 'Default' });
-    expectError(await api.call('DELETE', `/account/subaccount/${list.body[0].id}`, { account: key }), 406, 'DEFAULT_SUBACCOUNT_UNDELETABLE');
+    expectError(
+      await api.call('DELETE', `/account/subaccount/${list.body[0].id}`, { account: key }),
+      406,
+      'DEFAULT_SUBACCOUNT_UNDELETABLE',
+    );
   });
 
   it('creates, reads, lists, renames and deletes a sub-account, each response matching the reference schema', async () => {
@@ -80,7 +84,10 @@ describe.each(storeKinds)('sub-accounts API on %s', (kind) => {
     await create('Acme');
     expectError(await create('acme'), 403, 'SUBACCOUNT_NAME_TAKEN');
     const other = await create('Other');
-    expectError(await api.call('PUT', `/account/subaccount/${other.body.id}`, { account: key, body: { name: 'ACME' } }), 403);
+    expectError(
+      await api.call('PUT', `/account/subaccount/${other.body.id}`, { account: key, body: { name: 'ACME' } }),
+      403,
+    );
   });
 
   it('blocks and unblocks a sub-account with a reason', async () => {
@@ -91,7 +98,10 @@ describe.each(storeKinds)('sub-accounts API on %s', (kind) => {
     });
     expect(blocked.body).toMatchObject({ blocked: true, block_reason: 'spam rate above 0.1%' });
     expect(blocked.body.blocked_at).toBeGreaterThan(0);
-    const unblocked = await api.call('PUT', `/account/subaccount/${body.id}`, { account: key, body: { blocked: false } });
+    const unblocked = await api.call('PUT', `/account/subaccount/${body.id}`, {
+      account: key,
+      body: { blocked: false },
+    });
     expect(unblocked.body).toMatchObject({ blocked: false, block_reason: '', blocked_at: 0 });
   });
 
@@ -139,14 +149,28 @@ describe.each(storeKinds)('sub-accounts API on %s', (kind) => {
     });
 
     it('answers 422 to bad paging parameters', async () => {
-      for (const query of [{ limit: 0 }, { limit: -1 }, { offset: -1 }, { limit: 'ten' }, { limit: '1.5' }, { offset: '1e3' }]) {
+      for (const query of [
+        { limit: 0 },
+        { limit: -1 },
+        { offset: -1 },
+        { limit: 'ten' },
+        { limit: '1.5' },
+        { offset: '1e3' },
+      ]) {
         expectError(await api.call('GET', '/account/subaccount', { account: key, query: query as never }), 422);
       }
     });
 
     it('answers 422 to a bad update body and changes nothing', async () => {
       const { body } = await create('Stable');
-      for (const update of [{}, { name: 7 }, { blocked: 'yes' }, { name: 'z'.repeat(101) }, { id: 99 }, { apiKey: 'mine' }]) {
+      for (const update of [
+        {},
+        { name: 7 },
+        { blocked: 'yes' },
+        { name: 'z'.repeat(101) },
+        { id: 99 },
+        { apiKey: 'mine' },
+      ]) {
         expectError(await api.call('PUT', `/account/subaccount/${body.id}`, { account: key, body: update }), 422);
       }
       const after = await api.call('GET', `/account/subaccount/${body.id}`, { account: key });
@@ -171,7 +195,10 @@ describe.each(storeKinds)('sub-accounts API on %s', (kind) => {
     });
 
     it('answers 413 to a body over the limit', async () => {
-      const result = await api.call('POST', '/account/subaccount', { account: key, raw: JSON.stringify({ name: 'x'.repeat(9 * 1024 * 1024) }) });
+      const result = await api.call('POST', '/account/subaccount', {
+        account: key,
+        raw: JSON.stringify({ name: 'x'.repeat(9 * 1024 * 1024) }),
+      });
       expectError(result, 413, 'PAYLOAD_TOO_LARGE');
     });
   });

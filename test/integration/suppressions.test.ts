@@ -69,15 +69,26 @@ describe.each(storeKinds)('suppressions API on %s', (kind) => {
     expect(deleted.status).toBe(200);
     expect(schemaErrors('deleteSuppression_200_response_inner', deleted.body)).toEqual([]);
     expect(deleted.body).toEqual({ message: '2 suppressions have been deleted successfully' });
-    expect(emailsOf(await list())).toEqual(['gilfoyle@piedpiper.com', 'jackbarker@hooli.com', 'russhanneman@gmail.com']);
-    const subAccount = await api.mailplane.context.store.subAccounts.findByApiKeyHash(api.mailplane.context.secrets.lookupHash(sub));
-    expect(await api.mailplane.context.store.suppressions.isSuppressed(subAccount!.id, 'jared@piedpiper.com')).toBe(false);
+    expect(emailsOf(await list())).toEqual([
+      'gilfoyle@piedpiper.com',
+      'jackbarker@hooli.com',
+      'russhanneman@gmail.com',
+    ]);
+    const subAccount = await api.mailplane.context.store.subAccounts.findByApiKeyHash(
+      api.mailplane.context.secrets.lookupHash(sub),
+    );
+    expect(await api.mailplane.context.store.suppressions.isSuppressed(subAccount!.id, 'jared@piedpiper.com')).toBe(
+      false,
+    );
   });
 
   it('adds idempotently: the same address again, in another case or type, keeps the first record', async () => {
     const [first] = (await add({ unsubscribe: [{ email: 'Dinesh@PiedPiper.com' }] })).body;
     clock.advance(DAY_MS);
-    const again = await add({ hardBounce: [{ email: 'dinesh@piedpiper.com' }], manual: [{ email: 'DINESH@piedpiper.com' }] });
+    const again = await add({
+      hardBounce: [{ email: 'dinesh@piedpiper.com' }],
+      manual: [{ email: 'DINESH@piedpiper.com' }],
+    });
     expectSuppressions(again);
     expect(again.body).toEqual([first]);
     expect(first).toMatchObject({ email: 'Dinesh@PiedPiper.com', reason: 1 });
@@ -97,13 +108,22 @@ describe.each(storeKinds)('suppressions API on %s', (kind) => {
     expect(emailsOf(await list({ to: '2026-01-02' }))).toEqual(['jan1@example.com', 'jan2@example.com']);
     expect(emailsOf(await list({ from: '2025-12-01', to: '2025-12-31' }))).toEqual([]);
     // Days beyond what a nanosecond timestamp holds (found by the route fuzzer as 500s).
-    expect(emailsOf(await list({ from: '1000-01-01', to: '9999-12-31' }))).toEqual(['jan1@example.com', 'jan2@example.com', 'jan3@example.com']);
+    expect(emailsOf(await list({ from: '1000-01-01', to: '9999-12-31' }))).toEqual([
+      'jan1@example.com',
+      'jan2@example.com',
+      'jan3@example.com',
+    ]);
     expect(emailsOf(await list({ from: '9999-12-31' }))).toEqual([]);
     expect(emailsOf(await list({ to: '1000-01-01' }))).toEqual([]);
   });
 
   it('accepts real-world addresses, keeping them as given', async () => {
-    const emails = ["o'brien+news@example.co.uk", 'first.last@sub.example-domain.com', '用户@例子.广告', 'x@xn--80ak6aa92e.com'];
+    const emails = [
+      "o'brien+news@example.co.uk",
+      'first.last@sub.example-domain.com',
+      '用户@例子.广告',
+      'x@xn--80ak6aa92e.com',
+    ];
     const created = await add({ manual: emails.map((email) => ({ email })) });
     expectSuppressions(created);
     expect(emailsOf(created)).toEqual(emails);
@@ -121,7 +141,10 @@ describe.each(storeKinds)('suppressions API on %s', (kind) => {
     it('another sub-account never sees, finds or deletes your suppressions', async () => {
       const mine = await add({ spamComplaint: [{ email: 'private@example.com' }] });
       const sibling = await newSubAccountKey('Sibling');
-      const stranger = await newSubAccountKey('Stranger', (await api.mailplane.createAccount({ name: 'other' })).apiKey);
+      const stranger = await newSubAccountKey(
+        'Stranger',
+        (await api.mailplane.createAccount({ name: 'other' })).apiKey,
+      );
       for (const key of [sibling, stranger]) {
         expect((await list({}, key)).body).toEqual([]);
         expect((await list({ search: 'private' }, key)).body).toEqual([]);
@@ -176,7 +199,18 @@ describe.each(storeKinds)('suppressions API on %s', (kind) => {
         ['space inside', { body: { manual: [{ email: 'a b@example.com' }] } }],
         ['NUL', { body: { manual: [{ email: 'a\u0000@example.com' }] } }],
         ['local part over 64', { body: { manual: [{ email: `${'a'.repeat(65)}@example.com` }] } }],
-        ['address over 254', { body: { manual: [{ email: `a@${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(60)}.${'e'.repeat(60)}.${'f'.repeat(60)}.com` }] } }],
+        [
+          'address over 254',
+          {
+            body: {
+              manual: [
+                {
+                  email: `a@${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(60)}.${'e'.repeat(60)}.${'f'.repeat(60)}.com`,
+                },
+              ],
+            },
+          },
+        ],
         ['megabyte address', { body: { manual: [{ email: `${'a'.repeat(1_000_000)}@example.com` }] } }],
         ['10,001 in one list', { body: { manual: tooMany } }],
         ['10,001 across lists', { body: { manual: tooMany.slice(0, 5_000), unsubscribe: tooMany.slice(5_000) } }],
@@ -214,7 +248,10 @@ describe.each(storeKinds)('suppressions API on %s', (kind) => {
         ['extra entry field', { body: { suppressions: [{ email: 'kept@example.com', type: 'manual' }] } }],
         ['CRLF', { body: { suppressions: [{ email: 'kept@example.com\r\n' }] } }],
         ['over-long', { body: { suppressions: [{ email: `${'k'.repeat(400)}@example.com` }] } }],
-        ['10,001 entries', { body: { suppressions: Array.from({ length: 10_001 }, () => ({ email: 'kept@example.com' })) } }],
+        [
+          '10,001 entries',
+          { body: { suppressions: Array.from({ length: 10_001 }, () => ({ email: 'kept@example.com' })) } },
+        ],
       ];
       for (const [label, options] of cases) {
         const result = await api.call('DELETE', PATH, { sub, ...options });
@@ -259,11 +296,18 @@ describe('suppression lookups', () => {
           .map((row) => row.detail)
           .join('; ');
       const lookup = plan('select id from suppressions where sub_account_id = ? and email_key = ?', 1, 'a@example.com');
-      const among = plan('select email_key from suppressions where sub_account_id = ? and email_key in (?, ?)', 1, 'a@example.com', 'b@example.com');
+      const among = plan(
+        'select email_key from suppressions where sub_account_id = ? and email_key in (?, ?)',
+        1,
+        'a@example.com',
+        'b@example.com',
+      );
       db.close();
       for (const detail of [lookup, among]) {
         // both columns come from the index: no scan of the sub-account's rows
-        expect(detail).toMatch(/^SEARCH suppressions USING (COVERING )?INDEX \S+ \(sub_account_id=\? AND email_key=\?\)$/);
+        expect(detail).toMatch(
+          /^SEARCH suppressions USING (COVERING )?INDEX \S+ \(sub_account_id=\? AND email_key=\?\)$/,
+        );
       }
     } finally {
       await close();

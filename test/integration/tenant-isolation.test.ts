@@ -11,7 +11,17 @@ import { apiRoutes } from '../../src/http/routes/index.js';
 import { storeKinds } from '../support/databases.js';
 import { startHttpHarness, type HttpHarness } from '../support/http-harness.js';
 import { routeExample, routeKey, type ExampleRefs } from '../support/route-examples.js';
-import { accountMarkers, callJson, createTenant, resourceIds, subMarkers, uniqueTag, type JsonCall, type SubTenant, type Tenant } from '../support/tenants.js';
+import {
+  accountMarkers,
+  callJson,
+  createTenant,
+  resourceIds,
+  subMarkers,
+  uniqueTag,
+  type JsonCall,
+  type SubTenant,
+  type Tenant,
+} from '../support/tenants.js';
 
 /** Who calls: an account or one of its sub-accounts. */
 interface Caller {
@@ -20,7 +30,8 @@ interface Caller {
   sub?: SubTenant;
 }
 
-const keyOf = (caller: Caller): JsonCall => (caller.sub ? { sub: caller.sub.apiKey } : { account: caller.tenant.accountKey });
+const keyOf = (caller: Caller): JsonCall =>
+  caller.sub ? { sub: caller.sub.apiKey } : { account: caller.tenant.accountKey };
 const paramsOf = (route: AnyRoute) => [...route.path.matchAll(/:([a-z_]+)/g)].map((m) => m[1]!);
 const fill = (route: AnyRoute, id: string) => route.path.replace(/:[a-z_]+/g, encodeURIComponent(id));
 
@@ -38,15 +49,25 @@ describe.each(storeKinds)('tenant isolation over every route (%s)', (kind) => {
 
   /** What `caller` may see: its own data (an account sees its sub-accounts'), and what it wrote. */
   const owned = (caller: Caller): string[] => [
-    ...(caller.sub ? subMarkers(caller.sub) : [...accountMarkers(caller.tenant), ...caller.tenant.subs.flatMap(subMarkers)]),
+    ...(caller.sub
+      ? subMarkers(caller.sub)
+      : [...accountMarkers(caller.tenant), ...caller.tenant.subs.flatMap(subMarkers)]),
     ...(adopted.get(caller.label) ?? []),
   ];
   const allMarkers = (): string[] => tenants.flatMap((t) => [...accountMarkers(t), ...t.subs.flatMap(subMarkers)]);
 
   /** Ids of the resources `caller` does not own, for the path parameter `name`. */
   function foreignIds(caller: Caller, name: string): string[] {
-    if (name === 'domain_id' && caller.sub) return tenants.flatMap((t) => t.subs).filter((s) => s !== caller.sub).map((s) => String(s.domain.id));
-    if (name === 'template_id' && caller.sub) return tenants.flatMap((t) => t.subs).filter((s) => s !== caller.sub).map((s) => String(s.template.id));
+    if (name === 'domain_id' && caller.sub)
+      return tenants
+        .flatMap((t) => t.subs)
+        .filter((s) => s !== caller.sub)
+        .map((s) => String(s.domain.id));
+    if (name === 'template_id' && caller.sub)
+      return tenants
+        .flatMap((t) => t.subs)
+        .filter((s) => s !== caller.sub)
+        .map((s) => String(s.template.id));
     return tenants.filter((t) => t !== caller.tenant).flatMap((t) => resourceIds(t)[name] ?? []);
   }
 
@@ -68,14 +89,22 @@ describe.each(storeKinds)('tenant isolation over every route (%s)', (kind) => {
   }
 
   /** Sends the request and checks that no other tenant's data is in the answer. */
-  async function attempt(caller: Caller | null, key: JsonCall, method: string, path: string, example: { query?: Record<string, string>; body?: unknown }) {
+  async function attempt(
+    caller: Caller | null,
+    key: JsonCall,
+    method: string,
+    path: string,
+    example: { query?: Record<string, string>; body?: unknown },
+  ) {
     requests++;
     const call = { ...key, query: example.query, body: example.body };
     const result = await callJson(harness, method, path, call);
     const sent = `${path} ${JSON.stringify(example)}`;
     const mine = new Set(caller ? owned(caller) : []);
     const leaked = allMarkers().filter((m) => !mine.has(m) && !sent.includes(m) && result.text.includes(m));
-    expect(leaked, `${method} ${path} as ${caller?.label ?? 'nobody'} answered ${result.text.slice(0, 300)}`).toEqual([]);
+    expect(leaked, `${method} ${path} as ${caller?.label ?? 'nobody'} answered ${result.text.slice(0, 300)}`).toEqual(
+      [],
+    );
     expect(result.status, `${method} ${path}: ${result.text.slice(0, 300)}`).toBeLessThan(500);
     if (caller && result.status < 300 && method !== 'GET') {
       const written = allMarkers().filter((m) => sent.includes(m));
@@ -101,13 +130,20 @@ describe.each(storeKinds)('tenant isolation over every route (%s)', (kind) => {
       for (const p of t.pools) await read(`pool ${p.id}`, `/account/ippool/${p.id}`, account);
       for (const x of t.tpsps) await read(`tpsp ${x.id}`, `/account/tpsp/${x.id}`, account);
       for (const w of t.webhooks) await read(`webhook ${w.id}`, `/account/webhook/${w.id}`, account);
-      for (const w of t.webhooks) await read(`webhook deliveries ${w.id}`, `/account/webhook/${w.id}/delivery`, account);
+      for (const w of t.webhooks)
+        await read(`webhook deliveries ${w.id}`, `/account/webhook/${w.id}/delivery`, account);
       for (const s of t.subs) {
         for (const m of s.messageIds) await read(`message ${m}`, `/account/message/${m}`, account);
         await read(`domain ${s.domain.id}`, `/subaccount/domain/${s.domain.id}`, { sub: s.apiKey });
         await read(`template ${s.template.id}`, `/subaccount/template/${s.template.id}`, { sub: s.apiKey });
-        await read(`template versions ${s.template.id}`, `/subaccount/template/${s.template.id}/version`, { sub: s.apiKey });
-        for (const email of s.suppressions) await read(`suppression ${email}`, '/subaccount/suppression', { sub: s.apiKey, query: { search: email } } as JsonCall);
+        await read(`template versions ${s.template.id}`, `/subaccount/template/${s.template.id}/version`, {
+          sub: s.apiKey,
+        });
+        for (const email of s.suppressions)
+          await read(`suppression ${email}`, '/subaccount/suppression', {
+            sub: s.apiKey,
+            query: { search: email },
+          } as JsonCall);
       }
     }
     return out;
@@ -115,8 +151,14 @@ describe.each(storeKinds)('tenant isolation over every route (%s)', (kind) => {
 
   beforeAll(async () => {
     harness = await startHttpHarness(kind);
-    tenants = [await createTenant(harness, uniqueTag('ia'), 31, [1, 2]), await createTenant(harness, uniqueTag('ib'), 32, [3, 4])];
-    callers = tenants.flatMap((t) => [{ label: `${t.tag}`, tenant: t }, ...t.subs.map((sub) => ({ label: `${t.tag}/${sub.name}`, tenant: t, sub }))]);
+    tenants = [
+      await createTenant(harness, uniqueTag('ia'), 31, [1, 2]),
+      await createTenant(harness, uniqueTag('ib'), 32, [3, 4]),
+    ];
+    callers = tenants.flatMap((t) => [
+      { label: `${t.tag}`, tenant: t },
+      ...t.subs.map((sub) => ({ label: `${t.tag}/${sub.name}`, tenant: t, sub })),
+    ]);
     before = await snapshot();
   });
   afterAll(async () => {
@@ -129,36 +171,68 @@ describe.each(storeKinds)('tenant isolation over every route (%s)', (kind) => {
     const range = { from: today, to: today };
     for (const t of tenants) {
       const own = t.subs.reduce((sum, s) => sum + s.messageIds.length, 0);
-      expect((await callJson(harness, 'GET', '/account/stat/aggregate', { account: t.accountKey, query: range })).body.processed).toBe(own);
+      expect(
+        (await callJson(harness, 'GET', '/account/stat/aggregate', { account: t.accountKey, query: range })).body
+          .processed,
+      ).toBe(own);
       for (const s of t.subs) {
-        expect((await callJson(harness, 'GET', '/subaccount/stat/aggregate', { sub: s.apiKey, query: range })).body.processed).toBe(s.messageIds.length);
-        expect((await callJson(harness, 'GET', `/account/subaccount/stat/${s.id}/aggregate`, { account: t.accountKey, query: range })).body.processed).toBe(s.messageIds.length);
-        expect((await callJson(harness, 'GET', '/subaccount/stat/groups', { sub: s.apiKey, query: range })).body).toEqual([s.group]);
+        expect(
+          (await callJson(harness, 'GET', '/subaccount/stat/aggregate', { sub: s.apiKey, query: range })).body
+            .processed,
+        ).toBe(s.messageIds.length);
+        expect(
+          (
+            await callJson(harness, 'GET', `/account/subaccount/stat/${s.id}/aggregate`, {
+              account: t.accountKey,
+              query: range,
+            })
+          ).body.processed,
+        ).toBe(s.messageIds.length);
+        expect(
+          (await callJson(harness, 'GET', '/subaccount/stat/groups', { sub: s.apiKey, query: range })).body,
+        ).toEqual([s.group]);
       }
       // The account's group names are its sub-accounts' own, none of another tenant's.
-      expect((await callJson(harness, 'GET', '/account/stat/groups', { account: t.accountKey, query: range })).body).toEqual(t.subs.map((s) => s.group).sort());
+      expect(
+        (await callJson(harness, 'GET', '/account/stat/groups', { account: t.accountKey, query: range })).body,
+      ).toEqual(t.subs.map((s) => s.group).sort());
     }
   });
 
   // Before the battery, in which each account tries to allocate the other's addresses.
   it('refuses to allocate an IP that another account holds', async () => {
     const [a, b] = tenants as [Tenant, Tenant];
-    const result = await callJson(harness, 'PUT', '/account/ip/allocate', { account: b.accountKey, body: { ips: [a.ips[1]!.publicIp] } });
+    const result = await callJson(harness, 'PUT', '/account/ip/allocate', {
+      account: b.accountKey,
+      body: { ips: [a.ips[1]!.publicIp] },
+    });
     expect(result.status, result.text).toBe(403);
-    expect((await callJson(harness, 'GET', '/account/ip', { account: b.accountKey })).text).not.toContain(a.ips[1]!.publicIp);
+    expect((await callJson(harness, 'GET', '/account/ip', { account: b.accountKey })).text).not.toContain(
+      a.ips[1]!.publicIp,
+    );
   });
 
   it.each(apiRoutes.map((route) => [routeKey(route), route] as const))('%s', async (_key, route) => {
     const params = paramsOf(route);
     for (const caller of callers) {
       const rightKind = (route.auth === 'account') === !caller.sub;
-      const victims = callers.filter((v) => v.tenant !== caller.tenant || (caller.sub && v.sub && v.sub !== caller.sub));
+      const victims = callers.filter(
+        (v) => v.tenant !== caller.tenant || (caller.sub && v.sub && v.sub !== caller.sub),
+      );
       for (const victim of victims) {
         const example = routeExample(route, victimRefs(victim));
-        const ids = params.length === 0 ? [null] : foreignIds(caller, params[0]!).filter((id) => victim.sub === undefined || ownerOf(id, params[0]!) === victim.tenant);
+        const ids =
+          params.length === 0
+            ? [null]
+            : foreignIds(caller, params[0]!).filter(
+                (id) => victim.sub === undefined || ownerOf(id, params[0]!) === victim.tenant,
+              );
         // The answer to an id that exists nowhere, which a foreign id's must equal but for the id.
         const unknownId = params[0] === 'message_id' ? '00000000-0000-7000-8000-000000000000' : '2147483000';
-        const unknown = params.length === 0 ? null : await attempt(caller, keyOf(caller), route.method, fill(route, unknownId), example);
+        const unknown =
+          params.length === 0
+            ? null
+            : await attempt(caller, keyOf(caller), route.method, fill(route, unknownId), example);
         for (const id of ids) {
           const path = id === null ? route.path : fill(route, id);
           const result = await attempt(caller, keyOf(caller), route.method, path, example);
@@ -179,7 +253,13 @@ describe.each(storeKinds)('tenant isolation over every route (%s)', (kind) => {
     const example = routeExample(route, victimRefs(callers[0]!));
     const header = route.auth === 'account' ? 'account' : 'sub';
     const otherKind = route.auth === 'account' ? tenants[0]!.subs[0]!.apiKey : tenants[0]!.accountKey;
-    for (const key of ['mpak_0000000000000000000000000000000', 'mpsk_0000000000000000000000000000000', otherKind, 'x'.repeat(5000), ' ']) {
+    for (const key of [
+      'mpak_0000000000000000000000000000000',
+      'mpsk_0000000000000000000000000000000',
+      otherKind,
+      'x'.repeat(5000),
+      ' ',
+    ]) {
       expect((await attempt(null, { [header]: key }, route.method, path, example)).status).toBe(401);
     }
     expect((await attempt(null, {}, route.method, path, example)).status).toBe(401);
@@ -193,7 +273,10 @@ describe.each(storeKinds)('tenant isolation over every route (%s)', (kind) => {
   it('refuses to send through another account’s pool, and drops mail from another sub-account’s domain', async () => {
     const [a, b] = tenants as [Tenant, Tenant];
     const send = (from: string, extra: Record<string, unknown> = {}) =>
-      callJson(harness, 'POST', '/subaccount/email', { sub: a.subs[0]!.apiKey, body: { from: { email: from }, to: [{ email: 'x@rcpt.test' }], subject: 's', textBody: 't', ...extra } });
+      callJson(harness, 'POST', '/subaccount/email', {
+        sub: a.subs[0]!.apiKey,
+        body: { from: { email: from }, to: [{ email: 'x@rcpt.test' }], subject: 's', textBody: 't', ...extra },
+      });
     const viaPool = await send(`news@${a.subs[0]!.domain.name}`, { ippool: b.pools[0]!.name });
     expect(viaPool.status).toBe(422);
     expect(viaPool.body.code).toBe('UNKNOWN_IP_POOL');

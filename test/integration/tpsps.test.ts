@@ -15,10 +15,20 @@ describe.each(storeKinds)('TPSPs API on %s', (kind) => {
 
   const create = (body: Record<string, unknown>) => api.call('POST', '/account/tpsp', { account: key, body });
   const names = async () =>
-    ((await api.call('GET', '/account/tpsp', { account: key, query: { limit: 100 } })).body as Array<{ name: string }>).map((t) => t.name);
+    (
+      (await api.call('GET', '/account/tpsp', { account: key, query: { limit: 100 } })).body as Array<{ name: string }>
+    ).map((t) => t.name);
 
   it('creates, reads, lists, updates and deletes a TPSP, each response matching ThirdPartySendingProvider', async () => {
-    const created = await create({ name: 'relay', type: 3, host: 'SMTP.Example.net', port: 2525, security: 'none', username: 'u1', password: 's3cret-pass' });
+    const created = await create({
+      name: 'relay',
+      type: 3,
+      host: 'SMTP.Example.net',
+      port: 2525,
+      security: 'none',
+      username: 'u1',
+      password: 's3cret-pass',
+    });
     expect(created.status).toBe(200);
     expect(schemaErrors('ThirdPartySendingProvider', created.body)).toEqual([]);
     expect(created.body).toMatchObject({
@@ -45,10 +55,19 @@ describe.each(storeKinds)('TPSPs API on %s', (kind) => {
     expect(listed.body.map((t: { id: number }) => t.id)).toEqual([id]);
     for (const t of listed.body) expect(schemaErrors('ThirdPartySendingProvider', t)).toEqual([]);
 
-    const updated = await api.call('PUT', `/account/tpsp/${id}`, { account: key, body: { name: 'relay2', port: 465, security: 'tls' } });
+    const updated = await api.call('PUT', `/account/tpsp/${id}`, {
+      account: key,
+      body: { name: 'relay2', port: 465, security: 'tls' },
+    });
     expect(updated.status).toBe(200);
     expect(schemaErrors('ThirdPartySendingProvider', updated.body)).toEqual([]);
-    expect(updated.body).toMatchObject({ name: 'relay2', port: 465, security: 'tls', host: 'smtp.example.net', hasPassword: true });
+    expect(updated.body).toMatchObject({
+      name: 'relay2',
+      port: 465,
+      security: 'tls',
+      host: 'smtp.example.net',
+      hasPassword: true,
+    });
     const cleared = await api.call('PUT', `/account/tpsp/${id}`, { account: key, body: { password: '' } });
     expect(cleared.body.hasPassword).toBe(false);
 
@@ -87,13 +106,19 @@ describe.each(storeKinds)('TPSPs API on %s', (kind) => {
     await create({ name: 'Mailgun', type: 2 });
     expectError(await create({ name: 'MAILGUN', type: 2 }), 403, 'TPSP_NAME_TAKEN');
     const other = await create({ name: 'Other', type: 2 });
-    expectError(await api.call('PUT', `/account/tpsp/${other.body.id}`, { account: key, body: { name: 'mailgun' } }), 403, 'TPSP_NAME_TAKEN');
+    expectError(
+      await api.call('PUT', `/account/tpsp/${other.body.id}`, { account: key, body: { name: 'mailgun' } }),
+      403,
+      'TPSP_NAME_TAKEN',
+    );
     expect(await names()).toEqual(['Mailgun', 'Other']);
   });
 
   it('refuses to delete a TPSP that serves a pool with 403', async () => {
     const { body } = await create({ name: 'sg', type: 1 });
-    expect((await api.call('POST', '/account/ippool', { account: key, body: { name: 'P', tpsps: [body.id] } })).status).toBe(200);
+    expect(
+      (await api.call('POST', '/account/ippool', { account: key, body: { name: 'P', tpsps: [body.id] } })).status,
+    ).toBe(200);
     expectError(await api.call('DELETE', `/account/tpsp/${body.id}`, { account: key }), 403, 'TPSP_IN_POOL');
     expect(await names()).toEqual(['sg']);
   });
@@ -145,11 +170,25 @@ describe.each(storeKinds)('TPSPs API on %s', (kind) => {
 
     it('answers 422 to a bad update body and changes nothing', async () => {
       const { body } = await create({ name: 'stable', type: 1, password: 'pw' });
-      for (const update of [{}, { port: 'x' }, { type: 9 }, { host: '' }, { name: '' }, { id: 5 }, { hasPassword: false }]) {
+      for (const update of [
+        {},
+        { port: 'x' },
+        { type: 9 },
+        { host: '' },
+        { name: '' },
+        { id: 5 },
+        { hasPassword: false },
+      ]) {
         expectError(await api.call('PUT', `/account/tpsp/${body.id}`, { account: key, body: update }), 422);
       }
       const after = await api.call('GET', `/account/tpsp/${body.id}`, { account: key });
-      expect(after.body).toMatchObject({ name: 'stable', type: 1, host: 'smtp.sendgrid.net', port: 587, hasPassword: true });
+      expect(after.body).toMatchObject({
+        name: 'stable',
+        type: 1,
+        host: 'smtp.sendgrid.net',
+        port: 587,
+        hasPassword: true,
+      });
     });
 
     it('answers 422 to bad paging parameters', async () => {
@@ -160,7 +199,10 @@ describe.each(storeKinds)('TPSPs API on %s', (kind) => {
 
     it('answers 406 to non-numeric, unknown and another account’s ids, and changes nothing', async () => {
       const other = await api.mailplane.createAccount({ name: 'other' });
-      const theirs = await api.call('POST', '/account/tpsp', { account: other.apiKey, body: { name: 'theirs', type: 1 } });
+      const theirs = await api.call('POST', '/account/tpsp', {
+        account: other.apiKey,
+        body: { name: 'theirs', type: 1 },
+      });
       for (const id of ['abc', '0', '-1', '99999', String(theirs.body.id)]) {
         expectError(await api.call('GET', `/account/tpsp/${id}`, { account: key }), 406);
         expectError(await api.call('PUT', `/account/tpsp/${id}`, { account: key, body: { name: 'stolen' } }), 406);

@@ -27,7 +27,12 @@ describe.each(storeKinds)('unsubscribe links on %s', (kind) => {
   afterEach(() => api.close());
 
   const sendTo = async (to: string[], extra: Record<string, unknown> = {}) =>
-    (await api.call('POST', '/subaccount/email', { sub: sender.subAccount.apiKey, body: sendBody('hi@news.example.com', to, extra) })).body;
+    (
+      await api.call('POST', '/subaccount/email', {
+        sub: sender.subAccount.apiKey,
+        body: sendBody('hi@news.example.com', to, extra),
+      })
+    ).body;
 
   it('suppresses the recipient for that sub-account, records one Unsubscribed event and counts it once', async () => {
     const [entry] = await sendTo(['Reader@Example.org'], { groups: ['weekly'] });
@@ -43,7 +48,10 @@ describe.each(storeKinds)('unsubscribe links on %s', (kind) => {
     expect(suppressions.body.map((s: { email: string }) => s.email)).toEqual(['Reader@Example.org']);
     const message = await api.call('GET', `/account/message/${entry.messageId}`, { account: api.accountKey });
     expect(message.body.events.filter((e: { type: number }) => e.type === 7)).toHaveLength(1);
-    const stats = await api.call('GET', '/subaccount/stat/aggregate', { sub: sender.subAccount.apiKey, query: { from: today(), to: today() } });
+    const stats = await api.call('GET', '/subaccount/stat/aggregate', {
+      sub: sender.subAccount.apiKey,
+      query: { from: today(), to: today() },
+    });
     expect(stats.body.unsubscribed).toBe(1);
     const group = await api.call('GET', `/account/subaccount/stat/${sender.subAccount.id}/group`, {
       account: api.accountKey,
@@ -59,7 +67,9 @@ describe.each(storeKinds)('unsubscribe links on %s', (kind) => {
     const [entry] = await sendTo(['one@example.org']);
     const response = await follow('POST', unsubscribeUrl(api.mailplane.context, entry.messageId));
     expect(response.status).toBe(200);
-    expect(await api.mailplane.context.store.suppressions.isSuppressed(sender.subAccount.id, 'one@example.org')).toBe(true);
+    expect(await api.mailplane.context.store.suppressions.isSuppressed(sender.subAccount.id, 'one@example.org')).toBe(
+      true,
+    );
   });
 
   it('refuses forged, altered and foreign tokens and changes nothing', async () => {
@@ -85,13 +95,17 @@ describe.each(storeKinds)('unsubscribe links on %s', (kind) => {
     const foreignUrl = unsubscribeUrl({ ...api.mailplane.context, secrets: foreignSecrets }, entry.messageId);
     expect(foreignUrl).not.toBe(url);
     expect((await follow('GET', foreignUrl)).status).toBe(404);
-    expect(await api.mailplane.context.store.suppressions.isSuppressed(sender.subAccount.id, 'keep@example.org')).toBe(false);
+    expect(await api.mailplane.context.store.suppressions.isSuppressed(sender.subAccount.id, 'keep@example.org')).toBe(
+      false,
+    );
   });
 
   it('answers 410 Gone, not a 5xx, for a link of a deleted sub-account, and records nothing', async () => {
     const [entry] = await sendTo(['late@example.org']);
     const url = unsubscribeUrl(api.mailplane.context, entry.messageId);
-    expect((await api.call('DELETE', `/account/subaccount/${sender.subAccount.id}`, { account: api.accountKey })).status).toBe(200);
+    expect(
+      (await api.call('DELETE', `/account/subaccount/${sender.subAccount.id}`, { account: api.accountKey })).status,
+    ).toBe(200);
     // Before: 503 'Please try again' (the suppression's foreign key failed), for ever.
     for (const method of ['GET', 'POST', 'GET'] as const) {
       const response = await follow(method, url);

@@ -40,7 +40,8 @@ describe.each(storeKinds)('IP warmup at delivery (%s)', (kind) => {
       delivery: { mxPort: sink.port, socketTimeoutMs: 2000, greetingTimeoutMs: 2000, connectionTimeoutMs: 2000 },
       jobs: { pollIntervalMs: 25 },
       warmup: { plan: { stages: STAGES } },
-      transport: (ctx) => mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort, ehloName: 'mta.mailplane.test' }),
+      transport: (ctx) =>
+        mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort, ehloName: 'mta.mailplane.test' }),
     });
     sender = await createSender(api, 'warmup', 'sender.test');
     // Published, so the daily re-checks the tests' clock jumps trigger keep the domain verified.
@@ -61,31 +62,48 @@ describe.each(storeKinds)('IP warmup at delivery (%s)', (kind) => {
 
   const account = () => ({ account: api.accountKey });
   async function allocate(address: string, autoWarmupEnabled: boolean): Promise<Json> {
-    const result = await api.call('PUT', '/account/ip/allocate', { ...account(), body: { ips: [address], autoWarmupEnabled } });
+    const result = await api.call('PUT', '/account/ip/allocate', {
+      ...account(),
+      body: { ips: [address], autoWarmupEnabled },
+    });
     expect(result.status, result.text).toBe(200);
     return result.body;
   }
   async function createPool(body: Json): Promise<Json> {
-    const result = await api.call('POST', '/account/ippool', { ...account(), body: { routingStrategy: 0, routingMetaData: '{}', ...body } });
+    const result = await api.call('POST', '/account/ippool', {
+      ...account(),
+      body: { routingStrategy: 0, routingMetaData: '{}', ...body },
+    });
     expect(result.status, result.text).toBe(200);
     return result.body;
   }
   async function send(to: string[], ippool: string): Promise<string[]> {
-    const result = await api.call('POST', '/subaccount/email', { sub: sender.subAccount.apiKey, body: sendBody(`news@${sender.domain.name}`, to, { ippool }) });
+    const result = await api.call('POST', '/subaccount/email', {
+      sub: sender.subAccount.apiKey,
+      body: sendBody(`news@${sender.domain.name}`, to, { ippool }),
+    });
     expect(result.status, result.text).toBe(200);
     return result.body.map((e: Json) => e.messageId);
   }
-  const message = async (id: string): Promise<Json> => (await api.call('GET', `/account/message/${id}`, account())).body;
+  const message = async (id: string): Promise<Json> =>
+    (await api.call('GET', `/account/message/${id}`, account())).body;
   async function settled(ids: string[], status: string): Promise<void> {
     for (const id of ids) {
-      await vi.waitFor(async () => { const v = await message(id); expect(v.status, JSON.stringify(v.events)).toBe(status); }, { timeout: 15_000, interval: 20 });
+      await vi.waitFor(
+        async () => {
+          const v = await message(id);
+          expect(v.status, JSON.stringify(v.events)).toBe(status);
+        },
+        { timeout: 15_000, interval: 20 },
+      );
     }
   }
   const ip = async (id: number): Promise<Json> => (await api.call('GET', `/account/ip/${id}`, account())).body;
   const providerPlan = (view: Json, field: string) => JSON.parse(view.autoWarmupPlan[field]);
   const countFrom = (address: string, domain: string) =>
     sink.received.filter((m) => m.remoteAddress === address && m.rcptTo.some((r) => r.endsWith(`@${domain}`))).length;
-  const rcpts = (prefix: string, domain: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}@${domain}`);
+  const rcpts = (prefix: string, domain: string, n: number) =>
+    Array.from({ length: n }, (_, i) => `${prefix}${i}@${domain}`);
 
   it('caps a warming IP per provider per day and overflows the rest to the next pool', async () => {
     const warm = await allocate('127.0.0.2', true);
@@ -93,7 +111,12 @@ describe.each(storeKinds)('IP warmup at delivery (%s)', (kind) => {
     expect(warm).toMatchObject({ state: 2, autoWarmupEnabled: true, autoWarmupStage: 0 });
     expect(schemaErrors('IP', { ...warm, publicIP: warm.publicIp })).toEqual([]);
     await createPool({ name: 'Spill', ips: [{ publicIP: spill.publicIp }] });
-    await createPool({ name: 'Warm', ips: [{ publicIP: warm.publicIp }], shouldOverflow: true, overflowPoolName: 'Spill' });
+    await createPool({
+      name: 'Warm',
+      ips: [{ publicIP: warm.publicIp }],
+      shouldOverflow: true,
+      overflowPoolName: 'Spill',
+    });
 
     const ids = await send([...rcpts('d', 'rcpt.test', 5), ...rcpts('g', 'gw.test', 4)], 'warm');
     await settled(ids, 'delivered');
@@ -141,21 +164,33 @@ describe.each(storeKinds)('IP warmup at delivery (%s)', (kind) => {
     clock.advance(DAY);
     await settled(ids, 'delivered');
     expect(sink.received.every((m) => m.remoteAddress === '127.0.0.2')).toBe(true);
-    await vi.waitFor(async () => expect((await ip(warm.id)).autoWarmupStage).toBe(1), { timeout: 10_000, interval: 20 });
-    expect(providerPlan(await ip(warm.id), 'defaultWarmupPlan')).toMatchObject({ stage: 1, dailyLimit: 6, sentToday: 2 });
+    await vi.waitFor(async () => expect((await ip(warm.id)).autoWarmupStage).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    expect(providerPlan(await ip(warm.id), 'defaultWarmupPlan')).toMatchObject({
+      stage: 1,
+      dailyLimit: 6,
+      sentToday: 2,
+    });
   });
 
   it('holds the stage of a provider that bounced, grows the others, and ends the warmup with the IP Active', async () => {
     const warm = await allocate('127.0.0.2', true);
     await createPool({ name: 'Warm', ips: [{ publicIP: warm.publicIp }] });
-    sink.behave({ rcptFor: Object.fromEntries(rcpts('g', 'gw.test', 3).map((r) => [r, ['550 5.1.1 no such user here']])) });
+    sink.behave({
+      rcptFor: Object.fromEntries(rcpts('g', 'gw.test', 3).map((r) => [r, ['550 5.1.1 no such user here']])),
+    });
     const bounced = await send(rcpts('g', 'gw.test', 3), 'warm');
     const clean = await send(rcpts('d', 'rcpt.test', 3), 'warm');
     await settled(bounced, 'hard_bounced');
     await settled(clean, 'delivered');
 
     clock.advance(DAY + 1000);
-    await vi.waitFor(async () => expect(providerPlan(await ip(warm.id), 'defaultWarmupPlan').stage).toBe(1), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(async () => expect(providerPlan(await ip(warm.id), 'defaultWarmupPlan').stage).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
     let view = await ip(warm.id);
     // Gmail bounced 3 of 3: its stage holds at 0; every clean provider (also those that sent nothing) grows.
     expect(providerPlan(view, 'gmailWarmupPlan')).toMatchObject({ stage: 0, dailyLimit: 3 });
@@ -163,7 +198,10 @@ describe.each(storeKinds)('IP warmup at delivery (%s)', (kind) => {
     expect(view.autoWarmupStage).toBe(0);
 
     clock.advance(DAY);
-    await vi.waitFor(async () => expect(providerPlan(await ip(warm.id), 'gmailWarmupPlan').stage).toBe(1), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(async () => expect(providerPlan(await ip(warm.id), 'gmailWarmupPlan').stage).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
     view = await ip(warm.id);
     expect(providerPlan(view, 'defaultWarmupPlan')).toMatchObject({ stage: 2, dailyLimit: null });
     expect(view.state).toBe(2);
@@ -177,12 +215,15 @@ describe.each(storeKinds)('IP warmup at delivery (%s)', (kind) => {
     await settled(more, 'delivered');
   });
 
-  it('switching auto warmup off ends the warmup; on again starts a new one at stage 0 with today\'s sends', async () => {
+  it("switching auto warmup off ends the warmup; on again starts a new one at stage 0 with today's sends", async () => {
     const warm = await allocate('127.0.0.2', true);
     await createPool({ name: 'Warm', ips: [{ publicIP: warm.publicIp }] });
     await settled(await send(rcpts('d', 'rcpt.test', 2), 'warm'), 'delivered');
     clock.advance(DAY + 1000);
-    await vi.waitFor(async () => expect((await ip(warm.id)).autoWarmupStage).toBe(1), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(async () => expect((await ip(warm.id)).autoWarmupStage).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
 
     const off = await api.call('PUT', `/account/ip/${warm.id}`, { ...account(), body: { autoWarmupEnabled: false } });
     expect(off.body).toMatchObject({ state: 0, autoWarmupEnabled: false });
@@ -195,15 +236,21 @@ describe.each(storeKinds)('IP warmup at delivery (%s)', (kind) => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await ip(warm.id)).autoWarmupStage).toBe(0);
     clock.advance(10_000);
-    await vi.waitFor(async () => expect((await ip(warm.id)).autoWarmupStage).toBe(1), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(async () => expect((await ip(warm.id)).autoWarmupStage).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
   });
 
-  it('follows the pool\'s warmupInterval: with 1 hour, a stage an hour', async () => {
+  it("follows the pool's warmupInterval: with 1 hour, a stage an hour", async () => {
     const warm = await allocate('127.0.0.2', true);
     await createPool({ name: 'Hourly', ips: [{ publicIP: warm.publicIp }], warmupInterval: 1 });
     expect((await ip(warm.id)).autoWarmupPlan).toMatchObject({ warmupInterval: 1 });
     clock.advance(3_600_000 + 1000);
-    await vi.waitFor(async () => expect((await ip(warm.id)).autoWarmupStage).toBe(1), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(async () => expect((await ip(warm.id)).autoWarmupStage).toBe(1), {
+      timeout: 10_000,
+      interval: 20,
+    });
     clock.advance(3_600_000);
     await vi.waitFor(async () => expect((await ip(warm.id)).state).toBe(0), { timeout: 10_000, interval: 20 });
   });

@@ -33,7 +33,10 @@ describe.each(storeKinds)('webhook POSTs per webhook and account (%s)', (kind) =
     expect(created.status).toBe(200);
     return created.body.id as number;
   };
-  const pendingEvents = async () => (await env.api.mailplane.context.store.jobs.queueStats(env.clock.now())).find((line) => line.kind === WEBHOOK_EVENTS_JOB);
+  const pendingEvents = async () =>
+    (await env.api.mailplane.context.store.jobs.queueStats(env.clock.now())).find(
+      (line) => line.kind === WEBHOOK_EVENTS_JOB,
+    );
 
   it("delivers another account's event at once while one account's receivers hang and drip", async () => {
     // The default deadlines and cap: a POST may wait 10 s for its headers.
@@ -44,13 +47,22 @@ describe.each(storeKinds)('webhook POSTs per webhook and account (%s)', (kind) =
 
     const other = await env.api.mailplane.createAccount({ name: 'other tenant' });
     await register(other.apiKey, healthy.url, { processed: true });
-    const sub = (await env.api.call('POST', '/account/subaccount', { account: other.apiKey, body: { name: 'other' } })).body;
-    const domain = (await env.api.call('POST', '/subaccount/domain', { sub: sub.apiKey, body: { name: 'other.test' } })).body;
-    await env.api.mailplane.context.store.domains.updateVerification(sub.id, domain.id, { dkimVerified: true, verified: true, updated: 1n });
+    const sub = (await env.api.call('POST', '/account/subaccount', { account: other.apiKey, body: { name: 'other' } }))
+      .body;
+    const domain = (await env.api.call('POST', '/subaccount/domain', { sub: sub.apiKey, body: { name: 'other.test' } }))
+      .body;
+    await env.api.mailplane.context.store.domains.updateVerification(sub.id, domain.id, {
+      dkimVerified: true,
+      verified: true,
+      updated: 1n,
+    });
 
     for (let i = 0; i < 30; i++) await env.send([`a${i}@${RCPT_DOMAIN}`]);
     await vi.waitFor(() => expect(stalling.received.length).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
-    const sent = await env.api.call('POST', '/subaccount/email', { sub: sub.apiKey, body: sendBody('news@other.test', [`b@${RCPT_DOMAIN}`]) });
+    const sent = await env.api.call('POST', '/subaccount/email', {
+      sub: sub.apiKey,
+      body: sendBody('news@other.test', [`b@${RCPT_DOMAIN}`]),
+    });
     expect(sent.status).toBe(200);
     const accepted = performance.now();
     await vi.waitFor(() => expect(healthy.received).toHaveLength(1), { timeout: 15_000, interval: 10 });
@@ -74,7 +86,10 @@ describe.each(storeKinds)('webhook POSTs per webhook and account (%s)', (kind) =
     await register(env.api.accountKey, healthy.url, { processed: true });
     const [entry] = await env.send([`late@${RCPT_DOMAIN}`]);
     const accepted = performance.now();
-    await vi.waitFor(() => expect(healthy.received.some((d) => d.json.event.messageID === entry!.messageId)).toBe(true), { timeout: 15_000, interval: 10 });
+    await vi.waitFor(
+      () => expect(healthy.received.some((d) => d.json.event.messageID === entry!.messageId)).toBe(true),
+      { timeout: 15_000, interval: 10 },
+    );
     // Well under the 10 s a hanging POST may take; with the account's cap alone it waited for those.
     expect(performance.now() - accepted).toBeLessThan(2000);
     expect(stalling.connections().open).toBeLessThanOrEqual(2);
@@ -84,19 +99,28 @@ describe.each(storeKinds)('webhook POSTs per webhook and account (%s)', (kind) =
     env = await startDeliveryEnv(kind, {}, { webhooks: { allowPrivateTargets: true, maxConcurrentPerWebhook: 1 } });
     const hook = await receiver(200);
     const id = await register(env.api.accountKey, hook.url, { processed: true });
-    const log = async () => (await env.api.call('GET', `/account/webhook/${id}/delivery`, { account: env.api.accountKey })).body as Array<Record<string, unknown>>;
+    const log = async () =>
+      (await env.api.call('GET', `/account/webhook/${id}/delivery`, { account: env.api.accountKey })).body as Array<
+        Record<string, unknown>
+      >;
     const jobs = env.api.mailplane.context.store.jobs;
     /** No webhook job running or due. */
     const settled = () =>
       vi.waitFor(
         async () => {
-          for (const jobKind of [WEBHOOK_EVENTS_JOB, WEBHOOK_RETRY_JOB]) expect((await jobs.countByState(jobKind)).running).toBe(0);
-          const due = (await jobs.queueStats(env.clock.now())).filter((line) => line.oldestDueAt !== null && line.kind.startsWith('webhook-'));
+          for (const jobKind of [WEBHOOK_EVENTS_JOB, WEBHOOK_RETRY_JOB])
+            expect((await jobs.countByState(jobKind)).running).toBe(0);
+          const due = (await jobs.queueStats(env.clock.now())).filter(
+            (line) => line.oldestDueAt !== null && line.kind.startsWith('webhook-'),
+          );
           expect(due).toEqual([]);
         },
         { timeout: 10_000, interval: 20 },
       );
-    const retries = async () => (await env.api.mailplane.context.store.jobs.queueStats(env.clock.now())).find((line) => line.kind === WEBHOOK_RETRY_JOB);
+    const retries = async () =>
+      (await env.api.mailplane.context.store.jobs.queueStats(env.clock.now())).find(
+        (line) => line.kind === WEBHOOK_RETRY_JOB,
+      );
 
     // The first event fails (a retry a minute later); the second hangs, holding the account's one slot.
     hook.answer(500, 'stall');
@@ -106,10 +130,16 @@ describe.each(storeKinds)('webhook POSTs per webhook and account (%s)', (kind) =
     await vi.waitFor(() => expect(hook.received).toHaveLength(2), { timeout: 10_000, interval: 20 });
     // The third finds the account busy: its event goes into a job due later, not posted now.
     await env.send([`three@${RCPT_DOMAIN}`]);
-    await vi.waitFor(async () => expect(await pendingEvents()).toMatchObject({ pending: 1, oldestDueAt: null }), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(async () => expect(await pendingEvents()).toMatchObject({ pending: 1, oldestDueAt: null }), {
+      timeout: 10_000,
+      interval: 20,
+    });
     // The retry comes due while the account is still busy: it is put off as well.
     env.advance(MINUTE);
-    await vi.waitFor(async () => expect(await retries()).toMatchObject({ pending: 1, oldestDueAt: null }), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(async () => expect(await retries()).toMatchObject({ pending: 1, oldestDueAt: null }), {
+      timeout: 10_000,
+      interval: 20,
+    });
     expect(hook.received).toHaveLength(2);
 
     // The hanging POST fails; the account has its slot back and what was put off goes out.
@@ -122,8 +152,11 @@ describe.each(storeKinds)('webhook POSTs per webhook and account (%s)', (kind) =
       await settled();
     }
     expect(hook.received).toHaveLength(4);
-    const [first, second, third] = ['one', 'two', 'three'].map((name) => hook.received.find((d) => d.json.event.to === `${name}@${RCPT_DOMAIN}`)!.json.event.eventID as string);
-    const rows = async (eventId: string) => (await log()).filter((row) => row.eventId === eventId).map((row) => [row.attempt, row.result]);
+    const [first, second, third] = ['one', 'two', 'three'].map(
+      (name) => hook.received.find((d) => d.json.event.to === `${name}@${RCPT_DOMAIN}`)!.json.event.eventID as string,
+    );
+    const rows = async (eventId: string) =>
+      (await log()).filter((row) => row.eventId === eventId).map((row) => [row.attempt, row.result]);
     await vi.waitFor(async () => expect(await log()).toHaveLength(4), { timeout: 10_000, interval: 20 });
     // Put off twice, the retry is still attempt 2; the event put off is still a first attempt.
     expect(await rows(first!)).toEqual([

@@ -14,15 +14,41 @@ describe.each(storeKinds)('migration 0025-webhook-deliveries on %s', (kind) => {
     await withDatabaseAt(kind, '0024-event-keys', async (db, dialect) => {
       const before = kyselyStore({ db, dialect });
       const account = await before.accounts.create({ name: 'old', apiKeyHash: 'h', apiKeySealed: 's', created: 1n });
-      const created = await before.webhooks.create({ accountId: account.id, url: 'https://old.example/hook', enabled: true, ...allToggles(true), secretSealed: 'sealed', created: 5n });
+      const created = await before.webhooks.create({
+        accountId: account.id,
+        url: 'https://old.example/hook',
+        enabled: true,
+        ...allToggles(true),
+        secretSealed: 'sealed',
+        created: 5n,
+      });
       const id = created.ok ? created.value.id : 0;
 
       await migrateToLatest(db, dialect);
       const store = kyselyStore({ db, dialect });
       expect(await store.webhooks.listDeliveries(account.id, id, { limit: 10, offset: 0 })).toEqual([]);
-      const attempt = { accountId: account.id, webhookId: id, eventId: 'e1', replayId: null, attempt: 1, status: 500, error: 'HTTP 500', durationMs: 3, nextRetryAt: 70n } as const;
-      await store.webhooks.recordDeliveries([{ ...attempt, result: 'will-retry', created: 10n }, { ...attempt, attempt: 2, result: 'gave-up', created: 80n, nextRetryAt: null }]);
-      expect((await store.webhooks.listDeliveries(account.id, id, { limit: 10, offset: 0 })).map((d) => [d.attempt, d.result, d.nextRetryAt])).toEqual([
+      const attempt = {
+        accountId: account.id,
+        webhookId: id,
+        eventId: 'e1',
+        replayId: null,
+        attempt: 1,
+        status: 500,
+        error: 'HTTP 500',
+        durationMs: 3,
+        nextRetryAt: 70n,
+      } as const;
+      await store.webhooks.recordDeliveries([
+        { ...attempt, result: 'will-retry', created: 10n },
+        { ...attempt, attempt: 2, result: 'gave-up', created: 80n, nextRetryAt: null },
+      ]);
+      expect(
+        (await store.webhooks.listDeliveries(account.id, id, { limit: 10, offset: 0 })).map((d) => [
+          d.attempt,
+          d.result,
+          d.nextRetryAt,
+        ]),
+      ).toEqual([
         [2, 'gave-up', null],
         [1, 'will-retry', 70n],
       ]);

@@ -25,7 +25,10 @@ describe.each(storeKinds)('webhook delivery log (%s)', (kind) => {
     receiver = await startWebhookReceiver();
     env = await startDeliveryEnv(kind, {}, { webhooks: { allowPrivateTargets: true, timeoutMs: 2000 } });
     const account = env.api.accountKey;
-    const created = await env.api.call('POST', '/account/webhook', { account, body: { url: receiver.url, delivered: true } });
+    const created = await env.api.call('POST', '/account/webhook', {
+      account,
+      body: { url: receiver.url, delivered: true },
+    });
     expect(created.status).toBe(200);
     const id = created.body.id as number;
     const log = async (query: Record<string, string> = {}) => {
@@ -41,7 +44,15 @@ describe.each(storeKinds)('webhook delivery log (%s)', (kind) => {
     await vi.waitFor(async () => expect(await log()).toHaveLength(1), { timeout: 10_000, interval: 50 });
     const [failed] = await log();
     const eventId = receiver.received[0]!.json.event.eventID as string;
-    expect(failed).toMatchObject({ webhookId: id, eventId, replayId: null, attempt: 1, result: 'will-retry', status: 500, error: 'HTTP 500' });
+    expect(failed).toMatchObject({
+      webhookId: id,
+      eventId,
+      replayId: null,
+      attempt: 1,
+      result: 'will-retry',
+      status: 500,
+      error: 'HTTP 500',
+    });
     // The first retry is due a minute after the attempt (the manual clock does not move by itself;
     // ns read back through a double, so within a millisecond).
     expect(Math.abs(Number(failed!.nextRetryAt) - Number(failed!.created) - 60e9)).toBeLessThan(1e6);
@@ -50,14 +61,23 @@ describe.each(storeKinds)('webhook delivery log (%s)', (kind) => {
     env.advance(MINUTE);
     await vi.waitFor(async () => expect(await log()).toHaveLength(2), { timeout: 10_000, interval: 50 });
     const [delivered, first] = await log();
-    expect(delivered).toMatchObject({ eventId, attempt: 2, result: 'delivered', status: 200, error: null, nextRetryAt: null });
+    expect(delivered).toMatchObject({
+      eventId,
+      attempt: 2,
+      result: 'delivered',
+      status: 200,
+      error: null,
+      nextRetryAt: null,
+    });
     expect(first).toEqual(failed);
     expect(receiver.received).toHaveLength(2);
 
     // Paged newest first; a limit above 100 is clamped, not refused.
     expect((await log({ limit: '1', offset: '1' })).map((d) => d.attempt)).toEqual([1]);
     expect(await log({ limit: '500' })).toHaveLength(2);
-    expect((await env.api.call('GET', `/account/webhook/${id}/delivery`, { account, query: { limit: '0' } })).status).toBe(422);
+    expect(
+      (await env.api.call('GET', `/account/webhook/${id}/delivery`, { account, query: { limit: '0' } })).status,
+    ).toBe(422);
 
     // Another account cannot read it: the webhook is unknown to it, as on every webhook route.
     const other = await env.api.mailplane.createAccount({ name: 'other tenant' });
@@ -74,10 +94,19 @@ describe.each(storeKinds)('webhook delivery log (%s)', (kind) => {
 
   it('shows the last retry of the schedule as gave-up, with no next retry', async () => {
     receiver = await startWebhookReceiver();
-    env = await startDeliveryEnv(kind, {}, { webhooks: { allowPrivateTargets: true, timeoutMs: 2000, retryDelaysMs: [MINUTE] } });
+    env = await startDeliveryEnv(
+      kind,
+      {},
+      { webhooks: { allowPrivateTargets: true, timeoutMs: 2000, retryDelaysMs: [MINUTE] } },
+    );
     const account = env.api.accountKey;
-    const id = (await env.api.call('POST', '/account/webhook', { account, body: { url: receiver.url, delivered: true } })).body.id as number;
-    const log = async () => (await env.api.call('GET', `/account/webhook/${id}/delivery`, { account })).body as Array<Record<string, unknown>>;
+    const id = (
+      await env.api.call('POST', '/account/webhook', { account, body: { url: receiver.url, delivered: true } })
+    ).body.id as number;
+    const log = async () =>
+      (await env.api.call('GET', `/account/webhook/${id}/delivery`, { account })).body as Array<
+        Record<string, unknown>
+      >;
     receiver.answer(500, 503);
     const [entry] = await env.send([`gone@${RCPT_DOMAIN}`]);
     await env.waitForStatus(entry!.messageId, 'delivered');

@@ -24,38 +24,65 @@ describe.each(storeKinds)('webhook event delivery (%s)', (kind) => {
     await receiver?.close();
   });
 
-  async function start(webhooks: Parameters<typeof startDeliveryEnv>[2] = { webhooks: { allowPrivateTargets: true, timeoutMs: 1000 } }) {
+  async function start(
+    webhooks: Parameters<typeof startDeliveryEnv>[2] = { webhooks: { allowPrivateTargets: true, timeoutMs: 1000 } },
+  ) {
     receiver = await startWebhookReceiver();
     env = await startDeliveryEnv(kind, {}, webhooks);
   }
 
   /** Registers a webhook of the test account; answers its id and signing secret. */
-  async function register(switches: Record<string, boolean>, url = receiver.url, account = env.api.accountKey): Promise<{ id: number; secret: string }> {
+  async function register(
+    switches: Record<string, boolean>,
+    url = receiver.url,
+    account = env.api.accountKey,
+  ): Promise<{ id: number; secret: string }> {
     const created = await env.api.call('POST', '/account/webhook', { account, body: { url, ...switches } });
     expect(created.status).toBe(200);
     return created.body;
   }
 
   const types = (deliveries: ReceivedDelivery[]) => deliveries.map((d) => d.json.event.type).sort();
-  const waitForDeliveries = (count: number) => vi.waitFor(() => expect(receiver.received.length).toBeGreaterThanOrEqual(count), { timeout: 10_000, interval: 20 });
+  const waitForDeliveries = (count: number) =>
+    vi.waitFor(() => expect(receiver.received.length).toBeGreaterThanOrEqual(count), { timeout: 10_000, interval: 20 });
   /** Jobs of a kind by state (a completed job is deleted, so it counts nowhere). */
   const jobsOf = (kindName: string) => env.api.mailplane.context.store.jobs.countByState(kindName);
   const waitForRetries = (state: Partial<Record<'pending' | 'running' | 'dead', number>>) =>
-    vi.waitFor(async () => expect(await jobsOf(WEBHOOK_RETRY_JOB)).toMatchObject(state), { timeout: 5000, interval: 20 });
+    vi.waitFor(async () => expect(await jobsOf(WEBHOOK_RETRY_JOB)).toMatchObject(state), {
+      timeout: 5000,
+      interval: 20,
+    });
 
   it('posts Processed and Delivered, signed with the secret, carrying the send headers and groups', async () => {
     await start();
     const { secret } = await register({ processed: true, delivered: true });
-    const [entry] = await env.send([`ada@${RCPT_DOMAIN}`], { headers: { 'X-Tenant': 'tenant-7' }, groups: ['welcome'] });
+    const [entry] = await env.send([`ada@${RCPT_DOMAIN}`], {
+      headers: { 'X-Tenant': 'tenant-7' },
+      groups: ['welcome'],
+    });
     await env.waitForStatus(entry!.messageId, 'delivered');
     await waitForDeliveries(2);
     expect(types(receiver.received)).toEqual([0, 2]);
     const ids = new Set<string>();
     for (const delivery of receiver.received) {
       expect(delivery.headers['content-type']).toBe('application/json');
-      const verdict = verifyWebhookSignature(secret, delivery.headers['x-mailplane-signature'] as string, delivery.body, 300, Math.floor(T0 / 1000));
+      const verdict = verifyWebhookSignature(
+        secret,
+        delivery.headers['x-mailplane-signature'] as string,
+        delivery.body,
+        300,
+        Math.floor(T0 / 1000),
+      );
       expect(verdict.ok).toBe(true);
-      expect(verifyWebhookSignature('whsec_not-the-secret', delivery.headers['x-mailplane-signature'] as string, delivery.body, 300, Math.floor(T0 / 1000)).ok).toBe(false);
+      expect(
+        verifyWebhookSignature(
+          'whsec_not-the-secret',
+          delivery.headers['x-mailplane-signature'] as string,
+          delivery.body,
+          300,
+          Math.floor(T0 / 1000),
+        ).ok,
+      ).toBe(false);
       const { event, emailMessage } = delivery.json;
       expect(event.messageID).toBe(entry!.messageId);
       expect(event.eventID).toMatch(/^[0-9a-f-]{36}$/);
@@ -82,14 +109,24 @@ describe.each(storeKinds)('webhook event delivery (%s)', (kind) => {
     const [bounced] = await env.send([`gone@${RCPT_DOMAIN}`]);
     await env.waitForStatus(bounced!.messageId, 'hard_bounced');
     await waitForDeliveries(1);
-    expect(receiver.received[0]!.json.event).toMatchObject({ type: 4, messageID: bounced!.messageId, eventMetadata: { smtpCode: 550 } });
+    expect(receiver.received[0]!.json.event).toMatchObject({
+      type: 4,
+      messageID: bounced!.messageId,
+      eventMetadata: { smtpCode: 550 },
+    });
     expect(receiver.received[0]!.json.event.eventMetadata.smtpDescription).toContain('no such user');
     env.sink.behave({});
     const [read] = await env.send([`reader@${RCPT_DOMAIN}`]);
     await env.waitForStatus(read!.messageId, 'delivered');
     const link = new URL(unsubscribeUrl(env.api.mailplane.context, read!.messageId));
     const follow = () =>
-      env.api.mailplane.handleLinks({ method: 'POST', path: link.pathname.replace(/^\/t/, ''), headers: { 'content-type': 'application/x-www-form-urlencoded' }, query: new URLSearchParams(), rawBody: 'List-Unsubscribe=One-Click' });
+      env.api.mailplane.handleLinks({
+        method: 'POST',
+        path: link.pathname.replace(/^\/t/, ''),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        query: new URLSearchParams(),
+        rawBody: 'List-Unsubscribe=One-Click',
+      });
     expect((await follow()).status).toBe(200);
     expect((await follow()).status).toBe(200);
     await waitForDeliveries(2);
@@ -98,18 +135,24 @@ describe.each(storeKinds)('webhook event delivery (%s)', (kind) => {
     expect(receiver.received[1]!.json.event.messageID).toBe(read!.messageId);
   });
 
-  it('posts a cc copy\'s HardBounced as the copy\'s own event, naming the recipient\'s message it is a copy of', async () => {
+  it("posts a cc copy's HardBounced as the copy's own event, naming the recipient's message it is a copy of", async () => {
     await start();
     await register({ hardBounced: true, delivered: true });
     env.sink.behave({ rcptFor: { [`carl@${RCPT_DOMAIN}`]: ['550 5.1.1 no such user'] } });
-    const [entry] = (await env.send([`ada@${RCPT_DOMAIN}`], { to: [{ email: `ada@${RCPT_DOMAIN}`, cc: [{ email: `carl@${RCPT_DOMAIN}` }] }] })) as unknown as Array<{ messageId: string; copies: Array<{ messageId: string }> }>;
+    const [entry] = (await env.send([`ada@${RCPT_DOMAIN}`], {
+      to: [{ email: `ada@${RCPT_DOMAIN}`, cc: [{ email: `carl@${RCPT_DOMAIN}` }] }],
+    })) as unknown as Array<{ messageId: string; copies: Array<{ messageId: string }> }>;
     const copyId = entry!.copies[0]!.messageId;
     await env.waitForStatus(copyId, 'hard_bounced');
     await env.waitForStatus(entry!.messageId, 'delivered');
     await waitForDeliveries(2);
     const bounce = receiver.received.find((d) => d.json.event.type === 4)!.json;
     expect(bounce.event).toMatchObject({ messageID: copyId, to: `carl@${RCPT_DOMAIN}` });
-    expect(bounce.emailMessage).toMatchObject({ messageID: copyId, to: [{ email: `carl@${RCPT_DOMAIN}` }], copyOf: { messageID: entry!.messageId, kind: 'cc' } });
+    expect(bounce.emailMessage).toMatchObject({
+      messageID: copyId,
+      to: [{ email: `carl@${RCPT_DOMAIN}` }],
+      copyOf: { messageID: entry!.messageId, kind: 'cc' },
+    });
     const delivered = receiver.received.find((d) => d.json.event.type === 2)!.json;
     expect(delivered.event.messageID).toBe(entry!.messageId);
     expect(delivered.emailMessage.copyOf).toBeUndefined();
@@ -123,7 +166,14 @@ describe.each(storeKinds)('webhook event delivery (%s)', (kind) => {
       await register({ processed: true, delivered: true }, otherReceiver.url, other.apiKey);
       await register({ delivered: true });
       const paused = await register({ processed: true, delivered: true }, `${receiver.url}?paused`);
-      expect((await env.api.call('PUT', `/account/webhook/${paused.id}`, { account: env.api.accountKey, body: { enabled: false } })).status).toBe(200);
+      expect(
+        (
+          await env.api.call('PUT', `/account/webhook/${paused.id}`, {
+            account: env.api.accountKey,
+            body: { enabled: false },
+          })
+        ).status,
+      ).toBe(200);
       const [entry] = await env.send([`bob@${RCPT_DOMAIN}`]);
       await env.waitForStatus(entry!.messageId, 'delivered');
       await waitForDeliveries(1);
@@ -159,7 +209,15 @@ describe.each(storeKinds)('webhook event delivery (%s)', (kind) => {
     expect(new Set([first, second, third].map((d) => d!.json.event.eventID)).size).toBe(1);
     expect(third!.body).toBe(first!.body);
     expect(third!.headers['x-mailplane-signature']).not.toBe(first!.headers['x-mailplane-signature']);
-    expect(verifyWebhookSignature(secret, third!.headers['x-mailplane-signature'] as string, third!.body, 300, Math.floor(env.clock.now() / 1000)).ok).toBe(true);
+    expect(
+      verifyWebhookSignature(
+        secret,
+        third!.headers['x-mailplane-signature'] as string,
+        third!.body,
+        300,
+        Math.floor(env.clock.now() / 1000),
+      ).ok,
+    ).toBe(true);
     await waitForRetries({ pending: 0, running: 0, dead: 0 });
     env.advance(24 * 60 * MINUTE);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -168,7 +226,11 @@ describe.each(storeKinds)('webhook event delivery (%s)', (kind) => {
 
   it('gives up after eight attempts over about a day, with the last error logged', async () => {
     const errors: Array<{ message: string; fields: Record<string, unknown> }> = [];
-    const logger = { info: () => {}, warn: () => {}, error: (message: string, fields: Record<string, unknown> = {}) => void errors.push({ message, fields }) };
+    const logger = {
+      info: () => {},
+      warn: () => {},
+      error: (message: string, fields: Record<string, unknown> = {}) => void errors.push({ message, fields }),
+    };
     await start({ logger, webhooks: { allowPrivateTargets: true, timeoutMs: 1000 } });
     await register({ delivered: true });
     receiver.answer(...Array<number>(20).fill(500));
@@ -181,7 +243,13 @@ describe.each(storeKinds)('webhook event delivery (%s)', (kind) => {
       await waitForDeliveries(attempt);
     }
     await waitForRetries({ pending: 0, running: 0, dead: 1 });
-    expect(errors).toContainEqual({ message: 'job failed permanently', fields: expect.objectContaining({ kind: WEBHOOK_RETRY_JOB, error: expect.stringMatching(/gave up after 8 attempts: HTTP 500/) }) });
+    expect(errors).toContainEqual({
+      message: 'job failed permanently',
+      fields: expect.objectContaining({
+        kind: WEBHOOK_RETRY_JOB,
+        error: expect.stringMatching(/gave up after 8 attempts: HTTP 500/),
+      }),
+    });
     env.advance(24 * 60 * MINUTE);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(receiver.received).toHaveLength(8);
@@ -201,15 +269,26 @@ describe.each(storeKinds)('webhook event delivery (%s)', (kind) => {
 
   it('refuses private targets by default, literal or resolved, without connecting', async () => {
     const warnings: Array<Record<string, unknown>> = [];
-    const logger = { info: () => {}, error: () => {}, warn: (_message: string, fields?: Record<string, unknown>) => void warnings.push(fields ?? {}) };
+    const logger = {
+      info: () => {},
+      error: () => {},
+      warn: (_message: string, fields?: Record<string, unknown>) => void warnings.push(fields ?? {}),
+    };
     await start({ logger });
     env.dns.set('hooks.tenant.test', 'A', ['127.0.0.1']);
     await register({ delivered: true });
     await register({ delivered: true }, `http://hooks.tenant.test:${receiver.port}/hook`);
     const [entry] = await env.send([`gus@${RCPT_DOMAIN}`]);
     await env.waitForStatus(entry!.messageId, 'delivered');
-    await vi.waitFor(() => expect(warnings.filter((w) => typeof w.error === 'string' && /target refused/.test(w.error))).toHaveLength(2), { timeout: 5000, interval: 20 });
-    expect(warnings.map((w) => w.error).sort()).toEqual(['target refused: hooks.tenant.test resolves to loopback address 127.0.0.1', 'target refused: loopback address']);
+    await vi.waitFor(
+      () =>
+        expect(warnings.filter((w) => typeof w.error === 'string' && /target refused/.test(w.error))).toHaveLength(2),
+      { timeout: 5000, interval: 20 },
+    );
+    expect(warnings.map((w) => w.error).sort()).toEqual([
+      'target refused: hooks.tenant.test resolves to loopback address 127.0.0.1',
+      'target refused: loopback address',
+    ]);
     expect(receiver.received).toEqual([]);
     expect(await jobsOf(WEBHOOK_RETRY_JOB)).toMatchObject({ pending: 0, running: 0, dead: 0 });
   });
@@ -224,14 +303,32 @@ describe.each(storeKinds)('the webhook outbox (%s)', (kind) => {
     api = await createTestApi(kind);
     const sender = await createSender(api, 'outbox', 'sender.test');
     const pending = async () => (await api.mailplane.context.store.jobs.countByState(WEBHOOK_EVENTS_JOB)).pending;
-    const send = async () => expect((await api.call('POST', '/subaccount/email', { sub: sender.subAccount.apiKey, body: sendBody('news@sender.test', ['a@x.test', 'b@x.test']) })).status).toBe(200);
+    const send = async () =>
+      expect(
+        (
+          await api.call('POST', '/subaccount/email', {
+            sub: sender.subAccount.apiKey,
+            body: sendBody('news@sender.test', ['a@x.test', 'b@x.test']),
+          })
+        ).status,
+      ).toBe(200);
     await send();
     expect(await pending()).toBe(0);
-    const hook = await api.call('POST', '/account/webhook', { account: api.accountKey, body: { url: 'https://hooks.example/in', processed: true } });
+    const hook = await api.call('POST', '/account/webhook', {
+      account: api.accountKey,
+      body: { url: 'https://hooks.example/in', processed: true },
+    });
     await send();
     expect(await pending()).toBe(1);
     // Only Delivered wanted: the accepted messages' Processed events are not queued.
-    expect((await api.call('PUT', `/account/webhook/${hook.body.id}`, { account: api.accountKey, body: { processed: false, delivered: true } })).status).toBe(200);
+    expect(
+      (
+        await api.call('PUT', `/account/webhook/${hook.body.id}`, {
+          account: api.accountKey,
+          body: { processed: false, delivered: true },
+        })
+      ).status,
+    ).toBe(200);
     await send();
     expect(await pending()).toBe(1);
   });

@@ -26,7 +26,11 @@ describe('a webhook POST', () => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        hits.push({ path: req.url ?? '', signature: String(req.headers['x-mailplane-signature']), body: Buffer.concat(chunks).toString() });
+        hits.push({
+          path: req.url ?? '',
+          signature: String(req.headers['x-mailplane-signature']),
+          body: Buffer.concat(chunks).toString(),
+        });
         if (req.url === '/moved') return res.writeHead(302, { location: '/ok' }).end();
         if (req.url === '/huge') return res.writeHead(200).end(Buffer.alloc(1024 * 1024, 120));
         if (req.url === '/gone') return res.writeHead(410).end();
@@ -62,9 +66,18 @@ describe('a webhook POST', () => {
 
   it('does not follow a redirect, and retries it and any other non-2xx', async () => {
     const before = hits.length;
-    expect(await postWebhook(`${base}/moved`, '{}', ['whsec_test'], options)).toMatchObject({ ok: false, retry: true, status: 302 });
+    expect(await postWebhook(`${base}/moved`, '{}', ['whsec_test'], options)).toMatchObject({
+      ok: false,
+      retry: true,
+      status: 302,
+    });
     expect(hits.slice(before).map((h) => h.path)).toEqual(['/moved']);
-    expect(await postWebhook(`${base}/gone`, '{}', ['whsec_test'], options)).toMatchObject({ ok: false, retry: true, status: 410, error: 'HTTP 410' });
+    expect(await postWebhook(`${base}/gone`, '{}', ['whsec_test'], options)).toMatchObject({
+      ok: false,
+      retry: true,
+      status: 410,
+      error: 'HTTP 410',
+    });
   });
 
   it('settles an oversized answer by its status without reading it all', async () => {
@@ -74,8 +87,18 @@ describe('a webhook POST', () => {
   it('refuses private and reserved literal targets unless allowed, without a connection', async () => {
     const strict = { ...options, allowPrivateTargets: false };
     const before = hits.length;
-    for (const url of [`${base}/ok`, 'http://[::1]/x', 'http://169.254.169.254/latest', 'http://10.0.0.8/x', 'http://2130706433/x']) {
-      expect(await postWebhook(url, '{}', ['whsec_test'], strict)).toMatchObject({ ok: false, retry: false, error: expect.stringMatching(/^target refused/) });
+    for (const url of [
+      `${base}/ok`,
+      'http://[::1]/x',
+      'http://169.254.169.254/latest',
+      'http://10.0.0.8/x',
+      'http://2130706433/x',
+    ]) {
+      expect(await postWebhook(url, '{}', ['whsec_test'], strict)).toMatchObject({
+        ok: false,
+        retry: false,
+        error: expect.stringMatching(/^target refused/),
+      });
     }
     expect(hits.length).toBe(before);
   });
@@ -84,7 +107,10 @@ describe('a webhook POST', () => {
     const port = new URL(base).port;
     dns.set('hooks.example.test', 'A', ['127.0.0.1']);
     dns.set('mixed.example.test', 'A', ['93.184.216.34', '127.0.0.1']);
-    expect(await postWebhook(`http://hooks.example.test:${port}/ok`, '{}', ['whsec_test'], options)).toEqual({ ok: true, status: 204 });
+    expect(await postWebhook(`http://hooks.example.test:${port}/ok`, '{}', ['whsec_test'], options)).toEqual({
+      ok: true,
+      status: 204,
+    });
     const strict = { ...options, allowPrivateTargets: false };
     expect(await postWebhook(`http://mixed.example.test:${port}/ok`, '{}', ['whsec_test'], strict)).toMatchObject({
       ok: false,
@@ -94,14 +120,22 @@ describe('a webhook POST', () => {
   });
 
   it('retries a name that does not resolve', async () => {
-    expect(await postWebhook('http://nowhere.example.test/x', '{}', ['whsec_test'], options)).toMatchObject({ ok: false, retry: true, error: expect.stringMatching(/^DNS: nowhere.example.test has no address/) });
+    expect(await postWebhook('http://nowhere.example.test/x', '{}', ['whsec_test'], options)).toMatchObject({
+      ok: false,
+      retry: true,
+      error: expect.stringMatching(/^DNS: nowhere.example.test has no address/),
+    });
   });
 
   it('gives up on a connection not ready within connectTimeoutMs: a TLS handshake never answered', async () => {
     const silent = await startSilentServer();
     try {
       const started = performance.now();
-      const result = await postWebhook(`https://127.0.0.1:${silent.port}/hook`, '{}', ['whsec_test'], { ...options, connectTimeoutMs: 300, timeoutMs: 10_000 });
+      const result = await postWebhook(`https://127.0.0.1:${silent.port}/hook`, '{}', ['whsec_test'], {
+        ...options,
+        connectTimeoutMs: 300,
+        timeoutMs: 10_000,
+      });
       expect(result).toEqual({ ok: false, retry: true, error: 'no connection within 300 ms' });
       expect(silent.accepted()).toBe(1);
       // Well before the 10 s allowed for the headers.
@@ -115,7 +149,11 @@ describe('a webhook POST', () => {
     const silent = await startSilentServer();
     try {
       const started = performance.now();
-      const result = await postWebhook(`http://127.0.0.1:${silent.port}/hook`, '{}', ['whsec_test'], { ...options, connectTimeoutMs: 300, timeoutMs: 600 });
+      const result = await postWebhook(`http://127.0.0.1:${silent.port}/hook`, '{}', ['whsec_test'], {
+        ...options,
+        connectTimeoutMs: 300,
+        timeoutMs: 600,
+      });
       expect(result).toEqual({ ok: false, retry: true, error: 'no response within 600 ms' });
       expect(performance.now() - started).toBeLessThan(6000);
     } finally {
@@ -128,13 +166,20 @@ describe('a webhook POST', () => {
     try {
       receiver.answer('drip');
       const started = performance.now();
-      const result = await postWebhook(receiver.url, '{}', ['whsec_test'], { ...options, timeoutMs: 10_000, bodyTimeoutMs: 300 });
+      const result = await postWebhook(receiver.url, '{}', ['whsec_test'], {
+        ...options,
+        timeoutMs: 10_000,
+        bodyTimeoutMs: 300,
+      });
       // Decided by the status line, long before the 10 s timeout or the hour the body would take.
       expect(result).toEqual({ ok: true, status: 200 });
       expect(performance.now() - started).toBeLessThan(5000);
       expect(receiver.received).toHaveLength(1);
       // The connection still dripping is destroyed, not kept: the receiver sees it closed.
-      await vi.waitFor(() => expect(receiver.connections()).toEqual({ accepted: 1, open: 0 }), { timeout: 3000, interval: 20 });
+      await vi.waitFor(() => expect(receiver.connections()).toEqual({ accepted: 1, open: 0 }), {
+        timeout: 3000,
+        interval: 20,
+      });
     } finally {
       await receiver.close();
     }
@@ -144,7 +189,11 @@ describe('a webhook POST', () => {
     const receiver = await startWebhookReceiver();
     const own = new WebhookAgents();
     try {
-      for (let i = 0; i < 3; i++) expect(await postWebhook(receiver.url, '{}', ['whsec_test'], { ...options, agents: own })).toEqual({ ok: true, status: 200 });
+      for (let i = 0; i < 3; i++)
+        expect(await postWebhook(receiver.url, '{}', ['whsec_test'], { ...options, agents: own })).toEqual({
+          ok: true,
+          status: 200,
+        });
       expect(receiver.connections()).toEqual({ accepted: 1, open: 1 });
       own.close();
       await vi.waitFor(() => expect(receiver.connections().open).toBe(0), { timeout: 3000, interval: 20 });

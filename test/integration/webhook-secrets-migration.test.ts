@@ -14,7 +14,14 @@ describe.each(storeKinds)('migration 0020-webhook-secrets on %s', (kind) => {
     await withDatabaseAt(kind, '0015-activity', async (db, dialect) => {
       const before = kyselyStore({ db, dialect });
       const account = await before.accounts.create({ name: 'old', apiKeyHash: 'h', apiKeySealed: 's', created: 1n });
-      const created = await before.webhooks.create({ accountId: account.id, url: 'https://old.example/hook', enabled: true, ...allToggles(true), secretSealed: 'sealed', created: 5n });
+      const created = await before.webhooks.create({
+        accountId: account.id,
+        url: 'https://old.example/hook',
+        enabled: true,
+        ...allToggles(true),
+        secretSealed: 'sealed',
+        created: 5n,
+      });
       expect(created.ok).toBe(true);
       const id = created.ok ? created.value.id : 0;
 
@@ -31,9 +38,34 @@ describe.each(storeKinds)('migration 0020-webhook-secrets on %s', (kind) => {
         replayId: null,
         replayClaimedAt: null,
       });
-      await store.webhooks.update(account.id, id, { secretSealed: 'new', previousSecretSealed: 'sealed', previousSecretUntil: 99n, updated: 6n });
-      expect(await store.webhooks.recordDeliveryOutcome(account.id, id, { ok: false, at: 10n, disableAfter: 5n, reason: 'r' })).toBeNull();
-      expect(await store.webhooks.recordDeliveryOutcome(account.id, id, { ok: false, at: 15n, disableAfter: 5n, reason: 'r' })).toMatchObject({ enabled: false, disabledReason: 'r', disabledAt: 15n, failingSince: 10n, previousSecretUntil: 99n });
+      await store.webhooks.update(account.id, id, {
+        secretSealed: 'new',
+        previousSecretSealed: 'sealed',
+        previousSecretUntil: 99n,
+        updated: 6n,
+      });
+      expect(
+        await store.webhooks.recordDeliveryOutcome(account.id, id, {
+          ok: false,
+          at: 10n,
+          disableAfter: 5n,
+          reason: 'r',
+        }),
+      ).toBeNull();
+      expect(
+        await store.webhooks.recordDeliveryOutcome(account.id, id, {
+          ok: false,
+          at: 15n,
+          disableAfter: 5n,
+          reason: 'r',
+        }),
+      ).toMatchObject({
+        enabled: false,
+        disabledReason: 'r',
+        disabledAt: 15n,
+        failingSince: 10n,
+        previousSecretUntil: 99n,
+      });
       expect(await store.webhooks.claimReplay(account.id, id, { replayId: 'x', at: 20n, staleBefore: 0n })).toBe(true);
     });
   });

@@ -29,11 +29,20 @@ describe.each(storeKinds)('Standard Webhooks (%s)', (kind) => {
 
   async function start(webhooks: Partial<WebhookDeliveryConfig> = {}) {
     receiver = await startWebhookReceiver();
-    const logger = { info: () => {}, error: () => {}, warn: (message: string, fields: Record<string, unknown> = {}) => void warnings.push({ message, fields }) };
-    env = await startDeliveryEnv(kind, {}, { logger, webhooks: { allowPrivateTargets: true, timeoutMs: 1000, ...webhooks } });
+    const logger = {
+      info: () => {},
+      error: () => {},
+      warn: (message: string, fields: Record<string, unknown> = {}) => void warnings.push({ message, fields }),
+    };
+    env = await startDeliveryEnv(
+      kind,
+      {},
+      { logger, webhooks: { allowPrivateTargets: true, timeoutMs: 1000, ...webhooks } },
+    );
   }
 
-  const call = (method: string, path: string, body?: unknown) => env.api.call(method, path, { account: env.api.accountKey, ...(body !== undefined && { body }) });
+  const call = (method: string, path: string, body?: unknown) =>
+    env.api.call(method, path, { account: env.api.accountKey, ...(body !== undefined && { body }) });
 
   async function register(switches: Record<string, boolean>): Promise<{ id: number; secret: string }> {
     const created = await call('POST', '/account/webhook', { url: receiver.url, ...switches });
@@ -55,9 +64,12 @@ describe.each(storeKinds)('Standard Webhooks (%s)', (kind) => {
   const waitForReplayEnd = (id: number) => waitForStored(id, (webhook) => expect(webhook.replayId).toBeNull());
   /** Waits until the attempt just received is recorded (the streak is written after the answer). */
   const waitForStreak = (id: number, failingSinceMs: number | null) =>
-    waitForStored(id, (webhook) => expect(webhook.failingSince).toBe(failingSinceMs === null ? null : BigInt(failingSinceMs) * 1_000_000n));
+    waitForStored(id, (webhook) =>
+      expect(webhook.failingSince).toBe(failingSinceMs === null ? null : BigInt(failingSinceMs) * 1_000_000n),
+    );
 
-  const waitForDeliveries = (count: number) => vi.waitFor(() => expect(receiver.received.length).toBeGreaterThanOrEqual(count), { timeout: 10_000, interval: 20 });
+  const waitForDeliveries = (count: number) =>
+    vi.waitFor(() => expect(receiver.received.length).toBeGreaterThanOrEqual(count), { timeout: 10_000, interval: 20 });
 
   /** The standardwebhooks library's verdict, at the test clock's time (it checks the timestamp against Date.now()). */
   function verifies(secret: string, delivery: ReceivedDelivery): boolean {
@@ -86,7 +98,10 @@ describe.each(storeKinds)('Standard Webhooks (%s)', (kind) => {
     receiver.answer(500);
     await sendDelivered('ada');
     await waitForDeliveries(1);
-    await vi.waitFor(async () => expect((await env.api.mailplane.context.store.jobs.countByState('webhook-retry')).pending).toBe(1), { timeout: 5000, interval: 20 });
+    await vi.waitFor(
+      async () => expect((await env.api.mailplane.context.store.jobs.countByState('webhook-retry')).pending).toBe(1),
+      { timeout: 5000, interval: 20 },
+    );
     env.advance(MINUTE);
     await waitForDeliveries(2);
     const [first, retry] = receiver.received as [ReceivedDelivery, ReceivedDelivery];
@@ -96,7 +111,13 @@ describe.each(storeKinds)('Standard Webhooks (%s)', (kind) => {
       expect(verifies(secret, delivery)).toBe(true);
       expect(verifies('whsec_' + 'A'.repeat(32), delivery)).toBe(false);
       // The deprecated header still verifies for receivers written before the scheme.
-      const legacy = verifyWebhookSignature(secret, delivery.headers['x-mailplane-signature'] as string, delivery.body, 300, Math.floor(env.clock.now() / 1000));
+      const legacy = verifyWebhookSignature(
+        secret,
+        delivery.headers['x-mailplane-signature'] as string,
+        delivery.body,
+        300,
+        Math.floor(env.clock.now() / 1000),
+      );
       expect(legacy.ok).toBe(true);
     }
     expect(retry.headers['webhook-id']).toBe(first.headers['webhook-id']);
@@ -113,7 +134,9 @@ describe.each(storeKinds)('Standard Webhooks (%s)', (kind) => {
     const fresh = rotated.body.secret as string;
     expect(fresh).toMatch(/^whsec_/);
     expect(fresh).not.toBe(old);
-    expect(BigInt(rotated.text.match(/"previousSecretExpiresAt":(\d+)/)![1]!)).toBe(BigInt(env.clock.now() + DAY) * 1_000_000n);
+    expect(BigInt(rotated.text.match(/"previousSecretExpiresAt":(\d+)/)![1]!)).toBe(
+      BigInt(env.clock.now() + DAY) * 1_000_000n,
+    );
     expect((await call('GET', `/account/webhook/${id}`)).body.secret).toBeUndefined();
 
     await sendDelivered('bob');
@@ -123,8 +146,12 @@ describe.each(storeKinds)('Standard Webhooks (%s)', (kind) => {
     expect(verifies(fresh, during)).toBe(true);
     expect(verifies(old, during)).toBe(true);
     const now = Math.floor(env.clock.now() / 1000);
-    expect(verifyWebhookSignature(old, during.headers['x-mailplane-signature'] as string, during.body, 300, now).ok).toBe(true);
-    expect(verifyWebhookSignature(fresh, during.headers['x-mailplane-signature'] as string, during.body, 300, now).ok).toBe(true);
+    expect(
+      verifyWebhookSignature(old, during.headers['x-mailplane-signature'] as string, during.body, 300, now).ok,
+    ).toBe(true);
+    expect(
+      verifyWebhookSignature(fresh, during.headers['x-mailplane-signature'] as string, during.body, 300, now).ok,
+    ).toBe(true);
 
     env.advance(DAY + MINUTE);
     await sendDelivered('cy');
@@ -182,8 +209,15 @@ describe.each(storeKinds)('Standard Webhooks (%s)', (kind) => {
       expect(verifies(secret, delivery)).toBe(true);
     }
     // The delivery log has the replay's three attempts, marked with its id, above the six first tries.
-    const log = (await call('GET', `/account/webhook/${id}/delivery`)).body as Array<{ replayId: string | null; result: string; attempt: number }>;
-    expect(log.map((d) => d.replayId)).toEqual([...Array<string>(3).fill(replay.body.id), ...Array<null>(6).fill(null)]);
+    const log = (await call('GET', `/account/webhook/${id}/delivery`)).body as Array<{
+      replayId: string | null;
+      result: string;
+      attempt: number;
+    }>;
+    expect(log.map((d) => d.replayId)).toEqual([
+      ...Array<string>(3).fill(replay.body.id),
+      ...Array<null>(6).fill(null),
+    ]);
     expect(new Set(log.map((d) => `${d.attempt} ${d.result}`))).toEqual(new Set(['1 delivered']));
 
     // Second of the hour: allowed; third: refused. Bad ranges are 422 with their own codes.
@@ -195,7 +229,10 @@ describe.each(storeKinds)('Standard Webhooks (%s)', (kind) => {
     expect(third.headers['retry-after']).toMatch(/^\d+$/);
     const inverted = await call('POST', `/account/webhook/${id}/replay`, { from: to, to: from });
     expect([inverted.status, inverted.body.code]).toEqual([422, 'REPLAY_RANGE_INVERTED']);
-    const long = await call('POST', `/account/webhook/${id}/replay`, { from: String(BigInt(env.clock.now() - 31 * DAY) * 1_000_000n), to });
+    const long = await call('POST', `/account/webhook/${id}/replay`, {
+      from: String(BigInt(env.clock.now() - 31 * DAY) * 1_000_000n),
+      to,
+    });
     expect([long.status, long.body.code]).toEqual([422, 'REPLAY_RANGE_TOO_LONG']);
     expect((await call('POST', `/account/webhook/${id}/replay`, { from: 'yesterday', to })).status).toBe(422);
     expect((await call('POST', `/account/webhook/${id + 1000}/replay`, { from, to })).status).toBe(406);
@@ -232,12 +269,18 @@ describe.each(storeKinds)('Standard Webhooks (%s)', (kind) => {
     );
     expect(disabled.body.disabledReason).toMatch(/failed for 5 days .* without a success; last error: HTTP 500/);
     expect(BigInt(disabled.text.match(/"disabledAt":(\d+)/)![1]!)).toBe(BigInt(env.clock.now()) * 1_000_000n);
-    expect(warnings).toContainEqual({ message: 'webhook: disabled after failing without a success', fields: expect.objectContaining({ webhookId: id, disabledReason: disabled.body.disabledReason }) });
+    expect(warnings).toContainEqual({
+      message: 'webhook: disabled after failing without a success',
+      fields: expect.objectContaining({ webhookId: id, disabledReason: disabled.body.disabledReason }),
+    });
     // Disabled: nothing more is posted, and a replay is refused until it is enabled again.
     await sendDelivered('d5');
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(receiver.received).toHaveLength(4);
-    const refused = await call('POST', `/account/webhook/${id}/replay`, { from: new Date(env.clock.now() - DAY).toISOString(), to: new Date(env.clock.now()).toISOString() });
+    const refused = await call('POST', `/account/webhook/${id}/replay`, {
+      from: new Date(env.clock.now() - DAY).toISOString(),
+      to: new Date(env.clock.now()).toISOString(),
+    });
     expect([refused.status, refused.body.code]).toEqual([422, 'WEBHOOK_DISABLED']);
 
     const enabled = await call('PUT', `/account/webhook/${id}`, { enabled: true });

@@ -51,7 +51,8 @@ describe.each(storeKinds)('webhooks API on %s', (kind) => {
   afterEach(() => api.close());
 
   const create = (body: Record<string, unknown>) => api.call('POST', '/account/webhook', { account: key, body });
-  const list = async (account = key) => (await api.call('GET', '/account/webhook', { account, query: { limit: 100 } })).body;
+  const list = async (account = key) =>
+    (await api.call('GET', '/account/webhook', { account, query: { limit: 100 } })).body;
   /** The stored record, straight from the store (includes the sealed secret). */
   const stored = async (id: number) => {
     const account = await api.mailplane.context.store.accounts.first();
@@ -67,7 +68,9 @@ describe.each(storeKinds)('webhooks API on %s', (kind) => {
     // mailplane's additions (docs/webhooks.md): null on a webhook that was never disabled or rotated.
     const additions = { disabledReason: null, disabledAt: null, previousSecretExpiresAt: null };
     expect(webhook).toEqual({ ...referenceExample, ...additions, id: webhook.id, created: webhook.created });
-    expect(Object.keys(webhook).sort()).toEqual(['id', 'enabled', 'url', 'created', ...TOGGLES, ...Object.keys(additions)].sort());
+    expect(Object.keys(webhook).sort()).toEqual(
+      ['id', 'enabled', 'url', 'created', ...TOGGLES, ...Object.keys(additions)].sort(),
+    );
     expect(secret).toMatch(SECRET);
     expect(created.text).toMatch(/"created":\d{19}[,}]/);
 
@@ -88,12 +91,21 @@ describe.each(storeKinds)('webhooks API on %s', (kind) => {
     });
     expect(updated.status).toBe(200);
     expect(schemaErrors('Webhook', updated.body)).toEqual([]);
-    expect(updated.body).toEqual({ ...webhook, enabled: false, spam: false, softBounced: true, url: 'https://app.hooli.com/v2/hook' });
+    expect(updated.body).toEqual({
+      ...webhook,
+      enabled: false,
+      spam: false,
+      softBounced: true,
+      url: 'https://app.hooli.com/v2/hook',
+    });
 
     const deleted = await api.call('DELETE', `/account/webhook/${id}`, { account: key });
     expect(deleted.status).toBe(200);
     expect(schemaErrors('DeleteWebhookResponse', deleted.body)).toEqual([]);
-    expect(deleted.body).toEqual({ id, message: 'Webhook (https://app.hooli.com/v2/hook) has been deleted successfully.' });
+    expect(deleted.body).toEqual({
+      id,
+      message: 'Webhook (https://app.hooli.com/v2/hook) has been deleted successfully.',
+    });
     expectError(await api.call('GET', `/account/webhook/${id}`, { account: key }), 406, 'WEBHOOK_NOT_FOUND');
     expectError(await api.call('DELETE', `/account/webhook/${id}`, { account: key }), 406, 'WEBHOOK_NOT_FOUND');
     expect(await list()).toEqual([]);
@@ -143,13 +155,21 @@ describe.each(storeKinds)('webhooks API on %s', (kind) => {
   });
 
   it('pages and searches on the URL with limit, offset and search', async () => {
-    for (const url of ['https://alpha.example/', 'https://beta.example/', 'https://x.example/ALPHA', 'https://gamma.example/']) {
+    for (const url of [
+      'https://alpha.example/',
+      'https://beta.example/',
+      'https://x.example/ALPHA',
+      'https://gamma.example/',
+    ]) {
       await create({ url });
     }
     const page = await api.call('GET', '/account/webhook', { account: key, query: { limit: 2, offset: 1 } });
     expect(page.body.map((w: { url: string }) => w.url)).toEqual(['https://beta.example/', 'https://x.example/ALPHA']);
     const found = await api.call('GET', '/account/webhook', { account: key, query: { search: 'Alpha' } });
-    expect(found.body.map((w: { url: string }) => w.url)).toEqual(['https://alpha.example/', 'https://x.example/ALPHA']);
+    expect(found.body.map((w: { url: string }) => w.url)).toEqual([
+      'https://alpha.example/',
+      'https://x.example/ALPHA',
+    ]);
     const none = await api.call('GET', '/account/webhook', { account: key, query: { search: '%' } });
     expect(none.body).toEqual([]);
   });
@@ -158,13 +178,22 @@ describe.each(storeKinds)('webhooks API on %s', (kind) => {
     await create({ url: 'https://dup.example/hook' });
     expectError(await create({ url: 'https://DUP.example:443/hook' }), 403, 'WEBHOOK_URL_TAKEN');
     const second = await create({ url: 'https://dup.example/other' });
-    expectError(await api.call('PUT', `/account/webhook/${second.body.id}`, { account: key, body: { url: 'https://dup.example/hook', spam: true } }), 403);
+    expectError(
+      await api.call('PUT', `/account/webhook/${second.body.id}`, {
+        account: key,
+        body: { url: 'https://dup.example/hook', spam: true },
+      }),
+      403,
+    );
     expect((await api.call('GET', `/account/webhook/${second.body.id}`, { account: key })).body).toMatchObject({
       url: 'https://dup.example/other',
       spam: false,
     });
     const other = await api.mailplane.createAccount({ name: 'other' });
-    expect((await api.call('POST', '/account/webhook', { account: other.apiKey, body: { url: 'https://dup.example/hook' } })).status).toBe(200);
+    expect(
+      (await api.call('POST', '/account/webhook', { account: other.apiKey, body: { url: 'https://dup.example/hook' } }))
+        .status,
+    ).toBe(200);
   });
 
   it('accepts private and loopback targets at registration (delivery decides)', async () => {
@@ -233,7 +262,15 @@ describe.each(storeKinds)('webhooks API on %s', (kind) => {
     });
 
     it('answers 422 to bad paging parameters', async () => {
-      for (const query of [{ limit: 0 }, { limit: -1 }, { offset: -1 }, { limit: 'ten' }, { limit: '1.5' }, { offset: '1e3' }, { search: 'x'.repeat(201) }]) {
+      for (const query of [
+        { limit: 0 },
+        { limit: -1 },
+        { offset: -1 },
+        { limit: 'ten' },
+        { limit: '1.5' },
+        { offset: '1e3' },
+        { search: 'x'.repeat(201) },
+      ]) {
         expectError(await api.call('GET', '/account/webhook', { account: key, query: query as never }), 422);
       }
     });
@@ -258,20 +295,34 @@ describe.each(storeKinds)('webhooks API on %s', (kind) => {
       ]) {
         expectError(await api.call('PUT', `/account/webhook/${body.id}`, { account: key, body: update }), 422);
       }
-      expectError(await api.call('PUT', `/account/webhook/${body.id}`, { account: key, raw: '{"enabled":' }), 422, 'MALFORMED_JSON');
+      expectError(
+        await api.call('PUT', `/account/webhook/${body.id}`, { account: key, raw: '{"enabled":' }),
+        422,
+        'MALFORMED_JSON',
+      );
       expect((await api.call('GET', `/account/webhook/${body.id}`, { account: key })).body).toEqual(before);
       expect(api.mailplane.context.secrets.decrypt((await stored(body.id))!.secretSealed)).toBe(secret);
     });
 
     it('answers 406 to non-numeric, unknown and another account’s ids, and leaves the other account’s webhook alone', async () => {
       const other = await api.mailplane.createAccount({ name: 'other' });
-      const foreign = (await api.call('POST', '/account/webhook', { account: other.apiKey, body: { url: 'https://theirs.example/', spam: true } }))
-        .body;
+      const foreign = (
+        await api.call('POST', '/account/webhook', {
+          account: other.apiKey,
+          body: { url: 'https://theirs.example/', spam: true },
+        })
+      ).body;
       const { secret: foreignSecret, ...foreignVisible } = foreign;
       const foreignRecord = await api.mailplane.context.store.webhooks.get(other.account.id, foreign.id);
       for (const id of ['abc', '0', '-1', '1.5', '99999', '1e3', '%20', String(foreign.id)]) {
         expectError(await api.call('GET', `/account/webhook/${id}`, { account: key }), 406);
-        expectError(await api.call('PUT', `/account/webhook/${id}`, { account: key, body: { enabled: false, rotateSecret: true } }), 406);
+        expectError(
+          await api.call('PUT', `/account/webhook/${id}`, {
+            account: key,
+            body: { enabled: false, rotateSecret: true },
+          }),
+          406,
+        );
         expectError(await api.call('DELETE', `/account/webhook/${id}`, { account: key }), 406);
       }
       expect(await list(other.apiKey)).toEqual([foreignVisible]);

@@ -68,7 +68,9 @@ describe('the built package', () => {
       if (subpath === './testing') {
         // vitest is loaded with a top-level await (see src/testing/vitest.ts), which require cannot wait for
         expect(result.code, specifier).not.toBe(0);
-        expect(result.stderr).toMatch(/require\(\) cannot be used on an ESM graph with top-level await\. Use import\(\) instead/);
+        expect(result.stderr).toMatch(
+          /require\(\) cannot be used on an ESM graph with top-level await\. Use import\(\) instead/,
+        );
         continue;
       }
       expect(result.stderr, specifier).toBe('');

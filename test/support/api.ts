@@ -39,7 +39,10 @@ export interface TestApi {
 }
 
 /** Creates an instance on a fresh database of `kind` with one account. */
-export async function createTestApi(kind: StoreKind, options: Partial<Parameters<typeof createMailplane>[0]> = {}): Promise<TestApi> {
+export async function createTestApi(
+  kind: StoreKind,
+  options: Partial<Parameters<typeof createMailplane>[0]> = {},
+): Promise<TestApi> {
   const { store, url, close } = await openTestStore(kind);
   const mailplane = createMailplane({ store, secret: TEST_SECRET, logger: silentLogger, ...options });
   const { apiKey } = await mailplane.createAccount({ name: 'test' });

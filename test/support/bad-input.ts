@@ -3,7 +3,11 @@ import { expect } from 'vitest';
 import type { CallOptions, TestApi } from './api.js';
 
 /** Asserts `status` and that the body is a JSON error with a stable UPPER_SNAKE code and a message. */
-export function expectError(result: { status: number; body: { code?: unknown; message?: unknown } }, status: number, code?: string): void {
+export function expectError(
+  result: { status: number; body: { code?: unknown; message?: unknown } },
+  status: number,
+  code?: string,
+): void {
   expect(result.status, JSON.stringify(result.body)).toBe(status);
   expect(result.body.code).toMatch(/^[A-Z][A-Z0-9_]+$/);
   expect(typeof result.body.message).toBe('string');

@@ -21,10 +21,15 @@ export type BridgeName = (typeof BRIDGES)[number];
 function listenerFor(bridge: BridgeName, api: Pick<TestApi, 'mailplane'>): RequestListener {
   const dashboard = createDashboard(api.mailplane);
   if (bridge === 'express') {
-    return express().use('/api/v1', toExpress(api.mailplane.handle)).use('/dashboard', toExpress(dashboard)) as RequestListener;
+    return express()
+      .use('/api/v1', toExpress(api.mailplane.handle))
+      .use('/dashboard', toExpress(dashboard)) as RequestListener;
   }
   if (bridge === 'koa') {
-    return new Koa().use(toKoa(api.mailplane.handle, { prefix: '/api/v1' })).use(toKoa(dashboard, { prefix: '/dashboard' })).callback();
+    return new Koa()
+      .use(toKoa(api.mailplane.handle, { prefix: '/api/v1' }))
+      .use(toKoa(dashboard, { prefix: '/dashboard' }))
+      .callback();
   }
   const apiListener = toNodeHandler(api.mailplane.handle, { prefix: '/api/v1' });
   const dashboardListener = toNodeHandler(dashboard, { prefix: '/dashboard' });

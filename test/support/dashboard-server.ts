@@ -15,10 +15,15 @@ export interface DashboardServer {
 }
 
 /** Serves `api`'s instance on a fresh port. */
-export async function startDashboardServer(api: Pick<TestApi, 'mailplane'>, options: DashboardOptions = {}): Promise<DashboardServer> {
+export async function startDashboardServer(
+  api: Pick<TestApi, 'mailplane'>,
+  options: DashboardOptions = {},
+): Promise<DashboardServer> {
   const apiHandler = toNodeHandler(api.mailplane.handle, { prefix: '/api/v1' });
   const dashboard = toNodeHandler(createDashboard(api.mailplane, options), { prefix: '/dashboard' });
-  const server: Server = createServer((req, res) => ((req.url ?? '').startsWith('/dashboard') ? dashboard(req, res) : apiHandler(req, res)));
+  const server: Server = createServer((req, res) =>
+    (req.url ?? '').startsWith('/dashboard') ? dashboard(req, res) : apiHandler(req, res),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

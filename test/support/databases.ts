@@ -23,7 +23,10 @@ export const storeKinds: StoreKind[] = pgUrl ? ['sqlite', 'postgres'] : ['sqlite
 export async function freshDatabaseUrl(kind: StoreKind): Promise<{ url: string; drop: () => Promise<void> }> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'mailplane-test-'));
-    return { url: `sqlite:${join(dir, 'mailplane.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      url: `sqlite:${join(dir, 'mailplane.db')}`,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   if (!pgUrl) throw new Error('MAILPLANE_TEST_PG_URL is not set');
   const name = `mailplane_test_${randomBytes(6).toString('hex')}`;
@@ -45,7 +48,9 @@ export async function freshDatabaseUrl(kind: StoreKind): Promise<{ url: string; 
 }
 
 /** A migrated store on a fresh database; `close` closes it and drops the database. */
-export async function openTestStore(kind: StoreKind): Promise<{ store: MailplaneStore; url: string; close: () => Promise<void> }> {
+export async function openTestStore(
+  kind: StoreKind,
+): Promise<{ store: MailplaneStore; url: string; close: () => Promise<void> }> {
   const { url, drop } = await freshDatabaseUrl(kind);
   const store = await openKyselyStore({ url, maxConnections: 5 });
   return {

@@ -27,7 +27,10 @@ export interface DeliveryEnv {
   /** The sub-account key. */
   key: string;
   /** Sends through the API from `news@<sending domain>`; answers the per-recipient entries. */
-  send(to: string[], extra?: Record<string, unknown>): Promise<Array<{ messageId: string; to: string; errorCode?: number }>>;
+  send(
+    to: string[],
+    extra?: Record<string, unknown>,
+  ): Promise<Array<{ messageId: string; to: string; errorCode?: number }>>;
   /** Waits until the message has this status (as `GET /account/message/:id` reports it). */
   waitForStatus(messageId: string, status: string | string[]): Promise<MessageView>;
   message(messageId: string): Promise<MessageView>;
@@ -54,12 +57,28 @@ export const RCPT_DOMAIN = 'rcpt.test';
 export async function startDeliveryEnv(
   kind: StoreKind,
   delivery: Partial<DeliveryConfig> = {},
-  { logger, webhooks, dnsTimeoutMs = 500, ...jobs }: { shutdownGraceMs?: number; logger?: Logger; webhooks?: Partial<WebhookDeliveryConfig>; dnsTimeoutMs?: number } = {},
+  {
+    logger,
+    webhooks,
+    dnsTimeoutMs = 500,
+    ...jobs
+  }: {
+    shutdownGraceMs?: number;
+    logger?: Logger;
+    webhooks?: Partial<WebhookDeliveryConfig>;
+    dnsTimeoutMs?: number;
+  } = {},
 ): Promise<DeliveryEnv> {
   const dns = await startTestDnsServer();
   const sink = await startSmtpSink();
   const clock = manualClock(T0);
-  const config: Partial<DeliveryConfig> = { mxPort: sink.port, socketTimeoutMs: 1500, greetingTimeoutMs: 1500, connectionTimeoutMs: 1500, ...delivery };
+  const config: Partial<DeliveryConfig> = {
+    mxPort: sink.port,
+    socketTimeoutMs: 1500,
+    greetingTimeoutMs: 1500,
+    connectionTimeoutMs: 1500,
+    ...delivery,
+  };
   const api = await createTestApi(kind, {
     ...(logger && { logger }),
     ...(webhooks && { webhooks }),
@@ -85,7 +104,8 @@ export async function startDeliveryEnv(
   api.mailplane.start();
   const key = sender.subAccount.apiKey;
 
-  const message = async (messageId: string) => (await api.call('GET', `/account/message/${messageId}`, { account: api.accountKey })).body;
+  const message = async (messageId: string) =>
+    (await api.call('GET', `/account/message/${messageId}`, { account: api.accountKey })).body;
   return {
     api,
     dns,
@@ -94,7 +114,10 @@ export async function startDeliveryEnv(
     sender,
     key,
     async send(to, extra = {}) {
-      const result = await api.call('POST', '/subaccount/email', { sub: key, body: sendBody(`news@${sender.domain.name}`, to, extra) });
+      const result = await api.call('POST', '/subaccount/email', {
+        sub: key,
+        body: sendBody(`news@${sender.domain.name}`, to, extra),
+      });
       if (result.status !== 200) throw new Error(`send: ${result.status} ${result.text}`);
       return result.body;
     },
@@ -135,7 +158,11 @@ export async function startDeliveryEnv(
       };
       const result = await dkimVerify(raw, { resolver });
       const first = result.results[0];
-      return { status: first?.status?.result ?? 'none', domain: first?.signingDomain ?? '', signedHeaders: (first?.signingHeaders?.keys ?? '').split(/\s*:\s*/).map((h) => h.toLowerCase()) };
+      return {
+        status: first?.status?.result ?? 'none',
+        domain: first?.signingDomain ?? '',
+        signedHeaders: (first?.signingHeaders?.keys ?? '').split(/\s*:\s*/).map((h) => h.toLowerCase()),
+      };
     },
     async close() {
       await api.close();

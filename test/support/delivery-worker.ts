@@ -20,8 +20,15 @@ const mailplane = createMailplane({
   logger: silentLogger,
   dns: { servers: parseDnsServers(process.env.MAILPLANE_DELIVERY_DNS!) },
   delivery: { mxPort: Number(process.env.MAILPLANE_MX_PORT), pageSize: 100 },
-  jobs: { workerId: process.env.MAILPLANE_WORKER!, pollIntervalMs: 20, leaseMs: 3_000, concurrency: 4, lanes: { delivery: 4 } },
-  transport: (ctx) => mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort, ehloName: process.env.MAILPLANE_WORKER! }),
+  jobs: {
+    workerId: process.env.MAILPLANE_WORKER!,
+    pollIntervalMs: 20,
+    leaseMs: 3_000,
+    concurrency: 4,
+    lanes: { delivery: 4 },
+  },
+  transport: (ctx) =>
+    mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort, ehloName: process.env.MAILPLANE_WORKER! }),
 });
 mailplane.start();
 process.stdout.write('ready\n');

@@ -52,7 +52,12 @@ export interface TestDnsServer {
   /** Every query received, oldest first. */
   readonly log: LoggedQuery[];
   /** Replaces the records of `type` at `name` (no values: removes them). */
-  set(name: string, type: TestRecordType, values: readonly (TxtValue | { exchange: string; preference: number })[], ttl?: number): void;
+  set(
+    name: string,
+    type: TestRecordType,
+    values: readonly (TxtValue | { exchange: string; preference: number })[],
+    ttl?: number,
+  ): void;
   /** Replaces the TXT records at `name`. */
   txt(name: string, ...records: TxtValue[]): void;
   /** Makes `name` a CNAME to `target`. */
@@ -139,7 +144,8 @@ export async function startTestDnsServer(): Promise<TestDnsServer> {
   function handle(request: Packet, send: (response: Packet | Buffer) => Promise<Buffer> | void, client: unknown): void {
     const question = request.questions[0];
     const name = key(question?.name ?? '');
-    const transport = typeof (client as RemoteInfo).port === 'number' && !('remotePort' in (client as object)) ? 'udp' : 'tcp';
+    const transport =
+      typeof (client as RemoteInfo).port === 'number' && !('remotePort' in (client as object)) ? 'udp' : 'tcp';
     log.push({ name, type: TYPE_NAMES.get(question?.type ?? 0) ?? String(question?.type), transport });
     const behaviour = behaviours.get(name) ?? 'normal';
     const reply = (response: Packet | Buffer) => void Promise.resolve(send(response)).catch(() => undefined);
@@ -202,7 +208,9 @@ export async function startTestDnsServer(): Promise<TestDnsServer> {
       behaviours.set(key(name), behaviour);
     },
     queries(name, type) {
-      return log.filter((entry) => (name === undefined || entry.name === key(name)) && (type === undefined || entry.type === type)).length;
+      return log.filter(
+        (entry) => (name === undefined || entry.name === key(name)) && (type === undefined || entry.type === type),
+      ).length;
     },
     resetLog() {
       log.length = 0;

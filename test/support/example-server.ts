@@ -28,11 +28,18 @@ export interface StartOptions {
  * Starts `examples/<name>/server.ts` with a throwaway data directory (removed on stop) and extra
  * environment; a `MAILPLANE_DATA_DIR` given in `env` is used, and left in place, instead.
  */
-export async function startExample(name: 'express' | 'koa', env: Record<string, string> = {}, options: StartOptions = {}): Promise<ExampleServer> {
+export async function startExample(
+  name: 'express' | 'koa',
+  env: Record<string, string> = {},
+  options: StartOptions = {},
+): Promise<ExampleServer> {
   const dataDir = env.MAILPLANE_DATA_DIR ?? mkdtempSync(join(tmpdir(), `mailplane-${name}-`));
   const ownDataDir = env.MAILPLANE_DATA_DIR === undefined;
   const command = [join(root, 'node_modules/.bin/tsx'), join(root, `examples/${name}/server.ts`)];
-  const [file, args] = options.umask === undefined ? [command[0]!, command.slice(1)] : ['/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, ...command]];
+  const [file, args] =
+    options.umask === undefined
+      ? [command[0]!, command.slice(1)]
+      : ['/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, ...command]];
   const child: ChildProcess = spawn(file, args, {
     cwd: root,
     env: {
@@ -62,7 +69,8 @@ export async function startExample(name: 'express' | 'koa', env: Record<string, 
       reject(new Error(`example exited with ${code}:\n${output}`));
     });
   });
-  const accountKey = /account API key \(shown once, keep it\): (\S+)/.exec(output)?.[1] ?? env.MAILPLANE_ACCOUNT_API_KEY ?? '';
+  const accountKey =
+    /account API key \(shown once, keep it\): (\S+)/.exec(output)?.[1] ?? env.MAILPLANE_ACCOUNT_API_KEY ?? '';
   return {
     baseUrl,
     dataDir,
@@ -91,11 +99,21 @@ export interface ExampleExit {
  * waits for it to exit on its own; fails when it is still running after `timeoutMs` (it started
  * when it should have refused to).
  */
-export async function runExampleUntilExit(name: 'express' | 'koa', env: Record<string, string> = {}, timeoutMs = 30_000): Promise<ExampleExit> {
+export async function runExampleUntilExit(
+  name: 'express' | 'koa',
+  env: Record<string, string> = {},
+  timeoutMs = 30_000,
+): Promise<ExampleExit> {
   const dataDir = env.MAILPLANE_DATA_DIR ?? mkdtempSync(join(tmpdir(), `mailplane-${name}-`));
   const child = spawn(join(root, 'node_modules/.bin/tsx'), [join(root, `examples/${name}/server.ts`)], {
     cwd: root,
-    env: { ...process.env, PORT: '0', MAILPLANE_DATA_DIR: dataDir, MAILPLANE_DATABASE_URL: `sqlite:${join(dataDir, 'mailplane.db')}`, ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      MAILPLANE_DATA_DIR: dataDir,
+      MAILPLANE_DATABASE_URL: `sqlite:${join(dataDir, 'mailplane.db')}`,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -14,7 +14,8 @@ export interface DashboardSession {
 }
 
 /** One of several weighted arbitraries (shorter to write than fast-check's weighted records). */
-const weighted = <T>(...entries: Array<[number, fc.Arbitrary<T>]>) => fc.oneof(...entries.map(([weight, arbitrary]) => ({ weight, arbitrary })));
+const weighted = <T>(...entries: Array<[number, fc.Arbitrary<T>]>) =>
+  fc.oneof(...entries.map(([weight, arbitrary]) => ({ weight, arbitrary })));
 
 /** Paths below the mount: the page, its assets (and names that are not), the session, the API path, junk. */
 function paths(world: FuzzWorld): fc.Arbitrary<string> {
@@ -38,16 +39,45 @@ function paths(world: FuzzWorld): fc.Arbitrary<string> {
   return weighted<string>(
     [2, fc.constantFrom('', '/', '/index.html', '/index.htm', '/INDEX.HTML')],
     [2, fc.constantFrom('/assets/app.js', '/assets/app.css')],
-    [2, fc.oneof(rawSegment, fc.constantFrom('../package.json', '..%2f..%2fpackage.json', 'APP.JS', '__proto__', 'constructor', 'hasOwnProperty', 'app.js/', 'app.js%00')).map((name) => `/assets/${name}`)],
+    [
+      2,
+      fc
+        .oneof(
+          rawSegment,
+          fc.constantFrom(
+            '../package.json',
+            '..%2f..%2fpackage.json',
+            'APP.JS',
+            '__proto__',
+            'constructor',
+            'hasOwnProperty',
+            'app.js/',
+            'app.js%00',
+          ),
+        )
+        .map((name) => `/assets/${name}`),
+    ],
     [3, fc.constantFrom('/session', '/session/', '/SESSION', '/session?x=1')],
     [8, apiPath.map((path) => `/api/v1${path}`)],
-    [2, fc.oneof(rawSegment, nastyString.map((s) => percentEncode(s.slice(0, 300)))).map((segment) => `/api/v1/${segment}`)],
+    [
+      2,
+      fc
+        .oneof(
+          rawSegment,
+          nastyString.map((s) => percentEncode(s.slice(0, 300))),
+        )
+        .map((segment) => `/api/v1/${segment}`),
+    ],
     [1, fc.oneof(rawSegment, latin1Text.map(percentEncode)).map((segment) => `/${segment}`)],
   );
 }
 
 /** The request headers: the session's cookie and token (or others'), content type, origin, acting-as, ETag. */
-function headers(world: FuzzWorld, sessions: readonly DashboardSession[], origin: string): fc.Arbitrary<Record<string, string | string[]>> {
+function headers(
+  world: FuzzWorld,
+  sessions: readonly DashboardSession[],
+  origin: string,
+): fc.Arbitrary<Record<string, string | string[]>> {
   const session = fc.constantFrom(...sessions);
   // Mostly one session's cookie with its own token; sometimes another's, none, or garbage.
   const cookie = weighted<DashboardSession | string | undefined>(
@@ -57,15 +87,53 @@ function headers(world: FuzzWorld, sessions: readonly DashboardSession[], origin
     [1, fc.tuple(session, session).map(([a, b]) => `${a.cookie}; ${b.cookie}`)],
     [1, fc.constantFrom('mailplane_dashboard=', 'mailplane_dashboard', '=;=;', 'a=b; mailplane_dashboard=%00')],
   );
-  const csrf = weighted<'own' | string | undefined>([6, fc.constant('own')], [1, session.map((s) => s.csrf)], [1, fc.constant(undefined)], [1, latin1Text]);
+  const csrf = weighted<'own' | string | undefined>(
+    [6, fc.constant('own')],
+    [1, session.map((s) => s.csrf)],
+    [1, fc.constant(undefined)],
+    [1, latin1Text],
+  );
   return fc
     .record({
       cookie,
       csrf,
-      contentType: weighted<string | undefined>([6, fc.constant('application/json')], [1, fc.constantFrom(undefined, 'text/plain', 'application/json; charset=utf-16', 'application/x-www-form-urlencoded')]),
-      origin: weighted<string | undefined>([6, fc.constant(undefined)], [2, fc.constant(origin)], [1, fc.constantFrom('http://evil.test', 'null', 'not a url', `${origin}.evil.test`)]),
-      actAs: weighted<string | undefined>([6, fc.constant(undefined)], [1, fc.constantFrom(String(world.own.subs[0]!.id), String(world.foreign.subs[0]!.id), '0', '-1', '1e3', '99999999999999999')], [1, latin1Text]),
-      etag: weighted<string | undefined>([6, fc.constant(undefined)], [1, fc.constantFrom('*', '""', 'W/"x"')], [1, latin1Text]),
+      contentType: weighted<string | undefined>(
+        [6, fc.constant('application/json')],
+        [
+          1,
+          fc.constantFrom(
+            undefined,
+            'text/plain',
+            'application/json; charset=utf-16',
+            'application/x-www-form-urlencoded',
+          ),
+        ],
+      ),
+      origin: weighted<string | undefined>(
+        [6, fc.constant(undefined)],
+        [2, fc.constant(origin)],
+        [1, fc.constantFrom('http://evil.test', 'null', 'not a url', `${origin}.evil.test`)],
+      ),
+      actAs: weighted<string | undefined>(
+        [6, fc.constant(undefined)],
+        [
+          1,
+          fc.constantFrom(
+            String(world.own.subs[0]!.id),
+            String(world.foreign.subs[0]!.id),
+            '0',
+            '-1',
+            '1e3',
+            '99999999999999999',
+          ),
+        ],
+        [1, latin1Text],
+      ),
+      etag: weighted<string | undefined>(
+        [6, fc.constant(undefined)],
+        [1, fc.constantFrom('*', '""', 'W/"x"')],
+        [1, latin1Text],
+      ),
     })
     .map(({ cookie: c, csrf: token, contentType, origin: o, actAs, etag }) => {
       const own = typeof c === 'object' ? c : undefined;
@@ -77,7 +145,9 @@ function headers(world: FuzzWorld, sessions: readonly DashboardSession[], origin
         'x-dashboard-subaccount': actAs,
         'if-none-match': etag,
       };
-      return Object.fromEntries(Object.entries(all).filter((entry): entry is [string, string] => entry[1] !== undefined));
+      return Object.fromEntries(
+        Object.entries(all).filter((entry): entry is [string, string] => entry[1] !== undefined),
+      );
     });
 }
 
@@ -87,7 +157,18 @@ function bodies(world: FuzzWorld): fc.Arbitrary<string> {
   return weighted<string>(
     [3, fc.constant('')],
     [3, fc.constantFrom(...keys).map((apiKey) => JSON.stringify({ apiKey }))],
-    [2, fc.constantFrom('{"name":"fuzzed"}', '{"email":"x@rcpt.test"}', '[]', 'null', '{"apiKey":5}', '{"apiKey":""}', '{')],
+    [
+      2,
+      fc.constantFrom(
+        '{"name":"fuzzed"}',
+        '{"email":"x@rcpt.test"}',
+        '[]',
+        'null',
+        '{"apiKey":5}',
+        '{"apiKey":""}',
+        '{',
+      ),
+    ],
     [2, nastyString.map((s) => JSON.stringify({ apiKey: s.slice(0, 1_000) }))],
     [1, nastyString.map((s) => s.slice(0, 100_000))],
   );
@@ -98,10 +179,18 @@ function bodies(world: FuzzWorld): fc.Arbitrary<string> {
  * there: `kept` ones for every request but a sign-out, which signs out one of `disposable` instead,
  * so that the sessions most requests use stay open for the whole run.
  */
-export function dashboardRequests(world: FuzzWorld, sessions: { kept: readonly DashboardSession[]; disposable: readonly DashboardSession[] }, origin: string): fc.Arbitrary<FuzzRequest> {
+export function dashboardRequests(
+  world: FuzzWorld,
+  sessions: { kept: readonly DashboardSession[]; disposable: readonly DashboardSession[] },
+  origin: string,
+): fc.Arbitrary<FuzzRequest> {
   return fc
     .record({
-      method: weighted<string>([6, fc.constant('GET')], [3, fc.constant('POST')], [1, fc.constantFrom('DELETE', 'PUT', 'HEAD', 'OPTIONS', 'PATCH')]),
+      method: weighted<string>(
+        [6, fc.constant('GET')],
+        [3, fc.constant('POST')],
+        [1, fc.constantFrom('DELETE', 'PUT', 'HEAD', 'OPTIONS', 'PATCH')],
+      ),
       path: paths(world),
       headers: headers(world, sessions.kept, origin),
       body: bodies(world),
@@ -110,7 +199,13 @@ export function dashboardRequests(world: FuzzWorld, sessions: { kept: readonly D
     .map(({ method, path, headers: h, body, disposable }) => {
       const kept = sessions.kept.find((s) => s.cookie === h.cookie);
       const signsOut = method === 'DELETE' && path.startsWith('/session') && kept !== undefined;
-      const sent = signsOut ? { ...h, cookie: disposable.cookie, ...(h['x-csrf-token'] === kept.csrf && { 'x-csrf-token': disposable.csrf }) } : h;
+      const sent = signsOut
+        ? {
+            ...h,
+            cookie: disposable.cookie,
+            ...(h['x-csrf-token'] === kept.csrf && { 'x-csrf-token': disposable.csrf }),
+          }
+        : h;
       return new FuzzRequest(method, `/dashboard${path}`, sent, body);
     });
 }

@@ -12,7 +12,13 @@ import { nastyString, percentEncode, rawSegment } from './fuzz-values.js';
 /** Click targets a tenant's HTML can hold, as mailplane signs them. */
 const target = fc.oneof(
   fc.webUrl({ withQueryParameters: true, withFragments: true }),
-  fc.constantFrom('https://example.org/café', 'http://example.org/a%20b', 'https://example.org/?q="<x>"', 'https://[::1]:8080/', 'HTTPS://EXAMPLE.ORG'),
+  fc.constantFrom(
+    'https://example.org/café',
+    'http://example.org/a%20b',
+    'https://example.org/?q="<x>"',
+    'https://[::1]:8080/',
+    'HTTPS://EXAMPLE.ORG',
+  ),
   // Any characters, astral and controls included: the redirect's Location is written as the WHATWG
   // URL serialiser writes the target, so no target can make node:http refuse the header.
   fc.string({ maxLength: 30, unit: 'binary' }).map((s) => `https://example.org/${s}`),
@@ -34,27 +40,60 @@ const bend = (token: string, how: number, char: string): string => {
 };
 
 /** Raw requests to the link handler mounted at `/t`, for tokens of `messageIds` (and of `foreignIds`). */
-export function linkRequests(ctx: MailplaneContext, messageIds: string[], foreignIds: string[]): fc.Arbitrary<FuzzRequest> {
+export function linkRequests(
+  ctx: MailplaneContext,
+  messageIds: string[],
+  foreignIds: string[],
+): fc.Arbitrary<FuzzRequest> {
   const message = fc.constantFrom(...messageIds, ...foreignIds);
-  const signed = fc.record({ action: fc.constantFrom('open', 'unsubscribe', 'click' as const), id: message, url: target }).map(({ action, id, url }) => {
-    if (action !== 'click') return { action, token: signLinkToken(ctx, action, id), url };
-    const link = new URL(clickUrl(ctx, id, url));
-    return { action, token: link.pathname.split('/').at(-1)!, url };
-  });
+  const signed = fc
+    .record({ action: fc.constantFrom('open', 'unsubscribe', 'click' as const), id: message, url: target })
+    .map(({ action, id, url }) => {
+      if (action !== 'click') return { action, token: signLinkToken(ctx, action, id), url };
+      const link = new URL(clickUrl(ctx, id, url));
+      return { action, token: link.pathname.split('/').at(-1)!, url };
+    });
   const token = fc.oneof(
     { weight: 6, arbitrary: signed },
-    { weight: 3, arbitrary: fc.tuple(signed, fc.nat(), fc.constantFrom('A', '.', '-', '_', '0')).map(([s, how, char]) => ({ ...s, token: bend(s.token, how, char) })) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(signed, fc.nat(), fc.constantFrom('A', '.', '-', '_', '0'))
+        .map(([s, how, char]) => ({ ...s, token: bend(s.token, how, char) })),
+    },
     // A genuine token used as another action, or another URL under a click token.
-    { weight: 2, arbitrary: fc.tuple(signed, fc.constantFrom('open', 'unsubscribe', 'click' as const), target).map(([s, action, url]) => ({ ...s, action, url })) },
-    { weight: 2, arbitrary: fc.record({ action: fc.constantFrom('open', 'unsubscribe', 'click', 'nope', ''), token: fc.oneof(nastyString.map((s) => percentEncode(s.slice(0, 2000))), rawSegment), url: target }) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(signed, fc.constantFrom('open', 'unsubscribe', 'click' as const), target)
+        .map(([s, action, url]) => ({ ...s, action, url })),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        action: fc.constantFrom('open', 'unsubscribe', 'click', 'nope', ''),
+        token: fc.oneof(
+          nastyString.map((s) => percentEncode(s.slice(0, 2000))),
+          rawSegment,
+        ),
+        url: target,
+      }),
+    },
   );
   return fc
     .record({
       link: token,
-      method: fc.oneof({ weight: 6, arbitrary: fc.constant('GET') }, { weight: 2, arbitrary: fc.constant('POST') }, { weight: 2, arbitrary: fc.constantFrom('HEAD', 'PUT', 'DELETE', 'OPTIONS', 'PATCH') }),
+      method: fc.oneof(
+        { weight: 6, arbitrary: fc.constant('GET') },
+        { weight: 2, arbitrary: fc.constant('POST') },
+        { weight: 2, arbitrary: fc.constantFrom('HEAD', 'PUT', 'DELETE', 'OPTIONS', 'PATCH') },
+      ),
       urlParam: fc.oneof({ weight: 6, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
       slash: fc.boolean(),
-      body: fc.oneof({ weight: 4, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.constantFrom('List-Unsubscribe=One-Click', '{}', '\u0000\u00ff') }),
+      body: fc.oneof(
+        { weight: 4, arbitrary: fc.constant('') },
+        { weight: 1, arbitrary: fc.constantFrom('List-Unsubscribe=One-Click', '{}', '\u0000\u00ff') },
+      ),
     })
     .map(({ link, method, urlParam, slash, body }) => {
       const query = link.action === 'click' && urlParam ? `?url=${percentEncode(link.url)}` : '';

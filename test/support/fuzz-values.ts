@@ -68,7 +68,10 @@ const SPECIAL_STRINGS = [
 
 /** Long strings: at and around the limits the schemas use, and far beyond. */
 const longString = fc
-  .tuple(fc.constantFrom(64, 100, 101, 200, 201, 255, 256, 320, 321, 998, 999, 1001, 2049, 10_001, 100_000, 1_100_000), fc.constantFrom('a', 'é', '😀', '\u0000', 'a@', '.', '{'))
+  .tuple(
+    fc.constantFrom(64, 100, 101, 200, 201, 255, 256, 320, 321, 998, 999, 1001, 2049, 10_001, 100_000, 1_100_000),
+    fc.constantFrom('a', 'é', '😀', '\u0000', 'a@', '.', '{'),
+  )
   .map(([n, unit]) => unit.repeat(Math.ceil(n / unit.length)));
 
 /** Hostile strings, from short oddities to a megabyte. */
@@ -86,17 +89,48 @@ const nastyNumber: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(0, 1, -1, 0.5, 65535, 65536, 2 ** 31, 2 ** 53, -(2 ** 53), Number.MAX_VALUE, Number.MIN_VALUE),
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
-  fc.constantFrom('-0', '1e400', '-1e400', '9007199254740993', '123456789012345678901234567890', '1e-400', '0.0000000000000000000001', '1E2').map((t) => new RawJson(t)),
+  fc
+    .constantFrom(
+      '-0',
+      '1e400',
+      '-1e400',
+      '9007199254740993',
+      '123456789012345678901234567890',
+      '1e-400',
+      '0.0000000000000000000001',
+      '1E2',
+    )
+    .map((t) => new RawJson(t)),
 );
 
 /** Values nested `depth` deep, as JSON text (the serialiser would take as long as the server). */
 const deepValue = fc
   .tuple(fc.constantFrom(20, 1000, 10_000, 100_000), fc.constantFrom('array', 'object'))
-  .map(([depth, kind]) => new RawJson(kind === 'array' ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)));
+  .map(
+    ([depth, kind]) =>
+      new RawJson(
+        kind === 'array' ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth),
+      ),
+  );
 
 /** Keys of objects: ordinary, hostile, and the prototype's. */
 export const nastyKey: fc.Arbitrary<string> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', '', ' ', 'email', 'name', 'id', 'ips', 'to') },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      '__proto__',
+      'constructor',
+      'prototype',
+      'toString',
+      '',
+      ' ',
+      'email',
+      'name',
+      'id',
+      'ips',
+      'to',
+    ),
+  },
   { weight: 2, arbitrary: nastyString },
 );
 
@@ -108,7 +142,12 @@ export const nastyJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((t
     { weight: 4, arbitrary: nastyNumber },
     { weight: 5, arbitrary: nastyString },
     { weight: 1, arbitrary: deepValue },
-    { weight: 1, arbitrary: fc.constantFrom(1001, 10_001, 100_001).map((n) => new RawJson(`[${Array(n).fill('{"email":"a@example.org"}').join(',')}]`)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(1001, 10_001, 100_001)
+        .map((n) => new RawJson(`[${Array(n).fill('{"email":"a@example.org"}').join(',')}]`)),
+    },
     { weight: 2, arbitrary: fc.array(tie('value'), { maxLength: 4 }) },
     { weight: 2, arbitrary: fc.dictionary(nastyKey, tie('value'), { maxKeys: 4 }) },
   ),
@@ -116,7 +155,31 @@ export const nastyJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((t
 
 /** JSON text that is not JSON, or JSON that surprises (BOM, trailing garbage, a lone scalar). */
 export const malformedJsonText: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('{', '}', '{"a":1,}', "{'a':1}", '{"a":}', 'nul', 'undefined', 'NaN', '[1,2', '"unterminated', '\u0000', '\ufeff{}', '{}garbage', '{} {}', '1', '"x"', '[]', 'null', 'true', '{"a":"\\ud800"}', '{"a":"\\u0000"}', '{"a" 1}', '\\'),
+  fc.constantFrom(
+    '{',
+    '}',
+    '{"a":1,}',
+    "{'a':1}",
+    '{"a":}',
+    'nul',
+    'undefined',
+    'NaN',
+    '[1,2',
+    '"unterminated',
+    '\u0000',
+    '\ufeff{}',
+    '{}garbage',
+    '{} {}',
+    '1',
+    '"x"',
+    '[]',
+    'null',
+    'true',
+    '{"a":"\\ud800"}',
+    '{"a":"\\u0000"}',
+    '{"a" 1}',
+    '\\',
+  ),
   fc.constantFrom(1000, 100_000).map((n) => '{"a":'.repeat(n)),
   fc.constantFrom(1000, 100_000).map((n) => '['.repeat(n)),
   fc.string({ unit: 'binary', maxLength: 60 }),
@@ -168,7 +231,8 @@ export function applyMutations(value: unknown, mutations: readonly Mutation[]): 
     } else if (m.op === 'add' && current !== null && typeof current === 'object' && !(current instanceof RawJson)) {
       if (Array.isArray(current)) current.push(m.value);
       // defineProperty, so that `__proto__` becomes an own key that JSON.stringify writes.
-      else Object.defineProperty(current, m.key, { value: m.value, enumerable: true, writable: true, configurable: true });
+      else
+        Object.defineProperty(current, m.key, { value: m.value, enumerable: true, writable: true, configurable: true });
     } else if (m.op === 'wrap') parent[slot.key] = [current];
     else if (m.op === 'repeat' && Array.isArray(current) && current.length > 0) {
       // Bounded to a few megabytes: a wide value repeated 10,001 times would not fit in a string.
@@ -190,4 +254,19 @@ export function percentEncode(text: string): string {
 }
 
 /** Path segments and query text as an attacker writes them: bad escapes, encoded slashes and NULs. */
-export const rawSegment: fc.Arbitrary<string> = fc.constantFrom('%', '%zz', '%ED%A0%80', '%C0%80', '%FF', '%00', '%2F', '..', '%2e%2e', '.', '%20', '+', '%E2%80%AE', 'a%0D%0Ab');
+export const rawSegment: fc.Arbitrary<string> = fc.constantFrom(
+  '%',
+  '%zz',
+  '%ED%A0%80',
+  '%C0%80',
+  '%FF',
+  '%00',
+  '%2F',
+  '..',
+  '%2e%2e',
+  '.',
+  '%20',
+  '+',
+  '%E2%80%AE',
+  'a%0D%0Ab',
+);

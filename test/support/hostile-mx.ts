@@ -34,7 +34,12 @@ export interface HostileMx {
 const ENDLESS_LINE = Buffer.from(`220-${'x'.repeat(994)}\r\n`);
 
 /** Starts a server with `behaviour` on `host:port` (a loopback address; port 0 picks one). */
-export async function startHostileMx(behaviour: HostileBehaviour, host: string, port = 0, { dripMs = 2_000 } = {}): Promise<HostileMx> {
+export async function startHostileMx(
+  behaviour: HostileBehaviour,
+  host: string,
+  port = 0,
+  { dripMs = 2_000 } = {},
+): Promise<HostileMx> {
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const stats = { accepted: 0, maxOpen: 0, bytesSent: 0 };

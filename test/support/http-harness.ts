@@ -94,17 +94,27 @@ export async function startHttpHarness(kind: StoreKind): Promise<HttpHarness> {
       const body = headBytes(request) > maxHeaderSize ? '' : (request.body ?? '');
       const headers: Record<string, string | string[] | number> = { ...request.headers };
       if (body.length > 0 || request.method !== 'GET') headers['content-length'] = Buffer.byteLength(body);
-      const req = httpRequest({ host: '127.0.0.1', port, method: request.method, path: request.target, headers, agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started });
-        });
-        res.on('error', reject);
-      });
+      const req = httpRequest(
+        { host: '127.0.0.1', port, method: request.method, path: request.target, headers, agent },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            clearTimeout(timer);
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              text: Buffer.concat(chunks).toString('utf8'),
+              ms: performance.now() - started,
+            });
+          });
+          res.on('error', reject);
+        },
+      );
       const timer = setTimeout(() => {
-        req.destroy(new Error(`no answer within ${REQUEST_BOUND_MS} ms: ${request.method} ${request.target.slice(0, 200)}`));
+        req.destroy(
+          new Error(`no answer within ${REQUEST_BOUND_MS} ms: ${request.method} ${request.target.slice(0, 200)}`),
+        );
       }, REQUEST_BOUND_MS);
       req.on('error', (error) => {
         clearTimeout(timer);

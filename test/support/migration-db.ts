@@ -15,13 +15,19 @@ export type DialectName = ReturnType<typeof parseDatabaseUrl>['dialect'];
  * Runs `work` on a fresh `kind` database migrated up to `migration` (a name such as
  * `0015-activity`), then closes and drops it. SQLite runs with foreign keys on, as the store opens it.
  */
-export async function withDatabaseAt(kind: StoreKind, migration: string, work: (db: Kysely<Database>, dialect: DialectName) => Promise<void>): Promise<void> {
+export async function withDatabaseAt(
+  kind: StoreKind,
+  migration: string,
+  work: (db: Kysely<Database>, dialect: DialectName) => Promise<void>,
+): Promise<void> {
   const { url, drop } = await freshDatabaseUrl(kind);
   const { dialect, target } = parseDatabaseUrl(url);
   const sqlite = dialect === 'sqlite' ? new SQLite(target) : null;
   sqlite?.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({
-    dialect: sqlite ? new SqliteDialect({ database: sqlite }) : new PostgresDialect({ pool: new pg.Pool({ connectionString: target }) }),
+    dialect: sqlite
+      ? new SqliteDialect({ database: sqlite })
+      : new PostgresDialect({ pool: new pg.Pool({ connectionString: target }) }),
   });
   try {
     const { error } = await new Migrator({ db, provider: mailplaneMigrations(dialect) }).migrateTo(migration);

@@ -37,7 +37,8 @@ const METHODS = ['get', 'post', 'put', 'delete', 'patch'];
 const normalizePath = (path: string) => path.replace(/\/$/, '').replace(/\{[^}]+\}|:\w+/g, '{}');
 
 /** A JSON pointer (as a URI fragment) to `segments` of a document. */
-const pointer = (segments: string[]) => segments.map((s) => `/${encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))}`).join('');
+const pointer = (segments: string[]) =>
+  segments.map((s) => `/${encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))}`).join('');
 
 /** An operation of the vendor document. */
 export interface VendorOperation {
@@ -56,7 +57,8 @@ export function vendorOperations(): VendorOperation[] {
       name: `${m.toUpperCase()} ${path.replace(/\/$/, '')}`,
       method: m,
       path,
-      matches: (method: string, routePath: string) => method.toLowerCase() === m && normalizePath(routePath) === normalizePath(path),
+      matches: (method: string, routePath: string) =>
+        method.toLowerCase() === m && normalizePath(routePath) === normalizePath(path),
     })),
   );
 }
@@ -67,7 +69,8 @@ export function vendorOperations(): VendorOperation[] {
  */
 export function vendorResponseErrors(operation: VendorOperation, status: number, body: unknown): string[] {
   const response = document.paths[operation.path][operation.method].responses[String(status)];
-  if (!response?.content?.['application/json']?.schema) return [`status ${status} has no JSON schema in the vendor document`];
+  if (!response?.content?.['application/json']?.schema)
+    return [`status ${status} has no JSON schema in the vendor document`];
   const ref = `openapi.json#${pointer(['paths', operation.path, operation.method, 'responses', String(status), 'content', 'application/json', 'schema'])}`;
   const validate = ajv.getSchema(ref);
   if (!validate) throw new Error(`cannot compile ${ref}`);
@@ -80,7 +83,8 @@ export function vendorResponseErrors(operation: VendorOperation, status: number,
  */
 export function operationSchemas(ours: Json, method: string, routePath: string, status: number) {
   const path = Object.keys(ours.paths).find((p) => normalizePath(p) === normalizePath(routePath));
-  const content: Json | undefined = path && ours.paths[path][method.toLowerCase()]?.responses?.[String(status)]?.content;
+  const content: Json | undefined =
+    path && ours.paths[path][method.toLowerCase()]?.responses?.[String(status)]?.content;
   if (!content) return undefined;
   const validators = new Map<string, ReturnType<Ajv2020['compile']>>();
   const own = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
@@ -93,10 +97,17 @@ export function operationSchemas(ours: Json, method: string, routePath: string, 
       if (!content[media]) return [`no ${media} answer in the document`];
       let validate = validators.get(media);
       if (!validate) {
-        validate = own.getSchema(`mailplane.json#${pointer(['paths', path!, method.toLowerCase(), 'responses', String(status), 'content', media, 'schema'])}`)!;
+        validate = own.getSchema(
+          `mailplane.json#${pointer(['paths', path!, method.toLowerCase(), 'responses', String(status), 'content', media, 'schema'])}`,
+        )!;
         validators.set(media, validate);
       }
-      return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`);
+      return validate(value)
+        ? []
+        : (validate.errors ?? []).map(
+            (e) =>
+              `${e.instancePath || '/'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+          );
     },
   };
 }

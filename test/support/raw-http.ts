@@ -46,8 +46,19 @@ export const rawGet = (port: number, target: string): Promise<RawAnswer> =>
  * `method target` with the header lines exactly as listed (a name twice sends it twice, in any
  * case), `Host`, `Connection: close` and, with a body, its `Content-Length`.
  */
-export function rawCall(port: number, method: string, target: string, headers: ReadonlyArray<readonly [string, string]> = [], body = ''): Promise<RawAnswer> {
-  const lines = [`${method} ${target} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close', ...headers.map(([name, value]) => `${name}: ${value}`)];
+export function rawCall(
+  port: number,
+  method: string,
+  target: string,
+  headers: ReadonlyArray<readonly [string, string]> = [],
+  body = '',
+): Promise<RawAnswer> {
+  const lines = [
+    `${method} ${target} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    'Connection: close',
+    ...headers.map(([name, value]) => `${name}: ${value}`),
+  ];
   if (body !== '' || method !== 'GET') lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
   return rawRequest(port, `${lines.join('\r\n')}\r\n\r\n${body}`);
 }
@@ -56,12 +67,14 @@ function parseAnswer(text: string): RawAnswer {
   const head = /^HTTP\/1\.1 (\d{3})[^\r]*\r\n([\s\S]*?)\r\n\r\n/.exec(text);
   if (!head) return { status: 'closed', headers: {}, body: text };
   const headers = Object.fromEntries(
-    head[2]!.split('\r\n').map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+    head[2]!
+      .split('\r\n')
+      .map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
   );
   let body = text.slice(head[0].length);
   if (headers['transfer-encoding'] === 'chunked') {
     let out = '';
-    for (let rest = body; ; ) {
+    for (let rest = body; ;) {
       const size = Number.parseInt(rest, 16);
       if (!(size > 0)) break;
       const start = rest.indexOf('\r\n') + 2;

@@ -64,7 +64,12 @@ export async function rawSmtp(port: number, host = '127.0.0.1', localAddress?: s
   };
   listen(socket);
 
-  const reply = () => (replies.length > 0 ? Promise.resolve(replies.shift()!) : ended ? Promise.resolve('') : new Promise<string>((resolve) => waiting.push(resolve)));
+  const reply = () =>
+    replies.length > 0
+      ? Promise.resolve(replies.shift()!)
+      : ended
+        ? Promise.resolve('')
+        : new Promise<string>((resolve) => waiting.push(resolve));
   const send = (data: string | Buffer) =>
     new Promise<void>((resolve) => {
       if (ended || socket.destroyed) return resolve();
@@ -94,4 +99,5 @@ export async function rawSmtp(port: number, host = '127.0.0.1', localAddress?: s
 }
 
 /** `AUTH PLAIN` with the initial response for `user` and `pass`. */
-export const authPlain = (user: string, pass: string) => `AUTH PLAIN ${Buffer.from(`\0${user}\0${pass}`).toString('base64')}`;
+export const authPlain = (user: string, pass: string) =>
+  `AUTH PLAIN ${Buffer.from(`\0${user}\0${pass}`).toString('base64')}`;

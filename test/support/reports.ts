@@ -33,7 +33,11 @@ export const dsn = (to: string, recipient: string, action: string, status: strin
  * `Return-Path` when given (as the provider saw it on delivery), and names the complaining
  * recipient in `Original-Rcpt-To` when given.
  */
-export const arf = (to: string, originalMessageId: string, { returnPath, originalRcptTo }: { returnPath?: string; originalRcptTo?: string } = {}) =>
+export const arf = (
+  to: string,
+  originalMessageId: string,
+  { returnPath, originalRcptTo }: { returnPath?: string; originalRcptTo?: string } = {},
+) =>
   [
     'From: Feedback Loop <feedback@provider.test>',
     `To: ${to}`,

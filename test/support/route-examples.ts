@@ -37,21 +37,42 @@ export const routeKey = (route: Pick<AnyRoute, 'method' | 'path'>): string => `$
 const today = () => new Date().toISOString().slice(0, 10);
 const range = () => ({ from: today(), to: today() });
 
-const pool = (r: ExampleRefs) => ({ name: `pool-${r.salt}`, ips: r.poolIps.map((publicIP) => ({ publicIP })), tpsps: r.tpspIds, routingStrategy: 0, shouldOverflow: false, warmupInterval: 24 });
-const tpsp = (r: ExampleRefs) => ({ name: `tpsp-${r.salt}`, type: 0, host: 'smtp.example.com', port: 587, security: 'starttls', username: 'u', password: 'p' });
+const pool = (r: ExampleRefs) => ({
+  name: `pool-${r.salt}`,
+  ips: r.poolIps.map((publicIP) => ({ publicIP })),
+  tpsps: r.tpspIds,
+  routingStrategy: 0,
+  shouldOverflow: false,
+  warmupInterval: 24,
+});
+const tpsp = (r: ExampleRefs) => ({
+  name: `tpsp-${r.salt}`,
+  type: 0,
+  host: 'smtp.example.com',
+  port: 587,
+  security: 'starttls',
+  username: 'u',
+  password: 'p',
+});
 
 const EXAMPLES: Record<string, (r: ExampleRefs) => RouteExample> = {
   'POST /account/subaccount': (r) => ({ body: { name: `sub-${r.salt}`, companyName: 'Co' } }),
   'GET /account/subaccount': () => ({ query: { limit: '5', offset: '0', search: 'sub' } }),
-  'PUT /account/subaccount/:subaccount_id': (r) => ({ body: { name: `renamed-${r.salt}`, blocked: false, block_reason: 'none' } }),
+  'PUT /account/subaccount/:subaccount_id': (r) => ({
+    body: { name: `renamed-${r.salt}`, blocked: false, block_reason: 'none' },
+  }),
   'POST /subaccount/domain': (r) => ({ body: { name: `d${r.salt}.example.com` } }),
   'GET /subaccount/domain': () => ({ query: { limit: '5', offset: '0', search: 'test' } }),
   'GET /subaccount/suppression': () => ({ query: { limit: '5', offset: '0', type: 'manual', ...range() } }),
-  'POST /subaccount/suppression': (r) => ({ body: { manual: r.emails.map((email) => ({ email })), unsubscribe: [{ email: `u${r.salt}@example.org` }] } }),
+  'POST /subaccount/suppression': (r) => ({
+    body: { manual: r.emails.map((email) => ({ email })), unsubscribe: [{ email: `u${r.salt}@example.org` }] },
+  }),
   'DELETE /subaccount/suppression': (r) => ({ body: { suppressions: r.emails.map((email) => ({ email })) } }),
   'GET /account/ip': () => ({ query: { limit: '5', offset: '0' } }),
   'PUT /account/ip/allocate': (r) => ({ body: { ips: r.ips, autoWarmupEnabled: false } }),
-  'PUT /account/ip/:ip_id': () => ({ body: { state: 0, autoWarmupEnabled: false, reverseDnsHostname: 'mta1.example.com' } }),
+  'PUT /account/ip/:ip_id': () => ({
+    body: { state: 0, autoWarmupEnabled: false, reverseDnsHostname: 'mta1.example.com' },
+  }),
   'POST /account/tpsp': (r) => ({ body: tpsp(r) }),
   'GET /account/tpsp': () => ({ query: { limit: '5' } }),
   'PUT /account/tpsp/:tpsp_id': (r) => ({ body: { ...tpsp(r), port: 465, security: 'tls' } }),
@@ -88,10 +109,21 @@ const EXAMPLES: Record<string, (r: ExampleRefs) => RouteExample> = {
   'DELETE /subaccount/email/:message_id': () => ({}),
   'DELETE /subaccount/email/batch/:batch_id': () => ({}),
   'POST /account/webhook/:webhook_id/secret/rotate': () => ({}),
-  'POST /account/webhook/:webhook_id/replay': () => ({ body: { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString(), eventTypes: [0, 2] } }),
-  'POST /subaccount/template': (r) => ({ body: { name: `tpl-${r.salt}`, subject: 'Hi {{first}}', htmlBody: '<p>Hi {{first}} of {{company}}</p>', textBody: 'Hi {{first}}' } }),
+  'POST /account/webhook/:webhook_id/replay': () => ({
+    body: { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString(), eventTypes: [0, 2] },
+  }),
+  'POST /subaccount/template': (r) => ({
+    body: {
+      name: `tpl-${r.salt}`,
+      subject: 'Hi {{first}}',
+      htmlBody: '<p>Hi {{first}} of {{company}}</p>',
+      textBody: 'Hi {{first}}',
+    },
+  }),
   'GET /subaccount/template': () => ({ query: { limit: '5', offset: '0', search: 'tpl' } }),
-  'PUT /subaccount/template/:template_id': () => ({ body: { subject: 'Hello {{first}}', textBody: 'Hello {{first}}', ampBody: null } }),
+  'PUT /subaccount/template/:template_id': () => ({
+    body: { subject: 'Hello {{first}}', textBody: 'Hello {{first}}', ampBody: null },
+  }),
   'POST /subaccount/email/template': (r) => ({
     body: {
       from: { email: `news@${r.domainName}`, name: 'News' },

@@ -3,7 +3,13 @@ import type { TestApi } from './api.js';
 
 /** What {@link createSender} sets up. */
 export interface Sender {
-  subAccount: { id: number; accountId: number; apiKey: string; name: string; smtpAuths: Array<{ username: string; password: string }> };
+  subAccount: {
+    id: number;
+    accountId: number;
+    apiKey: string;
+    name: string;
+    smtpAuths: Array<{ username: string; password: string }>;
+  };
   domain: { id: number; name: string };
 }
 
@@ -28,5 +34,11 @@ export async function createSender(api: TestApi, name: string, domainName: strin
 
 /** A minimal valid send body from `from` to `to` addresses. */
 export function sendBody(from: string, to: string[], extra: Record<string, unknown> = {}) {
-  return { from: { email: from, name: 'Sender' }, to: to.map((email) => ({ email })), subject: 'Hello', textBody: 'Hi', ...extra };
+  return {
+    from: { email: from, name: 'Sender' },
+    to: to.map((email) => ({ email })),
+    subject: 'Hello',
+    textBody: 'Hi',
+    ...extra,
+  };
 }

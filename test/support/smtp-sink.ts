@@ -59,7 +59,25 @@ let certificate: { key: Buffer; cert: Buffer } | null = null;
 function selfSigned(): SecureContext {
   if (!certificate) {
     const dir = mkdtempSync(join(tmpdir(), 'sink-cert-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-days', '2', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-subj',
+        '/CN=localhost',
+        '-days',
+        '2',
+        '-keyout',
+        join(dir, 'k.pem'),
+        '-out',
+        join(dir, 'c.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     certificate = { key: readFileSync(join(dir, 'k.pem')), cert: readFileSync(join(dir, 'c.pem')) };
     rmSync(dir, { recursive: true, force: true });
   }
@@ -69,7 +87,10 @@ function selfSigned(): SecureContext {
 const TERMINATOR = Buffer.from('\r\n.\r\n');
 
 /** Starts a sink on 127.0.0.1, an ephemeral port, accepting everything until told otherwise. */
-export async function startSmtpSink(initial: SinkBehaviour = {}, listen: { host?: string; port?: number } = {}): Promise<SmtpSink> {
+export async function startSmtpSink(
+  initial: SinkBehaviour = {},
+  listen: { host?: string; port?: number } = {},
+): Promise<SmtpSink> {
   let behaviour = initial;
   const received: ReceivedMessage[] = [];
   const sockets = new Set<Socket>();

@@ -21,12 +21,22 @@ export interface JsonResult extends RawResponse {
 }
 
 /** Calls `/api/v1<path>` over HTTP with JSON in and out. */
-export async function callJson(harness: HttpHarness, method: string, path: string, call: JsonCall = {}): Promise<JsonResult> {
+export async function callJson(
+  harness: HttpHarness,
+  method: string,
+  path: string,
+  call: JsonCall = {},
+): Promise<JsonResult> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (call.account !== undefined) headers['x-account-apikey'] = call.account;
   if (call.sub !== undefined) headers['x-subaccount-apikey'] = call.sub;
   const query = call.query ? `?${new URLSearchParams(call.query).toString()}` : '';
-  const response = await harness.send({ method, target: `/api/v1${path}${query}`, headers, body: call.body === undefined ? '' : JSON.stringify(call.body) });
+  const response = await harness.send({
+    method,
+    target: `/api/v1${path}${query}`,
+    headers,
+    body: call.body === undefined ? '' : JSON.stringify(call.body),
+  });
   let body: unknown;
   try {
     body = JSON.parse(response.text);
@@ -81,31 +91,115 @@ export const uniqueTag = (prefix: string): string => `${prefix}${randomBytes(4).
  * statistics), and at account level a webhook, two IPs, a TPSP and a pool holding both.
  * `octet` keeps IP addresses distinct between tenants (10.<octet>.7.1 and 10.<octet>.7.2).
  */
-export async function createTenant(harness: HttpHarness, tag: string, octet: number, sends: [number, number] = [1, 2]): Promise<Tenant> {
+export async function createTenant(
+  harness: HttpHarness,
+  tag: string,
+  octet: number,
+  sends: [number, number] = [1, 2],
+): Promise<Tenant> {
   const { account, apiKey, defaultSubAccount } = await harness.mailplane.createAccount({ name: `${tag}-account` });
   const subs: SubTenant[] = [];
   for (const [index, count] of sends.entries()) {
     const n = index + 1;
-    const sub = expectOk('sub-account', await callJson(harness, 'POST', '/account/subaccount', { account: apiKey, body: { name: `${tag}-sub${n}`, companyName: `${tag}-company${n}` } })).body;
+    const sub = expectOk(
+      'sub-account',
+      await callJson(harness, 'POST', '/account/subaccount', {
+        account: apiKey,
+        body: { name: `${tag}-sub${n}`, companyName: `${tag}-company${n}` },
+      }),
+    ).body;
     const domainName = `${tag}-s${n}.test`;
-    const domain = expectOk('domain', await callJson(harness, 'POST', '/subaccount/domain', { sub: sub.apiKey, body: { name: domainName } })).body;
-    await harness.mailplane.context.store.domains.updateVerification(sub.id, domain.id, { dkimVerified: true, verified: true, updated: 1n });
+    const domain = expectOk(
+      'domain',
+      await callJson(harness, 'POST', '/subaccount/domain', { sub: sub.apiKey, body: { name: domainName } }),
+    ).body;
+    await harness.mailplane.context.store.domains.updateVerification(sub.id, domain.id, {
+      dkimVerified: true,
+      verified: true,
+      updated: 1n,
+    });
     const suppressions = [`${tag}-s${n}-manual@example.org`, `${tag}-s${n}-bounce@example.org`];
-    expectOk('suppressions', await callJson(harness, 'POST', '/subaccount/suppression', { sub: sub.apiKey, body: { manual: [{ email: suppressions[0] }], hardBounce: [{ email: suppressions[1] }] } }));
+    expectOk(
+      'suppressions',
+      await callJson(harness, 'POST', '/subaccount/suppression', {
+        sub: sub.apiKey,
+        body: { manual: [{ email: suppressions[0] }], hardBounce: [{ email: suppressions[1] }] },
+      }),
+    );
     const group = `${tag}-s${n}-group`;
     const recipients = Array.from({ length: count }, (_, i) => `${tag}-s${n}-rcpt${i}@rcpt.test`);
-    const sent = expectOk('send', await callJson(harness, 'POST', '/subaccount/email', {
-      sub: sub.apiKey,
-      // Scheduled an hour ahead: a cancel through a foreign id would show in the owner's read-back.
-      body: { from: { email: `news@${domainName}`, name: `${tag} sender` }, to: recipients.map((email) => ({ email })), subject: `${tag}-subject`, textBody: `${tag}-text`, groups: [group], sendAt: String(BigInt(Date.now() + 3_600_000) * 1_000_000n) },
-    })).body as Array<{ messageId: string; batchId: string }>;
-    const template = expectOk('template', await callJson(harness, 'POST', '/subaccount/template', { sub: sub.apiKey, body: { name: `${tag}-s${n}-template`, subject: 'Hi {{first}}', textBody: `${tag}-s${n}-template-text` } })).body;
-    subs.push({ id: sub.id, name: sub.name, apiKey: sub.apiKey, smtpUsername: sub.smtpAuths?.[0]?.username ?? '', domain: { id: domain.id, name: domainName }, suppressions, recipients, messageIds: sent.map((e) => e.messageId), batchIds: [...new Set(sent.map((e) => e.batchId))], group, template: { id: template.id, name: template.name } });
+    const sent = expectOk(
+      'send',
+      await callJson(harness, 'POST', '/subaccount/email', {
+        sub: sub.apiKey,
+        // Scheduled an hour ahead: a cancel through a foreign id would show in the owner's read-back.
+        body: {
+          from: { email: `news@${domainName}`, name: `${tag} sender` },
+          to: recipients.map((email) => ({ email })),
+          subject: `${tag}-subject`,
+          textBody: `${tag}-text`,
+          groups: [group],
+          sendAt: String(BigInt(Date.now() + 3_600_000) * 1_000_000n),
+        },
+      }),
+    ).body as Array<{ messageId: string; batchId: string }>;
+    const template = expectOk(
+      'template',
+      await callJson(harness, 'POST', '/subaccount/template', {
+        sub: sub.apiKey,
+        body: { name: `${tag}-s${n}-template`, subject: 'Hi {{first}}', textBody: `${tag}-s${n}-template-text` },
+      }),
+    ).body;
+    subs.push({
+      id: sub.id,
+      name: sub.name,
+      apiKey: sub.apiKey,
+      smtpUsername: sub.smtpAuths?.[0]?.username ?? '',
+      domain: { id: domain.id, name: domainName },
+      suppressions,
+      recipients,
+      messageIds: sent.map((e) => e.messageId),
+      batchIds: [...new Set(sent.map((e) => e.batchId))],
+      group,
+      template: { id: template.id, name: template.name },
+    });
   }
-  const webhook = expectOk('webhook', await callJson(harness, 'POST', '/account/webhook', { account: apiKey, body: { url: `https://${tag}-hook.example/events` } })).body;
-  const allocated = expectOk('ips', await callJson(harness, 'PUT', '/account/ip/allocate', { account: apiKey, body: { ips: [`10.${octet}.7.1`, `10.${octet}.7.2`] } })).body;
-  const tpsp = expectOk('tpsp', await callJson(harness, 'POST', '/account/tpsp', { account: apiKey, body: { name: `${tag}-tpsp`, type: 0, host: `${tag}-smtp.example`, port: 587, security: 'starttls', username: `${tag}-user`, password: `${tag}-password` } })).body;
-  const pool = expectOk('pool', await callJson(harness, 'POST', '/account/ippool', { account: apiKey, body: { name: `${tag}-pool`, ips: [{ publicIP: `10.${octet}.7.1` }], tpsps: [tpsp.id], routingStrategy: 0 } })).body;
+  const webhook = expectOk(
+    'webhook',
+    await callJson(harness, 'POST', '/account/webhook', {
+      account: apiKey,
+      body: { url: `https://${tag}-hook.example/events` },
+    }),
+  ).body;
+  const allocated = expectOk(
+    'ips',
+    await callJson(harness, 'PUT', '/account/ip/allocate', {
+      account: apiKey,
+      body: { ips: [`10.${octet}.7.1`, `10.${octet}.7.2`] },
+    }),
+  ).body;
+  const tpsp = expectOk(
+    'tpsp',
+    await callJson(harness, 'POST', '/account/tpsp', {
+      account: apiKey,
+      body: {
+        name: `${tag}-tpsp`,
+        type: 0,
+        host: `${tag}-smtp.example`,
+        port: 587,
+        security: 'starttls',
+        username: `${tag}-user`,
+        password: `${tag}-password`,
+      },
+    }),
+  ).body;
+  const pool = expectOk(
+    'pool',
+    await callJson(harness, 'POST', '/account/ippool', {
+      account: apiKey,
+      body: { name: `${tag}-pool`, ips: [{ publicIP: `10.${octet}.7.1` }], tpsps: [tpsp.id], routingStrategy: 0 },
+    }),
+  ).body;
   return {
     tag,
     accountId: account.id,
@@ -121,7 +215,18 @@ export async function createTenant(harness: HttpHarness, tag: string, octet: num
 
 /** Strings that identify `sub`'s data: its name, key, login, domain, addresses, messages, group, template. */
 export function subMarkers(sub: SubTenant): string[] {
-  return [sub.name, sub.apiKey, sub.smtpUsername, sub.domain.name, ...sub.suppressions, ...sub.recipients, ...sub.messageIds, ...sub.batchIds, sub.group, sub.template.name].filter((m) => m !== '');
+  return [
+    sub.name,
+    sub.apiKey,
+    sub.smtpUsername,
+    sub.domain.name,
+    ...sub.suppressions,
+    ...sub.recipients,
+    ...sub.messageIds,
+    ...sub.batchIds,
+    sub.group,
+    sub.template.name,
+  ].filter((m) => m !== '');
 }
 
 /** Strings that identify the account-level data of `tenant` (not its sub-accounts'). */

@@ -139,7 +139,11 @@ describe('src/ folder dependencies', () => {
 function cycleReport(edges: readonly Edge[]): string[] {
   return cycles(edges).map((component) => {
     const inside = edges.filter((edge) => component.includes(edge.from) && component.includes(edge.to));
-    const lines = inside.map((edge) => (edge.from === edge.fromFile ? `    ${edge.from} imports ${edge.to}` : `    ${edge.from} -> ${edge.to}: ${edge.fromFile} imports ${edge.toFile}`));
+    const lines = inside.map((edge) =>
+      edge.from === edge.fromFile
+        ? `    ${edge.from} imports ${edge.to}`
+        : `    ${edge.from} -> ${edge.to}: ${edge.fromFile} imports ${edge.toFile}`,
+    );
     return [`  cycle: ${component.join(', ')}`, ...lines].join('\n');
   });
 }
@@ -167,7 +171,11 @@ describe('src/ file dependencies', () => {
       { from: 'b.ts', to: 'c.ts', fromFile: 'b.ts', toFile: 'c.ts' },
     ];
     expect(cycles(edges)).toEqual([['a.ts', 'b.ts']]);
-    const specifiers = ts.preProcessFile("import type { B } from './b.js';\nexport type { A } from './a.js';\ntype C = import('./c.js').C;", true, true);
+    const specifiers = ts.preProcessFile(
+      "import type { B } from './b.js';\nexport type { A } from './a.js';\ntype C = import('./c.js').C;",
+      true,
+      true,
+    );
     expect(specifiers.importedFiles.map((ref) => ref.fileName)).toEqual(['./b.js', './a.js', './c.js']);
   });
 });
@@ -191,7 +199,14 @@ function moduleState(path: string, text: string): string[] {
         continue;
       }
       let value = declaration.initializer;
-      while (value && (ts.isAsExpression(value) || ts.isSatisfiesExpression(value) || ts.isParenthesizedExpression(value) || ts.isNonNullExpression(value))) value = value.expression;
+      while (
+        value &&
+        (ts.isAsExpression(value) ||
+          ts.isSatisfiesExpression(value) ||
+          ts.isParenthesizedExpression(value) ||
+          ts.isNonNullExpression(value))
+      )
+        value = value.expression;
       if (!value || !ts.isNewExpression(value) || !ts.isIdentifier(value.expression)) continue;
       const made = value.expression.text;
       if (!['Map', 'Set', 'WeakMap', 'WeakSet'].includes(made)) continue;
@@ -208,14 +223,19 @@ const MODULE_STATE_ALLOWED: Record<string, string> = {
     'a memo of a pure function (the dot-stuffed slices of a part), held weakly by the immutable buffer it describes: ' +
     'an entry lives as long as its buffer and reads the same for whoever asks, and the body a bulk batch shares is ' +
     'scanned once for all the connections and transports that send it',
-  'src/sandbox/dns-server.ts TYPE_NAMES': 'a constant lookup table (dns2 type codes to names), built once when the module loads and never written',
+  'src/sandbox/dns-server.ts TYPE_NAMES':
+    'a constant lookup table (dns2 type codes to names), built once when the module loads and never written',
 };
 
 describe('module-level state in src/ and adapters/', () => {
   const files = [...sourceFiles(srcRoot), ...sourceFiles(join(repoRoot, 'adapters'))];
   const found = files.flatMap((file) => {
     const path = relative(repoRoot, file).split(sep).join('/');
-    return moduleState(path, readFileSync(file, 'utf8')).map((what) => ({ path, key: `${path} ${what.split(' ')[0]!}`, what }));
+    return moduleState(path, readFileSync(file, 'utf8')).map((what) => ({
+      path,
+      key: `${path} ${what.split(' ')[0]!}`,
+      what,
+    }));
   });
 
   it('recognises a let, a Map, a Set and a WeakMap, and lets a read-only lookup table be', () => {
@@ -228,11 +248,18 @@ describe('module-level state in src/ and adapters/', () => {
       'const LIMIT = 10;',
       'function f() { let local = 0; return local; }',
     ].join('\n');
-    expect(moduleState('example.ts', text)).toEqual(['count (a module-level let or var)', 'cache (a module-level Map)', 'seen (a module-level Set)', 'memo (a module-level WeakMap)']);
+    expect(moduleState('example.ts', text)).toEqual([
+      'count (a module-level let or var)',
+      'cache (a module-level Map)',
+      'seen (a module-level Set)',
+      'memo (a module-level WeakMap)',
+    ]);
   });
 
   it('has none but the allowed ones, each with its reason', () => {
-    const report = found.filter((entry) => !(entry.key in MODULE_STATE_ALLOWED)).map((entry) => `  ${entry.path}: ${entry.what}`);
+    const report = found
+      .filter((entry) => !(entry.key in MODULE_STATE_ALLOWED))
+      .map((entry) => `  ${entry.path}: ${entry.what}`);
     expect(report, `module-level state (move it onto an object the instance owns):\n${report.join('\n')}`).toEqual([]);
   });
 

@@ -32,7 +32,12 @@ describe('createBatcher', () => {
   it('waits for the end of the turn: items added by separate callbacks of one turn share a run', async () => {
     const runs: number[][] = [];
     const batcher = createBatcher<number>(async (batch) => void runs.push(batch), { maxBatch: 64 });
-    await Promise.all(Array.from({ length: 5 }, (_, i) => new Promise<void>((resolve) => setImmediate(() => (batcher.add(i), resolve())))));
+    await Promise.all(
+      Array.from(
+        { length: 5 },
+        (_, i) => new Promise<void>((resolve) => setImmediate(() => (batcher.add(i), resolve()))),
+      ),
+    );
     await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setImmediate(resolve));
     expect(runs).toEqual([[0, 1, 2, 3, 4]]);

@@ -11,7 +11,12 @@ describe('classifySmtpReply', () => {
   });
 
   it('4xx is soft; 4.7.x and rate-limit texts are flagged as policy', () => {
-    expect(classifySmtpReply({ code: 451, text: '451 4.3.0 Temporary failure' })).toEqual({ kind: 'soft', smtpCode: 451, enhancedCode: '4.3.0', text: '451 4.3.0 Temporary failure' });
+    expect(classifySmtpReply({ code: 451, text: '451 4.3.0 Temporary failure' })).toEqual({
+      kind: 'soft',
+      smtpCode: 451,
+      enhancedCode: '4.3.0',
+      text: '451 4.3.0 Temporary failure',
+    });
     expect(classifySmtpReply({ code: 421, text: '421 4.7.0 Try again later' }).policy).toBe(true);
     expect(classifySmtpReply({ code: 450, text: '450 Too many connections from your IP' }).policy).toBe(true);
     expect(classifySmtpReply({ code: 452, text: '452 4.2.2 Mailbox full' }).policy).toBeUndefined();
@@ -52,8 +57,12 @@ describe('parseEnhancedCode', () => {
 
 describe('describeReply', () => {
   it('keeps every line of a reply on one line, names the host, and removes control characters', () => {
-    expect(describeReply({ kind: 'hard', smtpCode: 550, text: '550-5.1.1 a\r\n550 5.1.1 b', host: 'mx.example' })).toBe('550-5.1.1 a 550 5.1.1 b (mx.example)');
-    expect(describeReply({ kind: 'soft', smtpCode: null, text: 'EPROTOCOL: \u0000\u00ff junk' })).toBe('EPROTOCOL: ?\u00ff junk');
+    expect(describeReply({ kind: 'hard', smtpCode: 550, text: '550-5.1.1 a\r\n550 5.1.1 b', host: 'mx.example' })).toBe(
+      '550-5.1.1 a 550 5.1.1 b (mx.example)',
+    );
+    expect(describeReply({ kind: 'soft', smtpCode: null, text: 'EPROTOCOL: \u0000\u00ff junk' })).toBe(
+      'EPROTOCOL: ?\u00ff junk',
+    );
     expect(describeReply({ kind: 'soft', smtpCode: 421, text: 'shutting down' })).toBe('421 shutting down');
   });
 });

@@ -6,7 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { README_TABLE_MARKERS, renderEnvExample, renderReadmeTable, withReadmeTable } from '../../examples/shared/config-docs.js';
+import {
+  README_TABLE_MARKERS,
+  renderEnvExample,
+  renderReadmeTable,
+  withReadmeTable,
+} from '../../examples/shared/config-docs.js';
 import { CONFIG_VARIABLES } from '../../examples/shared/config-schema.js';
 
 const read = (path: string) => readFileSync(fileURLToPath(new URL(`../../${path}`, import.meta.url)), 'utf8');

@@ -3,7 +3,22 @@
  * the activity query, hash routes (src/dashboard/ui/format.ts) and the cookie helpers (src/dashboard/).
  */
 import { describe, expect, it } from 'vitest';
-import { activityQuery, chartData, counterTotals, inBatches, poolRequestBody, warmupStages, eventIsProblem, eventName, formatCount, formatNs, lastDays, parseRoute, seriesTotals, type DayStat } from '../../src/dashboard/ui/format.js';
+import {
+  activityQuery,
+  chartData,
+  counterTotals,
+  inBatches,
+  poolRequestBody,
+  warmupStages,
+  eventIsProblem,
+  eventName,
+  formatCount,
+  formatNs,
+  lastDays,
+  parseRoute,
+  seriesTotals,
+  type DayStat,
+} from '../../src/dashboard/ui/format.js';
 import { readCookie, sessionCookie } from '../../src/dashboard/cookies.js';
 
 const counters = (processed: number, delivered: number, hardBounced = 0, softBounced = 0) => ({
@@ -30,7 +45,11 @@ describe('dashboard overview logic', () => {
     ];
     const [xs, processed, delivered, bounced, ...rest] = chartData(days);
     expect(xs).toEqual([Date.UTC(2026, 10, 24) / 1000, Date.UTC(2026, 10, 25) / 1000]);
-    expect([processed, delivered, bounced]).toEqual([[3, 5], [2, 4], [1, 1]]);
+    expect([processed, delivered, bounced]).toEqual([
+      [3, 5],
+      [2, 4],
+      [1, 1],
+    ]);
     expect(rest).toHaveLength(4);
     expect(seriesTotals(days).slice(0, 3)).toEqual([
       { label: 'Processed', total: 8 },
@@ -59,10 +78,38 @@ describe('dashboard overview logic', () => {
   });
 
   it('writes a pool form as the API’s body: the name only when changed, {} for round robin, no overflow pool without overflow, the TPSP members by id', () => {
-    const draft = { name: ' Bulk ', routingStrategy: 0, routingMetaData: '{"x":1}', shouldOverflow: false, overflowPoolName: 'Shared', warmupInterval: '48', ips: ['192.0.2.1'], tpsps: [3] };
-    expect(poolRequestBody(draft)).toEqual({ name: 'Bulk', routingStrategy: 0, routingMetaData: '{}', shouldOverflow: false, overflowPoolName: '', warmupInterval: 48, ips: [{ publicIp: '192.0.2.1' }], tpsps: [3] });
-    const edited = poolRequestBody({ ...draft, name: 'Shared', routingStrategy: 2, shouldOverflow: true, warmupInterval: '' }, { name: 'Shared' });
-    expect(edited).toEqual({ routingStrategy: 2, routingMetaData: '{"x":1}', shouldOverflow: true, overflowPoolName: 'Shared', ips: [{ publicIp: '192.0.2.1' }], tpsps: [3] });
+    const draft = {
+      name: ' Bulk ',
+      routingStrategy: 0,
+      routingMetaData: '{"x":1}',
+      shouldOverflow: false,
+      overflowPoolName: 'Shared',
+      warmupInterval: '48',
+      ips: ['192.0.2.1'],
+      tpsps: [3],
+    };
+    expect(poolRequestBody(draft)).toEqual({
+      name: 'Bulk',
+      routingStrategy: 0,
+      routingMetaData: '{}',
+      shouldOverflow: false,
+      overflowPoolName: '',
+      warmupInterval: 48,
+      ips: [{ publicIp: '192.0.2.1' }],
+      tpsps: [3],
+    });
+    const edited = poolRequestBody(
+      { ...draft, name: 'Shared', routingStrategy: 2, shouldOverflow: true, warmupInterval: '' },
+      { name: 'Shared' },
+    );
+    expect(edited).toEqual({
+      routingStrategy: 2,
+      routingMetaData: '{"x":1}',
+      shouldOverflow: true,
+      overflowPoolName: 'Shared',
+      ips: [{ publicIp: '192.0.2.1' }],
+      tpsps: [3],
+    });
   });
 
   it('formats counts and nanosecond times, and names event types', () => {
@@ -90,10 +137,11 @@ describe('dashboard server helpers', () => {
     expect(readCookie({ cookie: 'a=1; mailplane_dashboard=xyz; b=2' }, 'mailplane_dashboard')).toBe('xyz');
     expect(readCookie({ cookie: ['a=1', 'mailplane_dashboard=q'] }, 'mailplane_dashboard')).toBe('q');
     expect(readCookie({}, 'mailplane_dashboard')).toBeUndefined();
-    expect(sessionCookie('v', { path: '/dashboard', secure: false }, 60)).toBe('mailplane_dashboard=v; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=60');
+    expect(sessionCookie('v', { path: '/dashboard', secure: false }, 60)).toBe(
+      'mailplane_dashboard=v; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=60',
+    );
     expect(sessionCookie('v', { path: '/', secure: true }, 0)).toMatch(/; Secure$/);
   });
-
 });
 
 describe('dashboard sandbox inbox: MIME', () => {
@@ -129,13 +177,21 @@ describe('dashboard sandbox inbox: MIME', () => {
     expect(mail.headers[2]!.value).toBe('v=1; a=rsa-sha256; d=acme.test; s=mp1');
     expect(mail.text).toBe('Café au lait, a long line that is soft-broken');
     expect(mail.html).toBe('<p>Café <b>au lait</b></p>');
-    expect(parseMail('Subject: plain\r\n\r\nHello!\r\n')).toEqual({ headers: [{ name: 'Subject', value: 'plain' }], text: 'Hello!\r\n', html: undefined });
+    expect(parseMail('Subject: plain\r\n\r\nHello!\r\n')).toEqual({
+      headers: [{ name: 'Subject', value: 'plain' }],
+      text: 'Hello!\r\n',
+      html: undefined,
+    });
   });
 });
 
 describe('dashboard IPs page', () => {
-  it('reads each provider\'s warmup stage from the plan\'s JSON-string fields, skipping what it cannot read', () => {
-    const plan = { gmailWarmupPlan: JSON.stringify({ stage: 2, dailyLimit: 500, sentToday: 12, stages: [] }), yahooWarmupPlan: '{', defaultWarmupPlan: JSON.stringify({ stage: 6, dailyLimit: null, sentToday: 3 }) };
+  it("reads each provider's warmup stage from the plan's JSON-string fields, skipping what it cannot read", () => {
+    const plan = {
+      gmailWarmupPlan: JSON.stringify({ stage: 2, dailyLimit: 500, sentToday: 12, stages: [] }),
+      yahooWarmupPlan: '{',
+      defaultWarmupPlan: JSON.stringify({ stage: 6, dailyLimit: null, sentToday: 3 }),
+    };
     expect(warmupStages(plan)).toEqual([
       { provider: 'gmail', text: 'stage 2, 12/500 today' },
       { provider: 'default', text: 'stage 6, 3/∞ today' },

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { hasSharedBody, SharedBodyCache, type SharedBody } from '../../src/delivery/body-cache.js';
 import type { SendBatchRecord } from '../../src/store/index.js';
 
-const body = (bytes: number): SharedBody => ({ baseBoundary: 'b', body: Buffer.alloc(bytes), bodyHash: 'h', standIns: { attachments: [] } });
+const body = (bytes: number): SharedBody => ({
+  baseBoundary: 'b',
+  body: Buffer.alloc(bytes),
+  bodyHash: 'h',
+  standIns: { attachments: [] },
+});
 const batch = (content: Partial<SendBatchRecord['content']>) => ({ content }) as SendBatchRecord;
 
 describe('shared bodies of bulk sends', () => {

@@ -16,7 +16,10 @@ describe('delivery configuration', () => {
   it('retries 5 times, the last one 24 hours after the first attempt; unset fields keep their defaults', () => {
     expect(defaultDeliveryConfig.retryDelaysMs).toHaveLength(5);
     expect(defaultDeliveryConfig.retryDelaysMs.reduce((a, b) => a + b, 0)).toBe(86_400_000);
-    expect(resolveDeliveryConfig({ mxPort: 2525, concurrency: undefined })).toEqual({ ...defaultDeliveryConfig, mxPort: 2525 });
+    expect(resolveDeliveryConfig({ mxPort: 2525, concurrency: undefined })).toEqual({
+      ...defaultDeliveryConfig,
+      mxPort: 2525,
+    });
   });
 });
 

@@ -6,7 +6,8 @@ import { DkimSigner } from '../../src/delivery/dkim-signer.js';
 
 const pair = () => generateKeyPairSync('rsa', { modulusLength: 2048 });
 const { privateKey, publicKey } = pair();
-const verifies = (data: string, signature: Buffer, key = publicKey) => verify('sha256', Buffer.from(data, 'latin1'), key, signature);
+const verifies = (data: string, signature: Buffer, key = publicKey) =>
+  verify('sha256', Buffer.from(data, 'latin1'), key, signature);
 
 describe('DkimSigner (signatures on worker threads, in batches)', () => {
   it('answers every one of a burst larger than a batch, each with its own valid signature', async () => {
@@ -25,7 +26,11 @@ describe('DkimSigner (signatures on worker threads, in batches)', () => {
     const other = pair();
     const signer = new DkimSigner(2);
     try {
-      const jobs = Array.from({ length: 40 }, (_, i) => ({ data: `field ${i}`, key: i % 2 === 0 ? privateKey : other.privateKey, check: i % 2 === 0 ? publicKey : other.publicKey }));
+      const jobs = Array.from({ length: 40 }, (_, i) => ({
+        data: `field ${i}`,
+        key: i % 2 === 0 ? privateKey : other.privateKey,
+        check: i % 2 === 0 ? publicKey : other.publicKey,
+      }));
       const signatures = await Promise.all(jobs.map((job) => signer.sign(job.data, job.key)));
       expect(signatures.every((signature, i) => verifies(jobs[i]!.data, signature, jobs[i]!.check))).toBe(true);
       await signer.close();
@@ -64,7 +69,13 @@ describe('DkimSigner (signatures on worker threads, in batches)', () => {
       const p = createPublicKey(privateKey).export({ type: 'spki', format: 'der' }).toString('base64');
       const resolver = async () => [[`v=DKIM1; k=rsa; p=${p}`]];
       const message = Buffer.from('From: a@example.com\r\nTo: b@example.org\r\nSubject: hi\r\n\r\nbody\r\n');
-      const signed = await dkimSign(message, { domainName: 'example.com', selector: 'sel', privateKey, headerFieldNames: 'From:To:Subject', sign: signer.sign });
+      const signed = await dkimSign(message, {
+        domainName: 'example.com',
+        selector: 'sel',
+        privateKey,
+        headerFieldNames: 'From:To:Subject',
+        sign: signer.sign,
+      });
       const result = await dkimVerify(signed, { resolver });
       expect(result.results[0]?.status?.result).toBe('pass');
     } finally {

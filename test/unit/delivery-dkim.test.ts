@@ -9,7 +9,12 @@ const resolver = async (name: string) => {
   if (name !== 'sel._domainkey.example.com') throw Object.assign(new Error('nxdomain'), { code: 'ENOTFOUND' });
   return [[`v=DKIM1; k=rsa; p=${p}`]];
 };
-const key = { domainName: 'example.com', selector: 'sel', privateKey, headerFieldNames: 'From:To:Subject:Date:List-Unsubscribe:List-Unsubscribe-Post:X-Missing' };
+const key = {
+  domainName: 'example.com',
+  selector: 'sel',
+  privateKey,
+  headerFieldNames: 'From:To:Subject:Date:List-Unsubscribe:List-Unsubscribe-Post:X-Missing',
+};
 
 describe('dkimSign (checked by mailauth, an independent verifier)', () => {
   it('signs folded headers, odd whitespace and trailing blank lines so that they verify', async () => {

@@ -28,11 +28,19 @@ const message = (fields: Partial<MessageRecord>): MessageRecord => ({
 describe('the envelope of one message', () => {
   it('is its own recipient alone when its copies are messages of their own, and for a copy', () => {
     expect(envelopeRecipients(message({}))).toEqual(['ann@rcpt.test']);
-    const copy = message({ to: { email: 'carl@rcpt.test', name: '' }, bcc: [], copyOf: { messageId: 'x', kind: 'cc', to: { email: 'ann@rcpt.test', name: 'Ann' } } });
+    const copy = message({
+      to: { email: 'carl@rcpt.test', name: '' },
+      bcc: [],
+      copyOf: { messageId: 'x', kind: 'cc', to: { email: 'ann@rcpt.test', name: 'Ann' } },
+    });
     expect(envelopeRecipients(copy)).toEqual(['carl@rcpt.test']);
   });
 
   it('still carries the copies of a message accepted before copies were messages of their own', () => {
-    expect(envelopeRecipients(message({ separateCopies: false }))).toEqual(['ann@rcpt.test', 'carl@rcpt.test', 'bo@rcpt.test']);
+    expect(envelopeRecipients(message({ separateCopies: false }))).toEqual([
+      'ann@rcpt.test',
+      'carl@rcpt.test',
+      'bo@rcpt.test',
+    ]);
   });
 });

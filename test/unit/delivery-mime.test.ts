@@ -20,7 +20,10 @@ function mail(extra: Mail): Mail {
     baseBoundary: '0123456789abcdef',
     messageId: '<0b6a4a8e-3f7c-4d2e-9a51-2f7d1c9e8b10@sender.test>',
     date: new Date(Date.UTC(2026, 4, 1, 12, 30)),
-    headers: { 'List-Unsubscribe': '<https://t.test/unsubscribe/u.x.y>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+    headers: {
+      'List-Unsubscribe': '<https://t.test/unsubscribe/u.x.y>',
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    },
     ...extra,
   };
 }
@@ -49,7 +52,10 @@ const shapes: Record<string, Mail> = {
   'mixed CRLF, LF and CR': { text: 'a\r\nb\nc\rd\r\n\r\n' },
   'control characters': { text: 'bell\u0007 and tab\tand nul\u0000' },
   'text over 128 KB': { text: `${'short line\r\n'.repeat(12000)}` },
-  '100 KB html, as the benchmark': { text: 'Hello 1', html: `<p>Hello 1</p>${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>\n'.repeat(1700)}` },
+  '100 KB html, as the benchmark': {
+    text: 'Hello 1',
+    html: `<p>Hello 1</p>${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>\n'.repeat(1700)}`,
+  },
   'attachments: text, binary, empty, non-ASCII name': {
     text: 'Hi',
     html: '<p>Hi</p>',
@@ -62,7 +68,10 @@ const shapes: Record<string, Mail> = {
     ],
   },
   'one attachment, no body': { attachments: [{ filename: 'data.json', content: b64('{"a":1}'), encoding: 'base64' }] },
-  'attachment with text only': { text: 'Hi', attachments: [{ filename: 'page.html', content: b64('<p>x</p>'), encoding: 'base64' }] },
+  'attachment with text only': {
+    text: 'Hi',
+    attachments: [{ filename: 'page.html', content: b64('<p>x</p>'), encoding: 'base64' }],
+  },
   'message/rfc822 attachment (sent as is)': {
     text: 'Forwarded',
     attachments: [{ filename: 'fwd.eml', content: b64('Subject: old\r\n\r\nbody\nwith LF'), encoding: 'base64' }],
@@ -75,7 +84,12 @@ const shapes: Record<string, Mail> = {
       { name: 'Dörte', address: 'doerte@rcpt.test' },
     ],
     replyTo: { name: 'Help Desk', address: 'help@sender.test' },
-    headers: { 'X-Campaign': 'spring-7', 'X-Ünïcode': 'välue', 'List-Unsubscribe': '<https://t.test/u>', 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+    headers: {
+      'X-Campaign': 'spring-7',
+      'X-Ünïcode': 'välue',
+      'List-Unsubscribe': '<https://t.test/u>',
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    },
   },
   'bodies given as UTF-8 Buffers': { text: Buffer.from('Grüße'), html: Buffer.from(`<p>${LOREM} ${LOREM}</p>`) },
 };

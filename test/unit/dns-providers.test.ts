@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseDnsServer, parseDnsServers, providerFromNameServers, registrationDateFromRdap } from '../../src/dns/index.js';
+import {
+  parseDnsServer,
+  parseDnsServers,
+  providerFromNameServers,
+  registrationDateFromRdap,
+} from '../../src/dns/index.js';
 
 describe('providerFromNameServers', () => {
   it.each([
@@ -28,7 +33,9 @@ describe('providerFromNameServers', () => {
   });
 
   it('picks the provider serving most of the name servers', () => {
-    expect(providerFromNameServers(['a.ns.cloudflare.com', 'ns1.digitalocean.com', 'ns2.digitalocean.com'])).toBe('DigitalOcean');
+    expect(providerFromNameServers(['a.ns.cloudflare.com', 'ns1.digitalocean.com', 'ns2.digitalocean.com'])).toBe(
+      'DigitalOcean',
+    );
   });
 
   it('does not match a look-alike host', () => {
@@ -57,12 +64,29 @@ describe('parseDnsServers', () => {
 
 describe('registrationDateFromRdap', () => {
   it('reads the registration event as a UTC date', () => {
-    expect(registrationDateFromRdap({ events: [{ eventAction: 'expiration', eventDate: '2030-01-01T00:00:00Z' }, { eventAction: 'registration', eventDate: '1995-08-14T04:00:00Z' }] })).toBe('1995-08-14');
-    expect(registrationDateFromRdap({ events: [{ eventAction: 'Registration', eventDate: '2001-02-03T23:30:00-05:00' }] })).toBe('2001-02-04');
+    expect(
+      registrationDateFromRdap({
+        events: [
+          { eventAction: 'expiration', eventDate: '2030-01-01T00:00:00Z' },
+          { eventAction: 'registration', eventDate: '1995-08-14T04:00:00Z' },
+        ],
+      }),
+    ).toBe('1995-08-14');
+    expect(
+      registrationDateFromRdap({ events: [{ eventAction: 'Registration', eventDate: '2001-02-03T23:30:00-05:00' }] }),
+    ).toBe('2001-02-04');
   });
 
   it('gives empty for anything else', () => {
-    for (const body of [null, 'x', 42, {}, { events: 'no' }, { events: [null, 1, { eventAction: 'registration' }] }, { events: [{ eventAction: 'registration', eventDate: 'yesterday' }] }]) {
+    for (const body of [
+      null,
+      'x',
+      42,
+      {},
+      { events: 'no' },
+      { events: [null, 1, { eventAction: 'registration' }] },
+      { events: [{ eventAction: 'registration', eventDate: 'yesterday' }] },
+    ]) {
       expect(registrationDateFromRdap(body)).toBe('');
     }
   });

@@ -36,16 +36,33 @@ describe('cleanTxtValue', () => {
 
 describe('DKIM records', () => {
   it('parses a key record, removing whitespace inside the key and defaulting k=rsa', () => {
-    expect(parseDkimRecord('v=DKIM1; p=MIGf MA0G\nCSqG')).toEqual({ ok: true, record: { keyType: 'rsa', publicKey: 'MIGfMA0GCSqG' } });
-    expect(parseDkimRecord('k=ed25519; p=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=')).toMatchObject({ ok: true, record: { keyType: 'ed25519' } });
+    expect(parseDkimRecord('v=DKIM1; p=MIGf MA0G\nCSqG')).toEqual({
+      ok: true,
+      record: { keyType: 'rsa', publicKey: 'MIGfMA0GCSqG' },
+    });
+    expect(parseDkimRecord('k=ed25519; p=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=')).toMatchObject({
+      ok: true,
+      record: { keyType: 'ed25519' },
+    });
   });
 
   it('tells a record that is not DKIM from a broken DKIM record', () => {
     expect(parseDkimRecord('google-site-verification=abc')).toMatchObject({ ok: false, notDkim: true });
     expect(parseDkimRecord('v=spf1 include:x -all')).toMatchObject({ ok: false, notDkim: true });
-    expect(parseDkimRecord('k=rsa; v=DKIM1; p=abc')).toMatchObject({ ok: false, notDkim: false, error: expect.stringContaining('first') });
-    expect(parseDkimRecord('v=DKIM1; k=rsa')).toMatchObject({ ok: false, notDkim: false, error: expect.stringContaining('p=') });
-    expect(parseDkimRecord('v=DKIM1; p=not*base64')).toMatchObject({ ok: false, error: expect.stringContaining('base64') });
+    expect(parseDkimRecord('k=rsa; v=DKIM1; p=abc')).toMatchObject({
+      ok: false,
+      notDkim: false,
+      error: expect.stringContaining('first'),
+    });
+    expect(parseDkimRecord('v=DKIM1; k=rsa')).toMatchObject({
+      ok: false,
+      notDkim: false,
+      error: expect.stringContaining('p='),
+    });
+    expect(parseDkimRecord('v=DKIM1; p=not*base64')).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('base64'),
+    });
   });
 
   it('reports a revoked key as an empty key', () => {
@@ -64,21 +81,51 @@ describe('DMARC records', () => {
     expect(looksLikeDmarc('v=DMARC1; p=none')).toBe(true);
     expect(looksLikeDmarc('v=dmarc1;p=reject')).toBe(true);
     expect(looksLikeDmarc('v=DMARC10; p=none')).toBe(false);
-    expect(parseDmarcRecord('v=DMARC1; p=quarantine; sp=reject; pct=50; adkim=s; aspf=r; fo=1:d; rua=mailto:dmarc@example.com!10m,mailto:x@y.z')).toEqual({
+    expect(
+      parseDmarcRecord(
+        'v=DMARC1; p=quarantine; sp=reject; pct=50; adkim=s; aspf=r; fo=1:d; rua=mailto:dmarc@example.com!10m,mailto:x@y.z',
+      ),
+    ).toEqual({
       ok: true,
-      record: { policy: 'quarantine', subdomainPolicy: 'reject', percent: 50, reportUris: ['mailto:dmarc@example.com!10m', 'mailto:x@y.z'] },
+      record: {
+        policy: 'quarantine',
+        subdomainPolicy: 'reject',
+        percent: 50,
+        reportUris: ['mailto:dmarc@example.com!10m', 'mailto:x@y.z'],
+      },
     });
     expect(parseDmarcRecord('v=DMARC1; p=none; future=tag')).toMatchObject({ ok: true });
   });
 
   it('explains what is wrong with an invalid record', () => {
-    expect(parseDmarcRecord('p=none; v=DMARC1')).toMatchObject({ ok: false, error: expect.stringContaining('start with v=DMARC1') });
-    expect(parseDmarcRecord('v=DMARC1; rua=mailto:a@b.c')).toMatchObject({ ok: false, error: expect.stringContaining('no p=') });
-    expect(parseDmarcRecord('v=DMARC1; p=block')).toMatchObject({ ok: false, error: expect.stringContaining('p=block') });
-    expect(parseDmarcRecord('v=DMARC1; p=none; pct=150')).toMatchObject({ ok: false, error: expect.stringContaining('pct=150') });
-    expect(parseDmarcRecord('v=DMARC1; p=none; adkim=x')).toMatchObject({ ok: false, error: expect.stringContaining('adkim') });
-    expect(parseDmarcRecord('v=DMARC1; p=none; rua=dmarc@example.com')).toMatchObject({ ok: false, error: expect.stringContaining('mailto:') });
-    expect(parseDmarcRecord('v=DMARC1; p=none; p=reject')).toMatchObject({ ok: false, error: expect.stringContaining('twice') });
+    expect(parseDmarcRecord('p=none; v=DMARC1')).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('start with v=DMARC1'),
+    });
+    expect(parseDmarcRecord('v=DMARC1; rua=mailto:a@b.c')).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('no p='),
+    });
+    expect(parseDmarcRecord('v=DMARC1; p=block')).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('p=block'),
+    });
+    expect(parseDmarcRecord('v=DMARC1; p=none; pct=150')).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('pct=150'),
+    });
+    expect(parseDmarcRecord('v=DMARC1; p=none; adkim=x')).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('adkim'),
+    });
+    expect(parseDmarcRecord('v=DMARC1; p=none; rua=dmarc@example.com')).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('mailto:'),
+    });
+    expect(parseDmarcRecord('v=DMARC1; p=none; p=reject')).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('twice'),
+    });
   });
 });
 
@@ -96,11 +143,23 @@ describe('SPF records', () => {
   });
 
   it('explains a missing, unreachable, qualified or too expensive include', () => {
-    expect(checkSpfInclude('v=spf1 include:other.test -all', 'spf.mp.test')).toMatchObject({ ok: false, error: expect.stringContaining('add include:spf.mp.test') });
-    expect(checkSpfInclude('v=spf1 -all include:spf.mp.test', 'spf.mp.test')).toMatchObject({ ok: false, error: expect.stringContaining('after -all') });
-    expect(checkSpfInclude('v=spf1 ~include:spf.mp.test -all', 'spf.mp.test')).toMatchObject({ ok: false, error: expect.stringContaining('qualifier') });
+    expect(checkSpfInclude('v=spf1 include:other.test -all', 'spf.mp.test')).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('add include:spf.mp.test'),
+    });
+    expect(checkSpfInclude('v=spf1 -all include:spf.mp.test', 'spf.mp.test')).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('after -all'),
+    });
+    expect(checkSpfInclude('v=spf1 ~include:spf.mp.test -all', 'spf.mp.test')).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('qualifier'),
+    });
     const many = Array.from({ length: 11 }, (_, i) => `include:s${i}.test`).join(' ');
-    expect(checkSpfInclude(`v=spf1 include:spf.mp.test ${many} -all`, 'spf.mp.test')).toMatchObject({ ok: false, error: expect.stringContaining('12 DNS lookups') });
+    expect(checkSpfInclude(`v=spf1 include:spf.mp.test ${many} -all`, 'spf.mp.test')).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('12 DNS lookups'),
+    });
   });
 });
 

@@ -7,7 +7,12 @@ import { describe, expect, it } from 'vitest';
 // `#fragment` into a Markdown file to one of its headings (GitHub's anchors), so a reader of the
 // repository or of the npm package never follows a link to nothing.
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const documents = ['README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const documents = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 /** Markdown link targets outside code blocks and code spans: `[text](target)` and `[label]: target`. */
 function linkTargets(markdown: string): string[] {
@@ -61,7 +66,9 @@ function brokenLinks(document: string): string[] {
 /** Paths of the repository named in code spans (`src/…`, `test/…`, …) that do not exist. */
 function missingNamedFiles(document: string): string[] {
   const markdown = readFileSync(join(root, document), 'utf8');
-  const named = [...markdown.matchAll(/`((?:\.ci|adapters|bench|docs|examples|spec|src|test)\/[\w./-]+\.[a-z]+)`/g)].map((m) => m[1]!);
+  const named = [
+    ...markdown.matchAll(/`((?:\.ci|adapters|bench|docs|examples|spec|src|test)\/[\w./-]+\.[a-z]+)`/g),
+  ].map((m) => m[1]!);
   return named.filter((path) => !existsSync(join(root, path)) && !existsSync(join(root, dirname(document), path)));
 }
 
@@ -80,7 +87,12 @@ describe('documentation links', () => {
   });
 
   it('reports a link to a missing file or heading', () => {
-    expect(linkTargets('see [x](docs/missing.md) and [y](#nowhere) but not `[z](no.md)`')).toEqual(['docs/missing.md', '#nowhere']);
-    expect(anchorsOf('# Memory\n## The `send` call (v1)\n## Memory\n')).toEqual(new Set(['memory', 'the-send-call-v1', 'memory-1']));
+    expect(linkTargets('see [x](docs/missing.md) and [y](#nowhere) but not `[z](no.md)`')).toEqual([
+      'docs/missing.md',
+      '#nowhere',
+    ]);
+    expect(anchorsOf('# Memory\n## The `send` call (v1)\n## Memory\n')).toEqual(
+      new Set(['memory', 'the-send-call-v1', 'memory-1']),
+    );
   });
 });

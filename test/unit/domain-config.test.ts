@@ -22,7 +22,10 @@ describe('resolveDomainRecordsConfig', () => {
 
   it('defaults DKIM rotation to a 7-day grace and no automatic rotation, and refuses other than whole days', () => {
     expect(resolveDomainRecordsConfig()).toMatchObject({ dkimRotationGraceDays: 7, dkimAutoRotateDays: 0 });
-    expect(resolveDomainRecordsConfig({ dkimRotationGraceDays: 2, dkimAutoRotateDays: 90 })).toMatchObject({ dkimRotationGraceDays: 2, dkimAutoRotateDays: 90 });
+    expect(resolveDomainRecordsConfig({ dkimRotationGraceDays: 2, dkimAutoRotateDays: 90 })).toMatchObject({
+      dkimRotationGraceDays: 2,
+      dkimAutoRotateDays: 90,
+    });
     expect(() => resolveDomainRecordsConfig({ dkimRotationGraceDays: 0 })).toThrow(/dkimRotationGraceDays/);
     expect(() => resolveDomainRecordsConfig({ dkimAutoRotateDays: -1 })).toThrow(/dkimAutoRotateDays/);
     expect(() => resolveDomainRecordsConfig({ dkimAutoRotateDays: Number('x') })).toThrow(/dkimAutoRotateDays/);

@@ -30,7 +30,14 @@ describe('normaliseDomainName', () => {
   });
 
   it('accepts subdomains, hyphens and digits in any label but the TLD', () => {
-    for (const ok of ['mail.example.com', 'em-1.news.my-shop.co.uk', '42.example.com', 'example.co', 'ab.io', 'a1.b2.example.travel']) {
+    for (const ok of [
+      'mail.example.com',
+      'em-1.news.my-shop.co.uk',
+      '42.example.com',
+      'example.co',
+      'ab.io',
+      'a1.b2.example.travel',
+    ]) {
       expect(name(ok), ok).toBe(ok);
     }
   });
@@ -60,7 +67,19 @@ describe('normaliseDomainName', () => {
   });
 
   it('refuses URL syntax instead of letting IDN conversion cut it off', () => {
-    for (const bad of ['example.com/evil', 'example.com?x=1', 'example.com#x', 'example.com:25', 'user@example.com', 'ex%61mple.com', 'ex ample.com', 'example.com\u0000', '[::1]', 'http://example.com', 'example.com\\x']) {
+    for (const bad of [
+      'example.com/evil',
+      'example.com?x=1',
+      'example.com#x',
+      'example.com:25',
+      'user@example.com',
+      'ex%61mple.com',
+      'ex ample.com',
+      'example.com\u0000',
+      '[::1]',
+      'http://example.com',
+      'example.com\\x',
+    ]) {
       expect(name(bad), bad).toBeNull();
     }
   });

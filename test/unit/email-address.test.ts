@@ -9,24 +9,62 @@ import { firstInvisibleCharacter, revealInvisible } from '../../src/model/invisi
 
 /** Every character the brief names, and the rest of the class: Cf, default-ignorables, lone surrogates. */
 const INVISIBLE = [
-  ...['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\u200e', '\u200f', '\u061c'],
-  ...['\u200b', '\u2060', '\u00ad', '\u034f', '\u180e', '\u2061', '\u3164', '\ufe0f', '\u{e0001}', '\u{e0041}', '\u{e007f}', '\ud800'],
+  ...[
+    '\u202a',
+    '\u202b',
+    '\u202c',
+    '\u202d',
+    '\u202e',
+    '\u2066',
+    '\u2067',
+    '\u2068',
+    '\u2069',
+    '\u200e',
+    '\u200f',
+    '\u061c',
+  ],
+  ...[
+    '\u200b',
+    '\u2060',
+    '\u00ad',
+    '\u034f',
+    '\u180e',
+    '\u2061',
+    '\u3164',
+    '\ufe0f',
+    '\u{e0001}',
+    '\u{e0041}',
+    '\u{e007f}',
+    '\ud800',
+  ],
 ];
 
 describe('email addresses with invisible or text-direction characters', () => {
   it('refuses each of them in the local part and in the domain, naming the code point', () => {
     for (const char of INVISIBLE) {
       const code = `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-      expect(emailAddressProblem(`ad${char}a@example.com`), code).toBe(`must not contain invisible or text-direction characters (found ${code})`);
+      expect(emailAddressProblem(`ad${char}a@example.com`), code).toBe(
+        `must not contain invisible or text-direction characters (found ${code})`,
+      );
       expect(isEmailAddress(`ada@exam${char}ple.com`), code).toBe(false);
     }
     // U+FEFF is white space to JavaScript: refused by the older rule, with its words.
-    expect(emailAddressProblem('ad\ufeffa@example.com')).toBe('must not contain spaces, line breaks or control characters');
+    expect(emailAddressProblem('ad\ufeffa@example.com')).toBe(
+      'must not contain spaces, line breaks or control characters',
+    );
   });
 
   it('refuses the zero-width joiners where they change nothing a reader sees', () => {
-    for (const address of ['pay\u200dpal@example.com', 'pay\u200cpal@example.com', '\u200dadmin@example.com', 'admin\u200c@example.com', 'مرتضی\u200c@example.com']) {
-      expect(emailAddressProblem(address), JSON.stringify(address)).toMatch(/^must not contain invisible .*\(found U\+200[CD]\)$/);
+    for (const address of [
+      'pay\u200dpal@example.com',
+      'pay\u200cpal@example.com',
+      '\u200dadmin@example.com',
+      'admin\u200c@example.com',
+      'مرتضی\u200c@example.com',
+    ]) {
+      expect(emailAddressProblem(address), JSON.stringify(address)).toMatch(
+        /^must not contain invisible .*\(found U\+200[CD]\)$/,
+      );
     }
   });
 

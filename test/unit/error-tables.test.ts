@@ -37,7 +37,10 @@ const samples: Record<ErrorKind, MailplaneError> = {
   invalid: new ValidationError('the body is not valid (name: required)', [{ path: 'name', message: 'required' }]),
   'too-large': new PayloadTooLargeError(1024),
   'rate-limited': new RateLimitedError('too many requests', 7),
-  unavailable: new UnavailableError('storage unavailable in accounts.get: connect ECONNREFUSED 127.0.0.1:1', new Error('ECONNREFUSED')),
+  unavailable: new UnavailableError(
+    'storage unavailable in accounts.get: connect ECONNREFUSED 127.0.0.1:1',
+    new Error('ECONNREFUSED'),
+  ),
   storage: new StorageError('storage failed in messages.get: no such table: messages', new Error('no such table')),
   internal: new MailplaneError('internal', 'BUG', 'a bug'),
 };
@@ -63,15 +66,29 @@ describe('the HTTP table', () => {
       storage: 500,
       internal: 500,
     });
-    for (const kind of ERROR_KINDS) expect(errorResponse(samples[kind]).status, kind).toBe(HTTP_ERROR_RULES[kind].status);
+    for (const kind of ERROR_KINDS)
+      expect(errorResponse(samples[kind]).status, kind).toBe(HTTP_ERROR_RULES[kind].status);
   });
 
   it('answers a request error with its own code, message and details, and the headers of its kind', () => {
-    expect(body(samples.invalid)).toEqual({ code: 'VALIDATION_FAILED', message: 'the body is not valid (name: required)', details: [{ path: 'name', message: 'required' }] });
-    expect(body(samples.conflict)).toEqual({ code: 'DOMAIN_EXISTS', message: 'the domain example.com already exists in this sub-account' });
-    expect(errorResponse(samples['rate-limited'], { 'x-ratelimit-limit': '5' }).headers).toMatchObject({ 'retry-after': '7', 'x-ratelimit-limit': '5' });
+    expect(body(samples.invalid)).toEqual({
+      code: 'VALIDATION_FAILED',
+      message: 'the body is not valid (name: required)',
+      details: [{ path: 'name', message: 'required' }],
+    });
+    expect(body(samples.conflict)).toEqual({
+      code: 'DOMAIN_EXISTS',
+      message: 'the domain example.com already exists in this sub-account',
+    });
+    expect(errorResponse(samples['rate-limited'], { 'x-ratelimit-limit': '5' }).headers).toMatchObject({
+      'retry-after': '7',
+      'x-ratelimit-limit': '5',
+    });
     expect(errorResponse(samples['method-not-allowed']).headers).toMatchObject({ allow: 'GET, POST' });
-    expect(errorResponse(samples['too-large'])).toMatchObject({ status: 413, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } });
+    expect(errorResponse(samples['too-large'])).toMatchObject({
+      status: 413,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+    });
   });
 
   it('never answers a fault with its own message, and a 500 carries none of the request headers', () => {
@@ -79,20 +96,31 @@ describe('the HTTP table', () => {
     expect(body(samples.storage)).toEqual(internal);
     expect(body(samples.internal)).toEqual(internal);
     expect(body(new TypeError('x is undefined'))).toEqual(internal);
-    expect(errorResponse(new TypeError('x'), { 'x-ratelimit-limit': '5' }).headers).not.toHaveProperty('x-ratelimit-limit');
-    expect(body(samples.unavailable)).toEqual({ code: 'SERVICE_UNAVAILABLE', message: 'a service mailplane depends on is unavailable; try again later' });
-    expect(errorResponse(samples.unavailable, { 'x-ratelimit-limit': '5' }).headers).toMatchObject({ 'x-ratelimit-limit': '5', 'retry-after': '5' });
-    for (const kind of ['unavailable', 'storage', 'internal'] as const) expect(HTTP_ERROR_RULES[kind].fault, kind).toBe(true);
+    expect(errorResponse(new TypeError('x'), { 'x-ratelimit-limit': '5' }).headers).not.toHaveProperty(
+      'x-ratelimit-limit',
+    );
+    expect(body(samples.unavailable)).toEqual({
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'a service mailplane depends on is unavailable; try again later',
+    });
+    expect(errorResponse(samples.unavailable, { 'x-ratelimit-limit': '5' }).headers).toMatchObject({
+      'x-ratelimit-limit': '5',
+      'retry-after': '5',
+    });
+    for (const kind of ['unavailable', 'storage', 'internal'] as const)
+      expect(HTTP_ERROR_RULES[kind].fault, kind).toBe(true);
   });
 });
 
 describe('the SMTP table', () => {
-  it('maps every kind: the client\'s errors are refused for good with the API\'s code, faults are 451 4.3.0', () => {
+  it("maps every kind: the client's errors are refused for good with the API's code, faults are 451 4.3.0", () => {
     expect(Object.keys(SMTP_ERROR_REPLIES).sort()).toEqual([...ERROR_KINDS].sort());
-    const replies = Object.fromEntries(ERROR_KINDS.map((kind) => {
-      const reply = smtpReplyFor(samples[kind]);
-      return [kind, `${reply.responseCode} ${reply.message}`];
-    }));
+    const replies = Object.fromEntries(
+      ERROR_KINDS.map((kind) => {
+        const reply = smtpReplyFor(samples[kind]);
+        return [kind, `${reply.responseCode} ${reply.message}`];
+      }),
+    );
     expect(replies).toEqual({
       'bad-request': '550 5.7.0 BAD_REQUEST_TARGET: the request target is not a valid URL or path',
       unauthorized: '550 5.7.0 INVALID_API_KEY: the X-Account-ApiKey header does not hold a valid key',

@@ -33,7 +33,17 @@ describe('the example servers refuse a bad configuration', () => {
     expect(cases.length).toBeGreaterThanOrEqual(20);
   });
 
-  it.each(cases.map((entry) => [`${Object.entries(entry.env).map(([name, value]) => `${name}=${value}`).join(' ')}`, entry] as const))('%s', (_title, entry) => {
+  it.each(
+    cases.map(
+      (entry) =>
+        [
+          `${Object.entries(entry.env)
+            .map(([name, value]) => `${name}=${value}`)
+            .join(' ')}`,
+          entry,
+        ] as const,
+    ),
+  )('%s', (_title, entry) => {
     const problems = problemsOf(entry.env);
     expect(problems.map((problem) => problem.variable)).toEqual([entry.variable]);
     const [line] = startupFailureLines(new ConfigurationError(problems));
@@ -55,7 +65,10 @@ describe('the example servers refuse a bad configuration', () => {
   });
 
   it('hides credentials and the database password, showing only their length', () => {
-    const problems = problemsOf({ MAILPLANE_SECRET: 'too-short-secret', MAILPLANE_DATABASE_URL: 'mysql://mailplane:hunter2@db/mailplane' });
+    const problems = problemsOf({
+      MAILPLANE_SECRET: 'too-short-secret',
+      MAILPLANE_DATABASE_URL: 'mysql://mailplane:hunter2@db/mailplane',
+    });
     expect(Object.fromEntries(problems.map((problem) => [problem.variable, problem.shownValue]))).toEqual({
       MAILPLANE_SECRET: '(hidden, 16 characters)',
       MAILPLANE_DATABASE_URL: '"mysql://mailplane:***@db/mailplane"',
@@ -67,21 +80,38 @@ describe('the example servers refuse a bad configuration', () => {
 
 describe('the example servers read the values users wrote as meant', () => {
   it('reads durations with units in MAILPLANE_RETRY_DELAYS_MS (10m,30m was NaN and the message stayed queued)', () => {
-    expect(readConfig({ MAILPLANE_RETRY_DELAYS_MS: '10m,30m' }).mailplane.delivery).toEqual({ retryDelaysMs: [600_000, 1_800_000] });
-    expect(readConfig({ MAILPLANE_RETRY_DELAYS_MS: '200, 400' }).mailplane.delivery).toEqual({ retryDelaysMs: [200, 400] });
-    expect(readConfig({ MAILPLANE_RETRY_DELAYS_MS: '500ms,10s,1.5h,1d' }).mailplane.delivery).toEqual({ retryDelaysMs: [500, 10_000, 5_400_000, 86_400_000] });
+    expect(readConfig({ MAILPLANE_RETRY_DELAYS_MS: '10m,30m' }).mailplane.delivery).toEqual({
+      retryDelaysMs: [600_000, 1_800_000],
+    });
+    expect(readConfig({ MAILPLANE_RETRY_DELAYS_MS: '200, 400' }).mailplane.delivery).toEqual({
+      retryDelaysMs: [200, 400],
+    });
+    expect(readConfig({ MAILPLANE_RETRY_DELAYS_MS: '500ms,10s,1.5h,1d' }).mailplane.delivery).toEqual({
+      retryDelaysMs: [500, 10_000, 5_400_000, 86_400_000],
+    });
   });
 
   it('reads every yes/no word in any case (MAILPLANE_RATE_LIMITS=false and MAILPLANE_SANDBOX=yes were ignored)', () => {
     expect(readConfig({ MAILPLANE_RATE_LIMITS: 'false' }).mailplane.rateLimits).toBe(false);
     expect(readConfig({ MAILPLANE_SANDBOX: 'yes', NODE_ENV: 'production' }).sandbox).toBe(true);
-    for (const word of ['1', 'true', 'ON', 'Yes']) expect(readConfig({ MAILPLANE_METRICS: word, MAILPLANE_WORKERS: word }).metrics).toBe(true);
-    for (const word of ['0', 'FALSE', 'off', 'no']) expect(readConfig({ MAILPLANE_METRICS: word, MAILPLANE_WORKERS: word }).workers).toBe(false);
+    for (const word of ['1', 'true', 'ON', 'Yes'])
+      expect(readConfig({ MAILPLANE_METRICS: word, MAILPLANE_WORKERS: word }).metrics).toBe(true);
+    for (const word of ['0', 'FALSE', 'off', 'no'])
+      expect(readConfig({ MAILPLANE_METRICS: word, MAILPLANE_WORKERS: word }).workers).toBe(false);
   });
 
   it('counts a blank variable as unset, and applies the defaults', () => {
     const config = readConfig({ PORT: '', MAILPLANE_SECRET: ' ', MAILPLANE_RATE_LIMITS: '' });
-    expect(config).toMatchObject({ port: 3000, host: '127.0.0.1', databaseUrl: 'sqlite:./data/mailplane.db', dataDir: './data', secret: undefined, workers: true, metrics: false, logLevel: 'info' });
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: 'sqlite:./data/mailplane.db',
+      dataDir: './data',
+      secret: undefined,
+      workers: true,
+      metrics: false,
+      logLevel: 'info',
+    });
     expect(config.mailplane.rateLimits).toEqual({});
   });
 });

@@ -13,18 +13,33 @@ describe('the example servers choose sandbox mode', () => {
     expect(sandbox({ MAILPLANE_SANDBOX: '0' })).toBe(false);
     expect(sandbox({ MAILPLANE_SANDBOX: 'on', MAILPLANE_DNS_SERVERS: '127.0.0.1:5300' })).toBe(true);
     expect(sandbox({ MAILPLANE_SANDBOX: 'Off' })).toBe(false);
-    expect(sandboxWanted({ MAILPLANE_SANDBOX: undefined, MAILPLANE_DNS_SERVERS: undefined, MAILPLANE_MX_PORT: undefined }, 'production')).toBe(false);
+    expect(
+      sandboxWanted(
+        { MAILPLANE_SANDBOX: undefined, MAILPLANE_DNS_SERVERS: undefined, MAILPLANE_MX_PORT: undefined },
+        'production',
+      ),
+    ).toBe(false);
   });
 
   it('says which mode it runs in and what it means', () => {
     const live = describeMode(undefined, readConfig({ MAILPLANE_SANDBOX: '0', MAILPLANE_MX_PORT: '2525' }));
     expect(live).toMatch(/^mailplane: LIVE mode: .*port 2525.*MAILPLANE_SANDBOX=1/);
-    const sandbox = { dns: { host: '127.0.0.1', port: 5353 }, smtpPort: 2526, keep: 1000, attach: () => {}, close: async () => {} };
-    expect(describeMode(sandbox, readConfig({}))).toMatch(/^mailplane: SANDBOX mode: .*127\.0\.0\.1:5353.*127\.0\.0\.1:2526.*GET \/api\/v1\/account\/sandbox\/message/);
+    const sandbox = {
+      dns: { host: '127.0.0.1', port: 5353 },
+      smtpPort: 2526,
+      keep: 1000,
+      attach: () => {},
+      close: async () => {},
+    };
+    expect(describeMode(sandbox, readConfig({}))).toMatch(
+      /^mailplane: SANDBOX mode: .*127\.0\.0\.1:5353.*127\.0\.0\.1:2526.*GET \/api\/v1\/account\/sandbox\/message/,
+    );
   });
 
   it('reads the retry schedule from MAILPLANE_RETRY_DELAYS_MS', () => {
-    expect(readConfig({ MAILPLANE_RETRY_DELAYS_MS: '200, 400' }).mailplane.delivery).toEqual({ retryDelaysMs: [200, 400] });
+    expect(readConfig({ MAILPLANE_RETRY_DELAYS_MS: '200, 400' }).mailplane.delivery).toEqual({
+      retryDelaysMs: [200, 400],
+    });
     expect(readConfig({}).mailplane.delivery).toBeUndefined();
   });
 

@@ -14,9 +14,13 @@ afterEach(async () => {
   for (const http of bound.splice(0)) await new Promise((resolve) => http.server.close(resolve));
 });
 
-const address = (host: string, port: number, family = host.includes(':') ? 'IPv6' : 'IPv4'): AddressInfo => ({ address: host, port, family });
+const address = (host: string, port: number, family = host.includes(':') ? 'IPv6' : 'IPv4'): AddressInfo => ({
+  address: host,
+  port,
+  family,
+});
 
-describe('the example servers\' public base URL', () => {
+describe("the example servers' public base URL", () => {
   it('names the port bound for PORT=0, answers 503 STARTING until the application is served, then serves it', async () => {
     const http = await bindHttp({ host: '127.0.0.1', port: 0 });
     bound.push(http);
@@ -44,6 +48,11 @@ describe('the example servers\' public base URL', () => {
   });
 
   it('is MAILPLANE_PUBLIC_URL when the operator sets it, without a trailing slash', () => {
-    expect(publicBaseUrl(readConfig({ PORT: '0', MAILPLANE_PUBLIC_URL: 'https://mail.example.com/' }), 'http://127.0.0.1:41234')).toBe('https://mail.example.com');
+    expect(
+      publicBaseUrl(
+        readConfig({ PORT: '0', MAILPLANE_PUBLIC_URL: 'https://mail.example.com/' }),
+        'http://127.0.0.1:41234',
+      ),
+    ).toBe('https://mail.example.com');
   });
 });

@@ -11,7 +11,8 @@ const tracking = {
 
 describe('HTML landmarks', () => {
   it('finds the body and the first href of each <a>, as a browser would, outside comments and scripts', () => {
-    const html = `<html><BODY class="x" data-a=">"><!-- <a href="https://c.example/"> --><script>"<a href='https://s.example/'>"</script>` +
+    const html =
+      `<html><BODY class="x" data-a=">"><!-- <a href="https://c.example/"> --><script>"<a href='https://s.example/'>"</script>` +
       `<a href=https://u.example/ HREF="https://second.example/">u</a><a title=t href = 'https://q.example/'>q</a><a href>n</a></Body ></body></html>`;
     const found = htmlLandmarks(html, { links: true });
     expect(html.slice(0, found.bodyStart)).toBe('<html><BODY class="x" data-a=">">');
@@ -21,21 +22,35 @@ describe('HTML landmarks', () => {
       ['https://q.example/', `'https://q.example/'`],
     ]);
     expect(htmlLandmarks('<p>no body</p>')).toEqual({ bodyStart: -1, bodyEnd: -1, links: [] });
-    expect(spliceHtml('abcdef', [{ start: 1, end: 2, text: 'X' }, { start: 4, end: 4, text: '-' }])).toBe('aXcd-ef');
+    expect(
+      spliceHtml('abcdef', [
+        { start: 1, end: 2, text: 'X' },
+        { start: 4, end: 4, text: '-' },
+      ]),
+    ).toBe('aXcd-ef');
   });
 
   it('changes only the tracked href values and adds the pixel, byte for byte elsewhere', () => {
-    const html = `<!DOCTYPE html>\r\n<html><body style="a:b">\n<p class=x>Caf\u00e9 &nbsp; <b>bold</b><br/>\n` +
+    const html =
+      `<!DOCTYPE html>\r\n<html><body style="a:b">\n<p class=x>Caf\u00e9 &nbsp; <b>bold</b><br/>\n` +
       `<a  href = "https://a.example/?q=1&amp;r=2" target=_blank>a</a> <a href=https://b.example/>b</a>\n<![CDATA[x]]><?pi?>\n</body>\n</html>\n`;
     const out = trackHtml(html, tracking);
     const a = `"${tracking.clickUrl('https://a.example/?q=1&r=2').replace(/&/g, '&amp;')}"`;
     const b = `"${tracking.clickUrl('https://b.example/').replace(/&/g, '&amp;')}"`;
     const pixel = out.slice(out.indexOf('<img src="https://mail.example/t/open/'), out.lastIndexOf('</body>'));
-    expect(out).toBe(html.replace('"https://a.example/?q=1&amp;r=2"', a).replace('https://b.example/', b).replace('</body>', `${pixel}</body>`));
+    expect(out).toBe(
+      html
+        .replace('"https://a.example/?q=1&amp;r=2"', a)
+        .replace('https://b.example/', b)
+        .replace('</body>', `${pixel}</body>`),
+    );
   });
 
   it(`tracks the first ${MAX_TRACKED_LINKS} links of a message and leaves the others as written`, () => {
-    const html = Array.from({ length: MAX_TRACKED_LINKS + 10 }, (_, i) => `<a href="https://x.example/${i}">${i}</a>`).join('');
+    const html = Array.from(
+      { length: MAX_TRACKED_LINKS + 10 },
+      (_, i) => `<a href="https://x.example/${i}">${i}</a>`,
+    ).join('');
     const out = trackHtml(html, { ...tracking, pixelUrl: undefined } as never);
     expect(out.split('https://mail.example/t/click/').length - 1).toBe(MAX_TRACKED_LINKS);
     expect(out.endsWith(html.slice(html.indexOf(`<a href="https://x.example/${MAX_TRACKED_LINKS}">`)))).toBe(true);

@@ -4,17 +4,28 @@ import { createMailplane, defaultRateLimitConfig, resolveRateLimitConfig } from 
 describe('rate-limit configuration', () => {
   it('fills the defaults, keeps what is given, and is off with false', () => {
     expect(resolveRateLimitConfig(undefined)).toEqual({ requestsPerMinute: 6_000, recipientsPerMinute: 600_000 });
-    expect(resolveRateLimitConfig({ requestsPerMinute: 10 })).toEqual({ ...defaultRateLimitConfig, requestsPerMinute: 10 });
+    expect(resolveRateLimitConfig({ requestsPerMinute: 10 })).toEqual({
+      ...defaultRateLimitConfig,
+      requestsPerMinute: 10,
+    });
     expect(resolveRateLimitConfig(false)).toBe(false);
   });
 
   it('refuses figures that are not positive integers, by name', () => {
     for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(() => resolveRateLimitConfig({ recipientsPerMinute: bad })).toThrow(/^rateLimits\.recipientsPerMinute must be a positive integer/);
+      expect(() => resolveRateLimitConfig({ recipientsPerMinute: bad })).toThrow(
+        /^rateLimits\.recipientsPerMinute must be a positive integer/,
+      );
     }
   });
 
   it('makes createMailplane refuse a bad figure at start rather than at the first request', () => {
-    expect(() => createMailplane({ store: { messages: {}, webhooks: {} } as never, secret: 'x'.repeat(40), rateLimits: { requestsPerMinute: Number('abc') } })).toThrow(/requestsPerMinute/);
+    expect(() =>
+      createMailplane({
+        store: { messages: {}, webhooks: {} } as never,
+        secret: 'x'.repeat(40),
+        rateLimits: { requestsPerMinute: Number('abc') },
+      }),
+    ).toThrow(/requestsPerMinute/);
   });
 });

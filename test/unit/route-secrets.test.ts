@@ -27,7 +27,9 @@ const NOT_SECRETS: Readonly<Record<string, readonly string[]>> = {
 };
 
 const isString = (schema: Record<string, unknown>): boolean =>
-  schema.type === 'string' || (Array.isArray(schema.type) && schema.type.includes('string')) || ((schema.anyOf ?? schema.oneOf) as Record<string, unknown>[] | undefined)?.some(isString) === true;
+  schema.type === 'string' ||
+  (Array.isArray(schema.type) && schema.type.includes('string')) ||
+  ((schema.anyOf ?? schema.oneOf) as Record<string, unknown>[] | undefined)?.some(isString) === true;
 
 /** The names of the string members, at any depth, of a JSON Schema. */
 function stringMembers(schema: unknown, found = new Set<string>()): Set<string> {
@@ -35,7 +37,8 @@ function stringMembers(schema: unknown, found = new Set<string>()): Set<string> 
   else if (schema !== null && typeof schema === 'object') {
     for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
       if (key === 'properties') {
-        for (const [name, member] of Object.entries(value as Record<string, Record<string, unknown>>)) if (isString(member)) found.add(name);
+        for (const [name, member] of Object.entries(value as Record<string, Record<string, unknown>>))
+          if (isString(member)) found.add(name);
       }
       stringMembers(value, found);
     }
@@ -43,8 +46,15 @@ function stringMembers(schema: unknown, found = new Set<string>()): Set<string> 
   return found;
 }
 
-const request = (hide: boolean): HttpRequest => ({ method: 'GET', path: '/x', headers: {}, query: new URLSearchParams(), hideStoredSecrets: hide });
-const routeWith = (secrets: AnyRoute['secrets']): AnyRoute => route({ method: 'GET', path: '/x', auth: 'account', secrets, handle: async () => ({ body: null }) });
+const request = (hide: boolean): HttpRequest => ({
+  method: 'GET',
+  path: '/x',
+  headers: {},
+  query: new URLSearchParams(),
+  hideStoredSecrets: hide,
+});
+const routeWith = (secrets: AnyRoute['secrets']): AnyRoute =>
+  route({ method: 'GET', path: '/x', auth: 'account', secrets, handle: async () => ({ body: null }) });
 
 describe('secrets in API answers', () => {
   it('are declared by every route whose answer can carry one', () => {
@@ -59,7 +69,9 @@ describe('secrets in API answers', () => {
     }
     expect(undeclared).toEqual([]);
     // The sub-account's key is shown by its creation alone; every other answer with it reads a stored one.
-    const subAccountSecrets = apiRoutes.filter((r) => r.secrets?.names.includes('apiKey')).map((r) => `${r.method} ${r.path} ${r.secrets!.origin}`);
+    const subAccountSecrets = apiRoutes
+      .filter((r) => r.secrets?.names.includes('apiKey'))
+      .map((r) => `${r.method} ${r.path} ${r.secrets!.origin}`);
     expect(subAccountSecrets.sort()).toEqual([
       'GET /account/subaccount stored',
       'GET /account/subaccount/:subaccount_id stored',
@@ -70,13 +82,21 @@ describe('secrets in API answers', () => {
 
   it('are null at any depth for a request that hides stored ones, and never touch a tenant string', () => {
     const tricky = 'x","apiKey":"mpsk_fake';
-    const body = [{ id: 1, name: tricky, apiKey: 'mpsk_real', smtpAuths: [{ username: 'u', password: 'p"w' }], created: 1n }];
+    const body = [
+      { id: 1, name: tricky, apiKey: 'mpsk_real', smtpAuths: [{ username: 'u', password: 'p"w' }], created: 1n },
+    ];
     const stored = routeWith({ names: ['apiKey', 'password'], origin: 'stored' });
-    expect(withStoredSecretsHidden(stored, request(true), body)).toEqual([{ id: 1, name: tricky, apiKey: null, smtpAuths: [{ username: 'u', password: null }], created: 1n }]);
+    expect(withStoredSecretsHidden(stored, request(true), body)).toEqual([
+      { id: 1, name: tricky, apiKey: null, smtpAuths: [{ username: 'u', password: null }], created: 1n },
+    ]);
     // The API's own callers, and the answer that made the secret, get it as it is.
     expect(withStoredSecretsHidden(stored, request(false), body)).toBe(body);
-    expect(withStoredSecretsHidden(routeWith({ names: ['apiKey'], origin: 'created' }), request(true), body)).toBe(body);
+    expect(withStoredSecretsHidden(routeWith({ names: ['apiKey'], origin: 'created' }), request(true), body)).toBe(
+      body,
+    );
     // An answer that cannot be looked into is refused rather than passed on.
-    expect(() => withStoredSecretsHidden(stored, request(true), new RawJson('{"apiKey":"mpsk_real"}'))).toThrow(/plain JSON/);
+    expect(() => withStoredSecretsHidden(stored, request(true), new RawJson('{"apiKey":"mpsk_real"}'))).toThrow(
+      /plain JSON/,
+    );
   });
 });

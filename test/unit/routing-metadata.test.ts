@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { formatRoutingEntity, parseRoutingEntity, parseRoutingMetaData, type PoolMembers } from '../../src/routing/metadata.js';
+import {
+  formatRoutingEntity,
+  parseRoutingEntity,
+  parseRoutingMetaData,
+  type PoolMembers,
+} from '../../src/routing/metadata.js';
 
 const members: PoolMembers = { ipIds: new Set([1, 2]), tpspIds: new Set([7]) };
 const json = (value: unknown) => JSON.stringify(value);
@@ -38,14 +43,24 @@ describe('parseRoutingMetaData', () => {
   });
 
   it('strategy 1 maps provider ids 0-11 and others to lists of member entities', () => {
-    const result = parseRoutingMetaData(1, json({ '0': list('IP_1'), '11': list('IP_2', 'TPSP_7'), others: list('TPSP_7') }), members);
+    const result = parseRoutingMetaData(
+      1,
+      json({ '0': list('IP_1'), '11': list('IP_2', 'TPSP_7'), others: list('TPSP_7') }),
+      members,
+    );
     expect(result).toEqual({
       ok: true,
       value: {
         strategy: 1,
         providers: new Map([
           [0, [{ kind: 'ip', id: 1 }]],
-          [11, [{ kind: 'ip', id: 2 }, { kind: 'tpsp', id: 7 }]],
+          [
+            11,
+            [
+              { kind: 'ip', id: 2 },
+              { kind: 'tpsp', id: 7 },
+            ],
+          ],
         ]),
         others: [{ kind: 'tpsp', id: 7 }],
       },
@@ -91,7 +106,11 @@ describe('parseRoutingMetaData', () => {
     const result = parseRoutingMetaData(3, json({ 'Mail.Example.com': list('IP_1'), others: list('IP_2') }), members);
     expect(result).toEqual({
       ok: true,
-      value: { strategy: 3, domains: new Map([['mail.example.com', [{ kind: 'ip', id: 1 }]]]), others: [{ kind: 'ip', id: 2 }] },
+      value: {
+        strategy: 3,
+        domains: new Map([['mail.example.com', [{ kind: 'ip', id: 1 }]]]),
+        others: [{ kind: 'ip', id: 2 }],
+      },
     });
     expect(problems(3, json({ 'example.com': list('IP_1'), 'EXAMPLE.com': list('IP_2') }))[0]).toMatch(/twice/);
     expect(problems(3, json({ 'not a domain': list('IP_1') }))[0]).toMatch(/domain names/);

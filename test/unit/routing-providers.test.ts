@@ -6,25 +6,65 @@ import { manualClock } from '../../src/model/time.js';
 describe('classifyByDomain', () => {
   it('knows the consumer domains of every provider, in any case and with a trailing dot', () => {
     const table: Array<[string, number]> = [
-      ['gmail.com', P.Gmail], ['GoogleMail.com', P.Gmail],
-      ['yahoo.com', P.Yahoo], ['yahoo.co.uk', P.Yahoo], ['yahoo.co.jp', P.Yahoo], ['ymail.com', P.Yahoo], ['rocketmail.com', P.Yahoo],
-      ['aol.com', P.Aol], ['aol.de', P.Aol], ['aim.com', P.Aol], ['verizon.net', P.Aol],
-      ['outlook.com', P.Microsoft], ['hotmail.com', P.Microsoft], ['hotmail.co.uk', P.Microsoft], ['hotmail.fr', P.Microsoft],
-      ['live.com', P.Microsoft], ['live.nl', P.Microsoft], ['msn.com', P.Microsoft], ['outlook.com.br', P.Microsoft],
+      ['gmail.com', P.Gmail],
+      ['GoogleMail.com', P.Gmail],
+      ['yahoo.com', P.Yahoo],
+      ['yahoo.co.uk', P.Yahoo],
+      ['yahoo.co.jp', P.Yahoo],
+      ['ymail.com', P.Yahoo],
+      ['rocketmail.com', P.Yahoo],
+      ['aol.com', P.Aol],
+      ['aol.de', P.Aol],
+      ['aim.com', P.Aol],
+      ['verizon.net', P.Aol],
+      ['outlook.com', P.Microsoft],
+      ['hotmail.com', P.Microsoft],
+      ['hotmail.co.uk', P.Microsoft],
+      ['hotmail.fr', P.Microsoft],
+      ['live.com', P.Microsoft],
+      ['live.nl', P.Microsoft],
+      ['msn.com', P.Microsoft],
+      ['outlook.com.br', P.Microsoft],
       ['comcast.net', P.Comcast],
-      ['yandex.ru', P.Yandex], ['yandex.com', P.Yandex], ['yandex.com.tr', P.Yandex], ['ya.ru', P.Yandex],
-      ['gmx.de', P.Gmx], ['gmx.net', P.Gmx], ['gmx.com', P.Gmx], ['web.de', P.Gmx],
-      ['mail.ru', P.MailRu], ['bk.ru', P.MailRu], ['inbox.ru', P.MailRu], ['list.ru', P.MailRu],
-      ['icloud.com', P.Icloud], ['me.com', P.Icloud], ['mac.com', P.Icloud],
-      ['zoho.com', P.Zoho], ['zohomail.com', P.Zoho], ['zoho.eu', P.Zoho],
-      ['qq.com', P.Qq], ['foxmail.com', P.Qq], ['vip.qq.com', P.Qq],
+      ['yandex.ru', P.Yandex],
+      ['yandex.com', P.Yandex],
+      ['yandex.com.tr', P.Yandex],
+      ['ya.ru', P.Yandex],
+      ['gmx.de', P.Gmx],
+      ['gmx.net', P.Gmx],
+      ['gmx.com', P.Gmx],
+      ['web.de', P.Gmx],
+      ['mail.ru', P.MailRu],
+      ['bk.ru', P.MailRu],
+      ['inbox.ru', P.MailRu],
+      ['list.ru', P.MailRu],
+      ['icloud.com', P.Icloud],
+      ['me.com', P.Icloud],
+      ['mac.com', P.Icloud],
+      ['zoho.com', P.Zoho],
+      ['zohomail.com', P.Zoho],
+      ['zoho.eu', P.Zoho],
+      ['qq.com', P.Qq],
+      ['foxmail.com', P.Qq],
+      ['vip.qq.com', P.Qq],
       ['GMAIL.COM.', P.Gmail],
     ];
     for (const [domain, provider] of table) expect(classifyByDomain(domain), domain).toBe(provider);
   });
 
   it('leaves custom domains, look-alikes and sub-domains to the MX lookup', () => {
-    for (const domain of ['example.com', 'gmail.example.com', 'mx.gmail.com', 'notgmail.com', 'yahoo.example.org', 'live', 'hotmail', '', 'mail.ru.example.com', 'my-yahoo.com']) {
+    for (const domain of [
+      'example.com',
+      'gmail.example.com',
+      'mx.gmail.com',
+      'notgmail.com',
+      'yahoo.example.org',
+      'live',
+      'hotmail',
+      '',
+      'mail.ru.example.com',
+      'my-yahoo.com',
+    ]) {
       expect(classifyByDomain(domain), domain).toBeNull();
     }
   });
@@ -54,7 +94,9 @@ describe('classifyByMx', () => {
 
   it('answers null for hosts of no known provider, and for look-alike names', () => {
     expect(classifyByMx([])).toBeNull();
-    expect(classifyByMx(['mail.example.com', 'google.com.evil.example', 'notgoogle.com', 'outlook.com-mx.example'])).toBeNull();
+    expect(
+      classifyByMx(['mail.example.com', 'google.com.evil.example', 'notgoogle.com', 'outlook.com-mx.example']),
+    ).toBeNull();
   });
 
   it('lets the most preferred matching host decide', () => {
@@ -96,7 +138,9 @@ describe('createProviderClassifier', () => {
   it('shares one lookup among concurrent callers', async () => {
     const { calls, lookupMx } = counting();
     const classifier = createProviderClassifier({ lookupMx });
-    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => classifier.classify(`user${i}@corp.example`)));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => classifier.classify(`user${i}@corp.example`)),
+    );
     expect(new Set(answers)).toEqual(new Set([P.Microsoft]));
     expect(calls).toEqual(['corp.example']);
   });
@@ -128,8 +172,24 @@ describe('createProviderClassifier', () => {
     const resolver = {
       resolveMx: async (name: string) =>
         name === 'acme.example'
-          ? { ok: true as const, name, chain: [], ttl: 60, records: [{ exchange: 'backup.example.net', preference: 20 }, { exchange: 'aspmx.l.google.com', preference: 1 }] }
-          : { ok: false as const, name, chain: [], ttl: 60, detail: '', reason: name === 'none.example' ? ('nxdomain' as const) : ('timeout' as const) },
+          ? {
+              ok: true as const,
+              name,
+              chain: [],
+              ttl: 60,
+              records: [
+                { exchange: 'backup.example.net', preference: 20 },
+                { exchange: 'aspmx.l.google.com', preference: 1 },
+              ],
+            }
+          : {
+              ok: false as const,
+              name,
+              chain: [],
+              ttl: 60,
+              detail: '',
+              reason: name === 'none.example' ? ('nxdomain' as const) : ('timeout' as const),
+            },
     };
     const lookup = mxHostsFrom(resolver);
     expect(await lookup('acme.example')).toEqual(['aspmx.l.google.com', 'backup.example.net']);

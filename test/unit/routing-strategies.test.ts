@@ -33,7 +33,8 @@ function run(strategy: RoutingStrategy, inputs: PickInput[]): string[] {
   });
 }
 const times = (n: number, input: PickInput): PickInput[] => Array.from({ length: n }, () => input);
-const tally = (names: string[]) => names.reduce<Record<string, number>>((acc, n) => ({ ...acc, [n]: (acc[n] ?? 0) + 1 }), {});
+const tally = (names: string[]) =>
+  names.reduce<Record<string, number>>((acc, n) => ({ ...acc, [n]: (acc[n] ?? 0) + 1 }), {});
 const gmail: PickInput = { provider: P.Gmail, fromDomain: 'example.com' };
 
 describe('strategy 0, round robin', () => {
@@ -75,15 +76,33 @@ describe('strategy 1, email provider', () => {
 
   it('sends each keyed provider evenly through its own entities and the rest through others', () => {
     expect(run(strategy, times(4, gmail))).toEqual(['IP_100', 'IP_105', 'IP_100', 'IP_105']);
-    expect(run(strategy, times(3, { provider: P.Yahoo, fromDomain: 'x.com' }))).toEqual(['TPSP_101', 'TPSP_101', 'TPSP_101']);
+    expect(run(strategy, times(3, { provider: P.Yahoo, fromDomain: 'x.com' }))).toEqual([
+      'TPSP_101',
+      'TPSP_101',
+      'TPSP_101',
+    ]);
     const rest = [P.Aol, P.Microsoft, P.Zoho, P.Default].map((provider) => ({ provider, fromDomain: 'x.com' }));
-    expect(run(strategy, [...rest, ...rest.slice(0, 2)])).toEqual(['IP_102', 'TPSP_103', 'IP_104', 'IP_102', 'TPSP_103', 'IP_104']);
+    expect(run(strategy, [...rest, ...rest.slice(0, 2)])).toEqual([
+      'IP_102',
+      'TPSP_103',
+      'IP_104',
+      'IP_102',
+      'TPSP_103',
+      'IP_104',
+    ]);
   });
 
   it('keeps a separate round robin per key', () => {
     const yahoo = { provider: P.Yahoo, fromDomain: 'x.com' };
     const ms = { provider: P.Microsoft, fromDomain: 'x.com' };
-    expect(run(strategy, [gmail, ms, yahoo, gmail, ms, gmail])).toEqual(['IP_100', 'IP_102', 'TPSP_101', 'IP_105', 'TPSP_103', 'IP_100']);
+    expect(run(strategy, [gmail, ms, yahoo, gmail, ms, gmail])).toEqual([
+      'IP_100',
+      'IP_102',
+      'TPSP_101',
+      'IP_105',
+      'TPSP_103',
+      'IP_100',
+    ]);
   });
 
   it('without others, unkeyed providers go round robin over the whole pool', () => {
@@ -93,7 +112,8 @@ describe('strategy 1, email provider', () => {
   });
 
   it('does not leave its key when the key entities cannot send: the pool is blocked for that provider', () => {
-    const capped: Availability = (e, provider) => (provider === P.Gmail && e.kind === 'ip' ? EntityStatus.AtCap : EntityStatus.Ready);
+    const capped: Availability = (e, provider) =>
+      provider === P.Gmail && e.kind === 'ip' ? EntityStatus.AtCap : EntityStatus.Ready;
     expect(run(strategy, [{ ...gmail, availability: capped }])).toEqual(['blocked:at-capacity']);
     expect(run(strategy, [{ provider: P.Aol, fromDomain: 'x.com', availability: capped }])).toEqual(['IP_102']);
   });
@@ -125,7 +145,13 @@ describe('strategy 2, volume percentage', () => {
         const name = formatRoutingEntity(picked);
         counts[name] = (counts[name] ?? 0) + 1;
         if (n === 2 * total) {
-          expect(counts).toEqual(Object.fromEntries(Object.entries(weights).filter(([, w]) => w !== '0').map(([e, w]) => [e, 2 * Number(w)])));
+          expect(counts).toEqual(
+            Object.fromEntries(
+              Object.entries(weights)
+                .filter(([, w]) => w !== '0')
+                .map(([e, w]) => [e, 2 * Number(w)]),
+            ),
+          );
         }
         for (const [entity, w] of Object.entries(weights)) {
           const ideal = (n * Number(w)) / total;
@@ -190,7 +216,8 @@ describe('strategy 2, volume percentage', () => {
       for (const [entity, w] of Object.entries(weights)) {
         const ideal = (n * Number(w)) / total;
         const c = counts[entity] ?? 0;
-        if (c < Math.floor(ideal) || c > Math.ceil(ideal)) throw new Error(`after ${n}, ${entity} has ${c}, ideal ${ideal}`);
+        if (c < Math.floor(ideal) || c > Math.ceil(ideal))
+          throw new Error(`after ${n}, ${entity} has ${c}, ideal ${ideal}`);
       }
     }
     expect(counts.IP_100! + counts.IP_101!).toBeGreaterThan(4990);
@@ -213,6 +240,10 @@ describe('strategy 3, sending domain', () => {
 
   it('without others, unlisted domains go round robin over the whole pool', () => {
     const only = strategyOf(3, { 'news.example.com': list('IP_2') }, members);
-    expect(run(only, times(3, { provider: P.Gmail, fromDomain: 'shop.example.com' }))).toEqual(['IP_1', 'IP_2', 'TPSP_3']);
+    expect(run(only, times(3, { provider: P.Gmail, fromDomain: 'shop.example.com' }))).toEqual([
+      'IP_1',
+      'IP_2',
+      'TPSP_3',
+    ]);
   });
 });

@@ -49,7 +49,11 @@ describe('warmup plan', () => {
   it('holds the stage of a provider that bounced or deferred too much, and grows the others', () => {
     let progress = advanceWarmup(DEFAULT_WARMUP_PLAN, startWarmup(START), 24, START + 24 * HOUR, cleanEverywhere);
     const bad = (provider: number): StageTraffic =>
-      provider === P.Microsoft ? { sent: 100, bounced: 1, deferred: 30 } : provider === P.Yahoo ? { sent: 100, bounced: 9, deferred: 0 } : clean;
+      provider === P.Microsoft
+        ? { sent: 100, bounced: 1, deferred: 30 }
+        : provider === P.Yahoo
+          ? { sent: 100, bounced: 9, deferred: 0 }
+          : clean;
     progress = advanceWarmup(DEFAULT_WARMUP_PLAN, progress, 24, START + 48 * HOUR, bad);
     const state = warmupState(DEFAULT_WARMUP_PLAN, progress, 24, START + 48 * HOUR);
     expect(state.caps[P.Gmail]).toBe(200);
@@ -57,7 +61,10 @@ describe('warmup plan', () => {
     expect(state.caps[P.Yahoo]).toBe(100);
     // The next clean stage grows it again, one stage behind.
     progress = advanceWarmup(DEFAULT_WARMUP_PLAN, progress, 24, START + 72 * HOUR, cleanEverywhere);
-    expect([capFor(DEFAULT_WARMUP_PLAN, progress, P.Gmail), capFor(DEFAULT_WARMUP_PLAN, progress, P.Microsoft)]).toEqual([500, 200]);
+    expect([
+      capFor(DEFAULT_WARMUP_PLAN, progress, P.Gmail),
+      capFor(DEFAULT_WARMUP_PLAN, progress, P.Microsoft),
+    ]).toEqual([500, 200]);
   });
 
   it('judges by rates with a floor on evidence', () => {
@@ -66,7 +73,9 @@ describe('warmup plan', () => {
     expect(shouldHold({ sent: 100, bounced: 0, deferred: 11 })).toBe(true);
     expect(shouldHold({ sent: 2, bounced: 2, deferred: 0 })).toBe(false);
     expect(shouldHold({ sent: 0, bounced: 0, deferred: 0 })).toBe(false);
-    expect(shouldHold({ sent: 2, bounced: 2, deferred: 0 }, { maxBounceRate: 0.05, maxDeferralRate: 0.1, minProblems: 1 })).toBe(true);
+    expect(
+      shouldHold({ sent: 2, bounced: 2, deferred: 0 }, { maxBounceRate: 0.05, maxDeferralRate: 0.1, minProblems: 1 }),
+    ).toBe(true);
   });
 
   it('supports stages per provider, and is not complete until every provider is past its last stage', () => {
@@ -76,11 +85,13 @@ describe('warmup plan', () => {
     progress = advanceWarmup(plan, progress, 24, START + 24 * HOUR, cleanEverywhere);
     expect([capFor(plan, progress, P.Gmail), capFor(plan, progress, P.Microsoft)]).toEqual([Infinity, 20]);
     expect(warmupState(plan, progress, 24, START + 24 * HOUR).complete).toBe(false);
-    progress = advanceWarmup(plan, progress, 24, START + 48 * HOUR, (p) => (p === P.Gmail ? { sent: 10, bounced: 10, deferred: 0 } : clean));
+    progress = advanceWarmup(plan, progress, 24, START + 48 * HOUR, (p) =>
+      p === P.Gmail ? { sent: 10, bounced: 10, deferred: 0 } : clean,
+    );
     expect(warmupState(plan, progress, 24, START + 48 * HOUR).complete).toBe(true);
   });
 
-  it('lets a warming IP send until today\'s count reaches the cap', () => {
+  it("lets a warming IP send until today's count reaches the cap", () => {
     expect(warmupStatus(50, 49)).toBe(EntityStatus.Ready);
     expect(warmupStatus(50, 50)).toBe(EntityStatus.AtCap);
     expect(warmupStatus(Infinity, 1e9)).toBe(EntityStatus.Ready);

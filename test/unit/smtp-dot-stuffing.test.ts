@@ -25,7 +25,9 @@ describe('the DATA payload', () => {
   it('stuffs a dot at the start of every line, the first one included, and ends with CRLF.CRLF', () => {
     const payload = Buffer.concat(dataPayload(Buffer.from('.first\r\nmiddle\r\n.\r\n..two\r\nlast')));
     expect(payload.toString()).toBe('..first\r\nmiddle\r\n..\r\n...two\r\nlast\r\n.\r\n');
-    expect(Buffer.concat(dataPayload(Buffer.from('ends with a line break\r\n'))).toString()).toBe('ends with a line break\r\n.\r\n');
+    expect(Buffer.concat(dataPayload(Buffer.from('ends with a line break\r\n'))).toString()).toBe(
+      'ends with a line break\r\n.\r\n',
+    );
   });
 
   it('turns bare CR and bare LF into CRLF, so "\\r.\\r" cannot end the data early (SMTP smuggling)', () => {
@@ -39,9 +41,19 @@ describe('the DATA payload', () => {
 
   it('is byte for byte what nodemailer writes, for a thousand awkward messages', async () => {
     for (let i = 0; i < 1000; i++) {
-      const message = i % 2 === 0 ? awkward(1 + (i % 97)) : Buffer.from(awkward(1 + (i % 97)).toString('latin1').replace(/\r?\n|\r/g, '\r\n'), 'latin1');
+      const message =
+        i % 2 === 0
+          ? awkward(1 + (i % 97))
+          : Buffer.from(
+              awkward(1 + (i % 97))
+                .toString('latin1')
+                .replace(/\r?\n|\r/g, '\r\n'),
+              'latin1',
+            );
       const expected = await nodemailerPayload(message);
-      expect(Buffer.concat(dataPayload(message)).equals(expected), JSON.stringify(message.toString('latin1'))).toBe(true);
+      expect(Buffer.concat(dataPayload(message)).equals(expected), JSON.stringify(message.toString('latin1'))).toBe(
+        true,
+      );
     }
   });
 
@@ -49,16 +61,31 @@ describe('the DATA payload', () => {
     for (let i = 0; i < 600; i++) {
       // Small messages, and some over the size from which a part's scan is remembered.
       const length = i % 10 === 0 ? 9_000 + (i % 3000) : 1 + (i % 97);
-      const message = i % 2 === 0 ? awkward(length) : Buffer.from(awkward(length).toString('latin1').replace(/\r?\n|\r/g, '\r\n'), 'latin1');
-      const cuts = [...new Set(Array.from({ length: i % 4 }, () => Math.floor(Math.random() * message.length)))].sort((a, b) => a - b);
+      const message =
+        i % 2 === 0
+          ? awkward(length)
+          : Buffer.from(
+              awkward(length)
+                .toString('latin1')
+                .replace(/\r?\n|\r/g, '\r\n'),
+              'latin1',
+            );
+      const cuts = [...new Set(Array.from({ length: i % 4 }, () => Math.floor(Math.random() * message.length)))].sort(
+        (a, b) => a - b,
+      );
       const parts = [0, ...cuts].map((from, k) => message.subarray(from, [...cuts, message.length][k]));
       const expected = await nodemailerPayload(message);
-      expect(Buffer.concat(dataPayload(parts)).equals(expected), JSON.stringify(parts.map((p) => p.toString('latin1')))).toBe(true);
+      expect(
+        Buffer.concat(dataPayload(parts)).equals(expected),
+        JSON.stringify(parts.map((p) => p.toString('latin1'))),
+      ).toBe(true);
     }
   });
 
   it('sends a body shared by many messages in slices of that body, each message right', async () => {
-    const shared = Buffer.from(`.first line of the body\r\n${randomBytes(60_000).toString('base64').replace(/.{76}/g, '$&\r\n')}\r\n.\r\n`);
+    const shared = Buffer.from(
+      `.first line of the body\r\n${randomBytes(60_000).toString('base64').replace(/.{76}/g, '$&\r\n')}\r\n.\r\n`,
+    );
     for (const n of [1, 2, 3]) {
       const head = Buffer.from(`Subject: message ${n}\r\n\r\n`);
       const chunks = dataPayload([head, shared]);
@@ -67,11 +94,15 @@ describe('the DATA payload', () => {
     }
     // The same body after a part that does not end its line: the leading dot is not at a line start.
     const midLine = Buffer.from('Subject: x\r\n\r\nno line break here');
-    expect(Buffer.concat(dataPayload([midLine, shared])).equals(await nodemailerPayload(Buffer.concat([midLine, shared])))).toBe(true);
+    expect(
+      Buffer.concat(dataPayload([midLine, shared])).equals(await nodemailerPayload(Buffer.concat([midLine, shared]))),
+    ).toBe(true);
   });
 
   it('keeps a composed 100 KB message in slices of the original: no copy of the body', () => {
-    const body = Buffer.from(`Subject: x\r\n\r\n${randomBytes(75_000).toString('base64').replace(/.{76}/g, '$&\r\n')}\r\n`);
+    const body = Buffer.from(
+      `Subject: x\r\n\r\n${randomBytes(75_000).toString('base64').replace(/.{76}/g, '$&\r\n')}\r\n`,
+    );
     const chunks = dataPayload(body);
     expect(chunks).toHaveLength(2);
     expect(chunks[0]!.buffer).toBe(body.buffer);

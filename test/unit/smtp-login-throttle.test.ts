@@ -59,7 +59,14 @@ describe('clientKey', () => {
 
 describe('isLoopbackAddress', () => {
   it('is 127.0.0.0/8, ::1 and their mapped forms only', () => {
-    expect(['127.0.0.1', '127.9.9.9', '::1', '::ffff:127.0.0.1'].map(isLoopbackAddress)).toEqual([true, true, true, true]);
-    expect(['192.0.2.2', '10.0.0.1', '::', '0.0.0.0', 'fd00::2', 'localhost'].map(isLoopbackAddress)).toEqual(Array(6).fill(false));
+    expect(['127.0.0.1', '127.9.9.9', '::1', '::ffff:127.0.0.1'].map(isLoopbackAddress)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['192.0.2.2', '10.0.0.1', '::', '0.0.0.0', 'fd00::2', 'localhost'].map(isLoopbackAddress)).toEqual(
+      Array(6).fill(false),
+    );
   });
 });

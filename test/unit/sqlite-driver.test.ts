@@ -30,7 +30,15 @@ describe(`better-sqlite3 on Node ${process.versions.node}`, () => {
       const db = new Database(':memory:');
       for (let i = 0; i < 10000; i++) db.prepare('select ' + i).get();
       console.log('survived');`;
-    const child = spawnSync(process.execPath, ['-e', script], { cwd: process.cwd(), encoding: 'utf8', timeout: 60_000 });
-    expect({ status: child.status, signal: child.signal, stdout: child.stdout }, child.stderr).toEqual({ status: 0, signal: null, stdout: 'survived\n' });
+    const child = spawnSync(process.execPath, ['-e', script], {
+      cwd: process.cwd(),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect({ status: child.status, signal: child.signal, stdout: child.stdout }, child.stderr).toEqual({
+      status: 0,
+      signal: null,
+      stdout: 'survived\n',
+    });
   });
 });

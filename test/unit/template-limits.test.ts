@@ -31,7 +31,9 @@ describe('template limits', () => {
     expect(performance.now() - started).toBeLessThan(1000);
     expect(httpStatusOf(error)).toBe(422);
     expect(error.code).toBe('TEMPLATE_TOO_LARGE');
-    expect(error.message).toBe(`the htmlBody template is too large: it is 1000000 characters long, and a template may have at most ${TEMPLATE_LIMITS.maxLength}`);
+    expect(error.message).toBe(
+      `the htmlBody template is too large: it is 1000000 characters long, and a template may have at most ${TEMPLATE_LIMITS.maxLength}`,
+    );
     expect(error.details).toEqual([{ path: 'htmlBody', message: expect.stringContaining('at most') }]);
   });
 
@@ -49,11 +51,15 @@ describe('template limits', () => {
     const deep = '{{#if a}}'.repeat(TEMPLATE_LIMITS.maxDepth + 2) + '{{/if}}'.repeat(TEMPLATE_LIMITS.maxDepth + 2);
     expect((await refusal(deep)).message).toContain(`nested more than ${TEMPLATE_LIMITS.maxDepth} deep`);
     const block = `{{#if a}}${'{{b}}'.repeat(TEMPLATE_LIMITS.maxBlockExpressions)}{{/if}}`;
-    expect((await refusal(block)).message).toContain(`one block holds more than ${TEMPLATE_LIMITS.maxBlockExpressions} expressions`);
+    expect((await refusal(block)).message).toContain(
+      `one block holds more than ${TEMPLATE_LIMITS.maxBlockExpressions} expressions`,
+    );
     const each = await refusal('{{#each this}}{{#each @root}}{{@key}}{{/each}}{{/each}}');
     expect(each.code).toBe('TEMPLATE_TOO_COMPLEX');
     expect(each.message).toContain('nested inside another {{#each}}');
-    const repeated = await refusal(`{{#each this}}${'x'.repeat(TEMPLATE_LIMITS.maxRenderedText / EACH_ITERATIONS + 1)}{{/each}}`);
+    const repeated = await refusal(
+      `{{#each this}}${'x'.repeat(TEMPLATE_LIMITS.maxRenderedText / EACH_ITERATIONS + 1)}{{/each}}`,
+    );
     expect(repeated.message).toContain('characters of text per recipient');
     for (const partial of ['{{> footer}}', '{{#*inline "p"}}{{> p}}{{/inline}}{{> p}}']) {
       const error = await refusal(partial);
@@ -77,12 +83,18 @@ describe('template limits', () => {
       );
     }
     // A string literal can be substituted too, 101 times inside an {{#each}}.
-    const literal = await compiler.compile({ subject: 's', htmlBody: `{{#each this}}{{#with "${'y'.repeat(50_000)}"}}{{this}}{{/with}}{{/each}}` });
-    expect(() => literal.checkRenderedLength({}, 150, 'to.0.customFields')).toThrow(/could render to 5050000 characters/);
+    const literal = await compiler.compile({
+      subject: 's',
+      htmlBody: `{{#each this}}{{#with "${'y'.repeat(50_000)}"}}{{this}}{{/with}}{{/each}}`,
+    });
+    expect(() => literal.checkRenderedLength({}, 150, 'to.0.customFields')).toThrow(
+      /could render to 5050000 characters/,
+    );
   });
 
   it('accepts a large newsletter with thousands of substitutions and renders it whole', async () => {
-    const row = (i: number) => `<tr><td style="padding:8px;font-family:Arial,sans-serif">Hello {{name}}, item ${i}: {{#if offer}}<b>{{offer}}</b>{{else}}none{{/if}}</td></tr>\n`;
+    const row = (i: number) =>
+      `<tr><td style="padding:8px;font-family:Arial,sans-serif">Hello {{name}}, item ${i}: {{#if offer}}<b>{{offer}}</b>{{else}}none{{/if}}</td></tr>\n`;
     let html = '<html><body><table>\n';
     for (let i = 0; i < 1200; i++) html += row(i);
     html += '</table><a href="{{unsubscribe}}">unsubscribe</a></body></html>';
@@ -90,12 +102,35 @@ describe('template limits', () => {
     const templates = await compiler.compile({ subject: 'Hi {{name}}', htmlBody: html });
     const rendered = templates.render({ customFields: { name: 'Ada', offer: '10%' }, unsubscribeUrl }).htmlBody!;
     expect(rendered.split('Hello Ada, item').length - 1).toBe(1200);
-    expect(rendered).toContain('item 1199: <b>10%</b></td></tr>\n</table><a href="https://t.example/u/abc">unsubscribe</a></body></html>');
+    expect(rendered).toContain(
+      'item 1199: <b>10%</b></td></tr>\n</table><a href="https://t.example/u/abc">unsubscribe</a></body></html>',
+    );
   });
 
   it('strips whitespace exactly as Handlebars does', async () => {
     const reference = Handlebars.create();
-    const pieces = ['{{#if a}}', '{{else}}', '{{/if}}', '{{~#if b~}}', '{{~/if~}}', '{{~else~}}', '{{a}}', '{{~a}}', '{{a~}}', '{{!c}}', '{{~!c~}}', '\n', '  ', '\r\n', '\t', 'x', '\u00a0', '{{#unless c}}', '{{/unless}}', '{{else if b}}'];
+    const pieces = [
+      '{{#if a}}',
+      '{{else}}',
+      '{{/if}}',
+      '{{~#if b~}}',
+      '{{~/if~}}',
+      '{{~else~}}',
+      '{{a}}',
+      '{{~a}}',
+      '{{a~}}',
+      '{{!c}}',
+      '{{~!c~}}',
+      '\n',
+      '  ',
+      '\r\n',
+      '\t',
+      'x',
+      '\u00a0',
+      '{{#unless c}}',
+      '{{/unless}}',
+      '{{else if b}}',
+    ];
     let seed = 7;
     const next = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed % n);
     let compared = 0;
@@ -118,7 +153,9 @@ describe('template limits', () => {
   // Handlebars' own whitespace pass used /\s+$/ and /\r?\n\s*?$/: 100 KB of spaces took 3 s.
   it('compiles in time linear in the length of whitespace runs around stripped tags', async () => {
     expect(await compileGrowth((n) => `${' '.repeat(n)}x{{~a}}`, 10_000)).toBeLessThan(LINEAR_GROWTH_BOUND);
-    expect(await compileGrowth((n) => `${'\n '.repeat(n / 2)}x{{#if a}}\n{{/if}}`, 10_000)).toBeLessThan(LINEAR_GROWTH_BOUND);
+    expect(await compileGrowth((n) => `${'\n '.repeat(n / 2)}x{{#if a}}\n{{/if}}`, 10_000)).toBeLessThan(
+      LINEAR_GROWTH_BOUND,
+    );
     expect(await compileGrowth((n) => `{{#if a}}${'\n'.repeat(n)}x{{/if}}`, 10_000)).toBeLessThan(LINEAR_GROWTH_BOUND);
   });
 });

@@ -17,19 +17,31 @@ describe('TemplateCompiler', () => {
     });
     const a = t.render({ customFields: { name: '<b>Ada</b>' }, unsubscribeUrl });
     expect(a.subject).toBe('Hi <b>Ada</b> & co');
-    expect(a.htmlBody).toBe('<p>Hello &lt;b&gt;Ada&lt;/b&gt;</p><a href="https://t.example/u/abc?x&#x3D;1&amp;y&#x3D;2">unsubscribe</a>');
+    expect(a.htmlBody).toBe(
+      '<p>Hello &lt;b&gt;Ada&lt;/b&gt;</p><a href="https://t.example/u/abc?x&#x3D;1&amp;y&#x3D;2">unsubscribe</a>',
+    );
     expect(a.textBody).toBe(`Hello <b>Ada</b>, unsubscribe: ${unsubscribeUrl}`);
     expect(t.render({ customFields: { name: 'Bob' }, unsubscribeUrl }).subject).toBe('Hi Bob & co');
   });
 
   it('renders text with nothing to substitute exactly as Handlebars does, escaped braces included', async () => {
     // Such parts skip Handlebars' compiler (src/template/renderer.ts); the answer must not change.
-    const sources = ['Hello & <b>welcome</b>', 'Literal \\{{name}} stays', 'a { b } {c} \\ d', '', '   spaced   \r\nlines\n'];
+    const sources = [
+      'Hello & <b>welcome</b>',
+      'Literal \\{{name}} stays',
+      'a { b } {c} \\ d',
+      '',
+      '   spaced   \r\nlines\n',
+    ];
     const reference = Handlebars.create();
     for (const source of sources) {
       const t = await compiler.compile({ subject: source, htmlBody: source, textBody: source });
       const expected = reference.compile(source)({});
-      expect(t.render({ customFields: { name: 'Ada' }, unsubscribeUrl })).toEqual({ subject: expected, htmlBody: expected, textBody: expected });
+      expect(t.render({ customFields: { name: 'Ada' }, unsubscribeUrl })).toEqual({
+        subject: expected,
+        htmlBody: expected,
+        textBody: expected,
+      });
     }
   });
 
@@ -67,7 +79,10 @@ describe('TemplateCompiler', () => {
 describe('the cache of a TemplateCompiler', () => {
   it('shares one compilation between requests with the same template, and keeps it once', async () => {
     const own = new TemplateCompiler();
-    const [a, b] = await Promise.all([own.compile({ subject: 'Hi {{name}}' }), own.compile({ subject: 'Hi {{name}}' })]);
+    const [a, b] = await Promise.all([
+      own.compile({ subject: 'Hi {{name}}' }),
+      own.compile({ subject: 'Hi {{name}}' }),
+    ]);
     expect(a.render({ customFields: { name: 'Ada' }, unsubscribeUrl }).subject).toBe('Hi Ada');
     expect(b.render({ customFields: { name: 'Bob' }, unsubscribeUrl }).subject).toBe('Hi Bob');
     expect(own.cached).toEqual({ templates: 1, characters: 'Hi {{name}}'.length });
@@ -93,8 +108,13 @@ describe('the cache of a TemplateCompiler', () => {
 
   it('takes its bound from the configuration, refusing one that is not a whole number of at least 0', () => {
     expect(resolveTemplateCacheConfig()).toEqual({ maxTemplates: 1000, maxCharacters: 64 * 1024 * 1024 });
-    expect(resolveTemplateCacheConfig({ maxTemplates: 10 })).toEqual({ maxTemplates: 10, maxCharacters: 64 * 1024 * 1024 });
-    expect(() => resolveTemplateCacheConfig({ maxTemplates: -1 })).toThrow('templateCache.maxTemplates must be a whole number of at least 0, not -1');
+    expect(resolveTemplateCacheConfig({ maxTemplates: 10 })).toEqual({
+      maxTemplates: 10,
+      maxCharacters: 64 * 1024 * 1024,
+    });
+    expect(() => resolveTemplateCacheConfig({ maxTemplates: -1 })).toThrow(
+      'templateCache.maxTemplates must be a whole number of at least 0, not -1',
+    );
     expect(() => resolveTemplateCacheConfig({ maxCharacters: 1.5 })).toThrow(TypeError);
   });
 });

@@ -37,7 +37,9 @@ describe('tracking an HTML body', () => {
   });
 
   it('puts the pixel before the last </body>, or at the end without one', () => {
-    expect(trackHtml('<body><p>x</p></BODY >', tracking)).toMatch(/<p>x<\/p><img src="https:\/\/mail\.example\/t\/open\/o\.m1\.sig" width="1" height="1" alt="" style="[^"]+" \/><\/BODY >$/);
+    expect(trackHtml('<body><p>x</p></BODY >', tracking)).toMatch(
+      /<p>x<\/p><img src="https:\/\/mail\.example\/t\/open\/o\.m1\.sig" width="1" height="1" alt="" style="[^"]+" \/><\/BODY >$/,
+    );
     expect(trackHtml('<p>fragment</p>', tracking)).toMatch(/^<p>fragment<\/p><img src=/);
     expect(trackHtml('<p>a</p>', { ownBaseUrl: tracking.ownBaseUrl })).toBe('<p>a</p>');
   });
@@ -49,11 +51,41 @@ describe('tracking an HTML body', () => {
 
 describe('User-Agent families', () => {
   it.each([
-    ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.6099.71 Safari/537.36', 'Chrome', '120', '0', '6099'],
-    ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 Edg/120.0.2210.61', 'Edge', '120', '0', '2210'],
-    ['Mozilla/5.0 (Macintosh; Intel Mac OS X 14_1) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Safari/605.1.15', 'Safari', '17', '1', ''],
-    ['Mozilla/5.0 (Macintosh; Intel Mac OS X 14_1) AppleWebKit/605.1.15 (KHTML, like Gecko)', 'Apple Mail', '605', '1', '15'],
-    ['Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)', 'GoogleImageProxy', '', '', ''],
+    [
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.6099.71 Safari/537.36',
+      'Chrome',
+      '120',
+      '0',
+      '6099',
+    ],
+    [
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 Edg/120.0.2210.61',
+      'Edge',
+      '120',
+      '0',
+      '2210',
+    ],
+    [
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_1) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Safari/605.1.15',
+      'Safari',
+      '17',
+      '1',
+      '',
+    ],
+    [
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_1) AppleWebKit/605.1.15 (KHTML, like Gecko)',
+      'Apple Mail',
+      '605',
+      '1',
+      '15',
+    ],
+    [
+      'Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)',
+      'GoogleImageProxy',
+      '',
+      '',
+      '',
+    ],
     ['Mozilla/5.0 (X11; Linux x86_64; rv:115.0) Gecko/20100101 Thunderbird/115.5.0', 'Thunderbird', '115', '5', '0'],
     ['Microsoft Outlook 16.0.17029; Pro', 'Outlook', '16', '0', '17029'],
     ['curl/8.4.0', 'curl', '8', '4', '0'],

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { generateWebhookSecret, signWebhookPayload, standardWebhookHeaders, verifyWebhookSignature } from '../../src/webhook/index.js';
+import {
+  generateWebhookSecret,
+  signWebhookPayload,
+  standardWebhookHeaders,
+  verifyWebhookSignature,
+} from '../../src/webhook/index.js';
 
 const secret = 'whsec_test0123456789abcdefghijklmnopq';
 const body = '{"event":{"eventID":"e1"}}';
@@ -47,14 +52,19 @@ describe('verifyWebhookSignature', () => {
     expect(verifyWebhookSignature(secret, header, body, 300, t + 301)).toEqual(late);
     expect(verifyWebhookSignature(secret, header, body, 300, t - 301)).toEqual(late);
     // a fresh signature over an old body is what a sender would make; the old header is not
-    expect(verifyWebhookSignature(secret, signWebhookPayload(secret, t + 3600, body), body, 300, t + 3600).ok).toBe(true);
+    expect(verifyWebhookSignature(secret, signWebhookPayload(secret, t + 3600, body), body, 300, t + 3600).ok).toBe(
+      true,
+    );
   });
 
   it('accepts a header with several v1 values when one matches, and skips unknown schemes', () => {
     const other = signWebhookPayload('whsec_other', t, body).split(',')[1];
     expect(verifyWebhookSignature(secret, `t=${t},${other},v1=${expectedMac}`, body, 300, t).ok).toBe(true);
     expect(verifyWebhookSignature(secret, `t=${t}, v0=abc, v1=${expectedMac}`, body, 300, t).ok).toBe(true);
-    expect(verifyWebhookSignature(secret, `t=${t},${other}`, body, 300, t)).toEqual({ ok: false, reason: 'signature-mismatch' });
+    expect(verifyWebhookSignature(secret, `t=${t},${other}`, body, 300, t)).toEqual({
+      ok: false,
+      reason: 'signature-mismatch',
+    });
   });
 
   it('refuses malformed headers', () => {
@@ -70,7 +80,10 @@ describe('verifyWebhookSignature', () => {
       `t=-5,v1=${expectedMac}`,
       `t=${t};v1=${expectedMac}`,
     ]) {
-      expect(verifyWebhookSignature(secret, bad, body, 300, t), String(bad)).toEqual({ ok: false, reason: 'malformed-header' });
+      expect(verifyWebhookSignature(secret, bad, body, 300, t), String(bad)).toEqual({
+        ok: false,
+        reason: 'malformed-header',
+      });
     }
   });
 
@@ -87,12 +100,20 @@ describe('standardWebhookHeaders', () => {
   it('signs exactly as the standardwebhooks library does, one v1 per secret, space-separated', () => {
     const other = 'whsec_QWxhZGRpbjpvcGVuIHNlc2FtZTEyMzQ1';
     const headers = standardWebhookHeaders([standardSecret, other], 'msg_p5jXN8AQM9LWM0D4loKWxJek', t, body);
-    const expected = [standardSecret, other].map((s) => new Webhook(s).sign('msg_p5jXN8AQM9LWM0D4loKWxJek', new Date(t * 1000), body));
-    expect(headers).toEqual({ 'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek', 'webhook-timestamp': String(t), 'webhook-signature': expected.join(' ') });
+    const expected = [standardSecret, other].map((s) =>
+      new Webhook(s).sign('msg_p5jXN8AQM9LWM0D4loKWxJek', new Date(t * 1000), body),
+    );
+    expect(headers).toEqual({
+      'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      'webhook-timestamp': String(t),
+      'webhook-signature': expected.join(' '),
+    });
   });
 
   it('also signs a webhook secret of mailplane (32 base62 characters after whsec_)', () => {
     const secret = generateWebhookSecret();
-    expect(standardWebhookHeaders([secret], 'e1', t, body)['webhook-signature']).toBe(new Webhook(secret).sign('e1', new Date(t * 1000), body));
+    expect(standardWebhookHeaders([secret], 'e1', t, body)['webhook-signature']).toBe(
+      new Webhook(secret).sign('e1', new Date(t * 1000), body),
+    );
   });
 });

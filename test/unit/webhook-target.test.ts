@@ -4,8 +4,16 @@ import { checkWebhookTarget, classifyAddress } from '../../src/webhook/index.js'
 describe('checkWebhookTarget', () => {
   it('allows public addresses and host names', () => {
     expect(checkWebhookTarget('https://8.8.8.8/hook')).toEqual({ allowed: true, category: 'public', host: '8.8.8.8' });
-    expect(checkWebhookTarget('https://[2606:4700::1111]/')).toEqual({ allowed: true, category: 'public', host: '2606:4700::1111' });
-    expect(checkWebhookTarget('https://app.hooli.com/email/webhook')).toEqual({ allowed: true, category: 'hostname', host: 'app.hooli.com' });
+    expect(checkWebhookTarget('https://[2606:4700::1111]/')).toEqual({
+      allowed: true,
+      category: 'public',
+      host: '2606:4700::1111',
+    });
+    expect(checkWebhookTarget('https://app.hooli.com/email/webhook')).toEqual({
+      allowed: true,
+      category: 'hostname',
+      host: 'app.hooli.com',
+    });
     // just outside the private ranges
     for (const ip of ['172.15.255.255', '172.32.0.1', '11.0.0.1', '192.169.0.1', '100.128.0.1', '169.255.0.1']) {
       expect(checkWebhookTarget(`http://${ip}/`).category, ip).toBe('public');
@@ -56,12 +64,19 @@ describe('checkWebhookTarget', () => {
       expect(checkWebhookTarget(url), url).toMatchObject({ allowed: false, category: 'loopback' });
     }
     expect(checkWebhookTarget('http://[::ffff:10.1.2.3]/')).toMatchObject({ allowed: false, category: 'private' });
-    expect(checkWebhookTarget('http://[::ffff:169.254.169.254]/')).toMatchObject({ allowed: false, category: 'link-local' });
+    expect(checkWebhookTarget('http://[::ffff:169.254.169.254]/')).toMatchObject({
+      allowed: false,
+      category: 'link-local',
+    });
   });
 
   it('refuses what is not an http(s) URL with a host, even with allowPrivateTargets', () => {
     for (const url of ['ftp://example.com/', 'javascript:alert(1)', 'not a url', 'file:///etc/passwd']) {
-      expect(checkWebhookTarget(url, { allowPrivateTargets: true }), url).toEqual({ allowed: false, category: 'invalid', host: '' });
+      expect(checkWebhookTarget(url, { allowPrivateTargets: true }), url).toEqual({
+        allowed: false,
+        category: 'invalid',
+        host: '',
+      });
     }
   });
 

@@ -3,9 +3,15 @@ import { parseWebhookUrl, toggleForEventType } from '../../src/webhook/index.js'
 
 describe('parseWebhookUrl', () => {
   it('accepts http and https URLs and answers their normalised form', () => {
-    expect(parseWebhookUrl('https://app.hooli.com/email/webhook')).toEqual({ ok: true, url: 'https://app.hooli.com/email/webhook' });
+    expect(parseWebhookUrl('https://app.hooli.com/email/webhook')).toEqual({
+      ok: true,
+      url: 'https://app.hooli.com/email/webhook',
+    });
     expect(parseWebhookUrl('HTTPS://App.Hooli.COM:443')).toEqual({ ok: true, url: 'https://app.hooli.com/' });
-    expect(parseWebhookUrl('http://127.0.0.1:3000/hook?x=1&y=a@b')).toEqual({ ok: true, url: 'http://127.0.0.1:3000/hook?x=1&y=a@b' });
+    expect(parseWebhookUrl('http://127.0.0.1:3000/hook?x=1&y=a@b')).toEqual({
+      ok: true,
+      url: 'http://127.0.0.1:3000/hook?x=1&y=a@b',
+    });
     expect(parseWebhookUrl('https://bücher.example/')).toEqual({ ok: true, url: 'https://xn--bcher-kva.example/' });
     expect(parseWebhookUrl('http://[::1]:8080/')).toEqual({ ok: true, url: 'http://[::1]:8080/' });
   });

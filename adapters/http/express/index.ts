@@ -39,7 +39,8 @@ interface ParserError {
  * it is (a 500 unless it is a mailplane error).
  */
 function parserError(error: ParserError | null | undefined, limit: number): unknown {
-  if (error?.type === 'entity.parse.failed') return new MailplaneError('invalid', 'MALFORMED_JSON', 'the body is not valid JSON');
+  if (error?.type === 'entity.parse.failed')
+    return new MailplaneError('invalid', 'MALFORMED_JSON', 'the body is not valid JSON');
   if (error?.type === 'entity.too.large') return new BodyTooLargeError(limit);
   const status = error?.status;
   const unreadable = typeof error?.type === 'string' && typeof status === 'number' && status >= 400 && status < 500;

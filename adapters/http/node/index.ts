@@ -175,7 +175,11 @@ function answerFailure(res: ServerResponse, error: unknown, logger: Pick<Logger,
  * header value with a line break or a character above U+00FF, an invalid status) is logged and
  * replaced by a 500 JSON error, or closes the connection if the headers were already sent.
  */
-export function writeResponse(res: ServerResponse, response: HttpResponse, logger: Pick<Logger, 'error'> = consoleLogger): void {
+export function writeResponse(
+  res: ServerResponse,
+  response: HttpResponse,
+  logger: Pick<Logger, 'error'> = consoleLogger,
+): void {
   try {
     res.writeHead(response.status, response.headers);
     if (response.stream) {
@@ -198,7 +202,9 @@ export function writeResponse(res: ServerResponse, response: HttpResponse, logge
  * `Host`; as an array, a header that must be given once is refused as repeated
  * (src/http/headers.ts) instead of being read as one value.
  */
-export function requestHeaders(req: Pick<IncomingMessage, 'headers' | 'rawHeaders' | 'headersDistinct'>): HttpRequest['headers'] {
+export function requestHeaders(
+  req: Pick<IncomingMessage, 'headers' | 'rawHeaders' | 'headersDistinct'>,
+): HttpRequest['headers'] {
   const seen = new Set<string>();
   let headers: HttpRequest['headers'] = req.headers;
   for (let i = 0; i < req.rawHeaders.length; i += 2) {

@@ -29,8 +29,13 @@ export async function bulkInsert<T extends keyof Database & string, R = never>(
     const chunk = rows.slice(start, start + perStatement);
     let next = 0;
     const numberedTuple = () => `(${columns.map(() => `$${++next}`).join(', ')})`;
-    const placeholders = ctx.dialect === 'sqlite' ? new Array<string>(chunk.length).fill(sqliteTuple).join(', ') : chunk.map(numberedTuple).join(', ');
-    const result = await ctx.db.executeQuery<R>(CompiledQuery.raw(`${head}${placeholders}${suffix && ` ${suffix}`}`, chunk.flat()));
+    const placeholders =
+      ctx.dialect === 'sqlite'
+        ? new Array<string>(chunk.length).fill(sqliteTuple).join(', ')
+        : chunk.map(numberedTuple).join(', ');
+    const result = await ctx.db.executeQuery<R>(
+      CompiledQuery.raw(`${head}${placeholders}${suffix && ` ${suffix}`}`, chunk.flat()),
+    );
     returned.push(...result.rows);
   }
   return returned;

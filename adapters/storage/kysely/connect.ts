@@ -38,7 +38,12 @@ export function parseDatabaseUrl(url: string): { dialect: DialectName; target: s
   throw new Error('the database URL must start with sqlite: or postgres://');
 }
 
-async function createKysely(dialect: DialectName, target: string, maxConnections: number, logger: Pick<Logger, 'warn'>): Promise<{ db: Kysely<Database>; listenClient?: () => ListenClient }> {
+async function createKysely(
+  dialect: DialectName,
+  target: string,
+  maxConnections: number,
+  logger: Pick<Logger, 'warn'>,
+): Promise<{ db: Kysely<Database>; listenClient?: () => ListenClient }> {
   if (dialect === 'sqlite') {
     const { default: SQLite } = await import('better-sqlite3');
     // The database holds keys (sealed), credentials and every recipient address: owner only, whatever the umask.
@@ -70,7 +75,10 @@ async function createKysely(dialect: DialectName, target: string, maxConnections
   // reports as UnavailableError, and the pool replaces the client.
   pool.on('connect', (client) => client.on('error', () => {}));
   // Outside the pool: a LISTEN holds its connection for good (see jobs-due.ts).
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), listenClient: () => new pg.Client({ connectionString: target }) };
+  return {
+    db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+    listenClient: () => new pg.Client({ connectionString: target }),
+  };
 }
 
 /** Applies every pending mailplane migration; throws with the failing migration's error. */
@@ -80,7 +88,11 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: DialectName
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     // No migration ran: the migration table could not even be read, usually a database that cannot be reached.
-    if (failed === undefined && isUnavailableFault(error)) throw new UnavailableError(`the ${dialect === 'postgres' ? 'PostgreSQL' : 'SQLite'} database cannot be reached`, error);
+    if (failed === undefined && isUnavailableFault(error))
+      throw new UnavailableError(
+        `the ${dialect === 'postgres' ? 'PostgreSQL' : 'SQLite'} database cannot be reached`,
+        error,
+      );
     throw new Error(`mailplane migration ${failed ?? '(reading the migration table)'} failed`, { cause: error });
   }
 }

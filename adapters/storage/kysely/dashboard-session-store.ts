@@ -40,7 +40,9 @@ export function kyselyDashboardSessionStore(ctx: KyselyStoreContext): DashboardS
     async prune(now, limit) {
       const result = await ctx.db
         .deleteFrom('dashboard_sessions')
-        .where('id_hash', 'in', (eb) => eb.selectFrom('dashboard_sessions').select('id_hash').where('expires_at', '<=', now).limit(limit))
+        .where('id_hash', 'in', (eb) =>
+          eb.selectFrom('dashboard_sessions').select('id_hash').where('expires_at', '<=', now).limit(limit),
+        )
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     },

@@ -1,6 +1,12 @@
 import type { Selectable } from 'kysely';
 import { failure, success } from '../../../src/store/outcome.js';
-import type { DkimKeysPatch, DomainRecord, DomainStore, DomainVerificationPatch, NewDomain } from '../../../src/store/index.js';
+import type {
+  DkimKeysPatch,
+  DomainRecord,
+  DomainStore,
+  DomainVerificationPatch,
+  NewDomain,
+} from '../../../src/store/index.js';
 import type { KyselyStoreContext } from './context.js';
 import { containsText } from './dialect.js';
 import { fromBool, toBigint, toBool, toNumber } from './rows.js';
@@ -48,7 +54,11 @@ export function toDomain(row: Selectable<DomainsTable>): DomainRecord {
     dkimPrevious:
       row.dkim_previous_selector === ''
         ? null
-        : { selector: row.dkim_previous_selector, publicKey: row.dkim_previous_public_key, retireAt: toBigint(row.dkim_previous_retire_at) },
+        : {
+            selector: row.dkim_previous_selector,
+            publicKey: row.dkim_previous_public_key,
+            retireAt: toBigint(row.dkim_previous_retire_at),
+          },
     dkimRotatedAt: toBigint(row.dkim_rotated_at),
   };
 }

@@ -3,7 +3,9 @@ import type { KyselyStoreContext } from './context.js';
 import { toNumber } from './rows.js';
 import type { IdempotencyKeysTable } from './tables/idempotency.js';
 
-type Row = { [K in keyof IdempotencyKeysTable]: IdempotencyKeysTable[K] extends string ? string : number | bigint | string };
+type Row = {
+  [K in keyof IdempotencyKeysTable]: IdempotencyKeysTable[K] extends string ? string : number | bigint | string;
+};
 
 function fromRow(row: Row): IdempotencyKeyRecord {
   return {
@@ -68,7 +70,15 @@ export function kyselyIdempotencyStore(ctx: KyselyStoreContext): IdempotencyStor
       const result = await db
         .deleteFrom('idempotency_keys')
         .where(({ eb, refTuple, selectFrom }) =>
-          eb(refTuple('sub_account_id', 'key'), 'in', selectFrom('idempotency_keys').select(['sub_account_id', 'key']).where('expires_ms', '<=', nowMs).limit(limit).$asTuple('sub_account_id', 'key')),
+          eb(
+            refTuple('sub_account_id', 'key'),
+            'in',
+            selectFrom('idempotency_keys')
+              .select(['sub_account_id', 'key'])
+              .where('expires_ms', '<=', nowMs)
+              .limit(limit)
+              .$asTuple('sub_account_id', 'key'),
+          ),
         )
         .executeTakeFirst();
       return Number(result.numDeletedRows);

@@ -7,8 +7,16 @@ import { mailplaneMigrations } from './migrations/index.js';
 export function kyselySettingStore(ctx: KyselyStoreContext): SettingStore {
   return {
     async claim(name, value) {
-      await ctx.db.insertInto('settings').values({ name, value }).onConflict((c) => c.column('name').doNothing()).execute();
-      const row = await ctx.db.selectFrom('settings').select('value').where('name', '=', name).executeTakeFirstOrThrow();
+      await ctx.db
+        .insertInto('settings')
+        .values({ name, value })
+        .onConflict((c) => c.column('name').doNothing())
+        .execute();
+      const row = await ctx.db
+        .selectFrom('settings')
+        .select('value')
+        .where('name', '=', name)
+        .executeTakeFirstOrThrow();
       return row.value;
     },
   };
@@ -22,6 +30,7 @@ export function kyselySettingStore(ctx: KyselyStoreContext): SettingStore {
 export async function kyselyReadiness(ctx: KyselyStoreContext): Promise<StoreReadiness> {
   const migrations = await new Migrator({ db: ctx.db, provider: mailplaneMigrations(ctx.dialect) }).getMigrations();
   const pending = migrations.filter((m) => m.executedAt === undefined).map((m) => m.name);
-  if (pending.length > 0) return { ready: false, reason: `${pending.length} migration(s) not applied: ${pending.join(', ')}` };
+  if (pending.length > 0)
+    return { ready: false, reason: `${pending.length} migration(s) not applied: ${pending.join(', ')}` };
   return { ready: true };
 }

@@ -84,20 +84,36 @@ async function checkReferences(
   const ipIds = [...new Set(input.ipIds)];
   const tpspIds = [...new Set(input.tpspIds)];
   if (ipIds.length > 0) {
-    const owned = await db.selectFrom('ips').select('id').where('account_id', '=', accountId).where('id', 'in', ipIds).execute();
+    const owned = await db
+      .selectFrom('ips')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('id', 'in', ipIds)
+      .execute();
     if (owned.length !== ipIds.length) return 'unknown-ip';
     let elsewhere = db.selectFrom('ip_pool_ips').select('ip_id').where('ip_id', 'in', ipIds);
     if (poolId !== null) elsewhere = elsewhere.where('pool_id', '!=', poolId);
     if (await elsewhere.executeTakeFirst()) return 'ip-in-other-pool';
   }
   if (tpspIds.length > 0) {
-    const owned = await db.selectFrom('tpsps').select('id').where('account_id', '=', accountId).where('id', 'in', tpspIds).execute();
+    const owned = await db
+      .selectFrom('tpsps')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('id', 'in', tpspIds)
+      .execute();
     if (owned.length !== tpspIds.length) return 'unknown-tpsp';
   }
   if (input.overflowPoolId !== null) {
     if (input.overflowPoolId === poolId) return 'overflow-cycle';
-    const links = await db.selectFrom('ip_pools').select(['id', 'overflow_pool_id']).where('account_id', '=', accountId).execute();
-    const next = new Map(links.map((l) => [Number(l.id), l.overflow_pool_id === null ? null : Number(l.overflow_pool_id)]));
+    const links = await db
+      .selectFrom('ip_pools')
+      .select(['id', 'overflow_pool_id'])
+      .where('account_id', '=', accountId)
+      .execute();
+    const next = new Map(
+      links.map((l) => [Number(l.id), l.overflow_pool_id === null ? null : Number(l.overflow_pool_id)]),
+    );
     if (!next.has(input.overflowPoolId)) return 'unknown-overflow-pool';
     // Follow the chain from the target; reaching this pool again would loop forever.
     const seen = new Set<number>();
@@ -116,10 +132,16 @@ async function writeMembers(db: Db, poolId: number, input: IpPoolInput): Promise
   const ipIds = [...new Set(input.ipIds)];
   const tpspIds = [...new Set(input.tpspIds)];
   if (ipIds.length > 0) {
-    await db.insertInto('ip_pool_ips').values(ipIds.map((ip_id) => ({ pool_id: poolId, ip_id }))).execute();
+    await db
+      .insertInto('ip_pool_ips')
+      .values(ipIds.map((ip_id) => ({ pool_id: poolId, ip_id })))
+      .execute();
   }
   if (tpspIds.length > 0) {
-    await db.insertInto('ip_pool_tpsps').values(tpspIds.map((tpsp_id) => ({ pool_id: poolId, tpsp_id }))).execute();
+    await db
+      .insertInto('ip_pool_tpsps')
+      .values(tpspIds.map((tpsp_id) => ({ pool_id: poolId, tpsp_id })))
+      .execute();
   }
 }
 
@@ -142,7 +164,14 @@ export function kyselyIpPoolStore(ctx: KyselyStoreContext): IpPoolStore {
     ensureSystemPool(accountId, created) {
       return atomically(ctx, async (trx) => {
         const find = () =>
-          trx.selectFrom('ip_pools').selectAll().where('account_id', '=', accountId).where('type', '=', 0).orderBy('id').limit(1).executeTakeFirst();
+          trx
+            .selectFrom('ip_pools')
+            .selectAll()
+            .where('account_id', '=', accountId)
+            .where('type', '=', 0)
+            .orderBy('id')
+            .limit(1)
+            .executeTakeFirst();
         let row = await find();
         if (!row) {
           // The name is unique per account, so concurrent ensures insert one row between them.
@@ -150,7 +179,16 @@ export function kyselyIpPoolStore(ctx: KyselyStoreContext): IpPoolStore {
             .insertInto('ip_pools')
             .values({
               account_id: accountId,
-              ...poolValues({ name: SYSTEM_POOL_NAME, routingStrategy: 0, routingMetaData: '{}', shouldOverflow: false, overflowPoolId: null, warmupInterval: 24, ipIds: [], tpspIds: [] }),
+              ...poolValues({
+                name: SYSTEM_POOL_NAME,
+                routingStrategy: 0,
+                routingMetaData: '{}',
+                shouldOverflow: false,
+                overflowPoolId: null,
+                warmupInterval: 24,
+                ipIds: [],
+                tpspIds: [],
+              }),
               type: 0,
               created,
               updated: created,
@@ -159,7 +197,10 @@ export function kyselyIpPoolStore(ctx: KyselyStoreContext): IpPoolStore {
             .execute();
           row = await find();
         }
-        if (!row) throw new Error(`the system pool of account ${accountId} could not be created: the name ${SYSTEM_POOL_NAME} is taken`);
+        if (!row)
+          throw new Error(
+            `the system pool of account ${accountId} could not be created: the name ${SYSTEM_POOL_NAME} is taken`,
+          );
         const [detail] = await withDetails(trx, accountId, [toPool(row)]);
         return detail!;
       });
@@ -207,7 +248,12 @@ export function kyselyIpPoolStore(ctx: KyselyStoreContext): IpPoolStore {
     update(accountId, id, input, updated) {
       return atomically(ctx, async (trx) => {
         await lockAccountPools(ctx, trx, accountId);
-        const current = await trx.selectFrom('ip_pools').select('id').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+        const current = await trx
+          .selectFrom('ip_pools')
+          .select('id')
+          .where('account_id', '=', accountId)
+          .where('id', '=', id)
+          .executeTakeFirst();
         if (!current) return failure('not-found');
         const taken = await trx
           .selectFrom('ip_pools')
@@ -233,7 +279,12 @@ export function kyselyIpPoolStore(ctx: KyselyStoreContext): IpPoolStore {
     delete(accountId, id) {
       return atomically(ctx, async (trx) => {
         await lockAccountPools(ctx, trx, accountId);
-        const row = await trx.selectFrom('ip_pools').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+        const row = await trx
+          .selectFrom('ip_pools')
+          .selectAll()
+          .where('account_id', '=', accountId)
+          .where('id', '=', id)
+          .executeTakeFirst();
         if (!row) return failure('not-found');
         const pool = toPool(row);
         if (pool.type === 0) return failure('system-pool');

@@ -72,7 +72,11 @@ export const nameKey = (name: string) => name.toLowerCase();
  * runs transactions concurrently, so the account row is locked `FOR UPDATE`; SQLite needs nothing:
  * its single connection already runs one transaction at a time.
  */
-export async function lockAccountPools(ctx: KyselyStoreContext, db: Kysely<Database>, accountId: number): Promise<void> {
+export async function lockAccountPools(
+  ctx: KyselyStoreContext,
+  db: Kysely<Database>,
+  accountId: number,
+): Promise<void> {
   if (ctx.dialect !== 'postgres') return;
   await sql`select id from accounts where id = ${accountId} for update`.execute(db);
 }

@@ -44,7 +44,14 @@ export function kyselyIpStore(ctx: KyselyStoreContext): IpStore {
               // Inside a caller's transaction the rows inserted so far must go explicitly: the
               // caller decides about its transaction, not this store.
               if (ctx.inTransaction && created.length > 0) {
-                await trx.deleteFrom('ips').where('id', 'in', created.map((c) => c.id)).execute();
+                await trx
+                  .deleteFrom('ips')
+                  .where(
+                    'id',
+                    'in',
+                    created.map((c) => c.id),
+                  )
+                  .execute();
               }
               throw new AlreadyAllocated(ip.publicIp);
             }
@@ -53,7 +60,8 @@ export function kyselyIpStore(ctx: KyselyStoreContext): IpStore {
           return success(created);
         });
       } catch (error) {
-        if (error instanceof AlreadyAllocated) return { ok: false, reason: 'already-allocated', address: error.address };
+        if (error instanceof AlreadyAllocated)
+          return { ok: false, reason: 'already-allocated', address: error.address };
         throw error;
       }
     },

@@ -1,12 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import type {
-  EnqueueResult,
-  JobRecord,
-  JobState,
-  JobStore,
-  JsonObject,
-  NewJob,
-} from '../../../src/store/index.js';
+import type { EnqueueResult, JobRecord, JobState, JobStore, JsonObject, NewJob } from '../../../src/store/index.js';
 import { atomically, type KyselyStoreContext } from './context.js';
 import { JOBS_CHANNEL } from './jobs-due.js';
 import { bulkInsert } from './bulk-insert.js';
@@ -38,16 +31,41 @@ const ms = (value: number) => Math.floor(value);
 /** Claim order: the due time of the attempt, then insertion order. RETURNING promises no order. */
 const byRunAt = (a: JobRecord, b: JobRecord) => a.runAt - b.runAt || a.id - b.id;
 
-const JOB_COLUMNS = ['kind', 'payload', 'state', 'run_at', 'available_at', 'locked_by', 'attempts', 'dedupe_key', 'active_dedupe_key', 'last_error'] as const;
+const JOB_COLUMNS = [
+  'kind',
+  'payload',
+  'state',
+  'run_at',
+  'available_at',
+  'locked_by',
+  'attempts',
+  'dedupe_key',
+  'active_dedupe_key',
+  'last_error',
+] as const;
 
 /** Inserts one chunk and answers, in input order, what became of each job. */
 async function insertChunk(ctx: KyselyStoreContext, jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
   // Raw, not built: every accepted send enqueues its delivery job, and building costs more than inserting.
-  const inserted = await bulkInsert<'jobs', { id: number | bigint | string; kind: string; active_dedupe_key: string | null }>(
+  const inserted = await bulkInsert<
+    'jobs',
+    { id: number | bigint | string; kind: string; active_dedupe_key: string | null }
+  >(
     ctx,
     'jobs',
     JOB_COLUMNS,
-    jobs.map((job) => [job.kind, JSON.stringify(job.payload), 'pending', ms(job.runAt), ms(job.runAt), null, 0, job.dedupeKey ?? null, job.dedupeKey ?? null, null]),
+    jobs.map((job) => [
+      job.kind,
+      JSON.stringify(job.payload),
+      'pending',
+      ms(job.runAt),
+      ms(job.runAt),
+      null,
+      0,
+      job.dedupeKey ?? null,
+      job.dedupeKey ?? null,
+      null,
+    ]),
     'on conflict do nothing returning "id", "kind", "active_dedupe_key"',
   );
 
@@ -197,7 +215,9 @@ export function kyselyJobStore(ctx: KyselyStoreContext): JobStore {
     },
 
     async extendLease(id, workerId, until) {
-      const result = await leased(id, workerId).set({ available_at: ms(until) }).executeTakeFirst();
+      const result = await leased(id, workerId)
+        .set({ available_at: ms(until) })
+        .executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },
 
@@ -207,7 +227,9 @@ export function kyselyJobStore(ctx: KyselyStoreContext): JobStore {
           state: 'pending',
           locked_by: null,
           attempts: sql<number>`case when attempts > 0 then attempts - 1 else 0 end`,
-          ...(runAt === undefined ? { available_at: sql<number>`run_at` } : { run_at: ms(runAt), available_at: ms(runAt) }),
+          ...(runAt === undefined
+            ? { available_at: sql<number>`run_at` }
+            : { run_at: ms(runAt), available_at: ms(runAt) }),
         })
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;
@@ -242,8 +264,14 @@ export function kyselyJobStore(ctx: KyselyStoreContext): JobStore {
         .where('run_at', '<=', ms(now))
         .groupBy('kind')
         .execute();
-      const oldest = new Map(due.map((row) => [row.kind, toNumberOrNull(row.oldest as number | string | bigint | null)]));
-      return counts.map((row) => ({ kind: row.kind, pending: toNumber(row.n), oldestDueAt: oldest.get(row.kind) ?? null }));
+      const oldest = new Map(
+        due.map((row) => [row.kind, toNumberOrNull(row.oldest as number | string | bigint | null)]),
+      );
+      return counts.map((row) => ({
+        kind: row.kind,
+        pending: toNumber(row.n),
+        oldestDueAt: oldest.get(row.kind) ?? null,
+      }));
     },
 
     async pruneDead(before) {

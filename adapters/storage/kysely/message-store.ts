@@ -65,20 +65,70 @@ function toEvent(row: Selectable<EventsTable>): EventRecord {
 const BATCH_COLUMNS = ['id', 'account_id', 'sub_account_id', 'domain_id', 'content', 'created'] as const;
 
 const MESSAGE_COLUMNS = [
-  'id', 'batch_id', 'account_id', 'sub_account_id', 'to_email', 'to_name', 'cc', 'bcc', 'custom_fields', 'status',
-  'attempts', 'submitted_at', 'updated', 'ip_id', 'ip_pool_id', 'tpsp_id', 'smtp_code', 'smtp_description',
-  'copy_of', 'separate_copies', 'to_key', 'from_key', 'group_key',
+  'id',
+  'batch_id',
+  'account_id',
+  'sub_account_id',
+  'to_email',
+  'to_name',
+  'cc',
+  'bcc',
+  'custom_fields',
+  'status',
+  'attempts',
+  'submitted_at',
+  'updated',
+  'ip_id',
+  'ip_pool_id',
+  'tpsp_id',
+  'smtp_code',
+  'smtp_description',
+  'copy_of',
+  'separate_copies',
+  'to_key',
+  'from_key',
+  'group_key',
 ] as const;
 
 const messageValues = (batch: SendBatchRecord) => (m: MessageRecord) => [
-  m.id, m.batchId, m.accountId, m.subAccountId, m.to.email, m.to.name, JSON.stringify(m.cc), JSON.stringify(m.bcc),
-  JSON.stringify(m.customFields), m.status, m.attempts, m.submittedAt, m.updated, m.ipId, m.ipPoolId, m.tpspId,
-  m.smtpCode, m.smtpDescription, m.copyOf === null ? null : JSON.stringify(m.copyOf), m.separateCopies ? 1 : 0,
-  m.to.email.toLowerCase(), batch.content.from.email.toLowerCase(), groupKey(batch.content.groups),
+  m.id,
+  m.batchId,
+  m.accountId,
+  m.subAccountId,
+  m.to.email,
+  m.to.name,
+  JSON.stringify(m.cc),
+  JSON.stringify(m.bcc),
+  JSON.stringify(m.customFields),
+  m.status,
+  m.attempts,
+  m.submittedAt,
+  m.updated,
+  m.ipId,
+  m.ipPoolId,
+  m.tpspId,
+  m.smtpCode,
+  m.smtpDescription,
+  m.copyOf === null ? null : JSON.stringify(m.copyOf),
+  m.separateCopies ? 1 : 0,
+  m.to.email.toLowerCase(),
+  batch.content.from.email.toLowerCase(),
+  groupKey(batch.content.groups),
 ];
 
 const EVENT_COLUMNS = [
-  'id', 'message_id', 'account_id', 'sub_account_id', 'type', 'created', 'metadata', 'to_key', 'from_key', 'group_key', 'status', 'ip_pool_id',
+  'id',
+  'message_id',
+  'account_id',
+  'sub_account_id',
+  'type',
+  'created',
+  'metadata',
+  'to_key',
+  'from_key',
+  'group_key',
+  'status',
+  'ip_pool_id',
 ] as const;
 
 /** The message columns each event row carries (migration 0024), so the event list filters on the event alone. */
@@ -88,7 +138,20 @@ const NO_KEYS: EventKeys = { to_key: '', from_key: '', group_key: '', status: ''
 
 const eventValues = (keys: ReadonlyMap<string, EventKeys>) => (e: EventRecord) => {
   const k = keys.get(e.messageId) ?? NO_KEYS;
-  return [e.id, e.messageId, e.accountId, e.subAccountId, e.type, e.created, JSON.stringify(e.metadata), k.to_key, k.from_key, k.group_key, k.status, k.ip_pool_id];
+  return [
+    e.id,
+    e.messageId,
+    e.accountId,
+    e.subAccountId,
+    e.type,
+    e.created,
+    JSON.stringify(e.metadata),
+    k.to_key,
+    k.from_key,
+    k.group_key,
+    k.status,
+    k.ip_pool_id,
+  ];
 };
 
 /** The event keys of messages being written with their send (one place with {@link messageValues}). */
@@ -96,7 +159,13 @@ const acceptedKeys = (batch: SendBatchRecord, messages: readonly MessageRecord[]
   new Map<string, EventKeys>(
     messages.map((m) => [
       m.id,
-      { to_key: m.to.email.toLowerCase(), from_key: batch.content.from.email.toLowerCase(), group_key: groupKey(batch.content.groups), status: m.status, ip_pool_id: m.ipPoolId },
+      {
+        to_key: m.to.email.toLowerCase(),
+        from_key: batch.content.from.email.toLowerCase(),
+        group_key: groupKey(batch.content.groups),
+        status: m.status,
+        ip_pool_id: m.ipPoolId,
+      },
     ]),
   );
 
@@ -115,7 +184,9 @@ export function kyselyMessageStore(ctx: KyselyStoreContext): MessageStore {
 
     async insertAccepted(batch, messages, events) {
       // Raw like the rows below: this runs once per accepted send, and the query builder costs more than the insert.
-      await bulkInsert(ctx, 'send_batches', BATCH_COLUMNS, [[batch.id, batch.accountId, batch.subAccountId, batch.domainId, JSON.stringify(batch.content), batch.created]]);
+      await bulkInsert(ctx, 'send_batches', BATCH_COLUMNS, [
+        [batch.id, batch.accountId, batch.subAccountId, batch.domainId, JSON.stringify(batch.content), batch.created],
+      ]);
       await bulkInsert(ctx, 'messages', MESSAGE_COLUMNS, messages.map(messageValues(batch)));
       await bulkInsert(ctx, 'events', EVENT_COLUMNS, events.map(eventValues(acceptedKeys(batch, messages))));
     },
@@ -150,20 +221,45 @@ export function kyselyMessageStore(ctx: KyselyStoreContext): MessageStore {
     async findCopy(batchId, messageId, email) {
       // The batch index narrows it to one send's copies (at most 1,000); the address is compared
       // here, as SQLite's lower() folds ASCII only.
-      const rows = await db.selectFrom('messages').selectAll().where('batch_id', '=', batchId).where('copy_of', 'is not', null).execute();
+      const rows = await db
+        .selectFrom('messages')
+        .selectAll()
+        .where('batch_id', '=', batchId)
+        .where('copy_of', 'is not', null)
+        .execute();
       const key = email.toLowerCase();
-      return rows.map(toMessage).find((m) => m.copyOf?.messageId === messageId && m.to.email.toLowerCase() === key) ?? null;
+      return (
+        rows.map(toMessage).find((m) => m.copyOf?.messageId === messageId && m.to.email.toLowerCase() === key) ?? null
+      );
     },
 
     async listEvents(messageId) {
-      const rows = await db.selectFrom('events').selectAll().where('message_id', '=', messageId).orderBy('created').orderBy('type').execute();
+      const rows = await db
+        .selectFrom('events')
+        .selectAll()
+        .where('message_id', '=', messageId)
+        .orderBy('created')
+        .orderBy('type')
+        .execute();
       return rows.map(toEvent);
     },
 
     async addEvents(events) {
       const ids = [...new Set(events.map((e) => e.messageId))];
-      const rows = ids.length === 0 ? [] : await db.selectFrom('messages').select(['id', 'to_key', 'from_key', 'group_key', 'status', 'ip_pool_id']).where('id', 'in', ids).execute();
-      await bulkInsert(ctx, 'events', EVENT_COLUMNS, events.map(eventValues(new Map(rows.map((row) => [row.id, row])))));
+      const rows =
+        ids.length === 0
+          ? []
+          : await db
+              .selectFrom('messages')
+              .select(['id', 'to_key', 'from_key', 'group_key', 'status', 'ip_pool_id'])
+              .where('id', 'in', ids)
+              .execute();
+      await bulkInsert(
+        ctx,
+        'events',
+        EVENT_COLUMNS,
+        events.map(eventValues(new Map(rows.map((row) => [row.id, row])))),
+      );
     },
 
     async recordOutcome(messageId, from, outcome) {
@@ -186,7 +282,11 @@ export function kyselyMessageStore(ctx: KyselyStoreContext): MessageStore {
       // The message's events carry its status and pool for the event list's filters (migration 0024).
       const eventFields: Record<string, unknown> = { status: outcome.status };
       if (outcome.ipPoolId !== undefined) eventFields.ip_pool_id = outcome.ipPoolId;
-      await db.updateTable('events').set(eventFields as never).where('message_id', '=', messageId).execute();
+      await db
+        .updateTable('events')
+        .set(eventFields as never)
+        .where('message_id', '=', messageId)
+        .execute();
       return true;
     },
   };

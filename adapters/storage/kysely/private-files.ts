@@ -52,7 +52,10 @@ export function ensurePrivateFile(file: string, logger: Pick<Logger, 'warn'>, cr
     if ((statSync(file).mode & 0o777) !== PRIVATE_FILE_MODE) chmodSync(file, PRIVATE_FILE_MODE);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !create) return;
-    logger.warn('could not make a data file private', { file, error: error instanceof Error ? error.message : String(error) });
+    logger.warn('could not make a data file private', {
+      file,
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
 }
 

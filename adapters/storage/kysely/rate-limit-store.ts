@@ -7,7 +7,10 @@ import type { Database } from './schema.js';
 type DriverInt = number | bigint | string;
 
 /** One hit: a single upsert whose update decides the new window and the admission together. */
-async function hitOne(db: Kysely<Database>, { bucket, windowStart, cost, limit }: RateLimitHit): Promise<RateLimitUsage> {
+async function hitOne(
+  db: Kysely<Database>,
+  { bucket, windowStart, cost, limit }: RateLimitHit,
+): Promise<RateLimitUsage> {
   const fitsAlone = cost <= limit;
   const result = await sql<{ used: DriverInt; window_start: DriverInt; admitted: DriverInt }>`
     insert into rate_limits (bucket, window_start, used, admitted)
@@ -41,7 +44,8 @@ async function hitRun(db: Kysely<Database>, run: readonly Indexed[], usages: Rat
     const merged = await hitOne(db, { ...run[0]![1], cost: total });
     if (merged.admitted) {
       let used = merged.used - total;
-      for (const [index, hit] of run) usages[index] = { admitted: true, used: (used += hit.cost), windowStart: merged.windowStart };
+      for (const [index, hit] of run)
+        usages[index] = { admitted: true, used: (used += hit.cost), windowStart: merged.windowStart };
       return;
     }
   }
@@ -101,7 +105,9 @@ export function kyselyRateLimitStore(ctx: KyselyStoreContext): RateLimitStore {
     async prune(before, max) {
       const result = await db
         .deleteFrom('rate_limits')
-        .where('bucket', 'in', (eb) => eb.selectFrom('rate_limits').select('bucket').where('window_start', '<', before).limit(max))
+        .where('bucket', 'in', (eb) =>
+          eb.selectFrom('rate_limits').select('bucket').where('window_start', '<', before).limit(max),
+        )
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     },

@@ -48,7 +48,11 @@ export function kyselySandboxStore(ctx: KyselyStoreContext): SandboxStore {
         .limit(1)
         .executeTakeFirst();
       if (cutoff) {
-        await db.deleteFrom('sandbox_messages').where('account_id', '=', message.accountId).where('id', '<=', toNumber(cutoff.id)).execute();
+        await db
+          .deleteFrom('sandbox_messages')
+          .where('account_id', '=', message.accountId)
+          .where('id', '<=', toNumber(cutoff.id))
+          .execute();
       }
       return { ...message, id, rcptTo: [...message.rcptTo] };
     },
@@ -66,7 +70,12 @@ export function kyselySandboxStore(ctx: KyselyStoreContext): SandboxStore {
     },
 
     async get(accountId, id): Promise<SandboxMessageRecord | null> {
-      const row = await db.selectFrom('sandbox_messages').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+      const row = await db
+        .selectFrom('sandbox_messages')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return row ? { ...toSummary(row), raw: Buffer.from(row.raw, 'base64') } : null;
     },
 

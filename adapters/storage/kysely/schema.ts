@@ -72,7 +72,23 @@ export interface SmtpAuthsTable {
 }
 
 /** Every table of the mailplane schema; each area declares its tables in `tables/`. */
-export interface Database extends DomainTables, SuppressionTables, IpPoolTables, WebhookTables, JobTables, StatsTables, MessageTables, WarmupTables, RateLimitTables, SandboxTables, SettingTables, TemplateTables, CacheVersionTables, IdempotencyTables, DashboardSessionTables {
+export interface Database
+  extends
+    DomainTables,
+    SuppressionTables,
+    IpPoolTables,
+    WebhookTables,
+    JobTables,
+    StatsTables,
+    MessageTables,
+    WarmupTables,
+    RateLimitTables,
+    SandboxTables,
+    SettingTables,
+    TemplateTables,
+    CacheVersionTables,
+    IdempotencyTables,
+    DashboardSessionTables {
   accounts: AccountsTable;
   sub_accounts: SubAccountsTable;
   smtp_auths: SmtpAuthsTable;

@@ -83,11 +83,16 @@ export function kyselyStatsStore(ctx: KyselyStoreContext): StatsStore {
         .insertInto('stats_daily')
         .values(rows)
         .onConflict((oc) =>
-          oc.columns(['sub_account_id', 'day', 'grp']).doUpdateSet((eb) =>
-            Object.fromEntries(
-              COLUMNS.map((column) => [column, eb(eb.ref(`stats_daily.${column}`), '+', eb.ref(`excluded.${column}`))]),
+          oc
+            .columns(['sub_account_id', 'day', 'grp'])
+            .doUpdateSet((eb) =>
+              Object.fromEntries(
+                COLUMNS.map((column) => [
+                  column,
+                  eb(eb.ref(`stats_daily.${column}`), '+', eb.ref(`excluded.${column}`)),
+                ]),
+              ),
             ),
-          ),
         )
         .execute();
     },

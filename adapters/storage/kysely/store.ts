@@ -61,14 +61,22 @@ function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): Mailpl
       const enqueued = { value: false };
       const result = await ctx.db
         .transaction()
-        .execute((trx) => work(buildStore({ db: trx, dialect: ctx.dialect, inTransaction: true, jobsDue: ctx.jobsDue, enqueued }, close)));
+        .execute((trx) =>
+          work(
+            buildStore({ db: trx, dialect: ctx.dialect, inTransaction: true, jobsDue: ctx.jobsDue, enqueued }, close),
+          ),
+        );
       if (enqueued.value) ctx.jobsDue.emit();
       return result;
     },
     onJobsDue: (listener) => ctx.jobsDue.subscribe(listener),
     // Only PostgreSQL is shared by several processes (and only there do triggers bump it).
     ...(ctx.dialect === 'postgres' && {
-      cacheVersion: async () => String((await ctx.db.selectFrom('cache_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow()).version),
+      cacheVersion: async () =>
+        String(
+          (await ctx.db.selectFrom('cache_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow())
+            .version,
+        ),
     }),
     close,
   };

@@ -194,7 +194,11 @@ export function kyselySubAccountStore(ctx: KyselyStoreContext): SubAccountStore 
       const auth = await db.selectFrom('smtp_auths').selectAll().where('username', '=', username).executeTakeFirst();
       if (!auth) return null;
       const smtpAuth = toSmtpAuth(auth);
-      const subAccount = await db.selectFrom('sub_accounts').selectAll().where('id', '=', smtpAuth.subAccountId).executeTakeFirst();
+      const subAccount = await db
+        .selectFrom('sub_accounts')
+        .selectAll()
+        .where('id', '=', smtpAuth.subAccountId)
+        .executeTakeFirst();
       return subAccount ? { subAccount: toSubAccount(subAccount), smtpAuth } : null;
     },
 
@@ -205,7 +209,11 @@ export function kyselySubAccountStore(ctx: KyselyStoreContext): SubAccountStore 
         .where('retention_days', 'is not', null)
         .orderBy('id')
         .execute();
-      return rows.map((row) => ({ accountId: toNumber(row.account_id), subAccountId: toNumber(row.id), retentionDays: toNumber(row.retention_days!) }));
+      return rows.map((row) => ({
+        accountId: toNumber(row.account_id),
+        subAccountId: toNumber(row.id),
+        retentionDays: toNumber(row.retention_days!),
+      }));
     },
   };
 }

@@ -1,10 +1,5 @@
 import type { Selectable } from 'kysely';
-import type {
-  NewSuppression,
-  SuppressionRecord,
-  SuppressionStore,
-  SuppressionType,
-} from '../../../src/store/index.js';
+import type { NewSuppression, SuppressionRecord, SuppressionStore, SuppressionType } from '../../../src/store/index.js';
 import { atomically, type KyselyStoreContext } from './context.js';
 import { containsText } from './dialect.js';
 import { toBigint, toNumber } from './rows.js';

@@ -1,6 +1,12 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { failure, success } from '../../../src/store/outcome.js';
-import type { TemplateContent, TemplateRecord, TemplateStore, TemplateSummary, TemplateVersionRecord } from '../../../src/store/index.js';
+import type {
+  TemplateContent,
+  TemplateRecord,
+  TemplateStore,
+  TemplateSummary,
+  TemplateVersionRecord,
+} from '../../../src/store/index.js';
 import { atomically, type KyselyStoreContext } from './context.js';
 import { containsText, isUniqueViolation } from './dialect.js';
 import { toBigint, toNumber } from './rows.js';
@@ -45,7 +51,11 @@ const versionValues = (templateId: number, version: number, content: TemplateCon
 });
 
 /** The template row `where` picks, with its active version, in `db` (a transaction or not). */
-async function readTemplate(db: Kysely<Database>, subAccountId: number, where: { id: number } | { nameKey: string }): Promise<TemplateRecord | null> {
+async function readTemplate(
+  db: Kysely<Database>,
+  subAccountId: number,
+  where: { id: number } | { nameKey: string },
+): Promise<TemplateRecord | null> {
   let select = db.selectFrom('templates').selectAll().where('sub_account_id', '=', subAccountId);
   select = 'id' in where ? select.where('id', '=', where.id) : select.where('name_key', '=', where.nameKey);
   const row = await select.executeTakeFirst();
@@ -86,7 +96,10 @@ export function kyselyTemplateStore(ctx: KyselyStoreContext): TemplateStore {
           .executeTakeFirst();
         if (!row) return failure('duplicate-name');
         const id = toNumber(row.id);
-        await trx.insertInto('template_versions').values(versionValues(id, 1, input.content, input.created)).execute();
+        await trx
+          .insertInto('template_versions')
+          .values(versionValues(id, 1, input.content, input.created))
+          .execute();
         return success((await readTemplate(trx, input.subAccountId, { id }))!);
       });
     },
@@ -99,7 +112,9 @@ export function kyselyTemplateStore(ctx: KyselyStoreContext): TemplateStore {
       let select = db
         .selectFrom('templates')
         .innerJoin('template_versions', (join) =>
-          join.onRef('template_versions.template_id', '=', 'templates.id').onRef('template_versions.version', '=', 'templates.active_version'),
+          join
+            .onRef('template_versions.template_id', '=', 'templates.id')
+            .onRef('template_versions.version', '=', 'templates.active_version'),
         )
         .selectAll('templates')
         .select('template_versions.subject')
@@ -129,7 +144,10 @@ export function kyselyTemplateStore(ctx: KyselyStoreContext): TemplateStore {
               updated: update.updated,
               ...(update.name !== undefined && { name: update.name, name_key: nameKey(update.name) }),
               // Both read the row's old value: the new version is the latest plus one, and active.
-              ...(content && { latest_version: sql<number>`latest_version + 1`, active_version: sql<number>`latest_version + 1` }),
+              ...(content && {
+                latest_version: sql<number>`latest_version + 1`,
+                active_version: sql<number>`latest_version + 1`,
+              }),
             })
             .where('sub_account_id', '=', subAccountId)
             .where('id', '=', id)
@@ -138,8 +156,15 @@ export function kyselyTemplateStore(ctx: KyselyStoreContext): TemplateStore {
           if (!row) return failure('not-found');
           if (content) {
             const latest = toNumber(row.latest_version);
-            await trx.insertInto('template_versions').values(versionValues(id, latest, content, update.updated)).execute();
-            await trx.deleteFrom('template_versions').where('template_id', '=', id).where('version', '<=', latest - update.keepVersions).execute();
+            await trx
+              .insertInto('template_versions')
+              .values(versionValues(id, latest, content, update.updated))
+              .execute();
+            await trx
+              .deleteFrom('template_versions')
+              .where('template_id', '=', id)
+              .where('version', '<=', latest - update.keepVersions)
+              .execute();
           }
           return success((await readTemplate(trx, subAccountId, { id }))!);
         });
@@ -151,10 +176,24 @@ export function kyselyTemplateStore(ctx: KyselyStoreContext): TemplateStore {
     },
 
     async listVersions(subAccountId, id) {
-      const owner = await db.selectFrom('templates').select('id').where('sub_account_id', '=', subAccountId).where('id', '=', id).executeTakeFirst();
+      const owner = await db
+        .selectFrom('templates')
+        .select('id')
+        .where('sub_account_id', '=', subAccountId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       if (!owner) return null;
-      const rows = await db.selectFrom('template_versions').select(['version', 'subject', 'created']).where('template_id', '=', id).orderBy('version').execute();
-      return rows.map((row) => ({ version: toNumber(row.version), subject: row.subject, created: toBigint(row.created) }));
+      const rows = await db
+        .selectFrom('template_versions')
+        .select(['version', 'subject', 'created'])
+        .where('template_id', '=', id)
+        .orderBy('version')
+        .execute();
+      return rows.map((row) => ({
+        version: toNumber(row.version),
+        subject: row.subject,
+        created: toBigint(row.created),
+      }));
     },
 
     async getVersion(subAccountId, id, version) {
@@ -171,9 +210,19 @@ export function kyselyTemplateStore(ctx: KyselyStoreContext): TemplateStore {
 
     activate(subAccountId, id, version, updated) {
       return atomically(ctx, async (trx) => {
-        const owner = await trx.selectFrom('templates').select('id').where('sub_account_id', '=', subAccountId).where('id', '=', id).executeTakeFirst();
+        const owner = await trx
+          .selectFrom('templates')
+          .select('id')
+          .where('sub_account_id', '=', subAccountId)
+          .where('id', '=', id)
+          .executeTakeFirst();
         if (!owner) return failure('not-found');
-        const kept = await trx.selectFrom('template_versions').select('version').where('template_id', '=', id).where('version', '=', version).executeTakeFirst();
+        const kept = await trx
+          .selectFrom('template_versions')
+          .select('version')
+          .where('template_id', '=', id)
+          .where('version', '=', version)
+          .executeTakeFirst();
         if (!kept) return failure('no-such-version');
         await trx.updateTable('templates').set({ active_version: version, updated }).where('id', '=', id).execute();
         return success((await readTemplate(trx, subAccountId, { id }))!);
@@ -182,7 +231,12 @@ export function kyselyTemplateStore(ctx: KyselyStoreContext): TemplateStore {
 
     delete(subAccountId, id) {
       return atomically(ctx, async (trx) => {
-        const owner = await trx.selectFrom('templates').select('id').where('sub_account_id', '=', subAccountId).where('id', '=', id).executeTakeFirst();
+        const owner = await trx
+          .selectFrom('templates')
+          .select('id')
+          .where('sub_account_id', '=', subAccountId)
+          .where('id', '=', id)
+          .executeTakeFirst();
         if (!owner) return false;
         // Explicitly, as sub-accounts delete their credentials: a caller-supplied SQLite connection may
         // lack the foreign_keys pragma that makes the cascade work.

@@ -93,7 +93,11 @@ export function kyselyTpspStore(ctx: KyselyStoreContext): TpspStore {
           .where('id', '=', id)
           .executeTakeFirst();
         if (!row) return failure('not-found');
-        const member = await trx.selectFrom('ip_pool_tpsps').select('pool_id').where('tpsp_id', '=', id).executeTakeFirst();
+        const member = await trx
+          .selectFrom('ip_pool_tpsps')
+          .select('pool_id')
+          .where('tpsp_id', '=', id)
+          .executeTakeFirst();
         if (member) return failure('in-pool');
         await trx.deleteFrom('tpsps').where('id', '=', id).execute();
         return success(toTpsp(row));

@@ -30,7 +30,9 @@ function merge<K extends string>(entries: readonly WarmupTrafficIncrement[], key
 function parseHeld(text: string): number[] {
   try {
     const value: unknown = JSON.parse(text);
-    return Array.isArray(value) ? value.map((n) => (Number.isSafeInteger(n) && (n as number) >= 0 ? (n as number) : 0)) : [];
+    return Array.isArray(value)
+      ? value.map((n) => (Number.isSafeInteger(n) && (n as number) >= 0 ? (n as number) : 0))
+      : [];
   } catch {
     return [];
   }
@@ -45,17 +47,27 @@ export function kyselyWarmupStore(ctx: KyselyStoreContext): WarmupStore {
       // An IP deleted while its message was out has no counts to keep, and the insert would fail
       // its foreign key (failing the delivery outcome it is recorded with). On PostgreSQL the rows
       // are locked FOR KEY SHARE, as the foreign key check would, so a concurrent delete waits.
-      let existing = db.selectFrom('ips').select('id').where('id', 'in', [...new Set(all.map((e) => e.ipId))]);
+      let existing = db
+        .selectFrom('ips')
+        .select('id')
+        .where('id', 'in', [...new Set(all.map((e) => e.ipId))]);
       if (ctx.dialect === 'postgres') existing = existing.forKeyShare();
       const live = new Set((await existing.execute()).map((row) => toNumber(row.id)));
       const entries = all.filter((e) => live.has(e.ipId));
       // Reserved sends are in the day's count already (reserveSend).
-      const days = merge(entries.filter((e) => !e.reserved), (e) => `${e.ipId}\u0000${e.day}\u0000${e.provider}`).filter((e) => e.sent > 0);
+      const days = merge(
+        entries.filter((e) => !e.reserved),
+        (e) => `${e.ipId}\u0000${e.day}\u0000${e.provider}`,
+      ).filter((e) => e.sent > 0);
       if (days.length > 0) {
         await db
           .insertInto('ip_daily_sends')
           .values(days.map((e) => ({ ip_id: e.ipId, day: e.day, provider: e.provider, sent: e.sent })))
-          .onConflict((oc) => oc.columns(['ip_id', 'day', 'provider']).doUpdateSet((eb) => ({ sent: eb(eb.ref('ip_daily_sends.sent'), '+', eb.ref('excluded.sent')) })))
+          .onConflict((oc) =>
+            oc
+              .columns(['ip_id', 'day', 'provider'])
+              .doUpdateSet((eb) => ({ sent: eb(eb.ref('ip_daily_sends.sent'), '+', eb.ref('excluded.sent')) })),
+          )
           .execute();
       }
       const windows = merge(entries, (e) => `${e.ipId}\u0000${e.startedAt}\u0000${e.window}\u0000${e.provider}`);
@@ -92,7 +104,9 @@ export function kyselyWarmupStore(ctx: KyselyStoreContext): WarmupStore {
           .insertInto('ip_daily_sends')
           .values({ ip_id: send.ipId, day: send.day, provider: send.provider, sent: 1 })
           .onConflict((oc) => {
-            const update = oc.columns(['ip_id', 'day', 'provider']).doUpdateSet((eb) => ({ sent: eb(eb.ref('ip_daily_sends.sent'), '+', 1) }));
+            const update = oc
+              .columns(['ip_id', 'day', 'provider'])
+              .doUpdateSet((eb) => ({ sent: eb(eb.ref('ip_daily_sends.sent'), '+', 1) }));
             return cap === Infinity ? update : update.where('ip_daily_sends.sent', '<', cap);
           })
           .returning('sent')
@@ -146,12 +160,22 @@ export function kyselyWarmupStore(ctx: KyselyStoreContext): WarmupStore {
         .groupBy('provider')
         .orderBy('provider')
         .execute();
-      return rows.map((r) => ({ provider: toNumber(r.provider), sent: toNumber(r.sent), bounced: toNumber(r.bounced), deferred: toNumber(r.deferred) }));
+      return rows.map((r) => ({
+        provider: toNumber(r.provider),
+        sent: toNumber(r.sent),
+        bounced: toNumber(r.bounced),
+        deferred: toNumber(r.deferred),
+      }));
     },
 
     async progressOf(ipIds) {
       if (ipIds.length === 0) return [];
-      const rows = await db.selectFrom('ip_warmup_progress').selectAll().where('ip_id', 'in', [...ipIds]).orderBy('ip_id').execute();
+      const rows = await db
+        .selectFrom('ip_warmup_progress')
+        .selectAll()
+        .where('ip_id', 'in', [...ipIds])
+        .orderBy('ip_id')
+        .execute();
       return rows.map((r) => ({
         ipId: toNumber(r.ip_id),
         startedAt: toBigint(r.started_at),
@@ -162,7 +186,12 @@ export function kyselyWarmupStore(ctx: KyselyStoreContext): WarmupStore {
     },
 
     async saveProgress(record, expectedEvaluated) {
-      const values = { started_at: record.startedAt, evaluated: record.evaluated, held: JSON.stringify(record.held), updated: record.updated };
+      const values = {
+        started_at: record.startedAt,
+        evaluated: record.evaluated,
+        held: JSON.stringify(record.held),
+        updated: record.updated,
+      };
       // The stored row of this warmup at the expected evaluation, or (when nothing was evaluated
       // yet) a row of an earlier warmup of the IP, which this one replaces.
       const updated = await db
@@ -187,7 +216,11 @@ export function kyselyWarmupStore(ctx: KyselyStoreContext): WarmupStore {
 
     async prune(ipId, beforeDay, keepStartedAt) {
       await db.deleteFrom('ip_daily_sends').where('ip_id', '=', ipId).where('day', '<', beforeDay).execute();
-      await db.deleteFrom('ip_warmup_traffic').where('ip_id', '=', ipId).where('started_at', '<>', keepStartedAt).execute();
+      await db
+        .deleteFrom('ip_warmup_traffic')
+        .where('ip_id', '=', ipId)
+        .where('started_at', '<>', keepStartedAt)
+        .execute();
     },
   };
 }

@@ -6,7 +6,19 @@ import { toBigint, toNumber, toNumberOrNull } from './rows.js';
 import type { WebhookDeliveriesTable } from './tables/webhooks.js';
 
 /** The columns of one log row, in the order {@link bulkInsert} gets them. */
-const COLUMNS = ['account_id', 'webhook_id', 'event_id', 'replay_id', 'attempt', 'result', 'status', 'error', 'duration_ms', 'created', 'next_retry_at'] as const;
+const COLUMNS = [
+  'account_id',
+  'webhook_id',
+  'event_id',
+  'replay_id',
+  'attempt',
+  'result',
+  'status',
+  'error',
+  'duration_ms',
+  'created',
+  'next_retry_at',
+] as const;
 
 function toDelivery(row: Selectable<WebhookDeliveriesTable>): WebhookDeliveryRecord {
   return {
@@ -26,13 +38,27 @@ function toDelivery(row: Selectable<WebhookDeliveriesTable>): WebhookDeliveryRec
 }
 
 /** The delivery-log half of the Kysely {@link WebhookStore}. */
-export function kyselyWebhookDeliveryLog(ctx: KyselyStoreContext): Pick<WebhookStore, 'recordDeliveries' | 'listDeliveries' | 'deleteDeliveriesBefore'> {
+export function kyselyWebhookDeliveryLog(
+  ctx: KyselyStoreContext,
+): Pick<WebhookStore, 'recordDeliveries' | 'listDeliveries' | 'deleteDeliveriesBefore'> {
   const { db } = ctx;
   return {
     async recordDeliveries(entries) {
       if (entries.length === 0) return;
       // One statement for a whole job's first attempts: the log must not cost a round trip per event.
-      const rows = entries.map((e) => [e.accountId, e.webhookId, e.eventId, e.replayId, e.attempt, e.result, e.status, e.error, e.durationMs, e.created, e.nextRetryAt]);
+      const rows = entries.map((e) => [
+        e.accountId,
+        e.webhookId,
+        e.eventId,
+        e.replayId,
+        e.attempt,
+        e.result,
+        e.status,
+        e.error,
+        e.durationMs,
+        e.created,
+        e.nextRetryAt,
+      ]);
       await bulkInsert(ctx, 'webhook_deliveries', COLUMNS, rows);
     },
 
@@ -51,7 +77,12 @@ export function kyselyWebhookDeliveryLog(ctx: KyselyStoreContext): Pick<WebhookS
     },
 
     async deleteDeliveriesBefore(before, limit) {
-      const old = db.selectFrom('webhook_deliveries').select('id').where('created', '<', before).orderBy('created').limit(limit);
+      const old = db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('created', '<', before)
+        .orderBy('created')
+        .limit(limit);
       const result = await db.deleteFrom('webhook_deliveries').where('id', 'in', old).executeTakeFirst();
       return Number(result.numDeletedRows);
     },

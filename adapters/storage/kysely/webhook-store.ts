@@ -26,7 +26,8 @@ const TOGGLE_COLUMNS = {
 
 const TOGGLES = Object.keys(TOGGLE_COLUMNS) as WebhookToggle[];
 
-const bigintOrNull = (value: Selectable<WebhooksTable>['failing_since'] | undefined) => (value === null || value === undefined ? null : toBigint(value));
+const bigintOrNull = (value: Selectable<WebhooksTable>['failing_since'] | undefined) =>
+  value === null || value === undefined ? null : toBigint(value);
 
 /** The nullable columns a {@link WebhookPatch} may set, by field. */
 const NULLABLE_COLUMNS = {
@@ -189,7 +190,13 @@ export function kyselyWebhookStore(ctx: KyselyStoreContext): WebhookStore {
         .set({ replay_id: claim.replayId, replay_claimed_at: claim.at })
         .where('account_id', '=', accountId)
         .where('id', '=', id)
-        .where((eb) => eb.or([eb('replay_id', 'is', null), eb('replay_id', '=', claim.replayId), eb('replay_claimed_at', '<', claim.staleBefore)]))
+        .where((eb) =>
+          eb.or([
+            eb('replay_id', 'is', null),
+            eb('replay_id', '=', claim.replayId),
+            eb('replay_claimed_at', '<', claim.staleBefore),
+          ]),
+        )
         .returning('id')
         .executeTakeFirst();
       return row !== undefined;

@@ -1,7 +1,13 @@
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import type { DnsResolver } from '../../../src/dns/resolver.js';
-import { noReply, type DeliveryResult, type DeliveryRoute, type OutboundMessage, type Transport } from '../../../src/delivery/transport.js';
+import {
+  noReply,
+  type DeliveryResult,
+  type DeliveryRoute,
+  type OutboundMessage,
+  type Transport,
+} from '../../../src/delivery/transport.js';
 import { sendRaw } from './send.js';
 import type { SmtpDeadlines } from './smtp-deadlines.js';
 import { SmtpPool } from './smtp-pool.js';
@@ -92,7 +98,9 @@ export function mxTransport(options: MxTransportOptions): Transport {
         name,
         ...(route.localAddress && { localAddress: route.localAddress }),
         maxConnections: options.maxConnectionsPerHost ?? 10,
-        ...(options.initialConnectionsPerHost !== undefined && { initialConnections: options.initialConnectionsPerHost }),
+        ...(options.initialConnectionsPerHost !== undefined && {
+          initialConnections: options.initialConnectionsPerHost,
+        }),
         ...(options.stallTimeoutMs !== undefined && { stallTimeoutMs: options.stallTimeoutMs }),
         rejectUnauthorized: false,
         ...(isIP(hop.host) === 0 && { servername: hop.host }),
@@ -114,13 +122,23 @@ export function mxTransport(options: MxTransportOptions): Transport {
     if (mx.ok) {
       const records = [...mx.records].sort((a, b) => a.preference - b.preference);
       if (records.every((r) => r.exchange === '' || r.exchange === '.')) {
-        return { kind: 'hard', smtpCode: null, enhancedCode: '5.1.10', text: `${domain} accepts no mail (null MX, RFC 7505)` };
+        return {
+          kind: 'hard',
+          smtpCode: null,
+          enhancedCode: '5.1.10',
+          text: `${domain} accepts no mail (null MX, RFC 7505)`,
+        };
       }
       exchanges = records.map((r) => r.exchange.replace(/\.$/, '').toLowerCase()).filter((e) => e !== '');
     } else if (mx.reason === 'nodata') {
       exchanges = [domain]; // no MX: the domain itself is the implicit MX (RFC 5321 5.1)
     } else if (mx.reason === 'nxdomain') {
-      return { kind: 'hard', smtpCode: null, enhancedCode: '5.1.2', text: `DNS: the recipient domain ${domain} does not exist (NXDOMAIN)` };
+      return {
+        kind: 'hard',
+        smtpCode: null,
+        enhancedCode: '5.1.2',
+        text: `DNS: the recipient domain ${domain} does not exist (NXDOMAIN)`,
+      };
     } else {
       return noReply(`DNS: MX lookup for ${domain} failed (${mx.reason}: ${mx.detail})`);
     }
@@ -137,11 +155,17 @@ export function mxTransport(options: MxTransportOptions): Transport {
       }
       const a = await options.resolver.resolveA(host);
       if (a.ok) for (const address of a.records.slice(0, maxAddresses - hops.length)) hops.push({ host, address });
-      else if (a.reason !== 'nxdomain' && a.reason !== 'nodata') temporary = `DNS: A lookup for ${host} failed (${a.reason})`;
+      else if (a.reason !== 'nxdomain' && a.reason !== 'nodata')
+        temporary = `DNS: A lookup for ${host} failed (${a.reason})`;
     }
     if (hops.length > 0) return hops;
     if (temporary) return noReply(temporary);
-    return { kind: 'hard', smtpCode: null, enhancedCode: '5.4.4', text: `DNS: no mail exchanger of ${domain} has an address (${exchanges.join(', ')})` };
+    return {
+      kind: 'hard',
+      smtpCode: null,
+      enhancedCode: '5.4.4',
+      text: `DNS: no mail exchanger of ${domain} has an address (${exchanges.join(', ')})`,
+    };
   }
 
   async function sendToDomain(message: OutboundMessage, to: string[], route: DeliveryRoute): Promise<DeliveryResult> {
@@ -155,7 +179,12 @@ export function mxTransport(options: MxTransportOptions): Transport {
       const until = plainUntil.get(hop.address);
       if (until !== undefined && until <= Date.now()) plainUntil.delete(hop.address);
       const plain = until !== undefined && until > Date.now();
-      let result = await sendRaw(poolFor(hop, route, plain), { from: message.envelope.from, to }, message.parts, hop.host);
+      let result = await sendRaw(
+        poolFor(hop, route, plain),
+        { from: message.envelope.from, to },
+        message.parts,
+        hop.host,
+      );
       if (result.tls && !plain) {
         // Bounded like the pools: a flood of distinct broken MX hosts forgets the oldest first.
         if (plainUntil.size >= MAX_PLAIN_FALLBACKS) plainUntil.delete(plainUntil.keys().next().value!);
@@ -166,7 +195,8 @@ export function mxTransport(options: MxTransportOptions): Transport {
       last = clean;
       if (clean.smtpCode !== null) sessions += 1;
       // A busy host hands the message back to wait its turn, not to the next host.
-      const tryNext = clean.kind === 'soft' && !clean.notAttempted && (clean.smtpCode === null || clean.smtpCode === 421);
+      const tryNext =
+        clean.kind === 'soft' && !clean.notAttempted && (clean.smtpCode === null || clean.smtpCode === 421);
       if (!tryNext) return clean;
     }
     return last;
@@ -183,7 +213,10 @@ export function mxTransport(options: MxTransportOptions): Transport {
         byDomain.set(domainOf(rcpt), list);
       }
       const [primary, ...others] = [...byDomain.values()];
-      const results = await Promise.all([sendToDomain(message, primary!, route), ...others.map((to) => sendToDomain(message, to, route))]);
+      const results = await Promise.all([
+        sendToDomain(message, primary!, route),
+        ...others.map((to) => sendToDomain(message, to, route)),
+      ]);
       return results[0]!;
     },
     async close() {

@@ -22,11 +22,17 @@ export function resultOfError(error: unknown, host: string): DeliveryResult & { 
  * (the message's own; cc and bcc copies ride along in the same transaction): its RCPT reply when
  * refused, else the reply to the data.
  */
-export async function sendRaw(pool: SmtpPool, envelope: Envelope, message: MessageBytes, host: string): Promise<DeliveryResult & { tls?: boolean }> {
+export async function sendRaw(
+  pool: SmtpPool,
+  envelope: Envelope,
+  message: MessageBytes,
+  host: string,
+): Promise<DeliveryResult & { tls?: boolean }> {
   try {
     const transaction = await pool.send(envelope, message);
     const primary = transaction.recipients[0];
-    const decisive = primary && (primary.reply.code < 200 || primary.reply.code >= 300) ? primary.reply : transaction.reply;
+    const decisive =
+      primary && (primary.reply.code < 200 || primary.reply.code >= 300) ? primary.reply : transaction.reply;
     return { ...classifySmtpReply(decisive), host };
   } catch (error) {
     return resultOfError(error, host);

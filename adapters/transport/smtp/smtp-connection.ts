@@ -43,7 +43,9 @@ const isPositive = (reply: SmtpReply) => reply.code >= 200 && reply.code < 300;
 /** The 421 among `replies`, if the server said it is closing the channel (RFC 5321 3.8). */
 const closingReply = (replies: readonly SmtpReply[]) => replies.find((reply) => reply.code === 421);
 /** A command's name for an error message: never its argument, nor an AUTH exchange's lines (they carry the password). */
-const commandVerb = (line: string) => /^(EHLO|HELO|STARTTLS|AUTH|MAIL FROM|RCPT TO|DATA|RSET|QUIT)\b/i.exec(line)?.[1]?.toUpperCase() ?? 'the AUTH exchange';
+const commandVerb = (line: string) =>
+  /^(EHLO|HELO|STARTTLS|AUTH|MAIL FROM|RCPT TO|DATA|RSET|QUIT)\b/i.exec(line)?.[1]?.toUpperCase() ??
+  'the AUTH exchange';
 // An address goes into a command line: CR, LF or angle brackets would inject commands.
 const UNSAFE_ADDRESS = /[\r\n<>\s]/;
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -58,7 +60,13 @@ export class SmtpConnection {
     started: () => {
       clearTimeout(this.trickle);
       const ms = this.deadlines.replyCompletionTimeoutMs;
-      this.trickle = setTimeout(() => this.fail(new SmtpError('ETIMEDOUT', `Reply not complete ${ms} ms after it started (the server trickles it)`)), ms);
+      this.trickle = setTimeout(
+        () =>
+          this.fail(
+            new SmtpError('ETIMEDOUT', `Reply not complete ${ms} ms after it started (the server trickles it)`),
+          ),
+        ms,
+      );
     },
     ended: () => clearTimeout(this.trickle),
   });
@@ -91,7 +99,11 @@ export class SmtpConnection {
   async open(): Promise<void> {
     const o = this.options;
     await this.connectSocket();
-    const greeting = await this.withTimeout(this.nextReply(), this.deadlines.greetingTimeoutMs, 'Greeting never received');
+    const greeting = await this.withTimeout(
+      this.nextReply(),
+      this.deadlines.greetingTimeoutMs,
+      'Greeting never received',
+    );
     if (greeting.code !== 220) throw this.refused('greeting', greeting);
     await this.hello();
     if (!this.encrypted && !o.ignoreTLS && this.extensions.has('STARTTLS')) {
@@ -101,7 +113,8 @@ export class SmtpConnection {
         await this.hello();
       } else if (o.requireTLS) throw this.refused('STARTTLS', reply, 'ETLS');
     }
-    if (o.requireTLS && !this.encrypted) throw this.fail(new SmtpError('ETLS', 'the server does not offer STARTTLS and TLS is required'));
+    if (o.requireTLS && !this.encrypted)
+      throw this.fail(new SmtpError('ETLS', 'the server does not offer STARTTLS and TLS is required'));
     if (o.auth) await this.authenticate(o.auth);
   }
 
@@ -124,16 +137,29 @@ export class SmtpConnection {
     return this.withTimeout(this.transact(envelope, message, onWritten), ms, 'Transaction not finished');
   }
 
-  private async transact(envelope: SmtpEnvelope, message: MessageBytes, onWritten?: () => void): Promise<SmtpTransaction> {
+  private async transact(
+    envelope: SmtpEnvelope,
+    message: MessageBytes,
+    onWritten?: () => void,
+  ): Promise<SmtpTransaction> {
     const addresses = [envelope.from, ...envelope.to];
-    if (addresses.some((a) => UNSAFE_ADDRESS.test(a))) throw new SmtpError('EENVELOPE', 'an envelope address holds a line break, a space or an angle bracket');
+    if (addresses.some((a) => UNSAFE_ADDRESS.test(a)))
+      throw new SmtpError('EENVELOPE', 'an envelope address holds a line break, a space or an angle bracket');
     let parameters = this.extensions.has('SIZE') ? ` SIZE=${messageLength(message)}` : '';
     if (addresses.some((a) => NON_ASCII.test(a))) {
-      if (!this.extensions.has('SMTPUTF8')) throw new SmtpError('EENVELOPE', 'the server does not accept internationalised addresses (no SMTPUTF8)', { code: 553, text: '553 5.6.7 (mailplane) the server does not offer SMTPUTF8, which this address needs' });
+      if (!this.extensions.has('SMTPUTF8'))
+        throw new SmtpError('EENVELOPE', 'the server does not accept internationalised addresses (no SMTPUTF8)', {
+          code: 553,
+          text: '553 5.6.7 (mailplane) the server does not offer SMTPUTF8, which this address needs',
+        });
       parameters += ' SMTPUTF8';
     }
     this.transactions += 1;
-    const commands = [`MAIL FROM:<${envelope.from}>${parameters}`, ...envelope.to.map((to) => `RCPT TO:<${to}>`), 'DATA'];
+    const commands = [
+      `MAIL FROM:<${envelope.from}>${parameters}`,
+      ...envelope.to.map((to) => `RCPT TO:<${to}>`),
+      'DATA',
+    ];
     const pipelining = this.pipelining;
     const pipelined = pipelining ? this.commands(commands) : [this.command(commands[0]!)];
     // Awaited below in order, up to a 421 that leaves the rest unawaited: a failure is reported by the first reply.
@@ -160,7 +186,8 @@ export class SmtpConnection {
     const data = rest[envelope.to.length];
     if (!recipients.some((r) => isPositive(r.reply))) {
       // A pipelining server may still have said 354: end the empty message so the session stays in step.
-      if (data?.code === 354) await this.writeAndRead(['.\r\n'], this.deadlines.commandTimeoutMs, 'No reply after an empty message');
+      if (data?.code === 354)
+        await this.writeAndRead(['.\r\n'], this.deadlines.commandTimeoutMs, 'No reply after an empty message');
       return this.refusedTransaction(recipients, recipients[0]!.reply);
     }
     if (!data || data.code !== 354) return this.refusedTransaction(recipients, data ?? closing ?? mail);
@@ -168,7 +195,11 @@ export class SmtpConnection {
     // the message and what follows it leave in one write.
     const socket = this.socket!;
     socket.cork();
-    const final = this.writeAndRead(dataPayload(message), dataDeadlineMs(this.deadlines, messageLength(message)), 'No reply after the message data');
+    const final = this.writeAndRead(
+      dataPayload(message),
+      dataDeadlineMs(this.deadlines, messageLength(message)),
+      'No reply after the message data',
+    );
     try {
       onWritten?.();
     } finally {
@@ -198,7 +229,10 @@ export class SmtpConnection {
   /** Says QUIT and closes (quietly: a connection that is already gone is simply closed). */
   async quit(): Promise<void> {
     if (this.usable) {
-      await Promise.race([this.command('QUIT').catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+      await Promise.race([
+        this.command('QUIT').catch(() => undefined),
+        new Promise((resolve) => setTimeout(resolve, 1000).unref()),
+      ]);
     }
     this.close();
   }
@@ -208,7 +242,10 @@ export class SmtpConnection {
     this.fail(new SmtpError('ECONNECTION', 'Connection closed'));
   }
 
-  private async refusedTransaction(recipients: SmtpTransaction['recipients'], reply: SmtpReply): Promise<SmtpTransaction> {
+  private async refusedTransaction(
+    recipients: SmtpTransaction['recipients'],
+    reply: SmtpReply,
+  ): Promise<SmtpTransaction> {
     // The refusal is the answer even if the server hangs up now; a connection that cannot reset is closed.
     const reset = await this.command('RSET').catch(() => null);
     if (!reset || !isPositive(reset)) this.close();
@@ -232,7 +269,12 @@ export class SmtpConnection {
   private readonly onError = (error: Error) => this.fail(new SmtpError('ESOCKET', error.message));
   private readonly onEnd = () => this.fail(new SmtpError('ECONNECTION', 'Connection closed unexpectedly'));
   private readonly onTimeout = () => {
-    this.fail(new SmtpError('ETIMEDOUT', this.replies.waiting ? `Timeout: nothing received in ${this.deadlines.socketTimeoutMs} ms` : 'Idle timeout'));
+    this.fail(
+      new SmtpError(
+        'ETIMEDOUT',
+        this.replies.waiting ? `Timeout: nothing received in ${this.deadlines.socketTimeoutMs} ms` : 'Idle timeout',
+      ),
+    );
   };
 
   private attach(socket: Socket): void {
@@ -258,7 +300,11 @@ export class SmtpConnection {
     const plain = this.socket!;
     this.detach(plain);
     try {
-      const secure = await upgradeToTls(plain, { ...this.options, connectionTimeoutMs: this.deadlines.connectionTimeoutMs, handshakeTimeoutMs: this.deadlines.greetingTimeoutMs });
+      const secure = await upgradeToTls(plain, {
+        ...this.options,
+        connectionTimeoutMs: this.deadlines.connectionTimeoutMs,
+        handshakeTimeoutMs: this.deadlines.greetingTimeoutMs,
+      });
       this.replies.restart();
       this.attach(secure);
       this.encrypted = true;

@@ -8,7 +8,12 @@
  * (a transaction finishes at least every `stallTimeoutMs`); otherwise it is handed back (`EBUSY`)
  * and waits in the store's queue, without an attempt counted (src/delivery/deliver.ts).
  */
-import { SmtpConnection, type SmtpConnectionOptions, type SmtpEnvelope, type SmtpTransaction } from './smtp-connection.js';
+import {
+  SmtpConnection,
+  type SmtpConnectionOptions,
+  type SmtpEnvelope,
+  type SmtpTransaction,
+} from './smtp-connection.js';
 import type { MessageBytes } from './dot-stuffing.js';
 import { SmtpError } from './smtp-protocol.js';
 
@@ -161,7 +166,11 @@ export class SmtpPool {
       this.pump();
     };
     try {
-      const transaction = await connection.send(task.envelope, task.message, connection.pipelining ? release : undefined);
+      const transaction = await connection.send(
+        task.envelope,
+        task.message,
+        connection.pipelining ? release : undefined,
+      );
       this.lastProgressAt = performance.now();
       task.resolve(transaction);
     } catch (error) {

@@ -31,7 +31,8 @@ export function readExtensions(reply: SmtpReply): Map<string, string> {
 }
 
 /** Kinds of {@link SmtpError}; the code leads the recorded text, as nodemailer's did. */
-export type SmtpErrorCode = 'ECONNECTION' | 'ETIMEDOUT' | 'ESOCKET' | 'EPROTOCOL' | 'ETLS' | 'EAUTH' | 'EENVELOPE' | 'EREPLY' | 'EBUSY';
+export type SmtpErrorCode =
+  'ECONNECTION' | 'ETIMEDOUT' | 'ESOCKET' | 'EPROTOCOL' | 'ETLS' | 'EAUTH' | 'EENVELOPE' | 'EREPLY' | 'EBUSY';
 
 /** A failed connection, session step or transaction. */
 export class SmtpError extends Error {
@@ -114,10 +115,16 @@ export class ReplyReader {
       const line = this.pending.slice(0, end).replace(/\r$/, '');
       this.pending = this.pending.slice(end + 1);
       const read = readReplyLine(line);
-      if (!read) return this.onProblem(new SmtpError('EPROTOCOL', `Invalid reply from the server: ${JSON.stringify(line.slice(0, 200))}`));
+      if (!read)
+        return this.onProblem(
+          new SmtpError('EPROTOCOL', `Invalid reply from the server: ${JSON.stringify(line.slice(0, 200))}`),
+        );
       this.lines.push(line);
       if (!read.last) {
-        if (this.lines.length >= MAX_REPLY_LINES) return this.onProblem(new SmtpError('EPROTOCOL', `Invalid reply from the server: more than ${MAX_REPLY_LINES} lines`));
+        if (this.lines.length >= MAX_REPLY_LINES)
+          return this.onProblem(
+            new SmtpError('EPROTOCOL', `Invalid reply from the server: more than ${MAX_REPLY_LINES} lines`),
+          );
         continue;
       }
       const reply = { code: read.code, text: this.lines.join('\n') };
@@ -132,7 +139,11 @@ export class ReplyReader {
       if (waiter) waiter.resolve(reply);
       else return this.onProblem(new SmtpError('ECONNECTION', `the server ended the session: ${reply.text}`, reply));
     }
-    if (this.pending.length > MAX_LINE) return this.onProblem(new SmtpError('EPROTOCOL', 'Invalid reply from the server: a line longer than 64 KiB'));
-    if (this.replyBytes > MAX_REPLY_BYTES) this.onProblem(new SmtpError('EPROTOCOL', `Invalid reply from the server: longer than ${MAX_REPLY_BYTES / 1024} KiB`));
+    if (this.pending.length > MAX_LINE)
+      return this.onProblem(new SmtpError('EPROTOCOL', 'Invalid reply from the server: a line longer than 64 KiB'));
+    if (this.replyBytes > MAX_REPLY_BYTES)
+      this.onProblem(
+        new SmtpError('EPROTOCOL', `Invalid reply from the server: longer than ${MAX_REPLY_BYTES / 1024} KiB`),
+      );
   }
 }

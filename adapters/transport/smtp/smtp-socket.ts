@@ -24,13 +24,21 @@ export interface SocketOptions {
   connectionTimeoutMs: number;
 }
 
-const tlsOptions = (o: SocketOptions) => ({ rejectUnauthorized: o.rejectUnauthorized ?? true, ...(o.servername && { servername: o.servername }) });
+const tlsOptions = (o: SocketOptions) => ({
+  rejectUnauthorized: o.rejectUnauthorized ?? true,
+  ...(o.servername && { servername: o.servername }),
+});
 
 /**
  * Settles once `socket` emits `ready`, or fails with the error `failure` makes of what went wrong
  * (an error, an early close, the timeout); the socket is destroyed on failure.
  */
-function whenReady<T extends Socket>(socket: T, ready: string, timeoutMs: number, failure: (cause: 'error' | 'close' | 'timeout', error?: Error) => SmtpError): Promise<T> {
+function whenReady<T extends Socket>(
+  socket: T,
+  ready: string,
+  timeoutMs: number,
+  failure: (cause: 'error' | 'close' | 'timeout', error?: Error) => SmtpError,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => settle(failure('timeout')), timeoutMs);
     const onReady = () => settle();
@@ -57,18 +65,34 @@ export function openSocket(o: SocketOptions): Promise<Socket> {
   const target = { host: o.host, port: o.port, ...(o.localAddress && { localAddress: o.localAddress }) };
   const socket = o.secure ? tlsConnect({ ...target, ...tlsOptions(o) }) : netConnect(target);
   return whenReady(socket, o.secure ? 'secureConnect' : 'connect', o.connectionTimeoutMs, (cause, error) => {
-    if (cause === 'timeout') return new SmtpError('ETIMEDOUT', `Connection timeout: ${o.host}:${o.port} did not answer in ${o.connectionTimeoutMs} ms`);
+    if (cause === 'timeout')
+      return new SmtpError(
+        'ETIMEDOUT',
+        `Connection timeout: ${o.host}:${o.port} did not answer in ${o.connectionTimeoutMs} ms`,
+      );
     const text = error?.message ?? 'the connection closed';
     return new SmtpError(o.secure ? 'ETLS' : 'ESOCKET', text);
   });
 }
 
 /** Hands `plain` (after the server's 220 to STARTTLS) to TLS; on failure both sockets are destroyed. */
-export async function upgradeToTls(plain: Socket, o: SocketOptions & { handshakeTimeoutMs: number }): Promise<TLSSocket> {
+export async function upgradeToTls(
+  plain: Socket,
+  o: SocketOptions & { handshakeTimeoutMs: number },
+): Promise<TLSSocket> {
   const secure = tlsConnect({ socket: plain, ...tlsOptions(o) });
   try {
-    return await whenReady(secure, 'secureConnect', o.handshakeTimeoutMs, (cause, error) =>
-      new SmtpError('ETLS', cause === 'timeout' ? 'TLS handshake timeout' : `TLS handshake failed: ${error?.message ?? 'the connection closed'}`),
+    return await whenReady(
+      secure,
+      'secureConnect',
+      o.handshakeTimeoutMs,
+      (cause, error) =>
+        new SmtpError(
+          'ETLS',
+          cause === 'timeout'
+            ? 'TLS handshake timeout'
+            : `TLS handshake failed: ${error?.message ?? 'the connection closed'}`,
+        ),
     );
   } catch (error) {
     plain.destroy();

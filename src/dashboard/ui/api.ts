@@ -37,8 +37,17 @@ export class Api {
 
   constructor(readonly base: string) {}
 
-  private async send(method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
-    const init: RequestInit = { method, credentials: 'same-origin', headers: { accept: 'application/json', ...headers } };
+  private async send(
+    method: string,
+    url: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
+    const init: RequestInit = {
+      method,
+      credentials: 'same-origin',
+      headers: { accept: 'application/json', ...headers },
+    };
     if (method !== 'GET') (init.headers as Record<string, string>)['x-csrf-token'] = this.csrfToken;
     if (body !== undefined) {
       (init.headers as Record<string, string>)['content-type'] = 'application/json';
@@ -53,7 +62,11 @@ export class Api {
     if (!response.ok) {
       const error = (parsed ?? {}) as { code?: string; message?: string };
       if (response.status === 401 && error.code === 'NOT_SIGNED_IN') this.onSignedOut();
-      throw new ApiError(response.status, error.code ?? 'ERROR', error.message ?? `the request failed (${response.status})`);
+      throw new ApiError(
+        response.status,
+        error.code ?? 'ERROR',
+        error.message ?? `the request failed (${response.status})`,
+      );
     }
     return parsed as T;
   }
@@ -81,7 +94,8 @@ export class Api {
   /** Calls the API route `path` (e.g. `/account/stat`) with the session's key. */
   async call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
     const query = options.query ? `?${new URLSearchParams(options.query).toString()}` : '';
-    const headers: Record<string, string> = options.actAs !== undefined ? { 'x-dashboard-subaccount': String(options.actAs) } : {};
+    const headers: Record<string, string> =
+      options.actAs !== undefined ? { 'x-dashboard-subaccount': String(options.actAs) } : {};
     return this.json<T>(await this.send(method, `${this.base}/api/v1${path}${query}`, options.body, headers));
   }
 }

@@ -61,11 +61,24 @@ export function chartData(days: readonly DayStat[]): number[][] {
 
 /** Each series' total over the days. */
 export function seriesTotals(days: readonly DayStat[]): { label: string; total: number }[] {
-  return CHART_SERIES.map((series) => ({ label: series.label, total: days.reduce((sum, d) => sum + (series.read(d.stat) || 0), 0) }));
+  return CHART_SERIES.map((series) => ({
+    label: series.label,
+    total: days.reduce((sum, d) => sum + (series.read(d.stat) || 0), 0),
+  }));
 }
 
 /** Names of the event types (`Event.type`). */
-const EVENT_NAMES = ['Processed', 'Dropped', 'Delivered', 'Soft bounce', 'Hard bounce', 'Opened', 'Clicked', 'Unsubscribed', 'Spam complaint'];
+const EVENT_NAMES = [
+  'Processed',
+  'Dropped',
+  'Delivered',
+  'Soft bounce',
+  'Hard bounce',
+  'Opened',
+  'Clicked',
+  'Unsubscribed',
+  'Spam complaint',
+];
 
 /** The name of an event type number, or `Event <n>` for one this dashboard does not know. */
 export const eventName = (type: number): string => EVENT_NAMES[type] ?? `Event ${type}`;
@@ -99,7 +112,20 @@ export function parseRoute(hash: string): { page: string; arg: string | undefine
 }
 
 /** The providers of a warmup plan, by its field names. */
-const PROVIDERS = ['gmail', 'yahoo', 'aol', 'microsoft', 'comcast', 'yandex', 'gmx', 'mailru', 'icloud', 'zoho', 'qq', 'default'];
+const PROVIDERS = [
+  'gmail',
+  'yahoo',
+  'aol',
+  'microsoft',
+  'comcast',
+  'yandex',
+  'gmx',
+  'mailru',
+  'icloud',
+  'zoho',
+  'qq',
+  'default',
+];
 
 /** Each provider's warmup stage and daily limit, from the plan's JSON-string fields. */
 export function warmupStages(plan: Record<string, unknown> | undefined): { provider: string; text: string }[] {
@@ -169,7 +195,9 @@ export function poolRequestBody(draft: PoolDraft, original?: { name: string }): 
     routingMetaData: draft.routingStrategy === 0 || metadata === '' ? '{}' : metadata,
     shouldOverflow: draft.shouldOverflow,
     overflowPoolName: draft.shouldOverflow ? draft.overflowPoolName : '',
-    ...(draft.warmupInterval.trim() !== '' && { warmupInterval: Number.isInteger(interval) ? interval : draft.warmupInterval }),
+    ...(draft.warmupInterval.trim() !== '' && {
+      warmupInterval: Number.isInteger(interval) ? interval : draft.warmupInterval,
+    }),
     ips: draft.ips.map((publicIp) => ({ publicIp })),
     tpsps: draft.tpsps,
   };

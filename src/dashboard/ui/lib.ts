@@ -55,7 +55,8 @@ export const ErrorNote = ({ message }: { message: string | undefined }) =>
   message ? html`<p class="error" role="alert">${message}</p>` : null;
 
 /** A status line (loading, saved), announced politely. */
-export const Status = ({ children }: { children: ComponentChildren }) => html`<p class="status" role="status">${children}</p>`;
+export const Status = ({ children }: { children: ComponentChildren }) =>
+  html`<p class="status" role="status">${children}</p>`;
 
 /** A button that copies `text` to the clipboard and says so. */
 export function CopyButton({ text, label }: { text: string; label: string }) {
@@ -69,5 +70,7 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
       // no clipboard (an insecure context): the value stays selectable next to the button
     }
   };
-  return html`<button type="button" class="copy" aria-label=${`Copy ${label}`} onClick=${copy}>${copied ? 'Copied' : 'Copy'}</button>`;
+  return html`<button type="button" class="copy" aria-label=${`Copy ${label}`} onClick=${copy}>
+    ${copied ? 'Copied' : 'Copy'}
+  </button>`;
 }

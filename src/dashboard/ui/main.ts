@@ -39,7 +39,14 @@ function SignIn({ onSignedIn }: { onSignedIn: (s: SessionState) => void }) {
     <h1>mailplane</h1>
     <form onSubmit=${submit} aria-label="Sign in">
       <label for="api-key">Account or sub-account API key</label>
-      <input id="api-key" type="password" autocomplete="off" required value=${key} onInput=${(e: Event) => setKey((e.target as HTMLInputElement).value)} />
+      <input
+        id="api-key"
+        type="password"
+        autocomplete="off"
+        required
+        value=${key}
+        onInput=${(e: Event) => setKey((e.target as HTMLInputElement).value)}
+      />
       <button type="submit">Sign in</button>
       <${ErrorNote} message=${error} />
       <p class="hint">The key stays on the server for this session; the browser keeps only a session cookie.</p>
@@ -112,7 +119,14 @@ function Shell({ session, onSignedOut }: { session: SessionState; onSignedOut: (
           ${pages.map(
             ([id, label]) =>
               // The link of the page already shown changes no address, so no effect moves focus: this does.
-              html`<li><a href=${`#/${id}`} aria-current=${current === id ? 'page' : undefined} onClick=${() => current === id && main.current?.focus()}>${label}</a></li>`,
+              html`<li>
+                <a
+                  href=${`#/${id}`}
+                  aria-current=${current === id ? 'page' : undefined}
+                  onClick=${() => current === id && main.current?.focus()}
+                  >${label}</a
+                >
+              </li>`,
           )}
         </ul>
       </nav>

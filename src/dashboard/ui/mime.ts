@@ -51,7 +51,8 @@ function decodeTransfer(body: string, encoding: string): Uint8Array {
   const text = kind === 'quoted-printable' ? body.replace(/=\r?\n/g, '') : body;
   const bytes: number[] = [];
   for (let i = 0; i < text.length; i++) {
-    const hex = kind === 'quoted-printable' && text[i] === '=' ? /^[0-9A-Fa-f]{2}$/.exec(text.slice(i + 1, i + 3)) : null;
+    const hex =
+      kind === 'quoted-printable' && text[i] === '=' ? /^[0-9A-Fa-f]{2}$/.exec(text.slice(i + 1, i + 3)) : null;
     if (hex) {
       bytes.push(parseInt(hex[0], 16));
       i += 2;
@@ -81,7 +82,9 @@ function walk(raw: string, found: ParsedMail, depth: number): HeaderField[] {
   const type = field(headers, 'content-type').toLowerCase() || 'text/plain';
   const boundary = parameter(field(headers, 'content-type'), 'boundary');
   if (type.startsWith('multipart/') && boundary && depth < 10) {
-    const parts = body.split(new RegExp(`\\r?\\n?--${boundary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:--)?[ \\t]*\\r?\\n?`));
+    const parts = body.split(
+      new RegExp(`\\r?\\n?--${boundary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:--)?[ \\t]*\\r?\\n?`),
+    );
     for (const part of parts.slice(1)) if (part.trim() !== '') walk(part, found, depth + 1);
   } else if (type.startsWith('text/html')) found.html ??= partText(headers, body);
   else if (type.startsWith('text/plain')) found.text ??= partText(headers, body);

@@ -19,33 +19,43 @@ export const activityRoutes = [
     method: 'GET',
     path: '/account/message/export',
     auth: 'account',
-    response: messageItemWireSchema, export: true,
+    response: messageItemWireSchema,
+    export: true,
     query: exportQuerySchema,
-    handle: async ({ ctx, principal, query }) => ({ body: streamed(await exportMessages(ctx, { accountId: principal.account.id }, query)) }),
+    handle: async ({ ctx, principal, query }) => ({
+      body: streamed(await exportMessages(ctx, { accountId: principal.account.id }, query)),
+    }),
   }),
   route({
     method: 'GET',
     path: '/subaccount/message/export',
     auth: 'subaccount',
-    response: messageItemWireSchema, export: true,
+    response: messageItemWireSchema,
+    export: true,
     query: exportQuerySchema,
     handle: async ({ ctx, principal: { subAccount }, query }) => ({
-      body: streamed(await exportMessages(ctx, { accountId: subAccount.accountId, subAccountId: subAccount.id }, query)),
+      body: streamed(
+        await exportMessages(ctx, { accountId: subAccount.accountId, subAccountId: subAccount.id }, query),
+      ),
     }),
   }),
   route({
     method: 'GET',
     path: '/account/event/export',
     auth: 'account',
-    response: eventWireSchema, export: true,
+    response: eventWireSchema,
+    export: true,
     query: exportQuerySchema,
-    handle: async ({ ctx, principal, query }) => ({ body: streamed(await exportEvents(ctx, { accountId: principal.account.id }, query)) }),
+    handle: async ({ ctx, principal, query }) => ({
+      body: streamed(await exportEvents(ctx, { accountId: principal.account.id }, query)),
+    }),
   }),
   route({
     method: 'GET',
     path: '/subaccount/event/export',
     auth: 'subaccount',
-    response: eventWireSchema, export: true,
+    response: eventWireSchema,
+    export: true,
     query: exportQuerySchema,
     handle: async ({ ctx, principal: { subAccount }, query }) => ({
       body: streamed(await exportEvents(ctx, { accountId: subAccount.accountId, subAccountId: subAccount.id }, query)),
@@ -57,7 +67,9 @@ export const activityRoutes = [
     auth: 'account',
     response: messagePageWireSchema,
     query: activityQuerySchema,
-    handle: async ({ ctx, principal, query }) => ({ body: await listMessages(ctx, { accountId: principal.account.id }, query) }),
+    handle: async ({ ctx, principal, query }) => ({
+      body: await listMessages(ctx, { accountId: principal.account.id }, query),
+    }),
   }),
   route({
     method: 'GET',
@@ -75,7 +87,9 @@ export const activityRoutes = [
     auth: 'account',
     response: eventPageWireSchema,
     query: activityQuerySchema,
-    handle: async ({ ctx, principal, query }) => ({ body: await listEvents(ctx, { accountId: principal.account.id }, query) }),
+    handle: async ({ ctx, principal, query }) => ({
+      body: await listEvents(ctx, { accountId: principal.account.id }, query),
+    }),
   }),
   route({
     method: 'GET',

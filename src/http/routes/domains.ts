@@ -14,13 +14,19 @@ import { route } from '../route.js';
 const createBody = z.strictObject({ name: domainNameSchema });
 
 /** A route on one domain of the calling sub-account (`:domain_id`) that answers the domain as `act` leaves it. */
-function oneDomainRoute(method: 'GET' | 'POST' | 'DELETE', path: string, act: (ctx: MailplaneContext, subAccountId: number, domainId: number | null) => Promise<DomainRecord>) {
+function oneDomainRoute(
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  act: (ctx: MailplaneContext, subAccountId: number, domainId: number | null) => Promise<DomainRecord>,
+) {
   return route({
     method,
     path,
     auth: 'subaccount',
     response: domainWireSchema,
-    handle: async ({ ctx, principal, params }) => ({ body: domainToWire(await act(ctx, principal.subAccount.id, parseResourceId(params.domain_id))) }),
+    handle: async ({ ctx, principal, params }) => ({
+      body: domainToWire(await act(ctx, principal.subAccount.id, parseResourceId(params.domain_id))),
+    }),
   });
 }
 
@@ -49,7 +55,9 @@ export const domainRoutes = [
       return { body: domains.map(domainToWire) };
     },
   }),
-  oneDomainRoute('GET', '/subaccount/domain/:domain_id', (ctx, subAccountId, id) => domainService.get(ctx, subAccountId, id)),
+  oneDomainRoute('GET', '/subaccount/domain/:domain_id', (ctx, subAccountId, id) =>
+    domainService.get(ctx, subAccountId, id),
+  ),
   // The path of the reference document's 2022 version; it checks now and answers the domain.
   oneDomainRoute('POST', '/subaccount/domain/:domain_id/verify', verifyDomainNow),
   route({

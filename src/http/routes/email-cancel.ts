@@ -12,13 +12,17 @@ export const emailCancelRoutes = [
     path: '/subaccount/email/:message_id',
     auth: 'subaccount',
     response: cancelResultWireSchema,
-    handle: async ({ ctx, principal, params }) => ({ body: await cancelMessage(ctx, principal.subAccount, params.message_id ?? '') }),
+    handle: async ({ ctx, principal, params }) => ({
+      body: await cancelMessage(ctx, principal.subAccount, params.message_id ?? ''),
+    }),
   }),
   route({
     method: 'DELETE',
     path: '/subaccount/email/batch/:batch_id',
     auth: 'subaccount',
     response: cancelResultWireSchema,
-    handle: async ({ ctx, principal, params }) => ({ body: await cancelBatch(ctx, principal.subAccount, params.batch_id ?? '') }),
+    handle: async ({ ctx, principal, params }) => ({
+      body: await cancelBatch(ctx, principal.subAccount, params.batch_id ?? ''),
+    }),
   }),
 ];

@@ -29,7 +29,10 @@ export const emailRoutes = [
     rateLimit: { allowance: 'recipients', cost: recipientCount },
     // An `Idempotency-Key` makes a retried send answer the first response instead of sending again.
     ...IDEMPOTENT_SEND_HEADERS,
-    handle: (input) => idempotentSend(input, (idempotency) => acceptSend(input.ctx, input.principal.subAccount, input.body, { idempotency })),
+    handle: (input) =>
+      idempotentSend(input, (idempotency) =>
+        acceptSend(input.ctx, input.principal.subAccount, input.body, { idempotency }),
+      ),
   }),
   route({
     // The vendor's sendEmailWithTemplate: the stored template makes the plain request, sent as one (docs/templates.md).
@@ -44,7 +47,9 @@ export const emailRoutes = [
       const { request, template } = await templateSendRequest(input.ctx, input.principal.subAccount.id, input.body);
       const plain = parseOrThrow(sendRequestSchema, request, 'body');
       // The same Idempotency-Key rule as the plain send; the key's hash is of this route and this body.
-      return idempotentSend(input, (idempotency) => acceptSend(input.ctx, input.principal.subAccount, plain, { template, idempotency }));
+      return idempotentSend(input, (idempotency) =>
+        acceptSend(input.ctx, input.principal.subAccount, plain, { template, idempotency }),
+      );
     },
   }),
   route({
@@ -69,7 +74,8 @@ export const emailRoutes = [
     handle: async ({ ctx, principal: { subAccount }, params }) => {
       const id = params.message_id ?? '';
       const found = UUID.test(id) ? await ctx.store.messages.get(subAccount.accountId, id.toLowerCase()) : null;
-      if (!found || found.message.subAccountId !== subAccount.id) throw new NotFoundError('MESSAGE_NOT_FOUND', `no message with id ${id} in this sub-account`);
+      if (!found || found.message.subAccountId !== subAccount.id)
+        throw new NotFoundError('MESSAGE_NOT_FOUND', `no message with id ${id} in this sub-account`);
       const events = await ctx.store.messages.listEvents(found.message.id);
       return { body: messageToWire(found.message, found.batch, events) };
     },

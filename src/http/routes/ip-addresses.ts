@@ -75,7 +75,11 @@ export const ipAddressRoutes = [
     auth: 'account',
     response: ipWireSchema,
     handle: async ({ ctx, principal, params }) => ({
-      body: (await ipsToWire(ctx, principal.account.id, [await ipService.get(ctx, principal.account.id, parseResourceId(params.ip_id))]))[0]!,
+      body: (
+        await ipsToWire(ctx, principal.account.id, [
+          await ipService.get(ctx, principal.account.id, parseResourceId(params.ip_id)),
+        ])
+      )[0]!,
     }),
   }),
   route({
@@ -85,7 +89,11 @@ export const ipAddressRoutes = [
     response: ipWireSchema,
     body: updateBody,
     handle: async ({ ctx, principal, params, body }) => ({
-      body: (await ipsToWire(ctx, principal.account.id, [await ipService.update(ctx, principal.account.id, parseResourceId(params.ip_id), body)]))[0]!,
+      body: (
+        await ipsToWire(ctx, principal.account.id, [
+          await ipService.update(ctx, principal.account.id, parseResourceId(params.ip_id), body),
+        ])
+      )[0]!,
     }),
   }),
   route({

@@ -95,7 +95,9 @@ const poolRoutes = [
     response: poolWireSchema,
     body: updateBody,
     handle: async ({ ctx, principal, params, body }) => ({
-      body: poolToWire(await ipPoolService.update(ctx, principal.account.id, parseResourceId(params.ippool_id), toFields(body))),
+      body: poolToWire(
+        await ipPoolService.update(ctx, principal.account.id, parseResourceId(params.ippool_id), toFields(body)),
+      ),
     }),
   }),
   route({

@@ -88,7 +88,10 @@ export const tpspRoutes = [
     body: updateBody,
     handle: async ({ ctx, principal, params, body }) => ({
       body: tpspToWire(
-        await tpspService.update(ctx, principal.account.id, parseResourceId(params.tpsp_id), { ...body, kind: body.type }),
+        await tpspService.update(ctx, principal.account.id, parseResourceId(params.tpsp_id), {
+          ...body,
+          kind: body.type,
+        }),
       ),
     }),
   }),

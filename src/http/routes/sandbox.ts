@@ -44,7 +44,9 @@ export const sandboxRoutes = [
     response: z.array(sandboxSummaryWireSchema),
     query: listQuerySchema,
     handle: async ({ ctx, principal, query }) => ({
-      body: (await ctx.store.sandbox.list(principal.account.id, { limit: query.limit, offset: query.offset })).map(summaryToWire),
+      body: (await ctx.store.sandbox.list(principal.account.id, { limit: query.limit, offset: query.offset })).map(
+        summaryToWire,
+      ),
     }),
   }),
   route({
@@ -55,7 +57,11 @@ export const sandboxRoutes = [
     handle: async ({ ctx, principal, params }) => {
       const id = parseResourceId(params.sandbox_message_id);
       const found = id === null ? null : await ctx.store.sandbox.get(principal.account.id, id);
-      if (!found) throw new NotFoundError('SANDBOX_MESSAGE_NOT_FOUND', `no sandbox message with id ${params.sandbox_message_id ?? ''} in this account`);
+      if (!found)
+        throw new NotFoundError(
+          'SANDBOX_MESSAGE_NOT_FOUND',
+          `no sandbox message with id ${params.sandbox_message_id ?? ''} in this account`,
+        );
       // Checked when read, against the DNS as it is now (the sandbox's records for sandbox domains).
       const dkim = await verifySandboxDkim(found.raw, ctx.resolver);
       return { body: { ...summaryToWire(found), raw: found.raw.toString('utf8'), dkim } };

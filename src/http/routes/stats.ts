@@ -33,7 +33,12 @@ export const statsRoutes = [
     response: z.array(dailyStatWireSchema),
     query: rangeQuerySchema,
     handle: async ({ ctx, principal: { subAccount }, query }) => ({
-      body: await dailyStats(ctx.store.stats, { accountId: subAccount.accountId, subAccountId: subAccount.id }, query.from, query.to),
+      body: await dailyStats(
+        ctx.store.stats,
+        { accountId: subAccount.accountId, subAccountId: subAccount.id },
+        query.from,
+        query.to,
+      ),
     }),
   }),
   route({
@@ -43,7 +48,12 @@ export const statsRoutes = [
     response: statCountersWireSchema,
     query: rangeQuerySchema,
     handle: async ({ ctx, principal: { subAccount }, query }) => ({
-      body: await aggregateStats(ctx.store.stats, { accountId: subAccount.accountId, subAccountId: subAccount.id }, query.from, query.to),
+      body: await aggregateStats(
+        ctx.store.stats,
+        { accountId: subAccount.accountId, subAccountId: subAccount.id },
+        query.from,
+        query.to,
+      ),
     }),
   }),
   route({
@@ -65,7 +75,9 @@ export const statsRoutes = [
     query: rangeQuerySchema,
     handle: async ({ ctx, principal: { account }, params, query }) => {
       const subAccountId = await ownedSubAccountId(ctx, account.id, params.subaccount_id);
-      return { body: await aggregateStats(ctx.store.stats, { accountId: account.id, subAccountId }, query.from, query.to) };
+      return {
+        body: await aggregateStats(ctx.store.stats, { accountId: account.id, subAccountId }, query.from, query.to),
+      };
     },
   }),
   route({
@@ -130,7 +142,12 @@ export const statsRoutes = [
     response: z.array(z.string()),
     query: rangeQuerySchema,
     handle: async ({ ctx, principal: { subAccount }, query }) => ({
-      body: await statGroups(ctx.store.stats, { accountId: subAccount.accountId, subAccountId: subAccount.id }, query.from, query.to),
+      body: await statGroups(
+        ctx.store.stats,
+        { accountId: subAccount.accountId, subAccountId: subAccount.id },
+        query.from,
+        query.to,
+      ),
     }),
   }),
   route({

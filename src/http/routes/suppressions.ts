@@ -24,7 +24,11 @@ const createBody = z
   })
   .superRefine((body, check) => {
     const total = Object.values(body).reduce((sum, list) => sum + (list?.length ?? 0), 0);
-    if (total === 0) check.addIssue({ code: 'custom', message: 'give at least one address in hardBounce, manual, unsubscribe or spamComplaint' });
+    if (total === 0)
+      check.addIssue({
+        code: 'custom',
+        message: 'give at least one address in hardBounce, manual, unsubscribe or spamComplaint',
+      });
     if (total > MAX_SUPPRESSIONS_PER_REQUEST) check.addIssue({ code: 'custom', message: tooMany });
   });
 
@@ -36,7 +40,10 @@ const storedAddress = z
   .string()
   .min(1, 'must not be empty')
   .max(320, 'must be at most 320 characters')
-  .refine((value) => !/[\s\u0000-\u001f\u007f-\u009f]/u.test(value), 'must not contain spaces, line breaks or control characters');
+  .refine(
+    (value) => !/[\s\u0000-\u001f\u007f-\u009f]/u.test(value),
+    'must not contain spaces, line breaks or control characters',
+  );
 
 const deleteBody = z.strictObject({
   suppressions: addressList(z.strictObject({ email: storedAddress })).refine(

@@ -22,12 +22,27 @@ const part = z.string().refine((value) => !value.includes('\u0000'), 'must not c
 const subject = z.string().max(998).pipe(part);
 
 const createBody = z
-  .strictObject({ name: nameSchema(100), subject, htmlBody: part.optional(), textBody: part.optional(), ampBody: part.optional() })
-  .refine((body) => body.htmlBody !== undefined || body.textBody !== undefined || body.ampBody !== undefined, { message: 'give htmlBody, textBody or ampBody', path: ['htmlBody'] });
+  .strictObject({
+    name: nameSchema(100),
+    subject,
+    htmlBody: part.optional(),
+    textBody: part.optional(),
+    ampBody: part.optional(),
+  })
+  .refine((body) => body.htmlBody !== undefined || body.textBody !== undefined || body.ampBody !== undefined, {
+    message: 'give htmlBody, textBody or ampBody',
+    path: ['htmlBody'],
+  });
 
 // `null` removes a body from the new version; at least one body must remain (checked by the service).
 const updateBody = z
-  .strictObject({ name: nameSchema(100).optional(), subject: subject.optional(), htmlBody: part.nullable().optional(), textBody: part.nullable().optional(), ampBody: part.nullable().optional() })
+  .strictObject({
+    name: nameSchema(100).optional(),
+    subject: subject.optional(),
+    htmlBody: part.nullable().optional(),
+    textBody: part.nullable().optional(),
+    ampBody: part.nullable().optional(),
+  })
   .refine((body) => Object.keys(body).length > 0, 'give at least one of name, subject, htmlBody, textBody, ampBody');
 
 /** `/subaccount/template`: the stored templates of the calling sub-account and their versions (docs/templates.md). */
@@ -49,14 +64,20 @@ export const templateRoutes: AnyRoute[] = [
     auth: 'subaccount',
     response: z.array(templateSummaryWireSchema),
     query: listQuerySchema,
-    handle: async ({ ctx, principal, query }) => ({ body: (await templateService.list(ctx, principal.subAccount.id, query)).map(templateSummaryToWire) }),
+    handle: async ({ ctx, principal, query }) => ({
+      body: (await templateService.list(ctx, principal.subAccount.id, query)).map(templateSummaryToWire),
+    }),
   }),
   route({
     method: 'GET',
     path: '/subaccount/template/:template_id',
     auth: 'subaccount',
     response: templateWireSchema,
-    handle: async ({ ctx, principal, params }) => ({ body: templateToWire(await templateService.get(ctx, principal.subAccount.id, parseResourceId(params.template_id))) }),
+    handle: async ({ ctx, principal, params }) => ({
+      body: templateToWire(
+        await templateService.get(ctx, principal.subAccount.id, parseResourceId(params.template_id)),
+      ),
+    }),
   }),
   route({
     method: 'PUT',
@@ -65,7 +86,9 @@ export const templateRoutes: AnyRoute[] = [
     response: templateWireSchema,
     body: updateBody,
     handle: async ({ ctx, principal, params, body }) => ({
-      body: templateToWire(await templateService.update(ctx, principal.subAccount.id, parseResourceId(params.template_id), body)),
+      body: templateToWire(
+        await templateService.update(ctx, principal.subAccount.id, parseResourceId(params.template_id), body),
+      ),
     }),
   }),
   route({
@@ -74,7 +97,11 @@ export const templateRoutes: AnyRoute[] = [
     auth: 'subaccount',
     response: z.array(templateVersionSummaryWireSchema),
     handle: async ({ ctx, principal, params }) => {
-      const { template, versions } = await templateService.versions(ctx, principal.subAccount.id, parseResourceId(params.template_id));
+      const { template, versions } = await templateService.versions(
+        ctx,
+        principal.subAccount.id,
+        parseResourceId(params.template_id),
+      );
       return { body: versions.map((version) => versionSummaryToWire(version, template.activeVersion)) };
     },
   }),
@@ -84,7 +111,12 @@ export const templateRoutes: AnyRoute[] = [
     auth: 'subaccount',
     response: templateVersionWireSchema,
     handle: async ({ ctx, principal, params }) => {
-      const found = await templateService.version(ctx, principal.subAccount.id, parseResourceId(params.template_id), parseResourceId(params.version));
+      const found = await templateService.version(
+        ctx,
+        principal.subAccount.id,
+        parseResourceId(params.template_id),
+        parseResourceId(params.version),
+      );
       return { body: versionToWire(found.version, found.template.activeVersion) };
     },
   }),
@@ -94,7 +126,12 @@ export const templateRoutes: AnyRoute[] = [
     auth: 'subaccount',
     response: templateWireSchema,
     handle: async ({ ctx, principal, params }) => {
-      const template = await templateService.activate(ctx, principal.subAccount.id, parseResourceId(params.template_id), parseResourceId(params.version));
+      const template = await templateService.activate(
+        ctx,
+        principal.subAccount.id,
+        parseResourceId(params.template_id),
+        parseResourceId(params.version),
+      );
       return { body: templateToWire(template) };
     },
   }),

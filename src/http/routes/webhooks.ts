@@ -117,7 +117,12 @@ export const webhookRoutes: AnyRoute[] = [
     secrets: WEBHOOK_SECRET,
     body: updateBody,
     handle: async ({ ctx, principal, params, body }) => {
-      const { webhook, secret } = await webhookService.update(ctx, principal.account.id, parseResourceId(params.webhook_id), body);
+      const { webhook, secret } = await webhookService.update(
+        ctx,
+        principal.account.id,
+        parseResourceId(params.webhook_id),
+        body,
+      );
       return { body: secret === undefined ? webhookToWire(webhook) : webhookWithSecretToWire(webhook, secret) };
     },
   }),
@@ -139,7 +144,11 @@ export const webhookRoutes: AnyRoute[] = [
     response: webhookWithSecretWireSchema,
     secrets: WEBHOOK_SECRET,
     handle: async ({ ctx, principal, params }) => {
-      const { webhook, secret } = await webhookService.rotateSecret(ctx, principal.account.id, parseResourceId(params.webhook_id));
+      const { webhook, secret } = await webhookService.rotateSecret(
+        ctx,
+        principal.account.id,
+        parseResourceId(params.webhook_id),
+      );
       return { body: webhookWithSecretToWire(webhook, secret) };
     },
   }),

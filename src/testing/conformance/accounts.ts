@@ -53,7 +53,10 @@ export function accountStoreConformance(store: () => MailplaneStore): void {
       const a = await newAccount(store(), 'a');
       const b = await newAccount(store(), 'b');
       expect((await store().subAccounts.create(sampleSubAccount(a.id, 'Hooli'))).ok).toBe(true);
-      expect(await store().subAccounts.create(sampleSubAccount(a.id, 'HOOLI'))).toEqual({ ok: false, reason: 'duplicate-name' });
+      expect(await store().subAccounts.create(sampleSubAccount(a.id, 'HOOLI'))).toEqual({
+        ok: false,
+        reason: 'duplicate-name',
+      });
       expect((await store().subAccounts.create(sampleSubAccount(b.id, 'Hooli'))).ok).toBe(true);
     });
 
@@ -87,7 +90,10 @@ export function accountStoreConformance(store: () => MailplaneStore): void {
       const id = outcome.value.id;
       expect(await store().subAccounts.get(b.id, id)).toBeNull();
       expect(await store().subAccounts.list(b.id, { limit: 10, offset: 0 })).toEqual([]);
-      expect(await store().subAccounts.update(b.id, id, { name: 'Stolen', updated: 2n })).toEqual({ ok: false, reason: 'not-found' });
+      expect(await store().subAccounts.update(b.id, id, { name: 'Stolen', updated: 2n })).toEqual({
+        ok: false,
+        reason: 'not-found',
+      });
       expect(await store().subAccounts.delete(b.id, id)).toBe(false);
       expect((await store().subAccounts.get(a.id, id))?.name).toBe('Mine');
     });
@@ -109,7 +115,12 @@ export function accountStoreConformance(store: () => MailplaneStore): void {
         blockReason: 'billing',
         updated: 7n,
       });
-      expect(blocked.ok && blocked.value).toMatchObject({ name: 'Two', blocked: true, blockedAt: 7n, blockReason: 'billing' });
+      expect(blocked.ok && blocked.value).toMatchObject({
+        name: 'Two',
+        blocked: true,
+        blockedAt: 7n,
+        blockReason: 'billing',
+      });
       // Read back through other paths: by id, in the list, by key hash; the refused rename changed nothing.
       const stored = await store().subAccounts.list(account.id, { limit: 10, offset: 0 });
       expect(stored).toEqual([renamed.ok && renamed.value, blocked.ok && blocked.value]);

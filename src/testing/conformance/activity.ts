@@ -14,10 +14,20 @@ export function activityStoreConformance(store: () => MailplaneStore): void {
     const account = await newAccount(store());
     const [subA, subB] = [await newSubAccount(store(), account.id), await newSubAccount(store(), account.id)];
     const batchA = sampleBatch(orderedId(50, 0), account.id, subA.id);
-    const batchB = { ...sampleBatch(orderedId(51, 0), account.id, subB.id), content: { ...batchA.content, from: { email: 'Other@Example.com', name: '' }, groups: ['promo'] } };
+    const batchB = {
+      ...sampleBatch(orderedId(51, 0), account.id, subB.id),
+      content: { ...batchA.content, from: { email: 'Other@Example.com', name: '' }, groups: ['promo'] },
+    };
     const at = (n: number) => T0 + BigInt(n) * 1_000_000_000n;
-    const a = [0, 1, 2].map((n) => sampleMessage(batchA, orderedId(50, n + 1), n % 2 ? 'Bob@Example.com' : 'ada@example.com', { submittedAt: at(n), ipPoolId: n === 2 ? 7 : null }));
-    const b = [3, 4].map((n) => sampleMessage(batchB, orderedId(51, n + 1), 'ada@example.com', { submittedAt: at(n), status: 'delivered' }));
+    const a = [0, 1, 2].map((n) =>
+      sampleMessage(batchA, orderedId(50, n + 1), n % 2 ? 'Bob@Example.com' : 'ada@example.com', {
+        submittedAt: at(n),
+        ipPoolId: n === 2 ? 7 : null,
+      }),
+    );
+    const b = [3, 4].map((n) =>
+      sampleMessage(batchB, orderedId(51, n + 1), 'ada@example.com', { submittedAt: at(n), status: 'delivered' }),
+    );
     const events = [...a, ...b].map((m, i) => sampleEvent(m, orderedId(52, i + 1), i % 2 ? 2 : 0, m.submittedAt));
     await store().messages.insertAccepted(batchA, a, events.slice(0, 3));
     await store().messages.insertAccepted(batchB, b, events.slice(3));
@@ -49,7 +59,9 @@ export function activityStoreConformance(store: () => MailplaneStore): void {
     it('pages by cursor without repeats or gaps, also with rows of the same instant', async () => {
       const { account, a, b } = await seeded();
       const same = sampleBatch(orderedId(53, 0), account.id, a[0].subAccountId);
-      const twins = <[MessageRecord, MessageRecord, MessageRecord]>[1, 2, 3].map((n) => sampleMessage(same, orderedId(53, n), 'x@example.com', { submittedAt: b[1].submittedAt }));
+      const twins = <[MessageRecord, MessageRecord, MessageRecord]>(
+        [1, 2, 3].map((n) => sampleMessage(same, orderedId(53, n), 'x@example.com', { submittedAt: b[1].submittedAt }))
+      );
       await store().messages.insertAccepted(same, twins, []);
       const seen: string[] = [];
       let after;
@@ -65,27 +77,54 @@ export function activityStoreConformance(store: () => MailplaneStore): void {
 
     it('lists events newest first by type and message filters, with their messages', async () => {
       const { account, events, b, subB } = await seeded();
-      const ids = async (filter: object) => (await store().messages.listActivityEvents({ accountId: account.id, ...filter }, { limit: 100 })).map((x) => x.event.id);
+      const ids = async (filter: object) =>
+        (await store().messages.listActivityEvents({ accountId: account.id, ...filter }, { limit: 100 })).map(
+          (x) => x.event.id,
+        );
       expect(await ids({})).toEqual([...events].reverse().map((e) => e.id));
       expect(await ids({ eventTypes: [2] })).toEqual([events[3].id, events[1].id]);
       expect(await ids({ subAccountId: subB.id, recipient: 'ada@example.com' })).toEqual([events[4].id, events[3].id]);
-      expect(await ids({ messageId: events[3].messageId })).toEqual(events.filter((e) => e.messageId === events[3].messageId).reverse().map((e) => e.id));
+      expect(await ids({ messageId: events[3].messageId })).toEqual(
+        events
+          .filter((e) => e.messageId === events[3].messageId)
+          .reverse()
+          .map((e) => e.id),
+      );
       expect(await ids({ messageId: events[3].messageId, subAccountId: -1 })).toEqual([]);
-      const page = await store().messages.listActivityEvents({ accountId: account.id }, { limit: 2, after: { at: events[4].created, id: events[4].id } });
-      expect(page.map((x) => [x.event.id, x.message.id])).toEqual([[events[3].id, b[0].id], [events[2].id, events[2].messageId]]);
+      const page = await store().messages.listActivityEvents(
+        { accountId: account.id },
+        { limit: 2, after: { at: events[4].created, id: events[4].id } },
+      );
+      expect(page.map((x) => [x.event.id, x.message.id])).toEqual([
+        [events[3].id, b[0].id],
+        [events[2].id, events[2].messageId],
+      ]);
     });
 
     it('filters events by their message keys, and by the current status and pool after an outcome and a later event', async () => {
       const { account, events, a, at } = await seeded();
-      const ids = async (filter: object) => (await store().messages.listActivityEvents({ accountId: account.id, ...filter }, { limit: 100 })).map((x) => x.event.id);
+      const ids = async (filter: object) =>
+        (await store().messages.listActivityEvents({ accountId: account.id, ...filter }, { limit: 100 })).map(
+          (x) => x.event.id,
+        );
       expect(await ids({ sender: 'other@example.com' })).toEqual([events[4].id, events[3].id]);
       expect(await ids({ group: 'promo' })).toEqual([events[4].id, events[3].id]);
       expect(await ids({ ipPoolId: 7 })).toEqual([events[2].id]);
       expect(await ids({ status: 'delivered' })).toEqual([events[4].id, events[3].id]);
       const later = sampleEvent(a[0], orderedId(52, 9), 2, at(9));
       await store().messages.addEvents([later]);
-      expect(await ids({ recipient: 'ada@example.com', status: a[0].status })).toEqual([later.id, events[2].id, events[0].id]);
-      expect(await store().messages.recordOutcome(a[0].id, [a[0].status], { status: 'delivered', updated: at(10), ipPoolId: 7 })).toBe(true);
+      expect(await ids({ recipient: 'ada@example.com', status: a[0].status })).toEqual([
+        later.id,
+        events[2].id,
+        events[0].id,
+      ]);
+      expect(
+        await store().messages.recordOutcome(a[0].id, [a[0].status], {
+          status: 'delivered',
+          updated: at(10),
+          ipPoolId: 7,
+        }),
+      ).toBe(true);
       expect(await ids({ status: 'delivered' })).toEqual([later.id, events[4].id, events[3].id, events[0].id]);
       expect(await ids({ ipPoolId: 7 })).toEqual([later.id, events[2].id, events[0].id]);
       expect(await ids({ status: a[1].status })).toEqual([events[2].id, events[1].id]);
@@ -110,23 +149,31 @@ export function activityStoreConformance(store: () => MailplaneStore): void {
 
     it('deletes only the rows of a retention scope, and lists the sub-accounts with a retention of their own', async () => {
       const { account, subA, subB, a, b, events, at } = await seeded();
-      const ids = async () => (await store().messages.listActivity({ accountId: account.id }, { limit: 10 })).map((x) => x.message.id);
+      const ids = async () =>
+        (await store().messages.listActivity({ accountId: account.id }, { limit: 10 })).map((x) => x.message.id);
       const onlyA = { subAccount: { accountId: account.id, subAccountId: subA.id } };
       // Another account's sub-account of the same id range is never in scope.
-      expect(await store().messages.deleteMessagesBefore(at(9), 10, { subAccount: { accountId: account.id + 1000, subAccountId: subA.id } })).toBe(0);
+      expect(
+        await store().messages.deleteMessagesBefore(at(9), 10, {
+          subAccount: { accountId: account.id + 1000, subAccountId: subA.id },
+        }),
+      ).toBe(0);
       expect(await store().messages.deleteEventsBefore(at(9), 2, onlyA)).toBe(2);
       expect(await store().messages.deleteEventsBefore(at(9), 2, onlyA)).toBe(1);
       expect(await store().messages.deleteMessagesBefore(at(9), 10, onlyA)).toBe(3);
       expect(await ids()).toEqual([b[1].id, b[0].id]);
       expect(await store().messages.deleteMessagesBefore(at(9), 10, { exceptSubAccountIds: [subB.id] })).toBe(0);
       expect(await store().messages.deleteEventsBefore(at(9), 10, { exceptSubAccountIds: [subB.id] })).toBe(0);
-      expect((await store().messages.listActivityEvents({ accountId: account.id }, { limit: 10 })).map((x) => x.event.id)).toEqual([events[4].id, events[3].id]);
+      expect(
+        (await store().messages.listActivityEvents({ accountId: account.id }, { limit: 10 })).map((x) => x.event.id),
+      ).toEqual([events[4].id, events[3].id]);
       expect(a).toHaveLength(3);
 
       const updated = await store().subAccounts.update(account.id, subB.id, { retentionDays: 90, updated: 2n });
       expect(updated.ok && updated.value.retentionDays).toBe(90);
       expect((await store().subAccounts.get(account.id, subA.id))?.retentionDays).toBeNull();
-      const mine = async () => (await store().subAccounts.listRetentionOverrides()).filter((o) => o.accountId === account.id);
+      const mine = async () =>
+        (await store().subAccounts.listRetentionOverrides()).filter((o) => o.accountId === account.id);
       expect(await mine()).toEqual([{ accountId: account.id, subAccountId: subB.id, retentionDays: 90 }]);
       await store().subAccounts.update(account.id, subB.id, { retentionDays: null, updated: 3n });
       expect(await mine()).toEqual([]);

@@ -15,7 +15,10 @@ const session = (n: number, expiresAt: number): DashboardSessionRow => ({
  * The {@link DashboardSessionStore} contract, for stores that have one: a session reads back until
  * it expires, sign-out removes it, and pruning removes only expired ones, in bounded batches.
  */
-export function dashboardSessionStoreConformance(store: () => MailplaneStore, another?: (store: MailplaneStore) => Promise<MailplaneStore>): void {
+export function dashboardSessionStoreConformance(
+  store: () => MailplaneStore,
+  another?: (store: MailplaneStore) => Promise<MailplaneStore>,
+): void {
   const { describe, expect, it } = vitest();
   describe('dashboard sessions', () => {
     it('reads a session back exactly until it expires, and not after sign-out', async () => {

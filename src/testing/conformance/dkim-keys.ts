@@ -11,7 +11,13 @@ import { newAccount, newSubAccount, unique } from './fixtures.js';
  */
 export function dkimKeysConformance(store: () => MailplaneStore): void {
   const { describe, expect, it } = vitest();
-  const pendingKey = (selector: string): PendingDkimKey => ({ selector, publicKey: unique('pub'), privateKeySealed: unique('sealed'), created: 1_800_000_000_000_000_001n, failureReason: '' });
+  const pendingKey = (selector: string): PendingDkimKey => ({
+    selector,
+    publicKey: unique('pub'),
+    privateKeySealed: unique('sealed'),
+    created: 1_800_000_000_000_000_001n,
+    failureReason: '',
+  });
   const setUp = async () => {
     const account = await newAccount(store());
     const [sub, other] = [await newSubAccount(store(), account.id), await newSubAccount(store(), account.id)];
@@ -25,7 +31,9 @@ export function dkimKeysConformance(store: () => MailplaneStore): void {
       const { sub, domain } = await setUp();
       expect(domain).toMatchObject({ dkimPending: null, dkimPrevious: null, dkimRotatedAt: 0n });
       const keys = Array.from({ length: 8 }, (_, i) => pendingKey(`mp1-${i}`));
-      const results = await Promise.all(keys.map((pending) => store().domains.updateDkimKeys(sub.id, domain.id, '', { pending, updated: 5n })));
+      const results = await Promise.all(
+        keys.map((pending) => store().domains.updateDkimKeys(sub.id, domain.id, '', { pending, updated: 5n })),
+      );
       const winners = results.filter((r) => r !== null);
       expect(winners).toHaveLength(1);
       const read = await store().domains.get(sub.id, domain.id);
@@ -38,7 +46,19 @@ export function dkimKeysConformance(store: () => MailplaneStore): void {
       const { sub, other, domain } = await setUp();
       const pending = pendingKey('mp1-new');
       await store().domains.updateDkimKeys(sub.id, domain.id, '', { pending, updated: 2n });
-      const promote = { current: { selector: pending.selector, publicKey: pending.publicKey, privateKeySealed: pending.privateKeySealed }, pending: null, previous: { selector: 'mp1', publicKey: domain.dkimPublicKey, retireAt: 9_000_000_000_000_000_000n }, rotatedAt: 3n, dkimVerified: true, verified: true, updated: 3n };
+      const promote = {
+        current: {
+          selector: pending.selector,
+          publicKey: pending.publicKey,
+          privateKeySealed: pending.privateKeySealed,
+        },
+        pending: null,
+        previous: { selector: 'mp1', publicKey: domain.dkimPublicKey, retireAt: 9_000_000_000_000_000_000n },
+        rotatedAt: 3n,
+        dkimVerified: true,
+        verified: true,
+        updated: 3n,
+      };
       expect(await store().domains.updateDkimKeys(other.id, domain.id, 'mp1-new', promote)).toBeNull();
       expect(await store().domains.updateDkimKeys(sub.id, domain.id, 'mp1-other', promote)).toBeNull();
       const promoted = await store().domains.updateDkimKeys(sub.id, domain.id, 'mp1-new', promote);

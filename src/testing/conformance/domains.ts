@@ -60,7 +60,10 @@ export function domainStoreConformance(store: () => MailplaneStore): void {
     it('refuses a duplicate name in the same sub-account but allows it in another', async () => {
       const [a, b] = await twoSubAccounts(store());
       expect((await store().domains.create(sampleDomain(a.id, 'dup.com'))).ok).toBe(true);
-      expect(await store().domains.create(sampleDomain(a.id, 'dup.com'))).toEqual({ ok: false, reason: 'duplicate-name' });
+      expect(await store().domains.create(sampleDomain(a.id, 'dup.com'))).toEqual({
+        ok: false,
+        reason: 'duplicate-name',
+      });
       expect((await store().domains.create(sampleDomain(b.id, 'dup.com'))).ok).toBe(true);
       const other = await newSubAccount(store(), (await newAccount(store(), 'other')).id);
       expect((await store().domains.create(sampleDomain(other.id, 'dup.com'))).ok).toBe(true);
@@ -68,7 +71,9 @@ export function domainStoreConformance(store: () => MailplaneStore): void {
 
     it('lets exactly one of 20 concurrent creates of the same name succeed', async () => {
       const [sub] = await twoSubAccounts(store());
-      const outcomes = await Promise.all(Array.from({ length: 20 }, () => store().domains.create(sampleDomain(sub.id, 'race.com'))));
+      const outcomes = await Promise.all(
+        Array.from({ length: 20 }, () => store().domains.create(sampleDomain(sub.id, 'race.com'))),
+      );
       expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
       expect(outcomes.filter((o) => !o.ok).every((o) => !o.ok && o.reason === 'duplicate-name')).toBe(true);
       expect(await store().domains.list(sub.id, { limit: 100, offset: 0 })).toHaveLength(1);
@@ -81,7 +86,15 @@ export function domainStoreConformance(store: () => MailplaneStore): void {
       }
       const names = async (query: { limit: number; offset: number; search?: string }) =>
         (await store().domains.list(sub.id, query)).map((d) => d.name);
-      expect(await names({ limit: 10, offset: 0 })).toEqual(['alpha.com', 'beta.com', 'mail.alpha.org', 'a_b.com', 'axb.com', '100%.com', '1000.com']);
+      expect(await names({ limit: 10, offset: 0 })).toEqual([
+        'alpha.com',
+        'beta.com',
+        'mail.alpha.org',
+        'a_b.com',
+        'axb.com',
+        '100%.com',
+        '1000.com',
+      ]);
       expect(await names({ limit: 2, offset: 1 })).toEqual(['beta.com', 'mail.alpha.org']);
       expect(await names({ limit: 10, offset: 0, search: 'ALPHA' })).toEqual(['alpha.com', 'mail.alpha.org']);
       expect(await names({ limit: 10, offset: 0, search: 'a_b' })).toEqual(['a_b.com']);
@@ -98,7 +111,9 @@ export function domainStoreConformance(store: () => MailplaneStore): void {
       expect(await store().domains.findByName(b.id, 'mine.com')).toBeNull();
       expect(await store().domains.list(b.id, { limit: 10, offset: 0 })).toEqual([]);
       expect(await store().domains.list(b.id, { limit: 10, offset: 0, search: 'mine' })).toEqual([]);
-      expect(await store().domains.updateVerification(b.id, id, { dkimVerified: true, verified: true, updated: 9n })).toBeNull();
+      expect(
+        await store().domains.updateVerification(b.id, id, { dkimVerified: true, verified: true, updated: 9n }),
+      ).toBeNull();
       expect(await store().domains.delete(b.id, id)).toBe(false);
       expect(await store().domains.get(a.id, id)).toEqual(outcome.value);
     });
@@ -131,8 +146,17 @@ export function domainStoreConformance(store: () => MailplaneStore): void {
         created: outcome.value.created,
         dkimPrivateKeySealed: outcome.value.dkimPrivateKeySealed,
       });
-      const second = await store().domains.updateVerification(sub.id, id, { trackVerified: true, trackFailureReason: '', updated: 2n });
-      expect(second).toMatchObject({ dkimVerified: true, trackVerified: true, trackFailureReason: '', dnsProvider: 'Cloudflare' });
+      const second = await store().domains.updateVerification(sub.id, id, {
+        trackVerified: true,
+        trackFailureReason: '',
+        updated: 2n,
+      });
+      expect(second).toMatchObject({
+        dkimVerified: true,
+        trackVerified: true,
+        trackFailureReason: '',
+        dnsProvider: 'Cloudflare',
+      });
       expect(await store().domains.get(sub.id, id)).toEqual(second);
       expect(await store().domains.findByName(sub.id, 'check.com')).toEqual(second);
       expect(await store().domains.list(sub.id, { limit: 10, offset: 0 })).toEqual([second]);

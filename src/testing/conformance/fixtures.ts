@@ -24,7 +24,11 @@ export async function newAccount(store: MailplaneStore, name = 'acct') {
 }
 
 /** Creates a sub-account of `accountId`, throwing if the store refuses it. */
-export async function newSubAccount(store: MailplaneStore, accountId: number, name = unique('sub')): Promise<SubAccountRecord> {
+export async function newSubAccount(
+  store: MailplaneStore,
+  accountId: number,
+  name = unique('sub'),
+): Promise<SubAccountRecord> {
   const outcome = await store.subAccounts.create(sampleSubAccount(accountId, name));
   if (!outcome.ok) throw new Error(`fixture sub-account ${name}: ${outcome.reason}`);
   return outcome.value;

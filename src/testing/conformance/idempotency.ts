@@ -29,10 +29,21 @@ export function idempotencyStoreConformance(store: () => MailplaneStore): void {
     it('lets exactly one of many concurrent claims of a key win, and finds the winner', async () => {
       const [sub] = await subAccounts();
       const key = unique('key');
-      const wins = await Promise.all(Array.from({ length: 20 }, (_, i) => store().transaction((tx) => tx.idempotency.claim(record(sub.id, key, T, `h${i}`)))));
+      const wins = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          store().transaction((tx) => tx.idempotency.claim(record(sub.id, key, T, `h${i}`))),
+        ),
+      );
       expect(wins.filter(Boolean)).toHaveLength(1);
       const found = await store().idempotency.find(sub.id, key, T + 1);
-      expect(found).toMatchObject({ subAccountId: sub.id, key, requestHash: `h${wins.indexOf(true)}`, response: `[{"messageId":"${key}"}]`, createdMs: T, expiresMs: T + DAY });
+      expect(found).toMatchObject({
+        subAccountId: sub.id,
+        key,
+        requestHash: `h${wins.indexOf(true)}`,
+        response: `[{"messageId":"${key}"}]`,
+        createdMs: T,
+        expiresMs: T + DAY,
+      });
     });
 
     it('keeps no key claimed in a transaction that rolls back', async () => {
@@ -55,7 +66,10 @@ export function idempotencyStoreConformance(store: () => MailplaneStore): void {
       expect(await store().idempotency.find(a.id, 'K', T)).toBeNull();
       expect(await store().idempotency.find(a.id, 'k', T + DAY)).toBeNull();
       expect(await store().idempotency.claim(record(a.id, 'k', T + DAY, 'h3'))).toBe(true);
-      expect(await store().idempotency.find(a.id, 'k', T + DAY)).toMatchObject({ requestHash: 'h3', createdMs: T + DAY });
+      expect(await store().idempotency.find(a.id, 'k', T + DAY)).toMatchObject({
+        requestHash: 'h3',
+        createdMs: T + DAY,
+      });
       expect(await store().idempotency.find(b.id, 'k', T)).toMatchObject({ requestHash: 'h1' });
     });
 

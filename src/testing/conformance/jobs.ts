@@ -44,7 +44,12 @@ export function jobStoreConformance(store: () => MailplaneStore): void {
     });
 
     it('answers each job of a batch in input order', async () => {
-      const results = await store().jobs.enqueue([job('a'), job('b', T0, { dedupeKey: 'k' }), job('c'), job('b', T0, { dedupeKey: 'k' })]);
+      const results = await store().jobs.enqueue([
+        job('a'),
+        job('b', T0, { dedupeKey: 'k' }),
+        job('c'),
+        job('b', T0, { dedupeKey: 'k' }),
+      ]);
       expect(results.map((r) => r.created)).toEqual([true, true, true, false]);
       expect(results[3]?.id).toBe(results[1]?.id);
       const kinds = await Promise.all(results.slice(0, 3).map(async (r) => (await store().jobs.get(r.id!))?.kind));
@@ -56,7 +61,9 @@ export function jobStoreConformance(store: () => MailplaneStore): void {
       const claims = await Promise.all(
         Array.from({ length: 50 }, (_, i) => claimAs(store().jobs, `worker-${i}`, T0 + 1_000, 2)),
       );
-      const claimed = claims.flatMap((jobs, i) => jobs.map((j) => ({ id: j.id, worker: j.lockedBy, expected: `worker-${i}` })));
+      const claimed = claims.flatMap((jobs, i) =>
+        jobs.map((j) => ({ id: j.id, worker: j.lockedBy, expected: `worker-${i}` })),
+      );
       expect(claimed.map((c) => c.id).sort((a, b) => a - b)).toEqual(results.map((r) => r.id).sort((a, b) => a! - b!));
       for (const c of claimed) expect(c.worker).toBe(c.expected);
       expect(await store().jobs.countByState()).toEqual({ pending: 0, running: 30, dead: 0 });
@@ -242,7 +249,9 @@ export function jobStoreConformance(store: () => MailplaneStore): void {
     });
 
     it('enqueues a batch of 1,200 jobs atomically and claims them all', async () => {
-      const results = await store().jobs.enqueue(Array.from({ length: 1_200 }, (_, i) => job('bulk', T0, { payload: { i } })));
+      const results = await store().jobs.enqueue(
+        Array.from({ length: 1_200 }, (_, i) => job('bulk', T0, { payload: { i } })),
+      );
       expect(new Set(results.map((r) => r.id)).size).toBe(1_200);
       const claimed = await claimAs(store().jobs, 'A', T0, 2_000);
       expect(claimed.map((j) => j.payload.i)).toEqual(Array.from({ length: 1_200 }, (_, i) => i));

@@ -34,7 +34,12 @@ export function sampleBatch(id: string, accountId: number, subAccountId: number)
 }
 
 /** A queued message of `batch` to `email`, with cc and bcc lists and custom fields. */
-export function sampleMessage(batch: SendBatchRecord, id: string, email: string, extra: Partial<MessageRecord> = {}): MessageRecord {
+export function sampleMessage(
+  batch: SendBatchRecord,
+  id: string,
+  email: string,
+  extra: Partial<MessageRecord> = {},
+): MessageRecord {
   return {
     id,
     batchId: batch.id,
@@ -61,7 +66,15 @@ export function sampleMessage(batch: SendBatchRecord, id: string, email: string,
 
 /** An event of `message`. */
 export function sampleEvent(message: MessageRecord, id: string, type: EventRecord['type'], created = T0): EventRecord {
-  return { id, messageId: message.id, accountId: message.accountId, subAccountId: message.subAccountId, type, created, metadata: { smtpCode: 250, note: 'ok' } };
+  return {
+    id,
+    messageId: message.id,
+    accountId: message.accountId,
+    subAccountId: message.subAccountId,
+    type,
+    created,
+    metadata: { smtpCode: 250, note: 'ok' },
+  };
 }
 
 /** Messages and their events: atomic accept, scoping, queued paging, copies, outcomes exactly once. */
@@ -118,7 +131,9 @@ export function messageStoreConformance(store: () => MailplaneStore): void {
       const batch = sampleBatch(orderedId(8, 0), account.id, events[0]!.subAccountId);
       const message = sampleMessage(batch, orderedId(8, 1), 'dup@example.com');
       const clash = { ...sampleEvent(message, events[0]!.id, 0) };
-      await expect(store().transaction((tx) => tx.messages.insertAccepted(batch, [message], [clash]))).rejects.toThrow();
+      await expect(
+        store().transaction((tx) => tx.messages.insertAccepted(batch, [message], [clash])),
+      ).rejects.toThrow();
       expect(await store().messages.getForDelivery(message.id)).toBeNull();
       expect(await store().messages.listQueued(batch.id, 10)).toEqual([]);
       expect(await store().messages.listEvents(events[0]!.messageId)).toEqual([events[0]]);
@@ -136,34 +151,53 @@ export function messageStoreConformance(store: () => MailplaneStore): void {
     it('lists the queued messages of one batch by id, with a limit and an after-id cursor', async () => {
       const { batch, messages } = await accepted(1);
       const { messages: others } = await accepted(2);
-      const ids = async (limit: number, afterId?: string) => (await store().messages.listQueued(batch.id, limit, afterId)).map((m) => m.id);
+      const ids = async (limit: number, afterId?: string) =>
+        (await store().messages.listQueued(batch.id, limit, afterId)).map((m) => m.id);
       expect(await ids(2)).toEqual([messages[0].id, messages[1].id]);
       expect(await ids(2, messages[1].id)).toEqual([messages[2].id]);
       expect(await ids(10, messages[2].id)).toEqual([]);
       // A message that left `queued` is no longer listed.
-      expect(await store().messages.recordOutcome(messages[1].id, ['queued'], { status: 'deferred', updated: T0 + 1n })).toBe(true);
+      expect(
+        await store().messages.recordOutcome(messages[1].id, ['queued'], { status: 'deferred', updated: T0 + 1n }),
+      ).toBe(true);
       expect(await ids(10)).toEqual([messages[0].id, messages[2].id]);
-      expect((await store().messages.listQueued(others[0].batchId, 10)).map((m) => m.id)).toEqual(others.map((m) => m.id));
+      expect((await store().messages.listQueued(others[0].batchId, 10)).map((m) => m.id)).toEqual(
+        others.map((m) => m.id),
+      );
     });
 
     it('lists every message of one batch by id whatever its status, with a limit and an after-id cursor, and a scheduled send content round trip', async () => {
       const { batch, messages } = await accepted(3);
       const { messages: others } = await accepted(4);
-      const ids = async (limit: number, afterId?: string) => (await store().messages.listBatch(batch.id, limit, afterId)).map((m) => m.id);
+      const ids = async (limit: number, afterId?: string) =>
+        (await store().messages.listBatch(batch.id, limit, afterId)).map((m) => m.id);
       // Scheduled and cancelled messages are listed as any other status.
-      expect(await store().messages.recordOutcome(messages[0].id, ['queued'], { status: 'scheduled', updated: T0 + 1n })).toBe(true);
-      expect(await store().messages.recordOutcome(messages[1].id, ['queued'], { status: 'cancelled', updated: T0 + 1n })).toBe(true);
+      expect(
+        await store().messages.recordOutcome(messages[0].id, ['queued'], { status: 'scheduled', updated: T0 + 1n }),
+      ).toBe(true);
+      expect(
+        await store().messages.recordOutcome(messages[1].id, ['queued'], { status: 'cancelled', updated: T0 + 1n }),
+      ).toBe(true);
       expect(await ids(2)).toEqual([messages[0].id, messages[1].id]);
       expect(await ids(10, messages[1].id)).toEqual([messages[2].id]);
-      expect((await store().messages.listBatch(batch.id, 10)).map((m) => m.status)).toEqual(['scheduled', 'cancelled', 'queued']);
-      expect((await store().messages.listBatch(others[0].batchId, 10)).map((m) => m.id)).toEqual(others.map((m) => m.id));
+      expect((await store().messages.listBatch(batch.id, 10)).map((m) => m.status)).toEqual([
+        'scheduled',
+        'cancelled',
+        'queued',
+      ]);
+      expect((await store().messages.listBatch(others[0].batchId, 10)).map((m) => m.id)).toEqual(
+        others.map((m) => m.id),
+      );
       expect(await store().messages.listBatch(orderedId(43, 0), 10)).toEqual([]);
       // A batch's sendAt is kept exactly (nanoseconds beyond 2^53).
       const account = await newAccount(store(), 'scheduled');
       const sub = await newSubAccount(store(), account.id);
       const base = sampleBatch(orderedId(44, 0), account.id, sub.id);
       const scheduled = { ...base, content: { ...base.content, sendAt: '1777640400123456789' } };
-      const message = { ...sampleMessage(scheduled, orderedId(44, 1), 'later@example.com'), status: 'scheduled' as const };
+      const message = {
+        ...sampleMessage(scheduled, orderedId(44, 1), 'later@example.com'),
+        status: 'scheduled' as const,
+      };
       await store().messages.insertAccepted(scheduled, [message], []);
       expect(await store().messages.getForDelivery(message.id)).toEqual({ message, batch: scheduled });
     });
@@ -182,7 +216,10 @@ export function messageStoreConformance(store: () => MailplaneStore): void {
       const { messages, events } = await accepted();
       const [first, second] = messages;
       const later = sampleEvent(first, orderedId(300, 1), 2, T0 + 5n);
-      const between = { ...sampleEvent(first, orderedId(300, 2), 5, T0 + 2n), metadata: { userAgent: 'UA', nested: { a: [1, 2] } } };
+      const between = {
+        ...sampleEvent(first, orderedId(300, 2), 5, T0 + 2n),
+        metadata: { userAgent: 'UA', nested: { a: [1, 2] } },
+      };
       await store().messages.addEvents([later, between]);
       await store().messages.addEvents([]);
       expect(await store().messages.listEvents(first.id)).toEqual([events[0], between, later]);
@@ -201,28 +238,71 @@ export function messageStoreConformance(store: () => MailplaneStore): void {
     it('records an outcome only from the given statuses, changing only the fields given', async () => {
       const { account, messages } = await accepted();
       const [first] = messages;
-      const outcome = { status: 'delivered' as const, attempts: 1, smtpCode: 250, smtpDescription: '250 ok', ipId: 3, ipPoolId: 4, tpspId: null, updated: T0 + 7n };
+      const outcome = {
+        status: 'delivered' as const,
+        attempts: 1,
+        smtpCode: 250,
+        smtpDescription: '250 ok',
+        ipId: 3,
+        ipPoolId: 4,
+        tpspId: null,
+        updated: T0 + 7n,
+      };
       expect(await store().messages.recordOutcome(first.id, ['deferred'], outcome)).toBe(false);
       expect(await store().messages.recordOutcome(orderedId(99, 99), ['queued'], outcome)).toBe(false);
       expect(await store().messages.recordOutcome(first.id, ['queued', 'deferred'], outcome)).toBe(true);
-      const moved = { ...first, status: 'delivered', attempts: 1, smtpCode: 250, smtpDescription: '250 ok', ipId: 3, ipPoolId: 4, tpspId: null, updated: T0 + 7n };
+      const moved = {
+        ...first,
+        status: 'delivered',
+        attempts: 1,
+        smtpCode: 250,
+        smtpDescription: '250 ok',
+        ipId: 3,
+        ipPoolId: 4,
+        tpspId: null,
+        updated: T0 + 7n,
+      };
       expect((await store().messages.get(account.id, first.id))?.message).toEqual(moved);
       expect((await store().messages.getForDelivery(first.id))?.message).toEqual(moved);
       // Omitted fields stay; a terminal status is left only where the caller allows it.
-      expect(await store().messages.recordOutcome(first.id, ['queued', 'deferred'], { status: 'hard_bounced', updated: T0 + 8n })).toBe(false);
-      expect(await store().messages.recordOutcome(first.id, ['delivered'], { status: 'hard_bounced', updated: T0 + 8n })).toBe(true);
-      expect((await store().messages.get(account.id, first.id))?.message).toEqual({ ...moved, status: 'hard_bounced', updated: T0 + 8n });
+      expect(
+        await store().messages.recordOutcome(first.id, ['queued', 'deferred'], {
+          status: 'hard_bounced',
+          updated: T0 + 8n,
+        }),
+      ).toBe(false);
+      expect(
+        await store().messages.recordOutcome(first.id, ['delivered'], { status: 'hard_bounced', updated: T0 + 8n }),
+      ).toBe(true);
+      expect((await store().messages.get(account.id, first.id))?.message).toEqual({
+        ...moved,
+        status: 'hard_bounced',
+        updated: T0 + 8n,
+      });
     });
 
     it('records each attempt exactly once when duplicate workers race on it', async () => {
       const { messages } = await accepted();
-      const attempt = (n: number) => ({ status: 'deferred' as const, attempts: n, smtpCode: 451, smtpDescription: 'later', updated: T0 + BigInt(n) });
-      const first = await Promise.all(Array.from({ length: 10 }, () => store().messages.recordOutcome(messages[0].id, ['queued', 'deferred'], attempt(1))));
+      const attempt = (n: number) => ({
+        status: 'deferred' as const,
+        attempts: n,
+        smtpCode: 451,
+        smtpDescription: 'later',
+        updated: T0 + BigInt(n),
+      });
+      const first = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          store().messages.recordOutcome(messages[0].id, ['queued', 'deferred'], attempt(1)),
+        ),
+      );
       expect(first.filter(Boolean)).toHaveLength(1);
       // The same attempt again (a retry job run twice) no longer applies; the next one does.
       expect(await store().messages.recordOutcome(messages[0].id, ['queued', 'deferred'], attempt(1))).toBe(false);
       expect(await store().messages.recordOutcome(messages[0].id, ['queued', 'deferred'], attempt(2))).toBe(true);
-      expect((await store().messages.getForDelivery(messages[0].id))?.message).toMatchObject({ status: 'deferred', attempts: 2 });
+      expect((await store().messages.getForDelivery(messages[0].id))?.message).toMatchObject({
+        status: 'deferred',
+        attempts: 2,
+      });
     });
   });
 }

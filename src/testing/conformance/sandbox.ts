@@ -34,7 +34,9 @@ export function sandboxStoreConformance(store: () => MailplaneStore): void {
       expect(one?.rcptTo).toEqual(['to-5@example.com']);
       expect(await store().sandbox.get(account.id, ids[0]!)).toBeNull();
       expect(await store().sandbox.get(account.id, otherMessage.id)).toBeNull();
-      expect((await store().sandbox.list(other.id, { limit: 10, offset: 0 })).map((m) => m.id)).toEqual([otherMessage.id]);
+      expect((await store().sandbox.list(other.id, { limit: 10, offset: 0 })).map((m) => m.id)).toEqual([
+        otherMessage.id,
+      ]);
     });
 
     it('finds the domains of one name across sub-accounts', async () => {

@@ -11,10 +11,22 @@ export function statsStoreConformance(store: () => MailplaneStore): void {
       const sub = await newSubAccount(store(), account.id);
       await Promise.all(
         Array.from({ length: 50 }, () =>
-          store().stats.increment([{ accountId: account.id, subAccountId: sub.id, day: '2026-01-02', group: ALL_MAIL, counters: { processed: 1 } }]),
+          store().stats.increment([
+            {
+              accountId: account.id,
+              subAccountId: sub.id,
+              day: '2026-01-02',
+              group: ALL_MAIL,
+              counters: { processed: 1 },
+            },
+          ]),
         ),
       );
-      const total = await store().stats.total({ accountId: account.id, subAccountId: sub.id }, '2026-01-01', '2026-01-31');
+      const total = await store().stats.total(
+        { accountId: account.id, subAccountId: sub.id },
+        '2026-01-01',
+        '2026-01-31',
+      );
       expect(total.processed).toBe(50);
       expect(total.delivered).toBe(0);
     });
@@ -27,7 +39,11 @@ export function statsStoreConformance(store: () => MailplaneStore): void {
         { ...row, counters: { processed: 2, dropped: 1 } },
         { ...row, counters: { processed: 3 } },
       ]);
-      const [day] = await store().stats.daily({ accountId: account.id, subAccountId: sub.id }, '2026-01-02', '2026-01-02');
+      const [day] = await store().stats.daily(
+        { accountId: account.id, subAccountId: sub.id },
+        '2026-01-02',
+        '2026-01-02',
+      );
       expect(day?.counters).toMatchObject({ processed: 5, dropped: 1 });
     });
 
@@ -38,8 +54,20 @@ export function statsStoreConformance(store: () => MailplaneStore): void {
       const a2 = await newSubAccount(store(), a.id);
       const b1 = await newSubAccount(store(), b.id);
       await store().stats.increment([
-        { accountId: a.id, subAccountId: a1.id, day: '2026-03-01', group: ALL_MAIL, counters: { processed: 1, delivered: 1 } },
-        { accountId: a.id, subAccountId: a1.id, day: '2026-03-01', group: 'news', counters: { processed: 1, delivered: 1 } },
+        {
+          accountId: a.id,
+          subAccountId: a1.id,
+          day: '2026-03-01',
+          group: ALL_MAIL,
+          counters: { processed: 1, delivered: 1 },
+        },
+        {
+          accountId: a.id,
+          subAccountId: a1.id,
+          day: '2026-03-01',
+          group: 'news',
+          counters: { processed: 1, delivered: 1 },
+        },
         { accountId: a.id, subAccountId: a1.id, day: '2026-03-03', group: ALL_MAIL, counters: { processed: 2 } },
         { accountId: a.id, subAccountId: a2.id, day: '2026-03-01', group: ALL_MAIL, counters: { processed: 4 } },
         { accountId: b.id, subAccountId: b1.id, day: '2026-03-01', group: ALL_MAIL, counters: { processed: 100 } },
@@ -50,11 +78,15 @@ export function statsStoreConformance(store: () => MailplaneStore): void {
         ['2026-03-03', 2],
       ]);
       expect((await store().stats.total({ accountId: a.id }, '2026-03-01', '2026-03-31')).processed).toBe(7);
-      expect((await store().stats.total({ accountId: a.id, group: 'news' }, '2026-03-01', '2026-03-31')).processed).toBe(1);
+      expect(
+        (await store().stats.total({ accountId: a.id, group: 'news' }, '2026-03-01', '2026-03-31')).processed,
+      ).toBe(1);
       expect((await store().stats.total({ accountId: a.id }, '2026-03-02', '2026-03-02')).processed).toBe(0);
-      expect((await store().stats.total({ accountId: b.id, subAccountId: a1.id }, '2026-03-01', '2026-03-31')).processed).toBe(0);
+      expect(
+        (await store().stats.total({ accountId: b.id, subAccountId: a1.id }, '2026-03-01', '2026-03-31')).processed,
+      ).toBe(0);
     });
-    it('lists the group names with counters in a range, per sub-account or account, never another account\'s', async () => {
+    it("lists the group names with counters in a range, per sub-account or account, never another account's", async () => {
       const a = await newAccount(store(), 'ga');
       const b = await newAccount(store(), 'gb');
       const a1 = await newSubAccount(store(), a.id);
@@ -68,10 +100,17 @@ export function statsStoreConformance(store: () => MailplaneStore): void {
         { accountId: a.id, subAccountId: a2.id, day: '2026-04-09', group: 'later', counters: { processed: 1 } },
         { accountId: b.id, subAccountId: b1.id, day: '2026-04-01', group: 'secret-b', counters: { processed: 1 } },
       ]);
-      expect(await store().stats.groups({ accountId: a.id }, '2026-04-01', '2026-04-05', 100)).toEqual(['news', 'welcome']);
-      expect(await store().stats.groups({ accountId: a.id, subAccountId: a2.id }, '2026-04-01', '2026-04-30', 100)).toEqual(['later', 'news']);
+      expect(await store().stats.groups({ accountId: a.id }, '2026-04-01', '2026-04-05', 100)).toEqual([
+        'news',
+        'welcome',
+      ]);
+      expect(
+        await store().stats.groups({ accountId: a.id, subAccountId: a2.id }, '2026-04-01', '2026-04-30', 100),
+      ).toEqual(['later', 'news']);
       expect(await store().stats.groups({ accountId: a.id }, '2026-04-01', '2026-04-30', 2)).toEqual(['later', 'news']);
-      expect(await store().stats.groups({ accountId: a.id, subAccountId: b1.id }, '2026-04-01', '2026-04-30', 100)).toEqual([]);
+      expect(
+        await store().stats.groups({ accountId: a.id, subAccountId: b1.id }, '2026-04-01', '2026-04-30', 100),
+      ).toEqual([]);
     });
   });
 }

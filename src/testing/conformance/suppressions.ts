@@ -25,8 +25,22 @@ export function suppressionStoreConformance(store: () => MailplaneStore): void {
         entry('manual@example.com', 0, T0 + 1n),
       ]);
       expect(added).toEqual([
-        { id: expect.any(Number), subAccountId: sub.id, email: 'Bounced@Example.com', type: 2, smtpError: '550 5.1.1 user unknown', created: T0 },
-        { id: expect.any(Number), subAccountId: sub.id, email: 'manual@example.com', type: 0, smtpError: '', created: T0 + 1n },
+        {
+          id: expect.any(Number),
+          subAccountId: sub.id,
+          email: 'Bounced@Example.com',
+          type: 2,
+          smtpError: '550 5.1.1 user unknown',
+          created: T0,
+        },
+        {
+          id: expect.any(Number),
+          subAccountId: sub.id,
+          email: 'manual@example.com',
+          type: 0,
+          smtpError: '',
+          created: T0 + 1n,
+        },
       ]);
       expect(await store().suppressions.list(sub.id, page)).toEqual(added);
       expect(await store().suppressions.find(sub.id, 'bounced@example.COM')).toEqual(added[0]);
@@ -55,14 +69,25 @@ export function suppressionStoreConformance(store: () => MailplaneStore): void {
     it('gives the new addresses of one add ids in address order, answering in input order', async () => {
       const [sub] = await twoSubAccounts();
       await store().suppressions.add(sub.id, [entry('m@example.com')]);
-      const added = await store().suppressions.add(sub.id, [entry('zed@example.com'), entry('M@example.com'), entry('Bob@example.com')]);
+      const added = await store().suppressions.add(sub.id, [
+        entry('zed@example.com'),
+        entry('M@example.com'),
+        entry('Bob@example.com'),
+      ]);
       expect(added.map((r) => r.email)).toEqual(['zed@example.com', 'm@example.com', 'Bob@example.com']);
-      expect((await store().suppressions.list(sub.id, page)).map((r) => r.email)).toEqual(['m@example.com', 'Bob@example.com', 'zed@example.com']);
+      expect((await store().suppressions.list(sub.id, page)).map((r) => r.email)).toEqual([
+        'm@example.com',
+        'Bob@example.com',
+        'zed@example.com',
+      ]);
     });
 
     it('keeps the first entry of an address listed twice in one add', async () => {
       const [sub] = await twoSubAccounts();
-      const added = await store().suppressions.add(sub.id, [entry('twice@example.com', 2), entry('TWICE@example.com', 0)]);
+      const added = await store().suppressions.add(sub.id, [
+        entry('twice@example.com', 2),
+        entry('TWICE@example.com', 0),
+      ]);
       expect(added).toHaveLength(1);
       expect(added[0]).toMatchObject({ email: 'twice@example.com', type: 2 });
     });
@@ -71,7 +96,10 @@ export function suppressionStoreConformance(store: () => MailplaneStore): void {
       const [sub] = await twoSubAccounts();
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          store().suppressions.add(sub.id, [entry(i % 2 === 0 ? 'race@example.com' : 'RACE@example.com', 0), entry(`other${i}@example.com`)]),
+          store().suppressions.add(sub.id, [
+            entry(i % 2 === 0 ? 'race@example.com' : 'RACE@example.com', 0),
+            entry(`other${i}@example.com`),
+          ]),
         ),
       );
       const ids = new Set(results.map((r) => r[0]!.id));
@@ -101,7 +129,10 @@ export function suppressionStoreConformance(store: () => MailplaneStore): void {
       recipients.splice(10, 0, 'A@EXAMPLE.com');
       recipients.splice(500, 0, 'c@example.com');
       recipients.push('A@EXAMPLE.com');
-      expect(await store().suppressions.suppressedAmong(sub.id, recipients)).toEqual(['A@EXAMPLE.com', 'c@example.com']);
+      expect(await store().suppressions.suppressedAmong(sub.id, recipients)).toEqual([
+        'A@EXAMPLE.com',
+        'c@example.com',
+      ]);
       expect(await store().suppressions.suppressedAmong(sub.id, [])).toEqual([]);
       expect(await store().suppressions.suppressedAmong(sub.id, ['r1@example.com'])).toEqual([]);
     });
@@ -117,7 +148,10 @@ export function suppressionStoreConformance(store: () => MailplaneStore): void {
       // The other sub-account gets its own record of the same address, with its own type.
       const [own] = await store().suppressions.add(theirs.id, [entry('shared@example.com', 3)]);
       expect(own).toMatchObject({ subAccountId: theirs.id, type: 3 });
-      expect(await store().suppressions.find(mine.id, 'shared@example.com')).toMatchObject({ subAccountId: mine.id, type: 1 });
+      expect(await store().suppressions.find(mine.id, 'shared@example.com')).toMatchObject({
+        subAccountId: mine.id,
+        type: 1,
+      });
     });
 
     it('lists by id with created range, type, literal search, limit and offset', async () => {
@@ -143,7 +177,10 @@ export function suppressionStoreConformance(store: () => MailplaneStore): void {
     it('adds and removes more addresses in one call than one statement can bind', async () => {
       const [sub] = await twoSubAccounts();
       const emails = Array.from({ length: 10_000 }, (_, i) => `bulk${i}@example.com`);
-      const added = await store().suppressions.add(sub.id, emails.map((email) => entry(email, 0)));
+      const added = await store().suppressions.add(
+        sub.id,
+        emails.map((email) => entry(email, 0)),
+      );
       expect(added).toHaveLength(10_000);
       expect(added[9_999]!.email).toBe('bulk9999@example.com');
       expect(await store().suppressions.suppressedAmong(sub.id, emails)).toHaveLength(10_000);

@@ -16,25 +16,76 @@ async function writeEverywhere(tx: MailplaneStore, accountId: number, subAccount
   const domain = await tx.domains.create(sampleDomain(subAccountId, `${unique('tx')}.example.com`));
   const [suppression] = await tx.suppressions.add(subAccountId, [{ email: 'tx@example.com', type: 0, created: T0 }]);
   const ips = await tx.ips.allocate(accountId, [
-    { accountId, publicIp: '192.0.2.77', reverseDnsHostname: '', type: 1, state: 0, autoWarmupEnabled: false, warmupStartedAt: 0n, created: T0 },
+    {
+      accountId,
+      publicIp: '192.0.2.77',
+      reverseDnsHostname: '',
+      type: 1,
+      state: 0,
+      autoWarmupEnabled: false,
+      warmupStartedAt: 0n,
+      created: T0,
+    },
   ]);
   const ipId = ips.ok ? ips.value[0]!.id : -1;
   const tpsp = await tx.tpsps.create({
-    accountId, name: 'tx-tpsp', kind: 3, host: 'smtp.example.com', port: 587, security: 'starttls', username: 'u', passwordSealed: '', created: T0,
+    accountId,
+    name: 'tx-tpsp',
+    kind: 3,
+    host: 'smtp.example.com',
+    port: 587,
+    security: 'starttls',
+    username: 'u',
+    passwordSealed: '',
+    created: T0,
   });
   const pool = await tx.ipPools.create(
     accountId,
-    { name: 'tx-pool', routingStrategy: 0, routingMetaData: '{}', shouldOverflow: false, overflowPoolId: null, warmupInterval: 24, ipIds: [ipId], tpspIds: [] },
+    {
+      name: 'tx-pool',
+      routingStrategy: 0,
+      routingMetaData: '{}',
+      shouldOverflow: false,
+      overflowPoolId: null,
+      warmupInterval: 24,
+      ipIds: [ipId],
+      tpspIds: [],
+    },
     T0,
   );
-  const toggles = { processed: true, delivered: true, dropped: false, softBounced: false, hardBounced: false, opened: false, clicked: false, unsubscribed: false, spam: false, sent: false, smtpDropped: false, uniqueOpen: false, uniqueClick: false };
-  const webhook = await tx.webhooks.create({ accountId, url: 'https://hooks.example.com/tx', enabled: true, secretSealed: 's', created: T0, ...toggles });
+  const toggles = {
+    processed: true,
+    delivered: true,
+    dropped: false,
+    softBounced: false,
+    hardBounced: false,
+    opened: false,
+    clicked: false,
+    unsubscribed: false,
+    spam: false,
+    sent: false,
+    smtpDropped: false,
+    uniqueOpen: false,
+    uniqueClick: false,
+  };
+  const webhook = await tx.webhooks.create({
+    accountId,
+    url: 'https://hooks.example.com/tx',
+    enabled: true,
+    secretSealed: 's',
+    created: T0,
+    ...toggles,
+  });
   const [job] = await tx.jobs.enqueue([{ kind: 'tx-job', payload: { n: 1 }, runAt: 0, dedupeKey: 'tx' }]);
-  await tx.stats.increment([{ accountId, subAccountId, day: '2026-03-04', group: ALL_MAIL, counters: { processed: 3 } }]);
+  await tx.stats.increment([
+    { accountId, subAccountId, day: '2026-03-04', group: ALL_MAIL, counters: { processed: 3 } },
+  ]);
   const batch = sampleBatch(orderedId(500, 0), accountId, subAccountId);
   const message = sampleMessage(batch, orderedId(500, 1), 'tx@example.com');
   await tx.messages.insertAccepted(batch, [message], [sampleEvent(message, orderedId(500, 2), 0)]);
-  await tx.warmup.addTraffic([{ ipId, startedAt: T0, provider: 1, day: '2026-03-04', window: 0, sent: 2, bounced: 0, deferred: 0 }]);
+  await tx.warmup.addTraffic([
+    { ipId, startedAt: T0, provider: 1, day: '2026-03-04', window: 0, sent: 2, bounced: 0, deferred: 0 },
+  ]);
   const saved = await tx.warmup.saveProgress({ ipId, startedAt: T0, evaluated: 1, held: [1], updated: T0 }, 0);
   return { sub, domain, suppression, ips, ipId, tpsp, pool, webhook, job, message, saved };
 }
@@ -87,7 +138,9 @@ export function transactionConformance(store: () => MailplaneStore): void {
       expect(await store().webhooks.list(account.id, page)).toEqual([]);
       expect(await store().webhooks.listEnabledForEvent(account.id, 'processed')).toEqual([]);
       expect(await store().jobs.countByState('tx-job')).toEqual({ pending: 0, running: 0, dead: 0 });
-      expect(await store().jobs.claim({ workerId: 'w', kinds: ['tx-job'], limit: 10, now: 1, leaseMs: 1000 })).toEqual([]);
+      expect(await store().jobs.claim({ workerId: 'w', kinds: ['tx-job'], limit: 10, now: 1, leaseMs: 1000 })).toEqual(
+        [],
+      );
       expect(await store().stats.daily({ accountId: account.id }, '2026-03-01', '2026-03-31')).toEqual([]);
       expect(await store().messages.getForDelivery(w.message.id)).toBeNull();
       expect(await store().messages.listEvents(w.message.id)).toEqual([]);
@@ -95,7 +148,8 @@ export function transactionConformance(store: () => MailplaneStore): void {
       expect(await store().warmup.progressOf([w.ipId])).toEqual([]);
       // The unique names and keys it took are free again: the same writes succeed afterwards.
       const again = await store().transaction((tx) => writeEverywhere(tx, account.id, sub.id));
-      for (const outcome of [again.domain, again.ips, again.tpsp, again.pool, again.webhook]) expect(outcome.ok).toBe(true);
+      for (const outcome of [again.domain, again.ips, again.tpsp, again.pool, again.webhook])
+        expect(outcome.ok).toBe(true);
       expect(again.job).toMatchObject({ created: true });
     });
 
@@ -103,7 +157,8 @@ export function transactionConformance(store: () => MailplaneStore): void {
       const account = await newAccount(store());
       const sub = await newSubAccount(store(), account.id);
       const w = await store().transaction((tx) => writeEverywhere(tx, account.id, sub.id));
-      if (!w.sub.ok || !w.domain.ok || !w.tpsp.ok || !w.pool.ok || !w.webhook.ok) throw new Error('a write was refused');
+      if (!w.sub.ok || !w.domain.ok || !w.tpsp.ok || !w.pool.ok || !w.webhook.ok)
+        throw new Error('a write was refused');
       expect(await store().subAccounts.get(account.id, w.sub.value.id)).toEqual(w.sub.value);
       expect(await store().subAccounts.findByApiKeyHash(w.sub.value.apiKeyHash)).toEqual(w.sub.value);
       expect(await store().domains.get(sub.id, w.domain.value.id)).toEqual(w.domain.value);
@@ -116,10 +171,14 @@ export function transactionConformance(store: () => MailplaneStore): void {
       expect(await store().ipPools.findByName(account.id, 'TX-POOL')).toEqual(w.pool.value.pool);
       expect(await store().webhooks.listEnabledForEvent(account.id, 'delivered')).toEqual([w.webhook.value]);
       expect(await store().jobs.get(w.job!.id!)).toMatchObject({ kind: 'tx-job', payload: { n: 1 }, state: 'pending' });
-      expect(await store().stats.total({ accountId: account.id, subAccountId: sub.id }, '2026-03-04', '2026-03-04')).toMatchObject({ processed: 3 });
+      expect(
+        await store().stats.total({ accountId: account.id, subAccountId: sub.id }, '2026-03-04', '2026-03-04'),
+      ).toMatchObject({ processed: 3 });
       expect((await store().messages.get(account.id, w.message.id))?.message).toEqual(w.message);
       expect(await store().warmup.sentOn([w.ipId], '2026-03-04')).toEqual([{ ipId: w.ipId, provider: 1, sent: 2 }]);
-      expect(await store().warmup.progressOf([w.ipId])).toEqual([{ ipId: w.ipId, startedAt: T0, evaluated: 1, held: [1], updated: T0 }]);
+      expect(await store().warmup.progressOf([w.ipId])).toEqual([
+        { ipId: w.ipId, startedAt: T0, evaluated: 1, held: [1], updated: T0 },
+      ]);
     });
   });
 }

@@ -19,7 +19,12 @@ const NO_TOGGLES: WebhookToggles = {
 };
 
 /** A valid webhook for `accountId` with every switch off unless `toggles` turns it on. */
-export function sampleWebhook(accountId: number, url: string, toggles: Partial<WebhookToggles> = {}, enabled = true): NewWebhook {
+export function sampleWebhook(
+  accountId: number,
+  url: string,
+  toggles: Partial<WebhookToggles> = {},
+  enabled = true,
+): NewWebhook {
   return {
     accountId,
     url,
@@ -43,7 +48,12 @@ export function webhookStoreConformance(store: () => MailplaneStore): void {
 
     it('creates a webhook and reads it back with every switch and an exact timestamp', async () => {
       const account = await newAccount(store());
-      const input = sampleWebhook(account.id, 'https://hooks.example.com/a', { delivered: true, uniqueClick: true, smtpDropped: true }, false);
+      const input = sampleWebhook(
+        account.id,
+        'https://hooks.example.com/a',
+        { delivered: true, uniqueClick: true, smtpDropped: true },
+        false,
+      );
       const created = await create(input);
       expect(created).toEqual({
         ...NO_TOGGLES,
@@ -72,7 +82,10 @@ export function webhookStoreConformance(store: () => MailplaneStore): void {
       const a = await newAccount(store(), 'a');
       const b = await newAccount(store(), 'b');
       await create(sampleWebhook(a.id, 'https://x.example/hook'));
-      expect(await store().webhooks.create(sampleWebhook(a.id, 'https://x.example/hook'))).toEqual({ ok: false, reason: 'duplicate-url' });
+      expect(await store().webhooks.create(sampleWebhook(a.id, 'https://x.example/hook'))).toEqual({
+        ok: false,
+        reason: 'duplicate-url',
+      });
       expect((await store().webhooks.create(sampleWebhook(a.id, 'https://x.example/Hook'))).ok).toBe(true);
       expect((await store().webhooks.create(sampleWebhook(b.id, 'https://x.example/hook'))).ok).toBe(true);
     });
@@ -88,13 +101,22 @@ export function webhookStoreConformance(store: () => MailplaneStore): void {
 
     it('lists by id with limit, offset and a literal case-insensitive search on the URL', async () => {
       const account = await newAccount(store());
-      for (const url of ['https://Alpha.example/', 'https://beta.example/', 'https://x.example/ALPHA', 'https://y.example/100%_', 'https://y.example/100']) {
+      for (const url of [
+        'https://Alpha.example/',
+        'https://beta.example/',
+        'https://x.example/ALPHA',
+        'https://y.example/100%_',
+        'https://y.example/100',
+      ]) {
         await create(sampleWebhook(account.id, url));
       }
       const urls = async (query: { limit: number; offset: number; search?: string }) =>
         (await store().webhooks.list(account.id, query)).map((w) => w.url);
       expect(await urls({ limit: 2, offset: 1 })).toEqual(['https://beta.example/', 'https://x.example/ALPHA']);
-      expect(await urls({ limit: 10, offset: 0, search: 'alpha' })).toEqual(['https://Alpha.example/', 'https://x.example/ALPHA']);
+      expect(await urls({ limit: 10, offset: 0, search: 'alpha' })).toEqual([
+        'https://Alpha.example/',
+        'https://x.example/ALPHA',
+      ]);
       expect(await urls({ limit: 10, offset: 0, search: '%_' })).toEqual(['https://y.example/100%_']);
     });
 
@@ -112,9 +134,19 @@ export function webhookStoreConformance(store: () => MailplaneStore): void {
       });
       expect(updated).toEqual({
         ok: true,
-        value: { ...first, url: 'https://uno.example/', spam: false, hardBounced: true, enabled: false, secretSealed: 'rotated', updated: 9n },
+        value: {
+          ...first,
+          url: 'https://uno.example/',
+          spam: false,
+          hardBounced: true,
+          enabled: false,
+          secretSealed: 'rotated',
+          updated: 9n,
+        },
       });
-      expect(await store().webhooks.update(account.id, second.id, { url: 'https://uno.example/', updated: 10n })).toEqual({
+      expect(
+        await store().webhooks.update(account.id, second.id, { url: 'https://uno.example/', updated: 10n }),
+      ).toEqual({
         ok: false,
         reason: 'duplicate-url',
       });
@@ -132,7 +164,10 @@ export function webhookStoreConformance(store: () => MailplaneStore): void {
       const mine = await create(sampleWebhook(a.id, 'https://mine.example/', { delivered: true }));
       expect(await store().webhooks.get(b.id, mine.id)).toBeNull();
       expect(await store().webhooks.list(b.id, { limit: 10, offset: 0 })).toEqual([]);
-      expect(await store().webhooks.update(b.id, mine.id, { enabled: false, updated: 2n })).toEqual({ ok: false, reason: 'not-found' });
+      expect(await store().webhooks.update(b.id, mine.id, { enabled: false, updated: 2n })).toEqual({
+        ok: false,
+        reason: 'not-found',
+      });
       expect(await store().webhooks.delete(b.id, mine.id)).toBeNull();
       expect(await store().webhooks.listEnabledForEvent(b.id, 'delivered')).toEqual([]);
       expect(await store().webhooks.get(a.id, mine.id)).toEqual(mine);
@@ -153,7 +188,9 @@ export function webhookStoreConformance(store: () => MailplaneStore): void {
       const account = await newAccount(store(), 'a');
       const other = await newAccount(store(), 'b');
       const both = await create(sampleWebhook(account.id, 'https://both.example/', { opened: true, clicked: true }));
-      const opens = await create(sampleWebhook(account.id, 'https://opens.example/', { opened: true, uniqueOpen: true }));
+      const opens = await create(
+        sampleWebhook(account.id, 'https://opens.example/', { opened: true, uniqueOpen: true }),
+      );
       await create(sampleWebhook(account.id, 'https://paused.example/', { opened: true }, false));
       await create(sampleWebhook(other.id, 'https://elsewhere.example/', { opened: true }));
       const ids = async (toggle: Parameters<MailplaneStore['webhooks']['listEnabledForEvent']>[1]) =>

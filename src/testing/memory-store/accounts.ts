@@ -2,7 +2,8 @@ import type { AccountStore } from '../../store/index.js';
 import { toRecord, toRecordOrNull, uniqueViolation, type MemoryContext } from './common.js';
 import type { TableRows } from './tables.js';
 
-const byKeyHash = (tables: TableRows, apiKeyHash: string) => [...tables.accounts.values()].find((a) => a.apiKeyHash === apiKeyHash);
+const byKeyHash = (tables: TableRows, apiKeyHash: string) =>
+  [...tables.accounts.values()].find((a) => a.apiKeyHash === apiKeyHash);
 
 /** {@link AccountStore} of the in-memory store. */
 export function memoryAccountStore(ctx: MemoryContext): AccountStore {

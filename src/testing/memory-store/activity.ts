@@ -1,4 +1,11 @@
-import type { ActivityCursor, ActivityEvent, ActivityFilter, ActivityMessage, ActivityPage, RetentionScope } from '../../store/index.js';
+import type {
+  ActivityCursor,
+  ActivityEvent,
+  ActivityFilter,
+  ActivityMessage,
+  ActivityPage,
+  RetentionScope,
+} from '../../store/index.js';
 import { toRecord } from './common.js';
 import type { MessageRow } from './rows.js';
 import type { TableRows } from './tables.js';
@@ -17,12 +24,15 @@ function messageMatches(row: MessageRow, sender: string, groups: readonly string
   );
 }
 
-const inRange = (at: bigint, filter: ActivityFilter) => (filter.from === undefined || at >= filter.from) && (filter.to === undefined || at < filter.to);
+const inRange = (at: bigint, filter: ActivityFilter) =>
+  (filter.from === undefined || at >= filter.from) && (filter.to === undefined || at < filter.to);
 
 /** Newest first by (timestamp, id), as the Kysely store orders. */
-const newestFirst = (a: ActivityCursor, b: ActivityCursor) => (a.at !== b.at ? (a.at > b.at ? -1 : 1) : a.id > b.id ? -1 : a.id < b.id ? 1 : 0);
+const newestFirst = (a: ActivityCursor, b: ActivityCursor) =>
+  a.at !== b.at ? (a.at > b.at ? -1 : 1) : a.id > b.id ? -1 : a.id < b.id ? 1 : 0;
 
-const afterCursor = (key: ActivityCursor, after: ActivityCursor | undefined) => after === undefined || newestFirst(key, after) > 0;
+const afterCursor = (key: ActivityCursor, after: ActivityCursor | undefined) =>
+  after === undefined || newestFirst(key, after) > 0;
 
 /** Whether a row (message, event or send) is one a retention delete of `scope` may remove. */
 function inScope(row: { accountId: number; subAccountId: number }, scope: RetentionScope | undefined): boolean {
@@ -41,7 +51,10 @@ export function memoryActivityQueries(tables: TableRows) {
     listActivity(filter: ActivityFilter, page: ActivityPage): ActivityMessage[] {
       return [...tables.messages.values()]
         .map((row) => withBatch(row)!)
-        .filter((found) => found && messageMatches(found.row, found.batch.content.from.email, found.batch.content.groups, filter))
+        .filter(
+          (found) =>
+            found && messageMatches(found.row, found.batch.content.from.email, found.batch.content.groups, filter),
+        )
         .map((found) => ({ found, key: { at: found.row.submittedAt, id: found.row.id } }))
         .filter(({ found, key }) => inRange(found.row.submittedAt, filter) && afterCursor(key, page.after))
         .sort((a, b) => newestFirst(a.key, b.key))
@@ -51,11 +64,20 @@ export function memoryActivityQueries(tables: TableRows) {
 
     listActivityEvents(filter: ActivityFilter, page: ActivityPage): ActivityEvent[] {
       return [...tables.events.values()]
-        .filter((e) => e.accountId === filter.accountId && (filter.subAccountId === undefined || e.subAccountId === filter.subAccountId))
-        .filter((e) => (filter.eventTypes === undefined || filter.eventTypes.includes(e.type)) && inRange(e.created, filter))
+        .filter(
+          (e) =>
+            e.accountId === filter.accountId &&
+            (filter.subAccountId === undefined || e.subAccountId === filter.subAccountId),
+        )
+        .filter(
+          (e) => (filter.eventTypes === undefined || filter.eventTypes.includes(e.type)) && inRange(e.created, filter),
+        )
         .filter((e) => afterCursor({ at: e.created, id: e.id }, page.after))
         .map((e) => ({ e, found: withBatch(tables.messages.get(e.messageId)) }))
-        .filter(({ found }) => found && messageMatches(found.row, found.batch.content.from.email, found.batch.content.groups, filter))
+        .filter(
+          ({ found }) =>
+            found && messageMatches(found.row, found.batch.content.from.email, found.batch.content.groups, filter),
+        )
         .sort((a, b) => newestFirst({ at: a.e.created, id: a.e.id }, { at: b.e.created, id: b.e.id }))
         .slice(0, page.limit)
         .map(({ e, found }) => {
@@ -65,10 +87,14 @@ export function memoryActivityQueries(tables: TableRows) {
     },
 
     deleteMessagesBefore(before: bigint, limit: number, scope?: RetentionScope): number {
-      const old = [...tables.messages.values()].filter((m) => m.submittedAt < before && inScope(m, scope)).slice(0, limit);
+      const old = [...tables.messages.values()]
+        .filter((m) => m.submittedAt < before && inScope(m, scope))
+        .slice(0, limit);
       for (const m of old) tables.messages.delete(m.id);
       const live = new Set([...tables.messages.values()].map((m) => m.batchId));
-      const orphans = [...tables.batches.values()].filter((b) => b.created < before && !live.has(b.id) && inScope(b, scope)).slice(0, limit);
+      const orphans = [...tables.batches.values()]
+        .filter((b) => b.created < before && !live.has(b.id) && inScope(b, scope))
+        .slice(0, limit);
       for (const b of orphans) tables.batches.delete(b.id);
       return old.length;
     },

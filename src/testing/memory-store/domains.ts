@@ -17,7 +17,9 @@ export function memoryDomainStore(ctx: MemoryContext): DomainStore {
     create: (input) =>
       ctx.write((tables) => {
         requireParent(tables.subAccounts.has(input.subAccountId), `sub-account ${input.subAccountId}`);
-        const taken = [...tables.domains.values()].some((d) => d.subAccountId === input.subAccountId && d.name === input.name);
+        const taken = [...tables.domains.values()].some(
+          (d) => d.subAccountId === input.subAccountId && d.name === input.name,
+        );
         if (taken) return failure('duplicate-name');
         const id = ctx.nextId('domains');
         const row: DomainRow = {
@@ -55,7 +57,9 @@ export function memoryDomainStore(ctx: MemoryContext): DomainStore {
 
     list: (subAccountId, query) =>
       ctx.read((tables) => {
-        const rows = [...tables.domains.values()].filter((d) => d.subAccountId === subAccountId && contains(d.name, query.search));
+        const rows = [...tables.domains.values()].filter(
+          (d) => d.subAccountId === subAccountId && contains(d.name, query.search),
+        );
         return page(rows, query).map(asDomain);
       }),
 
@@ -80,8 +84,15 @@ export function memoryDomainStore(ctx: MemoryContext): DomainStore {
         const row = owned(tables, subAccountId, id);
         if (!row || (row.dkimPending?.selector ?? '') !== ifPendingSelector) return null;
         const { current, pending, previous, rotatedAt, ...flags } = patch;
-        const changes: Partial<DomainRow> = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined));
-        if (current) Object.assign(changes, { dkimSelector: current.selector, dkimPublicKey: current.publicKey, dkimPrivateKeySealed: current.privateKeySealed });
+        const changes: Partial<DomainRow> = Object.fromEntries(
+          Object.entries(flags).filter(([, value]) => value !== undefined),
+        );
+        if (current)
+          Object.assign(changes, {
+            dkimSelector: current.selector,
+            dkimPublicKey: current.publicKey,
+            dkimPrivateKeySealed: current.privateKeySealed,
+          });
         if (pending !== undefined) changes.dkimPending = pending;
         if (previous !== undefined) changes.dkimPrevious = previous;
         if (rotatedAt !== undefined) changes.dkimRotatedAt = rotatedAt;
@@ -90,6 +101,7 @@ export function memoryDomainStore(ctx: MemoryContext): DomainStore {
         return asDomain(next);
       }),
 
-    delete: (subAccountId, id) => ctx.write((tables) => (owned(tables, subAccountId, id) ? tables.domains.delete(id) : false)),
+    delete: (subAccountId, id) =>
+      ctx.write((tables) => (owned(tables, subAccountId, id) ? tables.domains.delete(id) : false)),
   };
 }

@@ -19,12 +19,21 @@ export function memoryIdempotencyStore(ctx: MemoryContext): IdempotencyStore {
       ctx.read((tables) => {
         const row = tables.idempotencyKeys.get(rowKey(subAccountId, key));
         if (!row || row.expiresMs <= nowMs) return null;
-        return { subAccountId: row.subAccountId, key, requestHash: row.requestHash, response: row.response, createdMs: row.createdMs, expiresMs: row.expiresMs };
+        return {
+          subAccountId: row.subAccountId,
+          key,
+          requestHash: row.requestHash,
+          response: row.response,
+          createdMs: row.createdMs,
+          expiresMs: row.expiresMs,
+        };
       }),
 
     deleteExpired: (nowMs, limit) =>
       ctx.write((tables) => {
-        const stale = [...tables.idempotencyKeys.values()].filter((r) => r.expiresMs <= nowMs).slice(0, Math.max(0, limit));
+        const stale = [...tables.idempotencyKeys.values()]
+          .filter((r) => r.expiresMs <= nowMs)
+          .slice(0, Math.max(0, limit));
         for (const r of stale) tables.idempotencyKeys.delete(r.key);
         return stale.length;
       }),

@@ -18,14 +18,18 @@ const owned = (tables: TableRows, accountId: number, id: number): IpPoolRow | un
 };
 
 const nameTaken = (tables: TableRows, accountId: number, name: string, exceptId?: number) =>
-  [...tables.ipPools.values()].some((p) => p.accountId === accountId && p.id !== exceptId && p.name.toLowerCase() === name.toLowerCase());
+  [...tables.ipPools.values()].some(
+    (p) => p.accountId === accountId && p.id !== exceptId && p.name.toLowerCase() === name.toLowerCase(),
+  );
 
 /** A pool with its members and its overflow pool's name. */
 function detail(tables: TableRows, row: IpPoolRow): IpPoolDetail {
   const pool: IpPoolRecord = toRecord(row);
   const overflow = pool.overflowPoolId === null ? undefined : owned(tables, pool.accountId, pool.overflowPoolId);
   const ips = [...tables.poolIps.values()].filter((m) => m.poolId === pool.id).map((m) => tables.ips.get(m.ipId)!);
-  const tpsps = [...tables.poolTpsps.values()].filter((m) => m.poolId === pool.id).map((m) => tables.tpsps.get(m.tpspId)!);
+  const tpsps = [...tables.poolTpsps.values()]
+    .filter((m) => m.poolId === pool.id)
+    .map((m) => tables.tpsps.get(m.tpspId)!);
   return {
     pool,
     overflowPoolName: overflow?.name ?? '',
@@ -35,10 +39,20 @@ function detail(tables: TableRows, row: IpPoolRow): IpPoolDetail {
 }
 
 /** The reference checks of a pool write, in the Kysely store's order. `poolId` is `null` on create. */
-function checkReferences(tables: TableRows, accountId: number, poolId: number | null, input: IpPoolInput): IpPoolWriteFailure | null {
+function checkReferences(
+  tables: TableRows,
+  accountId: number,
+  poolId: number | null,
+  input: IpPoolInput,
+): IpPoolWriteFailure | null {
   const ipIds = [...new Set(input.ipIds)];
   if (ipIds.some((id) => tables.ips.get(id)?.accountId !== accountId)) return 'unknown-ip';
-  if (ipIds.some((id) => { const member = tables.poolIps.get(id); return member !== undefined && member.poolId !== poolId; })) {
+  if (
+    ipIds.some((id) => {
+      const member = tables.poolIps.get(id);
+      return member !== undefined && member.poolId !== poolId;
+    })
+  ) {
     return 'ip-in-other-pool';
   }
   if ([...new Set(input.tpspIds)].some((id) => tables.tpsps.get(id)?.accountId !== accountId)) return 'unknown-tpsp';
@@ -47,7 +61,11 @@ function checkReferences(tables: TableRows, accountId: number, poolId: number | 
     if (!owned(tables, accountId, input.overflowPoolId)) return 'unknown-overflow-pool';
     // Following the chain from the target must never reach this pool again.
     const seen = new Set<number>();
-    for (let at: number | null = input.overflowPoolId; at !== null && !seen.has(at); at = owned(tables, accountId, at)?.overflowPoolId ?? null) {
+    for (
+      let at: number | null = input.overflowPoolId;
+      at !== null && !seen.has(at);
+      at = owned(tables, accountId, at)?.overflowPoolId ?? null
+    ) {
       if (at === poolId) return 'overflow-cycle';
       seen.add(at);
     }
@@ -66,7 +84,14 @@ function writeMembers(tables: TableRows, poolId: number, input: IpPoolInput): vo
   }
 }
 
-function poolRow(id: number, accountId: number, input: IpPoolInput, type: 0 | 1, created: EpochNs, updated: EpochNs): IpPoolRow {
+function poolRow(
+  id: number,
+  accountId: number,
+  input: IpPoolInput,
+  type: 0 | 1,
+  created: EpochNs,
+  updated: EpochNs,
+): IpPoolRow {
   return {
     key: id,
     id,
@@ -84,7 +109,14 @@ function poolRow(id: number, accountId: number, input: IpPoolInput, type: 0 | 1,
 }
 
 const SYSTEM_POOL: IpPoolInput = {
-  name: SYSTEM_POOL_NAME, routingStrategy: 0, routingMetaData: '{}', shouldOverflow: false, overflowPoolId: null, warmupInterval: 24, ipIds: [], tpspIds: [],
+  name: SYSTEM_POOL_NAME,
+  routingStrategy: 0,
+  routingMetaData: '{}',
+  shouldOverflow: false,
+  overflowPoolId: null,
+  warmupInterval: 24,
+  ipIds: [],
+  tpspIds: [],
 };
 
 /** {@link IpPoolStore} of the in-memory store. */
@@ -96,7 +128,9 @@ export function memoryIpPoolStore(ctx: MemoryContext): IpPoolStore {
         if (!row) {
           requireParent(tables.accounts.has(accountId), `account ${accountId}`);
           if (nameTaken(tables, accountId, SYSTEM_POOL_NAME)) {
-            throw new Error(`the system pool of account ${accountId} could not be created: the name ${SYSTEM_POOL_NAME} is taken`);
+            throw new Error(
+              `the system pool of account ${accountId} could not be created: the name ${SYSTEM_POOL_NAME} is taken`,
+            );
           }
           row = poolRow(ctx.nextId('ipPools'), accountId, SYSTEM_POOL, 0, created, created);
           tables.ipPools.set(row.id, row);
@@ -124,15 +158,18 @@ export function memoryIpPoolStore(ctx: MemoryContext): IpPoolStore {
 
     findByName: (accountId, name) =>
       ctx.read((tables) => {
-        const row = [...tables.ipPools.values()].find((p) => p.accountId === accountId && p.name.toLowerCase() === name.toLowerCase());
+        const row = [...tables.ipPools.values()].find(
+          (p) => p.accountId === accountId && p.name.toLowerCase() === name.toLowerCase(),
+        );
         return row ? toRecord(row) : null;
       }),
 
     list: (accountId, query) =>
       ctx.read((tables) =>
-        page([...tables.ipPools.values()].filter((p) => p.accountId === accountId && contains(p.name, query.search)), query).map((row) =>
-          detail(tables, row),
-        ),
+        page(
+          [...tables.ipPools.values()].filter((p) => p.accountId === accountId && contains(p.name, query.search)),
+          query,
+        ).map((row) => detail(tables, row)),
       ),
 
     update: (accountId, id, input, updated) =>
@@ -153,10 +190,12 @@ export function memoryIpPoolStore(ctx: MemoryContext): IpPoolStore {
         const row = owned(tables, accountId, id);
         if (!row) return failure('not-found');
         if (row.type === 0) return failure('system-pool');
-        if ([...tables.ipPools.values()].some((p) => p.accountId === accountId && p.overflowPoolId === id)) return failure('overflow-target');
+        if ([...tables.ipPools.values()].some((p) => p.accountId === accountId && p.overflowPoolId === id))
+          return failure('overflow-target');
         // Sub-accounts that sent from it by default fall back to the system pool; IPs and TPSPs stay, unassigned.
         for (const s of [...tables.subAccounts.values()]) {
-          if (s.accountId === accountId && s.defaultIpPoolId === id) tables.subAccounts.set(s.id, { ...s, defaultIpPoolId: null });
+          if (s.accountId === accountId && s.defaultIpPoolId === id)
+            tables.subAccounts.set(s.id, { ...s, defaultIpPoolId: null });
         }
         writeMembers(tables, id, { ...SYSTEM_POOL, ipIds: [], tpspIds: [] });
         tables.ipPools.delete(id);

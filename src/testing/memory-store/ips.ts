@@ -45,7 +45,10 @@ export function memoryIpStore(ctx: MemoryContext): IpStore {
 
     list: (accountId, query) =>
       ctx.read((tables) =>
-        page([...tables.ips.values()].filter((ip) => ip.accountId === accountId && contains(ip.publicIp, query.search)), query).map(asIp),
+        page(
+          [...tables.ips.values()].filter((ip) => ip.accountId === accountId && contains(ip.publicIp, query.search)),
+          query,
+        ).map(asIp),
       ),
 
     findByAddresses: (accountId, addresses) =>
@@ -85,7 +88,9 @@ export function memoryIpStore(ctx: MemoryContext): IpStore {
 
 /** Another TPSP of the account with that name (case-insensitively), if any. */
 const tpspNameTaken = (tables: TableRows, accountId: number, name: string, exceptId?: number) =>
-  [...tables.tpsps.values()].some((t) => t.accountId === accountId && t.id !== exceptId && t.name.toLowerCase() === name.toLowerCase());
+  [...tables.tpsps.values()].some(
+    (t) => t.accountId === accountId && t.id !== exceptId && t.name.toLowerCase() === name.toLowerCase(),
+  );
 
 /** {@link TpspStore} of the in-memory store. */
 export function memoryTpspStore(ctx: MemoryContext): TpspStore {
@@ -108,14 +113,18 @@ export function memoryTpspStore(ctx: MemoryContext): TpspStore {
 
     list: (accountId, query) =>
       ctx.read((tables) =>
-        page([...tables.tpsps.values()].filter((t) => t.accountId === accountId && contains(t.name, query.search)), query).map(asTpsp),
+        page(
+          [...tables.tpsps.values()].filter((t) => t.accountId === accountId && contains(t.name, query.search)),
+          query,
+        ).map(asTpsp),
       ),
 
     update: (accountId, id, patch) =>
       ctx.write((tables) => {
         const row = ownedTpsp(tables, accountId, id);
         // The Kysely store checks the name first: a rename of a missing TPSP to a taken name is a duplicate.
-        if (patch.name !== undefined && tpspNameTaken(tables, accountId, patch.name, id)) return failure('duplicate-name');
+        if (patch.name !== undefined && tpspNameTaken(tables, accountId, patch.name, id))
+          return failure('duplicate-name');
         if (!row) return failure('not-found');
         const changes = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
         const next: TpspRow = { ...row, ...changes };

@@ -81,7 +81,9 @@ export function memoryJobStore(ctx: MemoryContext): JobStore {
         const wanted = kinds ? new Set(kinds) : null;
         // Due pending jobs and expired leases, in the order of the Kysely store's index scan.
         const due = [...tables.jobs.values()]
-          .filter((row) => row.availableAt !== null && row.availableAt <= at && (wanted === null || wanted.has(row.kind)))
+          .filter(
+            (row) => row.availableAt !== null && row.availableAt <= at && (wanted === null || wanted.has(row.kind)),
+          )
           .sort((a, b) => a.availableAt! - b.availableAt! || a.id - b.id)
           .slice(0, Math.floor(limit));
         const claimed = due.map((row): JobRow => ({
@@ -101,7 +103,14 @@ export function memoryJobStore(ctx: MemoryContext): JobStore {
       settle(id, workerId, (row) =>
         retryAt === null
           ? { ...row, state: 'dead', availableAt: null, activeDedupeKey: null, lockedBy: null, lastError: error }
-          : { ...row, state: 'pending', runAt: ms(retryAt), availableAt: ms(retryAt), lockedBy: null, lastError: error },
+          : {
+              ...row,
+              state: 'pending',
+              runAt: ms(retryAt),
+              availableAt: ms(retryAt),
+              lockedBy: null,
+              lastError: error,
+            },
       ),
 
     extendLease: (id, workerId, until) => settle(id, workerId, (row) => ({ ...row, availableAt: ms(until) })),
@@ -136,7 +145,8 @@ export function memoryJobStore(ctx: MemoryContext): JobStore {
           if (row.state !== 'pending') continue;
           const line = stats.get(row.kind) ?? { kind: row.kind, pending: 0, oldestDueAt: null };
           line.pending++;
-          if (row.runAt <= ms(now) && (line.oldestDueAt === null || row.runAt < line.oldestDueAt)) line.oldestDueAt = row.runAt;
+          if (row.runAt <= ms(now) && (line.oldestDueAt === null || row.runAt < line.oldestDueAt))
+            line.oldestDueAt = row.runAt;
           stats.set(row.kind, line);
         }
         return [...stats.values()];

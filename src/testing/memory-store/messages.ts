@@ -6,7 +6,10 @@ import { memoryActivityQueries } from './activity.js';
 
 const asMessage = (row: MessageRow): MessageRecord => toRecord(row);
 
-function withBatch(tables: TableRows, row: MessageRow | undefined): { message: MessageRecord; batch: SendBatchRecord } | null {
+function withBatch(
+  tables: TableRows,
+  row: MessageRow | undefined,
+): { message: MessageRecord; batch: SendBatchRecord } | null {
   const batch = row && tables.batches.get(row.batchId);
   return row && batch ? { message: asMessage(row), batch: toRecord(batch) } : null;
 }
@@ -25,9 +28,12 @@ export function memoryMessageStore(ctx: MemoryContext): MessageStore {
   const nextSeq = () => ctx.nextId('events');
   return {
     listActivity: (filter, page) => ctx.read((tables) => memoryActivityQueries(tables).listActivity(filter, page)),
-    listActivityEvents: (filter, page) => ctx.read((tables) => memoryActivityQueries(tables).listActivityEvents(filter, page)),
-    deleteMessagesBefore: (before, limit, scope) => ctx.write((tables) => memoryActivityQueries(tables).deleteMessagesBefore(before, limit, scope)),
-    deleteEventsBefore: (before, limit, scope) => ctx.write((tables) => memoryActivityQueries(tables).deleteEventsBefore(before, limit, scope)),
+    listActivityEvents: (filter, page) =>
+      ctx.read((tables) => memoryActivityQueries(tables).listActivityEvents(filter, page)),
+    deleteMessagesBefore: (before, limit, scope) =>
+      ctx.write((tables) => memoryActivityQueries(tables).deleteMessagesBefore(before, limit, scope)),
+    deleteEventsBefore: (before, limit, scope) =>
+      ctx.write((tables) => memoryActivityQueries(tables).deleteEventsBefore(before, limit, scope)),
 
     insertAccepted: (batch, messages, events) =>
       ctx.write((tables) => {

@@ -1,5 +1,12 @@
 import { zeroCounters } from '../../stats/counters.js';
-import { ALL_MAIL, STORED_COUNTERS, type StatsScope, type StatsStore, type StoredCounter, type StoredCounters } from '../../store/stats-store.js';
+import {
+  ALL_MAIL,
+  STORED_COUNTERS,
+  type StatsScope,
+  type StatsStore,
+  type StoredCounter,
+  type StoredCounters,
+} from '../../store/stats-store.js';
 import type { MemoryContext } from './common.js';
 import type { StatsRow } from './rows.js';
 import type { TableRows } from './tables.js';

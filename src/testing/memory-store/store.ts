@@ -115,7 +115,11 @@ function transactionAccess(db: MemoryDatabase, tables: TableRows, state: { open:
  * `jobs` that raise the wake-up signal for what they enqueue: at once outside a transaction, at
  * commit inside one (`enqueued` is the transaction's flag).
  */
-function signallingJobs(db: MemoryDatabase, access: MemoryContext, enqueued: { value: boolean } | null): MailplaneStore['jobs'] {
+function signallingJobs(
+  db: MemoryDatabase,
+  access: MemoryContext,
+  enqueued: { value: boolean } | null,
+): MailplaneStore['jobs'] {
   const jobs = memoryJobStore(access);
   return {
     ...jobs,
@@ -130,7 +134,12 @@ function signallingJobs(db: MemoryDatabase, access: MemoryContext, enqueued: { v
   };
 }
 
-function buildStore(db: MemoryDatabase, access: MemoryContext, inTransaction: boolean, enqueued: { value: boolean } | null = null): MailplaneStore {
+function buildStore(
+  db: MemoryDatabase,
+  access: MemoryContext,
+  inTransaction: boolean,
+  enqueued: { value: boolean } | null = null,
+): MailplaneStore {
   const store: MailplaneStore = {
     accounts: memoryAccountStore(access),
     subAccounts: memorySubAccountStore(access),
@@ -212,6 +221,14 @@ function buildStore(db: MemoryDatabase, access: MemoryContext, inTransaction: bo
  * const mailplane = createMailplane({ store: createMemoryStore(), secret: 'a test secret of at least 32 characters', transport });
  */
 export function createMemoryStore(): MailplaneStore {
-  const db: MemoryDatabase = { tables: createTables(), sequences: new Map(), exclusive: createMutex(), closed: false, settings: new Map(), jobsDue: new Set(), dashboardSessions: mapDashboardSessionStore() };
+  const db: MemoryDatabase = {
+    tables: createTables(),
+    sequences: new Map(),
+    exclusive: createMutex(),
+    closed: false,
+    settings: new Map(),
+    jobsDue: new Set(),
+    dashboardSessions: mapDashboardSessionStore(),
+  };
   return buildStore(db, committedAccess(db), false);
 }

@@ -8,7 +8,9 @@ const sameName = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** Another sub-account of the account with that name (case-insensitively), if any. */
 const nameTaken = (tables: TableRows, accountId: number, name: string, exceptId?: number) =>
-  [...tables.subAccounts.values()].some((s) => s.accountId === accountId && s.id !== exceptId && sameName(s.name, name));
+  [...tables.subAccounts.values()].some(
+    (s) => s.accountId === accountId && s.id !== exceptId && sameName(s.name, name),
+  );
 
 const owned = (tables: TableRows, accountId: number, id: number): SubAccountRow | undefined => {
   const row = tables.subAccounts.get(id);
@@ -27,7 +29,8 @@ export function memorySubAccountStore(ctx: MemoryContext): SubAccountStore {
         // or its key hash, unique store-wide) answers duplicate-name.
         const keyTaken = [...tables.subAccounts.values()].some((s) => s.apiKeyHash === input.apiKeyHash);
         if (keyTaken || nameTaken(tables, input.accountId, input.name)) return failure('duplicate-name');
-        if ([...tables.smtpAuths.values()].some((a) => a.username === input.smtpAuth.username)) uniqueViolation('SMTP username');
+        if ([...tables.smtpAuths.values()].some((a) => a.username === input.smtpAuth.username))
+          uniqueViolation('SMTP username');
         const id = ctx.nextId('subAccounts');
         const row: SubAccountRow = {
           key: id,
@@ -70,7 +73,9 @@ export function memorySubAccountStore(ctx: MemoryContext): SubAccountStore {
 
     list: (accountId, query) =>
       ctx.read((tables) => {
-        const rows = [...tables.subAccounts.values()].filter((s) => s.accountId === accountId && contains(s.name, query.search));
+        const rows = [...tables.subAccounts.values()].filter(
+          (s) => s.accountId === accountId && contains(s.name, query.search),
+        );
         return page(rows, query).map(asSubAccount);
       }),
 
@@ -101,13 +106,16 @@ export function memorySubAccountStore(ctx: MemoryContext): SubAccountStore {
         if (!owned(tables, accountId, id)) return false;
         tables.subAccounts.delete(id);
         // What the Kysely schema's cascades remove with it: credentials, domains and suppressions.
-        for (const auth of [...tables.smtpAuths.values()]) if (auth.subAccountId === id) tables.smtpAuths.delete(auth.key);
-        for (const domain of [...tables.domains.values()]) if (domain.subAccountId === id) tables.domains.delete(domain.key);
+        for (const auth of [...tables.smtpAuths.values()])
+          if (auth.subAccountId === id) tables.smtpAuths.delete(auth.key);
+        for (const domain of [...tables.domains.values()])
+          if (domain.subAccountId === id) tables.domains.delete(domain.key);
         for (const s of [...tables.suppressions.values()]) if (s.subAccountId === id) tables.suppressions.delete(s.key);
         for (const t of [...tables.templates.values()]) {
           if (t.subAccountId !== id) continue;
           tables.templates.delete(t.key);
-          for (const v of [...tables.templateVersions.values()]) if (v.templateId === t.id) tables.templateVersions.delete(v.key);
+          for (const v of [...tables.templateVersions.values()])
+            if (v.templateId === t.id) tables.templateVersions.delete(v.key);
         }
         return true;
       }),
@@ -121,7 +129,9 @@ export function memorySubAccountStore(ctx: MemoryContext): SubAccountStore {
     listSmtpAuths: (subAccountIds) =>
       ctx.read((tables) => {
         const wanted = new Set(subAccountIds);
-        return byId([...tables.smtpAuths.values()].filter((a) => wanted.has(a.subAccountId))).map((a): SmtpAuthRecord => toRecord(a));
+        return byId([...tables.smtpAuths.values()].filter((a) => wanted.has(a.subAccountId))).map((a): SmtpAuthRecord =>
+          toRecord(a),
+        );
       }),
 
     findBySmtpUsername: (username) =>
@@ -134,7 +144,9 @@ export function memorySubAccountStore(ctx: MemoryContext): SubAccountStore {
     listRetentionOverrides: () =>
       ctx.read((tables) =>
         byId(tables.subAccounts.values()).flatMap((s) =>
-          s.retentionDays === null ? [] : [{ accountId: s.accountId, subAccountId: s.id, retentionDays: s.retentionDays }],
+          s.retentionDays === null
+            ? []
+            : [{ accountId: s.accountId, subAccountId: s.id, retentionDays: s.retentionDays }],
         ),
       ),
   };

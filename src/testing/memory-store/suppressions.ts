@@ -25,7 +25,15 @@ export function memorySuppressionStore(ctx: MemoryContext): SuppressionStore {
         for (const [key, entry] of [...firstOf].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
           if (tables.suppressions.has(key)) continue;
           const id = ctx.nextId('suppressions');
-          tables.suppressions.set(key, { key, id, subAccountId, email: entry.email, type: entry.type, smtpError: entry.smtpError ?? '', created: entry.created });
+          tables.suppressions.set(key, {
+            key,
+            id,
+            subAccountId,
+            email: entry.email,
+            type: entry.type,
+            smtpError: entry.smtpError ?? '',
+            created: entry.created,
+          });
         }
         return [...firstOf.keys()].map((key) => asSuppression(tables.suppressions.get(key)!));
       }),

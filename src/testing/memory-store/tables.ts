@@ -111,9 +111,30 @@ export interface TableRows {
 
 /** Table names, in one list so creating and overlaying them cannot forget one. */
 const TABLES = [
-  'accounts', 'subAccounts', 'smtpAuths', 'domains', 'suppressions', 'ips', 'tpsps', 'ipPools', 'poolIps',
-  'poolTpsps', 'webhooks', 'jobs', 'stats', 'batches', 'messages', 'events', 'warmupProgress', 'dailySends',
-  'warmupTraffic', 'rateLimits', 'sandboxMessages', 'templates', 'templateVersions', 'idempotencyKeys',
+  'accounts',
+  'subAccounts',
+  'smtpAuths',
+  'domains',
+  'suppressions',
+  'ips',
+  'tpsps',
+  'ipPools',
+  'poolIps',
+  'poolTpsps',
+  'webhooks',
+  'jobs',
+  'stats',
+  'batches',
+  'messages',
+  'events',
+  'warmupProgress',
+  'dailySends',
+  'warmupTraffic',
+  'rateLimits',
+  'sandboxMessages',
+  'templates',
+  'templateVersions',
+  'idempotencyKeys',
   'webhookDeliveries',
 ] as const satisfies ReadonlyArray<keyof TableRows>;
 
@@ -124,7 +145,9 @@ export function createTables(): TableRows {
 
 /** A view of `tables` whose writes stay in it until `commit()`: a transaction, or a savepoint inside one. */
 export function overlay(tables: TableRows): { tables: TableRows; commit: () => void } {
-  const layers = Object.fromEntries(TABLES.map((name) => [name, new OverlayRows(tables[name] as Rows<unknown, unknown>)]));
+  const layers = Object.fromEntries(
+    TABLES.map((name) => [name, new OverlayRows(tables[name] as Rows<unknown, unknown>)]),
+  );
   return {
     tables: layers as unknown as TableRows,
     commit: () => {

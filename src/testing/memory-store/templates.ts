@@ -1,5 +1,11 @@
 import { failure, success } from '../../store/outcome.js';
-import type { TemplateContent, TemplateRecord, TemplateStore, TemplateSummary, TemplateVersionRecord } from '../../store/index.js';
+import type {
+  TemplateContent,
+  TemplateRecord,
+  TemplateStore,
+  TemplateSummary,
+  TemplateVersionRecord,
+} from '../../store/index.js';
 import { contains, page, requireParent, toRecord, type MemoryContext } from './common.js';
 import type { TemplateRow, TemplateVersionRow } from './rows.js';
 import type { TableRows } from './tables.js';
@@ -12,10 +18,24 @@ const owned = (tables: TableRows, subAccountId: number, id: number): TemplateRow
 };
 
 const byName = (tables: TableRows, subAccountId: number, name: string): TemplateRow | undefined =>
-  [...tables.templates.values()].find((t) => t.subAccountId === subAccountId && t.name.toLowerCase() === name.toLowerCase());
+  [...tables.templates.values()].find(
+    (t) => t.subAccountId === subAccountId && t.name.toLowerCase() === name.toLowerCase(),
+  );
 
-function putVersion(tables: TableRows, templateId: number, version: number, content: TemplateContent, created: bigint): void {
-  const row: TemplateVersionRow = { key: versionKey(templateId, version), templateId, version, ...structuredClone(content), created };
+function putVersion(
+  tables: TableRows,
+  templateId: number,
+  version: number,
+  content: TemplateContent,
+  created: bigint,
+): void {
+  const row: TemplateVersionRow = {
+    key: versionKey(templateId, version),
+    templateId,
+    version,
+    ...structuredClone(content),
+    created,
+  };
   tables.templateVersions.set(row.key, row);
 }
 
@@ -37,7 +57,16 @@ export function memoryTemplateStore(ctx: MemoryContext): TemplateStore {
         requireParent(tables.subAccounts.has(input.subAccountId), `sub-account ${input.subAccountId}`);
         if (byName(tables, input.subAccountId, input.name)) return failure('duplicate-name');
         const id = ctx.nextId('templates');
-        const row: TemplateRow = { key: id, id, subAccountId: input.subAccountId, name: input.name, activeVersion: 1, latestVersion: 1, created: input.created, updated: input.created };
+        const row: TemplateRow = {
+          key: id,
+          id,
+          subAccountId: input.subAccountId,
+          name: input.name,
+          activeVersion: 1,
+          latestVersion: 1,
+          created: input.created,
+          updated: input.created,
+        };
         tables.templates.set(id, row);
         putVersion(tables, id, 1, input.content, input.created);
         return success(record(tables, row));
@@ -57,7 +86,9 @@ export function memoryTemplateStore(ctx: MemoryContext): TemplateStore {
 
     list: (subAccountId, query) =>
       ctx.read((tables) => {
-        const rows = [...tables.templates.values()].filter((t) => t.subAccountId === subAccountId && contains(t.name, query.search));
+        const rows = [...tables.templates.values()].filter(
+          (t) => t.subAccountId === subAccountId && contains(t.name, query.search),
+        );
         return page(rows, query).map((row) => summary(tables, row));
       }),
 
@@ -67,13 +98,18 @@ export function memoryTemplateStore(ctx: MemoryContext): TemplateStore {
         if (!row) return failure('not-found');
         const holder = update.name === undefined ? undefined : byName(tables, subAccountId, update.name);
         if (holder && holder.id !== id) return failure('duplicate-name');
-        const next: TemplateRow = { ...row, updated: update.updated, ...(update.name !== undefined && { name: update.name }) };
+        const next: TemplateRow = {
+          ...row,
+          updated: update.updated,
+          ...(update.name !== undefined && { name: update.name }),
+        };
         if (update.content) {
           next.latestVersion = row.latestVersion + 1;
           next.activeVersion = next.latestVersion;
           putVersion(tables, id, next.latestVersion, update.content, update.updated);
           for (const v of [...tables.templateVersions.values()]) {
-            if (v.templateId === id && v.version <= next.latestVersion - update.keepVersions) tables.templateVersions.delete(v.key);
+            if (v.templateId === id && v.version <= next.latestVersion - update.keepVersions)
+              tables.templateVersions.delete(v.key);
           }
         }
         tables.templates.set(id, next);
@@ -109,7 +145,8 @@ export function memoryTemplateStore(ctx: MemoryContext): TemplateStore {
       ctx.write((tables) => {
         if (!owned(tables, subAccountId, id)) return false;
         tables.templates.delete(id);
-        for (const v of [...tables.templateVersions.values()]) if (v.templateId === id) tables.templateVersions.delete(v.key);
+        for (const v of [...tables.templateVersions.values()])
+          if (v.templateId === id) tables.templateVersions.delete(v.key);
         return true;
       }),
   };

@@ -10,7 +10,14 @@ export function memoryWarmupStore(ctx: MemoryContext): WarmupStore {
         for (const e of entries.filter((entry) => tables.ips.has(entry.ipId))) {
           const dayKey = `${e.ipId}\u0000${e.day}\u0000${e.provider}`;
           const day = tables.dailySends.get(dayKey);
-          if (e.sent > 0 && !e.reserved) tables.dailySends.set(dayKey, { key: dayKey, ipId: e.ipId, day: e.day, provider: e.provider, sent: (day?.sent ?? 0) + e.sent });
+          if (e.sent > 0 && !e.reserved)
+            tables.dailySends.set(dayKey, {
+              key: dayKey,
+              ipId: e.ipId,
+              day: e.day,
+              provider: e.provider,
+              sent: (day?.sent ?? 0) + e.sent,
+            });
           const windowKey = `${e.ipId}\u0000${e.startedAt}\u0000${e.window}\u0000${e.provider}`;
           const window = tables.warmupTraffic.get(windowKey);
           tables.warmupTraffic.set(windowKey, {
@@ -94,7 +101,8 @@ export function memoryWarmupStore(ctx: MemoryContext): WarmupStore {
 
     prune: (ipId, beforeDay, keepStartedAt) =>
       ctx.write((tables) => {
-        for (const r of [...tables.dailySends.values()]) if (r.ipId === ipId && r.day < beforeDay) tables.dailySends.delete(r.key);
+        for (const r of [...tables.dailySends.values()])
+          if (r.ipId === ipId && r.day < beforeDay) tables.dailySends.delete(r.key);
         for (const r of [...tables.warmupTraffic.values()]) {
           if (r.ipId === ipId && r.startedAt !== keepStartedAt) tables.warmupTraffic.delete(r.key);
         }

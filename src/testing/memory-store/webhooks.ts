@@ -17,8 +17,19 @@ const asWebhook = (row: WebhookRow): WebhookRecord => toRecord(row);
 
 /** The switches a webhook has (a toggle name from outside the contract selects nothing). */
 const TOGGLES: ReadonlySet<string> = new Set([
-  'processed', 'delivered', 'dropped', 'softBounced', 'hardBounced', 'opened', 'clicked', 'unsubscribed', 'spam', 'sent',
-  'smtpDropped', 'uniqueOpen', 'uniqueClick',
+  'processed',
+  'delivered',
+  'dropped',
+  'softBounced',
+  'hardBounced',
+  'opened',
+  'clicked',
+  'unsubscribed',
+  'spam',
+  'sent',
+  'smtpDropped',
+  'uniqueOpen',
+  'uniqueClick',
 ]);
 
 /** The state of a new webhook (migration 0020's columns). */
@@ -40,7 +51,13 @@ export function memoryWebhookStore(ctx: MemoryContext): WebhookStore {
         requireParent(tables.accounts.has(input.accountId), `account ${input.accountId}`);
         if (urlTaken(tables, input.accountId, input.url)) return failure('duplicate-url');
         const id = ctx.nextId('webhooks');
-        const row: WebhookRow = { key: id, id, ...structuredClone(input), ...NOT_ROTATED_FAILING_OR_REPLAYING, updated: input.created };
+        const row: WebhookRow = {
+          key: id,
+          id,
+          ...structuredClone(input),
+          ...NOT_ROTATED_FAILING_OR_REPLAYING,
+          updated: input.created,
+        };
         tables.webhooks.set(id, row);
         return success(asWebhook(row));
       }),
@@ -53,7 +70,10 @@ export function memoryWebhookStore(ctx: MemoryContext): WebhookStore {
 
     list: (accountId, query) =>
       ctx.read((tables) =>
-        page([...tables.webhooks.values()].filter((w) => w.accountId === accountId && contains(w.url, query.search)), query).map(asWebhook),
+        page(
+          [...tables.webhooks.values()].filter((w) => w.accountId === accountId && contains(w.url, query.search)),
+          query,
+        ).map(asWebhook),
       ),
 
     update: (accountId, id, patch) =>
@@ -63,7 +83,11 @@ export function memoryWebhookStore(ctx: MemoryContext): WebhookStore {
         if (patch.url !== undefined && urlTaken(tables, accountId, patch.url, id)) return failure('duplicate-url');
         const { rotateTo, ...fields } = patch;
         const changes = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
-        const rotation = rotateTo && { secretSealed: rotateTo.secretSealed, previousSecretSealed: row.secretSealed, previousSecretUntil: rotateTo.previousUntil };
+        const rotation = rotateTo && {
+          secretSealed: rotateTo.secretSealed,
+          previousSecretSealed: row.secretSealed,
+          previousSecretUntil: rotateTo.previousUntil,
+        };
         const next: WebhookRow = { ...row, ...changes, ...rotation };
         tables.webhooks.set(id, next);
         return success(asWebhook(next));
@@ -74,14 +98,17 @@ export function memoryWebhookStore(ctx: MemoryContext): WebhookStore {
         const row = owned(tables, accountId, id);
         if (!row) return null;
         tables.webhooks.delete(id);
-        for (const entry of [...tables.webhookDeliveries.values()]) if (entry.webhookId === id) tables.webhookDeliveries.delete(entry.key);
+        for (const entry of [...tables.webhookDeliveries.values()])
+          if (entry.webhookId === id) tables.webhookDeliveries.delete(entry.key);
         return asWebhook(row);
       }),
 
     listEnabledForEvent: (accountId, toggle) =>
       ctx.read((tables) => {
         if (!TOGGLES.has(toggle)) return [];
-        return byId([...tables.webhooks.values()].filter((w) => w.accountId === accountId && w.enabled && w[toggle])).map(asWebhook);
+        return byId(
+          [...tables.webhooks.values()].filter((w) => w.accountId === accountId && w.enabled && w[toggle]),
+        ).map(asWebhook);
       }),
 
     recordDeliveryOutcome: (accountId, id, outcome) =>
@@ -105,7 +132,8 @@ export function memoryWebhookStore(ctx: MemoryContext): WebhookStore {
       ctx.write((tables) => {
         const row = owned(tables, accountId, id);
         if (!row) return false;
-        const free = row.replayId === null || row.replayId === claim.replayId || (row.replayClaimedAt ?? 0n) < claim.staleBefore;
+        const free =
+          row.replayId === null || row.replayId === claim.replayId || (row.replayClaimedAt ?? 0n) < claim.staleBefore;
         if (free) tables.webhooks.set(id, { ...row, replayId: claim.replayId, replayClaimedAt: claim.at });
         return free;
       }),
@@ -136,7 +164,10 @@ export function memoryWebhookStore(ctx: MemoryContext): WebhookStore {
 
     deleteDeliveriesBefore: (before, limit) =>
       ctx.write((tables) => {
-        const old = [...tables.webhookDeliveries.values()].filter((d) => d.created < before).sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : 0)).slice(0, limit);
+        const old = [...tables.webhookDeliveries.values()]
+          .filter((d) => d.created < before)
+          .sort((a, b) => (a.created < b.created ? -1 : a.created > b.created ? 1 : 0))
+          .slice(0, limit);
         for (const row of old) tables.webhookDeliveries.delete(row.key);
         return old.length;
       }),

@@ -26,7 +26,11 @@ export function statsMigration(_dialect: DialectName) {
         .addColumn('grp', 'text', (c) => c.notNull());
       for (const column of COUNTER_COLUMNS) table = table.addColumn(column, 'bigint', (c) => c.notNull().defaultTo(0));
       await table.addPrimaryKeyConstraint('stats_daily_pk', ['sub_account_id', 'day', 'grp']).execute();
-      await db.schema.createIndex('stats_daily_account').on('stats_daily').columns(['account_id', 'grp', 'day']).execute();
+      await db.schema
+        .createIndex('stats_daily_account')
+        .on('stats_daily')
+        .columns(['account_id', 'grp', 'day'])
+        .execute();
     },
   };
 }

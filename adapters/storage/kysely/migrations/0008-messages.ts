@@ -35,7 +35,11 @@ export function messagesMigration(_dialect: DialectName) {
         .addColumn('smtp_code', 'integer')
         .addColumn('smtp_description', 'text', (c) => c.notNull().defaultTo(''))
         .execute();
-      await db.schema.createIndex('messages_batch_status').on('messages').columns(['batch_id', 'status', 'id']).execute();
+      await db.schema
+        .createIndex('messages_batch_status')
+        .on('messages')
+        .columns(['batch_id', 'status', 'id'])
+        .execute();
       await db.schema
         .createTable('events')
         .addColumn('id', 'text', (c) => c.primaryKey())

@@ -11,7 +11,10 @@ export function messageCopiesMigration(_dialect: DialectName) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       await db.schema.alterTable('messages').addColumn('copy_of', 'text').execute();
-      await db.schema.alterTable('messages').addColumn('separate_copies', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('messages')
+        .addColumn('separate_copies', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
     },
   };
 }

@@ -22,7 +22,11 @@ export function sandboxMessagesMigration(dialect: DialectName) {
         .addColumn('received', 'bigint', (c) => c.notNull())
         .execute();
       // Every query is one account's messages by id (list newest first, trim the oldest).
-      await db.schema.createIndex('sandbox_messages_account').on('sandbox_messages').columns(['account_id', 'id']).execute();
+      await db.schema
+        .createIndex('sandbox_messages_account')
+        .on('sandbox_messages')
+        .columns(['account_id', 'id'])
+        .execute();
     },
   };
 }

@@ -19,12 +19,21 @@ export function activityMigration(_dialect: DialectName) {
         send_batches: { id: string; content: string };
       }>;
       for (const column of ['to_key', 'from_key', 'group_key']) {
-        await db.schema.alterTable('messages').addColumn(column, 'text', (c) => c.notNull().defaultTo('')).execute();
+        await db.schema
+          .alterTable('messages')
+          .addColumn(column, 'text', (c) => c.notNull().defaultTo(''))
+          .execute();
       }
       await sql`update messages set to_key = lower(to_email)`.execute(db);
       let after = '';
       for (;;) {
-        const sends = await typed.selectFrom('send_batches').select(['id', 'content']).where('id', '>', after).orderBy('id').limit(BACKFILL_PAGE).execute();
+        const sends = await typed
+          .selectFrom('send_batches')
+          .select(['id', 'content'])
+          .where('id', '>', after)
+          .orderBy('id')
+          .limit(BACKFILL_PAGE)
+          .execute();
         for (const send of sends) {
           const content = JSON.parse(send.content) as { from: { email: string }; groups: string[] };
           await typed
@@ -36,7 +45,8 @@ export function activityMigration(_dialect: DialectName) {
         if (sends.length < BACKFILL_PAGE) break;
         after = sends[sends.length - 1]!.id;
       }
-      const index = (name: string, table: string, columns: string[]) => db.schema.createIndex(name).on(table).columns(columns).execute();
+      const index = (name: string, table: string, columns: string[]) =>
+        db.schema.createIndex(name).on(table).columns(columns).execute();
       await index('messages_activity', 'messages', ['account_id', 'submitted_at', 'id']);
       await index('messages_activity_sub', 'messages', ['account_id', 'sub_account_id', 'submitted_at', 'id']);
       await index('messages_activity_to', 'messages', ['account_id', 'to_key', 'submitted_at', 'id']);

@@ -13,7 +13,8 @@ export function retentionOverrideMigration(_dialect: DialectName) {
     async up(db: Kysely<unknown>): Promise<void> {
       // Days a sub-account's messages and events are kept; null = the instance default.
       await db.schema.alterTable('sub_accounts').addColumn('retention_days', 'integer').execute();
-      const index = (name: string, table: string, columns: string[]) => db.schema.createIndex(name).on(table).columns(columns).execute();
+      const index = (name: string, table: string, columns: string[]) =>
+        db.schema.createIndex(name).on(table).columns(columns).execute();
       await index('messages_activity_status', 'messages', ['account_id', 'status', 'submitted_at', 'id']);
       await index('messages_activity_pool', 'messages', ['account_id', 'ip_pool_id', 'submitted_at', 'id']);
       await index('events_activity_type', 'events', ['account_id', 'type', 'created', 'id']);

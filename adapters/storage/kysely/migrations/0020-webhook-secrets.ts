@@ -10,7 +10,8 @@ import type { DialectName } from '../dialect.js';
 export function webhookSecretsMigration(_dialect: DialectName) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      const add = (column: string, type: 'text' | 'bigint') => db.schema.alterTable('webhooks').addColumn(column, type).execute();
+      const add = (column: string, type: 'text' | 'bigint') =>
+        db.schema.alterTable('webhooks').addColumn(column, type).execute();
       await add('previous_secret_sealed', 'text');
       await add('previous_secret_until', 'bigint');
       await add('failing_since', 'bigint');

@@ -2,7 +2,16 @@ import { sql, type Kysely } from 'kysely';
 import type { DialectName } from '../dialect.js';
 
 /** The tables whose rows nodes cache (webhook presence, routing tables): a write to one bumps the version. */
-export const CACHED_TABLES = ['webhooks', 'ip_pools', 'ip_pool_ips', 'ip_pool_tpsps', 'ips', 'tpsps', 'sub_accounts', 'domains'] as const;
+export const CACHED_TABLES = [
+  'webhooks',
+  'ip_pools',
+  'ip_pool_ips',
+  'ip_pool_tpsps',
+  'ips',
+  'tpsps',
+  'sub_accounts',
+  'domains',
+] as const;
 
 /**
  * One row, `cache_version.version`, that every write to account configuration bumps in its own

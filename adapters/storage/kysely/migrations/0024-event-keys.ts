@@ -17,12 +17,16 @@ export function eventKeysMigration(_dialect: DialectName) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       for (const column of ['to_key', 'from_key', 'group_key', 'status']) {
-        await db.schema.alterTable('events').addColumn(column, 'text', (c) => c.notNull().defaultTo('')).execute();
+        await db.schema
+          .alterTable('events')
+          .addColumn(column, 'text', (c) => c.notNull().defaultTo(''))
+          .execute();
       }
       await db.schema.alterTable('events').addColumn('ip_pool_id', 'integer').execute();
       await sql`update events set to_key = m.to_key, from_key = m.from_key, group_key = m.group_key, status = m.status, ip_pool_id = m.ip_pool_id
         from messages as m where m.id = events.message_id`.execute(db);
-      const index = (name: string, columns: string[]) => db.schema.createIndex(name).on('events').columns(columns).execute();
+      const index = (name: string, columns: string[]) =>
+        db.schema.createIndex(name).on('events').columns(columns).execute();
       await index('events_activity_to', ['account_id', 'to_key', 'created', 'id']);
       await index('events_activity_from', ['account_id', 'from_key', 'created', 'id']);
       await index('events_activity_status', ['account_id', 'status', 'created', 'id']);

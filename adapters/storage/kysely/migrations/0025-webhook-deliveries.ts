@@ -27,7 +27,11 @@ export function webhookDeliveriesMigration(dialect: DialectName) {
         .addColumn('next_retry_at', 'bigint')
         .execute();
       // "Newest for one webhook" (the reads also filter by account, which the webhook implies).
-      await db.schema.createIndex('webhook_deliveries_webhook_created').on('webhook_deliveries').columns(['webhook_id', 'created', 'id']).execute();
+      await db.schema
+        .createIndex('webhook_deliveries_webhook_created')
+        .on('webhook_deliveries')
+        .columns(['webhook_id', 'created', 'id'])
+        .execute();
       // The retention job's "oldest first".
       await db.schema.createIndex('webhook_deliveries_created').on('webhook_deliveries').column('created').execute();
     },

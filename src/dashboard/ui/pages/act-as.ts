@@ -20,12 +20,22 @@ export interface ActAs {
 export function useActAs(page: string, arg: string | undefined): ActAs {
   const { api, session } = useApp();
   const isAccount = session.kind === 'account';
-  const subs = useLoad(() => (isAccount ? api.call<SubAccount[]>('GET', '/account/subaccount', { query: { limit: '100' } }) : Promise.resolve([])), []);
+  const subs = useLoad(
+    () =>
+      isAccount
+        ? api.call<SubAccount[]>('GET', '/account/subaccount', { query: { limit: '100' } })
+        : Promise.resolve([]),
+    [],
+  );
   const actAs = isAccount ? Number(arg ?? subs.data?.[0]?.id ?? NaN) : undefined;
   const ready = !isAccount || Number.isInteger(actAs);
   const picker = isAccount
-    ? html`<label>Sub-account
-          <select value=${String(actAs)} onChange=${(e: Event) => (location.hash = `#/${page}/${(e.target as HTMLSelectElement).value}`)}>
+    ? html`<label
+          >Sub-account
+          <select
+            value=${String(actAs)}
+            onChange=${(e: Event) => (location.hash = `#/${page}/${(e.target as HTMLSelectElement).value}`)}
+          >
             ${(subs.data ?? []).map((s) => html`<option value=${String(s.id)}>${s.name}</option>`)}
           </select>
         </label>

@@ -48,11 +48,19 @@ function Mailbox({ mailbox }: { mailbox: { email: string; name?: string } }) {
 export function Activity() {
   const { api, session } = useApp();
   const prefix = session.kind === 'account' ? '/account' : '/subaccount';
-  const [draft, setDraft] = useState<Record<string, string>>({ recipient: '', sender: '', status: '', from: '', to: '' });
+  const [draft, setDraft] = useState<Record<string, string>>({
+    recipient: '',
+    sender: '',
+    status: '',
+    from: '',
+    to: '',
+  });
   const [filters, setFilters] = useState(draft);
   const [pages, setPages] = useState<{ items: MessageItem[]; nextCursor: string | null }[]>([]);
   const first = useLoad(async () => {
-    const page = await api.call<{ items: MessageItem[]; nextCursor: string | null }>('GET', `${prefix}/message`, { query: activityQuery(filters) });
+    const page = await api.call<{ items: MessageItem[]; nextCursor: string | null }>('GET', `${prefix}/message`, {
+      query: activityQuery(filters),
+    });
     setPages([page]);
     return page;
   }, [filters]);
@@ -60,14 +68,17 @@ export function Activity() {
   const loadMore = async () => {
     const cursor = pages[pages.length - 1]?.nextCursor;
     try {
-      const page = await api.call<{ items: MessageItem[]; nextCursor: string | null }>('GET', `${prefix}/message`, { query: activityQuery(filters, cursor) });
+      const page = await api.call<{ items: MessageItem[]; nextCursor: string | null }>('GET', `${prefix}/message`, {
+        query: activityQuery(filters, cursor),
+      });
       setPages([...pages, page]);
     } catch (error) {
       setMore((error as Error).message);
     }
   };
   const items = pages.flatMap((p) => p.items);
-  const set = (name: string) => (event: Event) => setDraft({ ...draft, [name]: (event.target as HTMLInputElement).value });
+  const set = (name: string) => (event: Event) =>
+    setDraft({ ...draft, [name]: (event.target as HTMLInputElement).value });
   const search = (event: Event) => {
     event.preventDefault();
     setFilters({ ...draft });
@@ -75,9 +86,12 @@ export function Activity() {
   return html`<section aria-labelledby="activity-title">
     <h1 id="activity-title">Activity</h1>
     <form class="filters" role="search" aria-label="Search messages" onSubmit=${search}>
-      <label>Recipient <input type="email" name="recipient" value=${draft.recipient} onInput=${set('recipient')} /></label>
+      <label
+        >Recipient <input type="email" name="recipient" value=${draft.recipient} onInput=${set('recipient')}
+      /></label>
       <label>Sender <input type="email" name="sender" value=${draft.sender} onInput=${set('sender')} /></label>
-      <label>Status
+      <label
+        >Status
         <select name="status" value=${draft.status} onChange=${set('status')}>
           <option value="">Any</option>
           ${['queued', 'deferred', 'delivered', 'dropped', 'smtp_dropped', 'hard_bounced'].map((s) => html`<option value=${s}>${s}</option>`)}
@@ -90,27 +104,47 @@ export function Activity() {
     <${ErrorNote} message=${first.error ?? more} />
     ${first.loading && html`<${Status}>Searching…</${Status}>`}
     ${!first.loading && items.length === 0 && !first.error && html`<${Status}>No messages match.</${Status}>`}
-    ${items.length > 0 &&
-    html`<table class="list">
-      <caption>Messages, newest first</caption>
-      <thead><tr><th scope="col">Submitted</th><th scope="col">Recipient</th><th scope="col">Subject</th><th scope="col">Status</th></tr></thead>
-      <tbody>
-        ${items.map(
-          (m) => html`<tr>
-            <td>${formatNs(m.submittedAt)}</td>
-            <td>${shownText(m.to.email)}</td>
-            <td><a href=${`#/message/${encodeURIComponent(m.messageID)}`}>${shownText(m.subject) || '(no subject)'}</a></td>
-            <td><span class=${`badge status-${m.status}`}>${m.status}</span></td>
-          </tr>`,
-        )}
-      </tbody>
-    </table>`}
+    ${
+      items.length > 0 &&
+      html`<table class="list">
+        <caption>
+          Messages, newest first
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Submitted</th>
+            <th scope="col">Recipient</th>
+            <th scope="col">Subject</th>
+            <th scope="col">Status</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${items.map(
+            (m) =>
+              html`<tr>
+                <td>${formatNs(m.submittedAt)}</td>
+                <td>${shownText(m.to.email)}</td>
+                <td>
+                  <a href=${`#/message/${encodeURIComponent(m.messageID)}`}
+                    >${shownText(m.subject) || '(no subject)'}</a
+                  >
+                </td>
+                <td><span class=${`badge status-${m.status}`}>${m.status}</span></td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>`
+    }
     ${pages[pages.length - 1]?.nextCursor && html`<button type="button" onClick=${loadMore}>Load more</button>`}
   </section>`;
 }
 
 /** The message and its events, oldest first, from the single-message route of the session's kind of key. */
-async function loadMessage(api: ReturnType<typeof useApp>['api'], kind: string | undefined, id: string): Promise<{ message: MessageItem; events: EventItem[] }> {
+async function loadMessage(
+  api: ReturnType<typeof useApp>['api'],
+  kind: string | undefined,
+  id: string,
+): Promise<{ message: MessageItem; events: EventItem[] }> {
   const prefix = kind === 'account' ? '/account' : '/subaccount';
   const message = await api.call<MessageItem>('GET', `${prefix}/message/${encodeURIComponent(id)}`);
   return { message, events: message.events ?? [] };
@@ -126,27 +160,39 @@ export function MessagePage({ id }: { id: string }) {
     <h1 id="message-title">Message ${id}</h1>
     <${ErrorNote} message=${loaded.error} />
     ${loaded.loading && html`<${Status}>Loading the message…</${Status}>`}
-    ${m &&
-    html`<dl class="facts">
-        <dt>Subject</dt><dd>${shownText(m.subject) || '(no subject)'}</dd>
-        <dt>From</dt><dd><${Mailbox} mailbox=${m.from} /></dd>
-        <dt>To</dt><dd><${Mailbox} mailbox=${m.to} /></dd>
-        <dt>Status</dt><dd><span class=${`badge status-${m.status}`}>${m.status}</span></dd>
-        <dt>Submitted</dt><dd>${formatNs(m.submittedAt)}</dd>
-        <dt>Attempts</dt><dd>${m.attempt}</dd>
-        <dt>Sub-account</dt><dd>${m.subAccountID}</dd>
-        <dt>IP</dt><dd>${m.ipID ?? '—'}</dd>
-        <dt>Pool</dt><dd>${m.ipPool ?? m.accountIPPoolID ?? '—'}</dd>
-      </dl>
-      <h2>Timeline</h2>
-      <ol class="timeline" aria-label="Events, oldest first">
-        ${loaded.data!.events.map(
-          (e) => html`<li class=${eventIsProblem(e.type) ? 'problem' : ''}>
-            <strong>${eventName(e.type)}</strong> <time>${formatNs(e.submittedAt)}</time>
-            ${e.smtpCode !== undefined && html`<div class="smtp">SMTP reply: ${e.smtpDescription?.startsWith(String(e.smtpCode)) ? e.smtpDescription : `${e.smtpCode} ${e.smtpDescription ?? ''}`}</div>`}
-            ${(e.ipID !== undefined || e.ipPoolID !== undefined) && html`<div class="route">IP ${e.ipID ?? '—'}, pool ${e.ipPoolID ?? '—'}</div>`}
-          </li>`,
-        )}
-      </ol>`}
+    ${
+      m &&
+      html`<dl class="facts">
+          <dt>Subject</dt>
+          <dd>${shownText(m.subject) || '(no subject)'}</dd>
+          <dt>From</dt>
+          <dd><${Mailbox} mailbox=${m.from} /></dd>
+          <dt>To</dt>
+          <dd><${Mailbox} mailbox=${m.to} /></dd>
+          <dt>Status</dt>
+          <dd><span class=${`badge status-${m.status}`}>${m.status}</span></dd>
+          <dt>Submitted</dt>
+          <dd>${formatNs(m.submittedAt)}</dd>
+          <dt>Attempts</dt>
+          <dd>${m.attempt}</dd>
+          <dt>Sub-account</dt>
+          <dd>${m.subAccountID}</dd>
+          <dt>IP</dt>
+          <dd>${m.ipID ?? '—'}</dd>
+          <dt>Pool</dt>
+          <dd>${m.ipPool ?? m.accountIPPoolID ?? '—'}</dd>
+        </dl>
+        <h2>Timeline</h2>
+        <ol class="timeline" aria-label="Events, oldest first">
+          ${loaded.data!.events.map(
+            (e) =>
+              html`<li class=${eventIsProblem(e.type) ? 'problem' : ''}>
+                <strong>${eventName(e.type)}</strong> <time>${formatNs(e.submittedAt)}</time>
+                ${e.smtpCode !== undefined && html`<div class="smtp">SMTP reply: ${e.smtpDescription?.startsWith(String(e.smtpCode)) ? e.smtpDescription : `${e.smtpCode} ${e.smtpDescription ?? ''}`}</div>`}
+                ${(e.ipID !== undefined || e.ipPoolID !== undefined) && html`<div class="route">IP ${e.ipID ?? '—'}, pool ${e.ipPoolID ?? '—'}</div>`}
+              </li>`,
+          )}
+        </ol>`
+    }
   </section>`;
 }

@@ -51,7 +51,11 @@ interface RecordRow {
   note?: string;
 }
 
-const DKIM_LABELS: Record<DkimRecord['state'], string> = { active: 'DKIM', pending: 'DKIM, new key', retiring: 'DKIM, old key' };
+const DKIM_LABELS: Record<DkimRecord['state'], string> = {
+  active: 'DKIM',
+  pending: 'DKIM, new key',
+  retiring: 'DKIM, old key',
+};
 
 /**
  * The rows of `domain`: every DKIM record (during a rotation the new key's, to publish, and after
@@ -73,12 +77,25 @@ function recordRows(domain: Domain): RecordRow[] {
   }));
   const others = RECORDS.filter((r) => domain[r.field]).map((r) => {
     const found = domain[r.verified] === true;
-    return { label: r.label, record: domain[r.field] as DnsRecord, found, problem: !found && r.reason ? (domain[r.reason] as string | undefined) : undefined };
+    return {
+      label: r.label,
+      record: domain[r.field] as DnsRecord,
+      found,
+      problem: !found && r.reason ? (domain[r.reason] as string | undefined) : undefined,
+    };
   });
   return [...dkim, ...others];
 }
 
-function DomainCard({ domain, actAs, onChange }: { domain: Domain; actAs: number | undefined; onChange: (d: Domain) => void }) {
+function DomainCard({
+  domain,
+  actAs,
+  onChange,
+}: {
+  domain: Domain;
+  actAs: number | undefined;
+  onChange: (d: Domain) => void;
+}) {
   const { api } = useApp();
   const [state, setState] = useState<{ busy: boolean; error?: string }>({ busy: false });
   /** Calls the API on this domain and shows the domain it answers. */
@@ -93,27 +110,73 @@ function DomainCard({ domain, actAs, onChange }: { domain: Domain; actAs: number
   };
   const rotating = domain.dkimRecords.some((r) => r.state === 'pending');
   return html`<article class="domain" aria-labelledby=${`domain-${domain.id}`}>
-    <h2 id=${`domain-${domain.id}`}>${domain.name} <span class=${`badge ${domain.verified ? 'status-delivered' : 'status-deferred'}`}>${domain.verified ? 'verified' : 'not verified'}</span></h2>
+    <h2 id=${`domain-${domain.id}`}>
+      ${domain.name}
+      <span class=${`badge ${domain.verified ? 'status-delivered' : 'status-deferred'}`}
+        >${domain.verified ? 'verified' : 'not verified'}</span
+      >
+    </h2>
     <table class="list records">
-      <caption>Records to publish for ${domain.name}</caption>
-      <thead><tr><th scope="col">Record</th><th scope="col">Type</th><th scope="col">Host</th><th scope="col">Value</th><th scope="col">State</th></tr></thead>
+      <caption>
+        Records to publish for ${domain.name}
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Record</th>
+          <th scope="col">Type</th>
+          <th scope="col">Host</th>
+          <th scope="col">Value</th>
+          <th scope="col">State</th>
+        </tr>
+      </thead>
       <tbody>
         ${recordRows(domain).map(
-          ({ label, record, found, problem, note }) => html`<tr>
-            <th scope="row">${label}</th>
-            <td>${record.type}</td>
-            <td><code>${record.host}</code> <${CopyButton} text=${record.host} label=${`${label} host`} /></td>
-            <td><code class="value">${record.textValue}</code> <${CopyButton} text=${record.textValue} label=${`${label} value`} /></td>
-            <td>${found ? html`<span class="badge status-delivered">found</span>` : html`<span class="badge status-deferred">not found</span>`} ${problem ? html`<span class="reason">${problem}</span>` : null} ${note ? html`<span class="hint">${note}</span>` : null}</td>
-          </tr>`,
+          ({ label, record, found, problem, note }) =>
+            html`<tr>
+              <th scope="row">${label}</th>
+              <td>${record.type}</td>
+              <td><code>${record.host}</code> <${CopyButton} text=${record.host} label=${`${label} host`} /></td>
+              <td>
+                <code class="value">${record.textValue}</code>
+                <${CopyButton} text=${record.textValue} label=${`${label} value`} />
+              </td>
+              <td>
+                ${found ? html`<span class="badge status-delivered">found</span>` : html`<span class="badge status-deferred">not found</span>`}
+                ${problem ? html`<span class="reason">${problem}</span>` : null}
+                ${note ? html`<span class="hint">${note}</span>` : null}
+              </td>
+            </tr>`,
         )}
       </tbody>
     </table>
     <div class="actions">
-      <button type="button" onClick=${() => act('POST', '/verify')} disabled=${state.busy} aria-label=${`Check the DNS records of ${domain.name} now`}>${state.busy ? 'Working…' : 'Check DNS now'}</button>
-      ${rotating
-        ? html`<button type="button" onClick=${() => act('DELETE', '/dkim/rotate')} disabled=${state.busy} aria-label=${`Abandon the DKIM key rotation of ${domain.name}`}>Abandon the DKIM rotation</button>`
-        : html`<button type="button" onClick=${() => act('POST', '/dkim/rotate')} disabled=${state.busy} aria-label=${`Rotate the DKIM key of ${domain.name}`}>Rotate the DKIM key</button>`}
+      <button
+        type="button"
+        onClick=${() => act('POST', '/verify')}
+        disabled=${state.busy}
+        aria-label=${`Check the DNS records of ${domain.name} now`}
+      >
+        ${state.busy ? 'Working…' : 'Check DNS now'}
+      </button>
+      ${
+        rotating
+          ? html`<button
+              type="button"
+              onClick=${() => act('DELETE', '/dkim/rotate')}
+              disabled=${state.busy}
+              aria-label=${`Abandon the DKIM key rotation of ${domain.name}`}
+            >
+              Abandon the DKIM rotation
+            </button>`
+          : html`<button
+              type="button"
+              onClick=${() => act('POST', '/dkim/rotate')}
+              disabled=${state.busy}
+              aria-label=${`Rotate the DKIM key of ${domain.name}`}
+            >
+              Rotate the DKIM key
+            </button>`
+      }
     </div>
     <${ErrorNote} message=${state.error} />
   </article>`;
@@ -126,7 +189,11 @@ export function Domains({ subAccountId }: { subAccountId: string | undefined }) 
   const [name, setName] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [changed, setChanged] = useState<Record<number, Domain>>({});
-  const list = useLoad(() => (ready ? api.call<Domain[]>('GET', '/subaccount/domain', { query: { limit: '100' }, actAs }) : Promise.resolve([])), [actAs, ready]);
+  const list = useLoad(
+    () =>
+      ready ? api.call<Domain[]>('GET', '/subaccount/domain', { query: { limit: '100' }, actAs }) : Promise.resolve([]),
+    [actAs, ready],
+  );
   const add = async (event: Event) => {
     event.preventDefault();
     setError(undefined);
@@ -141,11 +208,21 @@ export function Domains({ subAccountId }: { subAccountId: string | undefined }) 
   return html`<section aria-labelledby="domains-title">
     <h1 id="domains-title">Domains</h1>
     ${picker}
-    ${ready &&
-    html`<form class="inline" onSubmit=${add} aria-label="Add a domain">
-      <label>Domain name <input type="text" required value=${name} placeholder="mail.example.com" onInput=${(e: Event) => setName((e.target as HTMLInputElement).value)} /></label>
-      <button type="submit">Add domain</button>
-    </form>`}
+    ${
+      ready &&
+      html`<form class="inline" onSubmit=${add} aria-label="Add a domain">
+        <label
+          >Domain name
+          <input
+            type="text"
+            required
+            value=${name}
+            placeholder="mail.example.com"
+            onInput=${(e: Event) => setName((e.target as HTMLInputElement).value)}
+        /></label>
+        <button type="submit">Add domain</button>
+      </form>`
+    }
     <${ErrorNote} message=${error ?? list.error} />
     ${list.loading && html`<${Status}>Loading domains…</${Status}>`}
     ${(list.data ?? []).map((d) => html`<${DomainCard} key=${d.id} domain=${changed[d.id] ?? d} actAs=${actAs} onChange=${(next: Domain) => setChanged({ ...changed, [d.id]: next })} />`)}

@@ -31,9 +31,20 @@ export function AllocateIps({ onDone }: { onDone: () => void }) {
     }
   };
   return html`<form class="inline" aria-label="Allocate IPs" onSubmit=${submit}>
-    <label>IP addresses <input type="text" required value=${text} placeholder="203.0.113.7, 2001:db8::7" aria-describedby="allocate-help" onInput=${(e: Event) => setText((e.target as HTMLInputElement).value)} /></label>
+    <label
+      >IP addresses
+      <input
+        type="text"
+        required
+        value=${text}
+        placeholder="203.0.113.7, 2001:db8::7"
+        aria-describedby="allocate-help"
+        onInput=${(e: Event) => setText((e.target as HTMLInputElement).value)}
+    /></label>
     <span id="allocate-help" class="hint">separated by commas or spaces</span>
-    <label class="check"><input type="checkbox" checked=${warmup} onChange=${() => setWarmup(!warmup)} /> Warm up</label>
+    <label class="check"
+      ><input type="checkbox" checked=${warmup} onChange=${() => setWarmup(!warmup)} /> Warm up</label
+    >
     <${ErrorNote} message=${error} />
     <button type="submit" disabled=${busy}>Allocate</button>
   </form>`;

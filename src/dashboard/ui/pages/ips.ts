@@ -46,59 +46,116 @@ export function IpsAndPools() {
     <${ErrorNote} message=${error ?? ips.error ?? pools.error ?? tpsps.error} />
     ${(ips.loading || pools.loading) && html`<${Status}>Loading…</${Status}>`}
     ${ips.data && ips.data.length === 0 && html`<${Status}>No IPs allocated: mail goes out through the default route.</${Status}>`}
-    ${ips.data &&
-    ips.data.length > 0 &&
-    html`<table class="list">
-      <caption>IPs</caption>
-      <thead><tr><th scope="col">IP</th><th scope="col">Reverse DNS</th><th scope="col">State</th><th scope="col">Warmup</th><th scope="col">Added</th><th scope="col">Change</th></tr></thead>
-      <tbody>
-        ${ips.data.map(
-          (ip) => html`<tr>
-            <td>${ip.publicIp}</td><td>${ip.reverseDnsHostname || '—'}</td><td>${ip.state}</td>
-            <td>${ip.autoWarmupEnabled ? html`on${ip.autoWarmupStage !== undefined ? `, stage ${ip.autoWarmupStage}` : ''}
-                  <ul class="stages">${warmupStages(ip.autoWarmupPlan).map((s) => html`<li>${s.provider}: ${s.text}</li>`)}</ul>` : 'off'}</td>
-            <td>${formatNs(ip.created)}</td>
-            <td><button type="button" class="danger" onClick=${() => confirm(`Release ${ip.publicIp}? Pools stop using it.`) && remove(`/account/ip/${ip.id}`)}>Release ${ip.publicIp}</button></td>
-          </tr>`,
-        )}
-      </tbody>
-    </table>`}
+    ${
+      ips.data &&
+      ips.data.length > 0 &&
+      html`<table class="list">
+        <caption>
+          IPs
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">IP</th>
+            <th scope="col">Reverse DNS</th>
+            <th scope="col">State</th>
+            <th scope="col">Warmup</th>
+            <th scope="col">Added</th>
+            <th scope="col">Change</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${ips.data.map(
+            (ip) =>
+              html`<tr>
+                <td>${ip.publicIp}</td>
+                <td>${ip.reverseDnsHostname || '—'}</td>
+                <td>${ip.state}</td>
+                <td>
+                  ${
+                    ip.autoWarmupEnabled
+                      ? html`on${ip.autoWarmupStage !== undefined ? `, stage ${ip.autoWarmupStage}` : ''}
+                          <ul class="stages">
+                            ${warmupStages(ip.autoWarmupPlan).map((s) => html`<li>${s.provider}: ${s.text}</li>`)}
+                          </ul>`
+                      : 'off'
+                  }
+                </td>
+                <td>${formatNs(ip.created)}</td>
+                <td>
+                  <button
+                    type="button"
+                    class="danger"
+                    onClick=${() => confirm(`Release ${ip.publicIp}? Pools stop using it.`) && remove(`/account/ip/${ip.id}`)}
+                  >
+                    Release ${ip.publicIp}
+                  </button>
+                </td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>`
+    }
     ${pools.data && pools.data.length === 0 && html`<${Status}>No IP pools.</${Status}>`}
-    ${pools.data &&
-    pools.data.length > 0 &&
-    html`<table class="list">
-      <caption>IP pools</caption>
-      <thead><tr><th scope="col">Pool</th><th scope="col">Strategy</th><th scope="col">Overflow</th><th scope="col">Members</th><th scope="col">Change</th></tr></thead>
-      <tbody>
-        ${pools.data.map(
-          (p) => html`<tr>
-            <td>${p.name}</td>
-            <td>${STRATEGIES[p.routingStrategy] ?? p.routingStrategy}</td>
-            <td>${p.shouldOverflow ? `to ${p.overflowPoolName}` : 'no'}</td>
-            <td>${[...p.ips.map((ip) => ip.publicIp), ...p.thirdPartySendingProviders.map((t) => t.name)].join(', ') || '—'}</td>
-            <td>
-              <button type="button" aria-expanded=${editing === p.id} onClick=${() => setEditing(editing === p.id ? undefined : p.id)}>Edit ${p.name}</button>
-              ${p.type !== 0 && html` <button type="button" class="danger" onClick=${() => confirm(`Delete the pool ${p.name}?`) && remove(`/account/ippool/${p.id}`)}>Delete ${p.name}</button>`}
-            </td>
-          </tr>`,
-        )}
-      </tbody>
-    </table>`}
-    ${pools.data &&
-    editing !== undefined &&
-    pools.data.some((p) => p.id === editing) &&
-    html`<${PoolForm}
-      key=${editing}
-      pool=${pools.data.find((p) => p.id === editing)}
-      pools=${pools.data}
-      ips=${addresses}
-      tpsps=${tpsps.data ?? []}
-      onDone=${() => (setEditing(undefined), pools.reload())}
-      onCancel=${() => setEditing(undefined)}
-    />`}
-    ${pools.data &&
-    html`<h2>Create a pool</h2>
-      <${PoolForm} pools=${pools.data} ips=${addresses} tpsps=${tpsps.data ?? []} onDone=${() => pools.reload()} />`}
+    ${
+      pools.data &&
+      pools.data.length > 0 &&
+      html`<table class="list">
+        <caption>
+          IP pools
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Pool</th>
+            <th scope="col">Strategy</th>
+            <th scope="col">Overflow</th>
+            <th scope="col">Members</th>
+            <th scope="col">Change</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${pools.data.map(
+            (p) =>
+              html`<tr>
+                <td>${p.name}</td>
+                <td>${STRATEGIES[p.routingStrategy] ?? p.routingStrategy}</td>
+                <td>${p.shouldOverflow ? `to ${p.overflowPoolName}` : 'no'}</td>
+                <td>
+                  ${[...p.ips.map((ip) => ip.publicIp), ...p.thirdPartySendingProviders.map((t) => t.name)].join(', ') || '—'}
+                </td>
+                <td>
+                  <button
+                    type="button"
+                    aria-expanded=${editing === p.id}
+                    onClick=${() => setEditing(editing === p.id ? undefined : p.id)}
+                  >
+                    Edit ${p.name}
+                  </button>
+                  ${p.type !== 0 && html` <button type="button" class="danger" onClick=${() => confirm(`Delete the pool ${p.name}?`) && remove(`/account/ippool/${p.id}`)}>Delete ${p.name}</button>`}
+                </td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>`
+    }
+    ${
+      pools.data &&
+      editing !== undefined &&
+      pools.data.some((p) => p.id === editing) &&
+      html`<${PoolForm}
+        key=${editing}
+        pool=${pools.data.find((p) => p.id === editing)}
+        pools=${pools.data}
+        ips=${addresses}
+        tpsps=${tpsps.data ?? []}
+        onDone=${() => (setEditing(undefined), pools.reload())}
+        onCancel=${() => setEditing(undefined)}
+      />`
+    }
+    ${
+      pools.data &&
+      html`<h2>Create a pool</h2>
+        <${PoolForm} pools=${pools.data} ips=${addresses} tpsps=${tpsps.data ?? []} onDone=${() => pools.reload()} />`
+    }
     <h2>Allocate IPs</h2>
     <${AllocateIps} onDone=${() => ips.reload()} />
   </section>`;

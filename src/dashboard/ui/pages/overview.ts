@@ -22,22 +22,39 @@ function statPath(kind: string | undefined, scope: string): { path: string; quer
   return { path: '/account/stat', query: {} };
 }
 
-const Totals = ({ days, caption }: { days: readonly DayStat[]; caption: string }) => html`<table class="totals">
-  <caption>${caption}</caption>
-  <thead><tr>${seriesTotals(days).map((t) => html`<th scope="col">${t.label}</th>`)}</tr></thead>
-  <tbody><tr>${seriesTotals(days).map((t) => html`<td>${formatCount(t.total)}</td>`)}</tr></tbody>
-</table>`;
+const Totals = ({ days, caption }: { days: readonly DayStat[]; caption: string }) =>
+  html`<table class="totals">
+    <caption>
+      ${caption}
+    </caption>
+    <thead>
+      <tr>
+        ${seriesTotals(days).map((t) => html`<th scope="col">${t.label}</th>`)}
+      </tr>
+    </thead>
+    <tbody>
+      <tr>
+        ${seriesTotals(days).map((t) => html`<td>${formatCount(t.total)}</td>`)}
+      </tr>
+    </tbody>
+  </table>`;
 
 /** The overview page. */
 export function Overview() {
   const { api, session } = useApp();
   const [scope, setScope] = useState('all');
   const groups = useLoad(
-    () => (session.kind === 'account' ? api.call<string[]>('GET', '/account/stat/groups', { query: lastDays(Date.now(), 30) }) : Promise.resolve([])),
+    () =>
+      session.kind === 'account'
+        ? api.call<string[]>('GET', '/account/stat/groups', { query: lastDays(Date.now(), 30) })
+        : Promise.resolve([]),
     [],
   );
   const subAccounts = useLoad(
-    () => (session.kind === 'account' ? api.call<SubAccountItem[]>('GET', '/account/subaccount', { query: { limit: '100' } }) : Promise.resolve([])),
+    () =>
+      session.kind === 'account'
+        ? api.call<SubAccountItem[]>('GET', '/account/subaccount', { query: { limit: '100' } })
+        : Promise.resolve([]),
     [],
   );
   const stats = useLoad(async () => {
@@ -48,22 +65,27 @@ export function Overview() {
   }, [scope]);
   return html`<section aria-labelledby="overview-title">
     <h1 id="overview-title">Overview</h1>
-    ${session.kind === 'account' &&
-    html`<div class="filters">
-      <label>Scope
-        <select value=${scope} onChange=${(e: Event) => setScope((e.target as HTMLSelectElement).value)}>
-          <option value="all">Whole account</option>
-          ${(subAccounts.data ?? []).map((s) => html`<option value=${`sub:${s.id}`}>Sub-account: ${s.name}</option>`)}
-          ${(groups.data ?? []).map((g) => html`<option value=${`group:${g}`}>Group: ${g}</option>`)}
-        </select>
-      </label>
-    </div>`}
+    ${
+      session.kind === 'account' &&
+      html`<div class="filters">
+        <label
+          >Scope
+          <select value=${scope} onChange=${(e: Event) => setScope((e.target as HTMLSelectElement).value)}>
+            <option value="all">Whole account</option>
+            ${(subAccounts.data ?? []).map((s) => html`<option value=${`sub:${s.id}`}>Sub-account: ${s.name}</option>`)}
+            ${(groups.data ?? []).map((g) => html`<option value=${`group:${g}`}>Group: ${g}</option>`)}
+          </select>
+        </label>
+      </div>`
+    }
     <${ErrorNote} message=${stats.error ?? groups.error} />
     ${stats.loading && html`<${Status}>Loading statistics…</${Status}>`}
-    ${stats.data &&
-    html`<${Totals} days=${stats.data.today} caption="Today (UTC)" />
-      <${DailyChart} days=${stats.data.days} title="Last 30 days" />
-      <${Totals} days=${stats.data.days} caption="Last 30 days, totals" />`}
+    ${
+      stats.data &&
+      html`<${Totals} days=${stats.data.today} caption="Today (UTC)" />
+        <${DailyChart} days=${stats.data.days} title="Last 30 days" />
+        <${Totals} days=${stats.data.days} caption="Last 30 days, totals" />`
+    }
     ${session.kind === 'account' && subAccounts.data && groups.data && html`<${Comparison} subAccounts=${subAccounts.data} groupNames=${groups.data} />`}
   </section>`;
 }

@@ -81,39 +81,81 @@ export function PoolForm({ pool, pools, ips, tpsps, onDone, onCancel }: Props) {
       setBusy(false);
     }
   };
-  const toggleIp = (ip: string) => set('ips', draft.ips.includes(ip) ? draft.ips.filter((x) => x !== ip) : [...draft.ips, ip]);
-  const toggleTpsp = (tpsp: number) => set('tpsps', draft.tpsps.includes(tpsp) ? draft.tpsps.filter((x) => x !== tpsp) : [...draft.tpsps, tpsp]);
+  const toggleIp = (ip: string) =>
+    set('ips', draft.ips.includes(ip) ? draft.ips.filter((x) => x !== ip) : [...draft.ips, ip]);
+  const toggleTpsp = (tpsp: number) =>
+    set('tpsps', draft.tpsps.includes(tpsp) ? draft.tpsps.filter((x) => x !== tpsp) : [...draft.tpsps, tpsp]);
   return html`<form class="pool-form" aria-label=${pool ? `Edit ${what}` : 'Create IP pool'} onSubmit=${submit}>
-    <label>Pool name <input type="text" required maxlength="100" value=${draft.name} disabled=${pool?.type === 0} onInput=${(e: Event) => set('name', value(e))} /></label>
-    <label>Routing strategy
+    <label
+      >Pool name
+      <input
+        type="text"
+        required
+        maxlength="100"
+        value=${draft.name}
+        disabled=${pool?.type === 0}
+        onInput=${(e: Event) => set('name', value(e))}
+    /></label>
+    <label
+      >Routing strategy
       <select value=${String(draft.routingStrategy)} onChange=${(e: Event) => set('routingStrategy', Number(value(e)))}>
         ${STRATEGIES.map((label, n) => html`<option value=${String(n)}>${label}</option>`)}
       </select>
     </label>
-    ${draft.routingStrategy !== 0 &&
-    html`<label>Routing metadata (JSON)
-      <textarea rows="3" aria-describedby=${`${id}-meta-help`} value=${draft.routingMetaData} onInput=${(e: Event) => set('routingMetaData', value(e))}></textarea>
-    </label>
-    <span id=${`${id}-meta-help`} class="hint">the shape its strategy needs, see docs/ip-pools.md</span>`}
-    <label><input type="checkbox" checked=${draft.shouldOverflow} onChange=${(e: Event) => set('shouldOverflow', (e.target as HTMLInputElement).checked)} /> Overflow to another pool</label>
-    ${draft.shouldOverflow &&
-    html`<label>Overflow pool
-      <select value=${draft.overflowPoolName} onChange=${(e: Event) => set('overflowPoolName', value(e))}>
-        <option value="">Choose a pool</option>
-        ${pools.filter((p) => p.id !== pool?.id).map((p) => html`<option value=${p.name}>${p.name}</option>`)}
-      </select>
-    </label>`}
-    <label>Warmup interval (hours) <input type="number" min="1" max="720" value=${draft.warmupInterval} onInput=${(e: Event) => set('warmupInterval', value(e))} /></label>
-    ${ips.length > 0 &&
-    html`<fieldset>
-      <legend>Member IPs</legend>
-      ${ips.map((ip) => html`<label><input type="checkbox" checked=${draft.ips.includes(ip)} onChange=${() => toggleIp(ip)} /> ${ip}</label>`)}
-    </fieldset>`}
-    ${tpsps.length > 0 &&
-    html`<fieldset>
-      <legend>Third-party sending providers</legend>
-      ${tpsps.map((t) => html`<label><input type="checkbox" checked=${draft.tpsps.includes(t.id)} onChange=${() => toggleTpsp(t.id)} /> ${t.name}</label>`)}
-    </fieldset>`}
+    ${
+      draft.routingStrategy !== 0 &&
+      html`<label
+          >Routing metadata (JSON)
+          <textarea
+            rows="3"
+            aria-describedby=${`${id}-meta-help`}
+            value=${draft.routingMetaData}
+            onInput=${(e: Event) => set('routingMetaData', value(e))}
+          ></textarea>
+        </label>
+        <span id=${`${id}-meta-help`} class="hint">the shape its strategy needs, see docs/ip-pools.md</span>`
+    }
+    <label
+      ><input
+        type="checkbox"
+        checked=${draft.shouldOverflow}
+        onChange=${(e: Event) => set('shouldOverflow', (e.target as HTMLInputElement).checked)}
+      />
+      Overflow to another pool</label
+    >
+    ${
+      draft.shouldOverflow &&
+      html`<label
+        >Overflow pool
+        <select value=${draft.overflowPoolName} onChange=${(e: Event) => set('overflowPoolName', value(e))}>
+          <option value="">Choose a pool</option>
+          ${pools.filter((p) => p.id !== pool?.id).map((p) => html`<option value=${p.name}>${p.name}</option>`)}
+        </select>
+      </label>`
+    }
+    <label
+      >Warmup interval (hours)
+      <input
+        type="number"
+        min="1"
+        max="720"
+        value=${draft.warmupInterval}
+        onInput=${(e: Event) => set('warmupInterval', value(e))}
+    /></label>
+    ${
+      ips.length > 0 &&
+      html`<fieldset>
+        <legend>Member IPs</legend>
+        ${ips.map((ip) => html`<label><input type="checkbox" checked=${draft.ips.includes(ip)} onChange=${() => toggleIp(ip)} /> ${ip}</label>`)}
+      </fieldset>`
+    }
+    ${
+      tpsps.length > 0 &&
+      html`<fieldset>
+        <legend>Third-party sending providers</legend>
+        ${tpsps.map((t) => html`<label><input type="checkbox" checked=${draft.tpsps.includes(t.id)} onChange=${() => toggleTpsp(t.id)} /> ${t.name}</label>`)}
+      </fieldset>`
+    }
     <${ErrorNote} message=${error} />
     <button type="submit" disabled=${busy}>${pool ? `Save ${what}` : 'Create pool'}</button>
     ${onCancel && html`<button type="button" onClick=${onCancel}>Cancel</button>`}

@@ -30,22 +30,56 @@ function CapturedMessage({ id }: { id: number }) {
   return html`<article class="captured" aria-labelledby="captured-title">
     <h2 id="captured-title">${shownText(m.subject) || '(no subject)'}</h2>
     <dl class="facts">
-      <dt>DKIM</dt><dd><span class=${`badge ${m.dkim?.result === 'pass' ? 'status-delivered' : 'status-hard_bounced'}`}>${m.dkim?.result ?? 'none'}</span> ${m.dkim?.domain ?? ''} ${m.dkim?.selector ? `(selector ${m.dkim.selector})` : ''} ${m.dkim?.comment ?? ''}</dd>
-      <dt>Envelope from</dt><dd>${shownText(m.mailFrom)}</dd>
-      <dt>Envelope to</dt><dd>${shownText(m.rcptTo.join(', '))}</dd>
-      <dt>Received</dt><dd>${formatNs(m.received)}</dd>
-      <dt>Message</dt><dd><a href=${`#/message/${encodeURIComponent(m.messageId)}`}>${m.messageId}</a></dd>
+      <dt>DKIM</dt>
+      <dd>
+        <span class=${`badge ${m.dkim?.result === 'pass' ? 'status-delivered' : 'status-hard_bounced'}`}
+          >${m.dkim?.result ?? 'none'}</span
+        >
+        ${m.dkim?.domain ?? ''} ${m.dkim?.selector ? `(selector ${m.dkim.selector})` : ''} ${m.dkim?.comment ?? ''}
+      </dd>
+      <dt>Envelope from</dt>
+      <dd>${shownText(m.mailFrom)}</dd>
+      <dt>Envelope to</dt>
+      <dd>${shownText(m.rcptTo.join(', '))}</dd>
+      <dt>Received</dt>
+      <dd>${formatNs(m.received)}</dd>
+      <dt>Message</dt>
+      <dd><a href=${`#/message/${encodeURIComponent(m.messageId)}`}>${m.messageId}</a></dd>
     </dl>
-    ${mail.html !== undefined &&
-    html`<h3>HTML</h3>
-      <iframe class="mail-html" sandbox="" referrerpolicy="no-referrer" title="The message's HTML, without scripts" srcdoc=${mail.html}></iframe>`}
-    ${mail.text !== undefined && html`<h3>Text</h3><pre class="mail-text">${mail.text}</pre>`}
+    ${
+      mail.html !== undefined &&
+      html`<h3>HTML</h3>
+        <iframe
+          class="mail-html"
+          sandbox=""
+          referrerpolicy="no-referrer"
+          title="The message's HTML, without scripts"
+          srcdoc=${mail.html}
+        ></iframe>`
+    }
+    ${
+      mail.text !== undefined &&
+      html`<h3>Text</h3>
+        <pre class="mail-text">${mail.text}</pre>`
+    }
     <h3>Header fields</h3>
     <table class="list headers">
-      <caption class="visually-hidden">Header fields</caption>
-      <tbody>${mail.headers.map((h) => html`<tr><th scope="row">${shownText(h.name)}</th><td>${shownText(h.value)}</td></tr>`)}</tbody>
+      <caption class="visually-hidden">
+        Header fields
+      </caption>
+      <tbody>
+        ${mail.headers.map(
+          (h) =>
+            html`<tr>
+              <th scope="row">${shownText(h.name)}</th>
+              <td>${shownText(h.value)}</td>
+            </tr>`,
+        )}
+      </tbody>
     </table>
-    <button type="button" aria-expanded=${showRaw ? 'true' : 'false'} onClick=${() => setShowRaw(!showRaw)}>${showRaw ? 'Hide the source' : 'Show the source'}</button>
+    <button type="button" aria-expanded=${showRaw ? 'true' : 'false'} onClick=${() => setShowRaw(!showRaw)}>
+      ${showRaw ? 'Hide the source' : 'Show the source'}
+    </button>
     ${showRaw && html`<pre class="mail-raw">${m.raw}</pre>`}
   </article>`;
 }
@@ -61,20 +95,32 @@ export function SandboxInbox({ arg }: { arg: string | undefined }) {
     <${ErrorNote} message=${list.error} />
     ${list.loading && html`<${Status}>Loading captured mail…</${Status}>`}
     ${list.data && list.data.length === 0 && html`<${Status}>Nothing captured yet.</${Status}>`}
-    ${list.data &&
-    list.data.length > 0 &&
-    html`<table class="list">
-      <caption>Captured messages</caption>
-      <thead><tr><th scope="col">Received</th><th scope="col">To</th><th scope="col">Subject</th></tr></thead>
-      <tbody>
-        ${list.data.map(
-          (m) => html`<tr aria-current=${m.id === selected ? 'true' : undefined}>
-            <td>${formatNs(m.received)}</td><td>${shownText(m.rcptTo.join(', '))}</td>
-            <td><a href=${`#/sandbox/${m.id}`}>${shownText(m.subject) || '(no subject)'}</a></td>
-          </tr>`,
-        )}
-      </tbody>
-    </table>`}
+    ${
+      list.data &&
+      list.data.length > 0 &&
+      html`<table class="list">
+        <caption>
+          Captured messages
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Received</th>
+            <th scope="col">To</th>
+            <th scope="col">Subject</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${list.data.map(
+            (m) =>
+              html`<tr aria-current=${m.id === selected ? 'true' : undefined}>
+                <td>${formatNs(m.received)}</td>
+                <td>${shownText(m.rcptTo.join(', '))}</td>
+                <td><a href=${`#/sandbox/${m.id}`}>${shownText(m.subject) || '(no subject)'}</a></td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>`
+    }
     ${selected !== undefined && html`<${CapturedMessage} key=${selected} id=${selected} />`}
   </section>`;
 }

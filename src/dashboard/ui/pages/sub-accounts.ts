@@ -18,17 +18,25 @@ export interface SubAccount {
 }
 
 /** The key and credentials of a sub-account just created. */
-const Created = ({ created }: { created: SubAccount }) => html`<div class="created" role="region" aria-labelledby="created-title">
-  <h2 id="created-title">Sub-account “${created.name}” created</h2>
-  <p>Copy its API key and SMTP credentials now: they are not shown again.</p>
-  <dl class="facts">
-    <dt>API key</dt><dd><code data-testid="new-api-key">${created.apiKey}</code> <${CopyButton} text=${created.apiKey ?? ''} label="API key" /></dd>
-    ${created.smtpAuths.map(
-      (auth) => html`<dt>SMTP username</dt><dd><code>${auth.username}</code> <${CopyButton} text=${auth.username} label="SMTP username" /></dd>
-        <dt>SMTP password</dt><dd><code>${auth.password}</code> <${CopyButton} text=${auth.password ?? ''} label="SMTP password" /></dd>`,
-    )}
-  </dl>
-</div>`;
+const Created = ({ created }: { created: SubAccount }) =>
+  html`<div class="created" role="region" aria-labelledby="created-title">
+    <h2 id="created-title">Sub-account “${created.name}” created</h2>
+    <p>Copy its API key and SMTP credentials now: they are not shown again.</p>
+    <dl class="facts">
+      <dt>API key</dt>
+      <dd>
+        <code data-testid="new-api-key">${created.apiKey}</code>
+        <${CopyButton} text=${created.apiKey ?? ''} label="API key" />
+      </dd>
+      ${created.smtpAuths.map(
+        (auth) =>
+          html`<dt>SMTP username</dt>
+            <dd><code>${auth.username}</code> <${CopyButton} text=${auth.username} label="SMTP username" /></dd>
+            <dt>SMTP password</dt>
+            <dd><code>${auth.password}</code> <${CopyButton} text=${auth.password ?? ''} label="SMTP password" /></dd>`,
+      )}
+    </dl>
+  </div>`;
 
 /** The sub-accounts page. */
 export function SubAccounts() {
@@ -51,7 +59,9 @@ export function SubAccounts() {
   const setBlocked = async (sub: SubAccount, blocked: boolean) => {
     setError(undefined);
     try {
-      await api.call('PUT', `/account/subaccount/${sub.id}`, { body: blocked ? { blocked, block_reason: 'blocked from the dashboard' } : { blocked } });
+      await api.call('PUT', `/account/subaccount/${sub.id}`, {
+        body: blocked ? { blocked, block_reason: 'blocked from the dashboard' } : { blocked },
+      });
       list.reload();
     } catch (failure) {
       setError((failure as Error).message);
@@ -60,28 +70,59 @@ export function SubAccounts() {
   return html`<section aria-labelledby="subaccounts-title">
     <h1 id="subaccounts-title">Sub-accounts</h1>
     <form class="inline" onSubmit=${create} aria-label="Create a sub-account">
-      <label>Name <input type="text" required maxlength="100" value=${name} onInput=${(e: Event) => setName((e.target as HTMLInputElement).value)} /></label>
+      <label
+        >Name
+        <input
+          type="text"
+          required
+          maxlength="100"
+          value=${name}
+          onInput=${(e: Event) => setName((e.target as HTMLInputElement).value)}
+      /></label>
       <button type="submit">Create sub-account</button>
     </form>
     <${ErrorNote} message=${error ?? list.error} />
     ${created && html`<${Created} created=${created} />`}
     ${list.loading && html`<${Status}>Loading sub-accounts…</${Status}>`}
-    ${list.data &&
-    html`<table class="list">
-      <caption>Sub-accounts</caption>
-      <thead><tr><th scope="col">Id</th><th scope="col">Name</th><th scope="col">Created</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
-      <tbody>
-        ${list.data.map(
-          (s) => html`<tr>
-            <td>${s.id}</td><td>${s.name}</td><td>${formatNs(s.created)}</td>
-            <td>${s.blocked ? html`<span class="badge status-hard_bounced">blocked</span> ${s.block_reason ?? ''}` : html`<span class="badge status-delivered">active</span>`}</td>
-            <td>
-              <button type="button" onClick=${() => setBlocked(s, !s.blocked)} aria-label=${`${s.blocked ? 'Unblock' : 'Block'} ${s.name}`}>${s.blocked ? 'Unblock' : 'Block'}</button>
-              <a href=${`#/domains/${s.id}`} aria-label=${`Domains of ${s.name}`}>Domains</a>
-            </td>
-          </tr>`,
-        )}
-      </tbody>
-    </table>`}
+    ${
+      list.data &&
+      html`<table class="list">
+        <caption>
+          Sub-accounts
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Id</th>
+            <th scope="col">Name</th>
+            <th scope="col">Created</th>
+            <th scope="col">State</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${list.data.map(
+            (s) =>
+              html`<tr>
+                <td>${s.id}</td>
+                <td>${s.name}</td>
+                <td>${formatNs(s.created)}</td>
+                <td>
+                  ${s.blocked ? html`<span class="badge status-hard_bounced">blocked</span> ${s.block_reason ?? ''}` : html`<span class="badge status-delivered">active</span>`}
+                </td>
+                <td>
+                  <button
+                    type="button"
+                    onClick=${() => setBlocked(s, !s.blocked)}
+                    aria-label=${`${s.blocked ? 'Unblock' : 'Block'} ${s.name}`}
+                  >
+                    ${s.blocked ? 'Unblock' : 'Block'}
+                  </button>
+                  <a href=${`#/domains/${s.id}`} aria-label=${`Domains of ${s.name}`}>Domains</a>
+                </td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>`
+    }
   </section>`;
 }

@@ -65,46 +65,87 @@ export function Suppressions({ subAccountId }: { subAccountId: string | undefine
   return html`<section aria-labelledby="suppressions-title">
     <h1 id="suppressions-title">Suppressions</h1>
     ${picker}
-    ${ready &&
-    html`<form class="inline" onSubmit=${add} aria-label="Add a suppression">
-        <label>Address <input type="email" required value=${email} onInput=${(e: Event) => setEmail((e.target as HTMLInputElement).value)} /></label>
-        <label>Type
-          <select value=${type} onChange=${(e: Event) => setType((e.target as HTMLSelectElement).value)}>
-            ${TYPES.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
-          </select>
-        </label>
-        <button type="submit">Add suppression</button>
-      </form>
-      <form class="filters" role="search" aria-label="Search suppressions" onSubmit=${find}>
-        <label>Address contains <input type="search" value=${search.text} onInput=${(e: Event) => setSearch({ ...search, text: (e.target as HTMLInputElement).value })} /></label>
-        <label>Type
-          <select value=${search.type} onChange=${(e: Event) => setSearch({ ...search, type: (e.target as HTMLSelectElement).value })}>
-            <option value="">Any</option>
-            ${TYPES.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
-          </select>
-        </label>
-        <button type="submit">Search</button>
-      </form>`}
+    ${
+      ready &&
+      html`<form class="inline" onSubmit=${add} aria-label="Add a suppression">
+          <label
+            >Address
+            <input
+              type="email"
+              required
+              value=${email}
+              onInput=${(e: Event) => setEmail((e.target as HTMLInputElement).value)}
+          /></label>
+          <label
+            >Type
+            <select value=${type} onChange=${(e: Event) => setType((e.target as HTMLSelectElement).value)}>
+              ${TYPES.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
+            </select>
+          </label>
+          <button type="submit">Add suppression</button>
+        </form>
+        <form class="filters" role="search" aria-label="Search suppressions" onSubmit=${find}>
+          <label
+            >Address contains
+            <input
+              type="search"
+              value=${search.text}
+              onInput=${(e: Event) => setSearch({ ...search, text: (e.target as HTMLInputElement).value })}
+          /></label>
+          <label
+            >Type
+            <select
+              value=${search.type}
+              onChange=${(e: Event) => setSearch({ ...search, type: (e.target as HTMLSelectElement).value })}
+            >
+              <option value="">Any</option>
+              ${TYPES.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
+            </select>
+          </label>
+          <button type="submit">Search</button>
+        </form>`
+    }
     <${ErrorNote} message=${error ?? list.error} />
     ${list.loading && html`<${Status}>Loading suppressions…</${Status}>`}
     ${list.data && list.data.length === 0 && !list.loading && html`<${Status}>No suppressions match.</${Status}>`}
-    ${list.data &&
-    list.data.length > 0 &&
-    html`<table class="list">
-      <caption>Suppressed addresses, oldest first</caption>
-      <thead><tr><th scope="col">Address</th><th scope="col">Type</th><th scope="col">Reason</th><th scope="col">Added</th><th scope="col">Actions</th></tr></thead>
-      <tbody>
-        ${list.data.map(
-          (s) => html`<tr>
-            <td>${shownText(s.email)}</td>
-            <td>${TYPES[s.reason]?.[1] ?? s.reason}</td>
-            <td>${s.smtp_error || '—'}</td>
-            <td>${formatNs(s.created)}</td>
-            <td><button type="button" aria-label=${`Remove ${s.email}`} onClick=${() => change('DELETE', { suppressions: [{ email: s.email }] })}>Remove</button></td>
-          </tr>`,
-        )}
-      </tbody>
-    </table>`}
+    ${
+      list.data &&
+      list.data.length > 0 &&
+      html`<table class="list">
+        <caption>
+          Suppressed addresses, oldest first
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Address</th>
+            <th scope="col">Type</th>
+            <th scope="col">Reason</th>
+            <th scope="col">Added</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${list.data.map(
+            (s) =>
+              html`<tr>
+                <td>${shownText(s.email)}</td>
+                <td>${TYPES[s.reason]?.[1] ?? s.reason}</td>
+                <td>${s.smtp_error || '—'}</td>
+                <td>${formatNs(s.created)}</td>
+                <td>
+                  <button
+                    type="button"
+                    aria-label=${`Remove ${s.email}`}
+                    onClick=${() => change('DELETE', { suppressions: [{ email: s.email }] })}
+                  >
+                    Remove
+                  </button>
+                </td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>`
+    }
     <div class="pager">
       ${offset > 0 && html`<button type="button" onClick=${() => setOffset(Math.max(0, offset - PAGE))}>Previous page</button>`}
       ${list.data?.length === PAGE && html`<button type="button" onClick=${() => setOffset(offset + PAGE)}>Next page</button>`}

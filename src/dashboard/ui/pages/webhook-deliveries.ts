@@ -32,34 +32,62 @@ const RESULTS: Record<Delivery['result'], string> = {
 const SHOWN = 20;
 
 /** The receiver's answer or the error, in one cell. */
-const outcomeText = (d: Delivery) => [d.status === null ? '' : `HTTP ${d.status}`, d.error !== null && d.error !== `HTTP ${d.status}` ? d.error : ''].filter(Boolean).join(': ') || '—';
+const outcomeText = (d: Delivery) =>
+  [d.status === null ? '' : `HTTP ${d.status}`, d.error !== null && d.error !== `HTTP ${d.status}` ? d.error : '']
+    .filter(Boolean)
+    .join(': ') || '—';
 
 /** The recent deliveries of the webhook `id` (whose endpoint is `url`). */
 export function RecentDeliveries({ id, url }: { id: number; url: string }) {
   const { api } = useApp();
-  const log = useLoad(() => api.call<Delivery[]>('GET', `/account/webhook/${id}/delivery`, { query: { limit: String(SHOWN) } }), [id]);
+  const log = useLoad(
+    () => api.call<Delivery[]>('GET', `/account/webhook/${id}/delivery`, { query: { limit: String(SHOWN) } }),
+    [id],
+  );
   return html`<div class="deliveries">
     <${ErrorNote} message=${log.error} />
     ${log.data && log.data.length === 0 && html`<${Status}>No deliveries to ${url} yet.</${Status}>`}
-    ${log.data &&
-    log.data.length > 0 &&
-    html`<table class="list">
-      <caption>Recent deliveries to ${url}</caption>
-      <thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Result</th><th scope="col">Status or error</th><th scope="col">Took</th><th scope="col">Next retry</th></tr></thead>
-      <tbody>
-        ${log.data.map(
-          (d) => html`<tr>
-            <td>${formatNs(d.created)}</td>
-            <td><code>${d.eventId}</code>${d.replayId !== null && html` (replay)`}</td>
-            <td>${d.attempt}</td>
-            <td><span class=${`badge result-${d.result}`}>${RESULTS[d.result] ?? d.result}</span></td>
-            <td>${outcomeText(d)}</td>
-            <td>${d.durationMs} ms</td>
-            <td>${formatNs(d.nextRetryAt)}</td>
-          </tr>`,
-        )}
-      </tbody>
-    </table>`}
-    <button type="button" onClick=${log.reload} disabled=${log.loading} aria-label=${`Refresh the deliveries to ${url}`}>Refresh deliveries</button>
+    ${
+      log.data &&
+      log.data.length > 0 &&
+      html`<table class="list">
+        <caption>
+          Recent deliveries to ${url}
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Time</th>
+            <th scope="col">Event</th>
+            <th scope="col">Attempt</th>
+            <th scope="col">Result</th>
+            <th scope="col">Status or error</th>
+            <th scope="col">Took</th>
+            <th scope="col">Next retry</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${log.data.map(
+            (d) =>
+              html`<tr>
+                <td>${formatNs(d.created)}</td>
+                <td><code>${d.eventId}</code>${d.replayId !== null && html` (replay)`}</td>
+                <td>${d.attempt}</td>
+                <td><span class=${`badge result-${d.result}`}>${RESULTS[d.result] ?? d.result}</span></td>
+                <td>${outcomeText(d)}</td>
+                <td>${d.durationMs} ms</td>
+                <td>${formatNs(d.nextRetryAt)}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>`
+    }
+    <button
+      type="button"
+      onClick=${log.reload}
+      disabled=${log.loading}
+      aria-label=${`Refresh the deliveries to ${url}`}
+    >
+      Refresh deliveries
+    </button>
   </div>`;
 }

@@ -68,37 +68,82 @@ export function Webhooks() {
   return html`<section aria-labelledby="webhooks-title">
     <h1 id="webhooks-title">Webhooks</h1>
     <form class="inline" onSubmit=${create} aria-label="Register a webhook">
-      <label>Endpoint URL <input type="url" required value=${url} placeholder="https://example.com/mail-events" onInput=${(e: Event) => setUrl((e.target as HTMLInputElement).value)} /></label>
+      <label
+        >Endpoint URL
+        <input
+          type="url"
+          required
+          value=${url}
+          placeholder="https://example.com/mail-events"
+          onInput=${(e: Event) => setUrl((e.target as HTMLInputElement).value)}
+      /></label>
       <button type="submit">Register webhook</button>
     </form>
     <${ErrorNote} message=${error ?? list.error} />
-    ${secret &&
-    html`<div class="created" role="region" aria-labelledby="secret-title">
-      <h2 id="secret-title">Signing secret of ${secret.url}</h2>
-      <p>Copy it now: it is not shown again (rotate it to get a new one).</p>
-      <code data-testid="webhook-secret">${secret.secret}</code> <${CopyButton} text=${secret.secret} label="signing secret" />
-    </div>`}
+    ${
+      secret &&
+      html`<div class="created" role="region" aria-labelledby="secret-title">
+        <h2 id="secret-title">Signing secret of ${secret.url}</h2>
+        <p>Copy it now: it is not shown again (rotate it to get a new one).</p>
+        <code data-testid="webhook-secret">${secret.secret}</code>
+        <${CopyButton} text=${secret.secret} label="signing secret" />
+      </div>`
+    }
     ${list.loading && html`<${Status}>Loading webhooks…</${Status}>`}
     ${list.data && list.data.length === 0 && html`<${Status}>No webhooks yet.</${Status}>`}
     ${(list.data ?? []).map(
-      (hook) => html`<article class="domain" aria-labelledby=${`hook-${hook.id}`}>
-        <h2 id=${`hook-${hook.id}`}>${hook.url}</h2>
-        <p>Registered ${formatNs(hook.created)}</p>
-        ${hook.disabledReason !== null &&
-        html`<p class="error" role="note">Disabled by mailplane ${formatNs(hook.disabledAt)}: ${hook.disabledReason}. Enable it again when the endpoint answers.</p>`}
-        <label class="check"><input type="checkbox" checked=${hook.enabled} onChange=${() => update(hook, { enabled: !hook.enabled })} /> Enabled</label>
-        <fieldset class="toggles">
-          <legend>Events sent to ${hook.url}</legend>
-          ${TOGGLES.map(
-            ([name, label]) => html`<label class="check"><input type="checkbox" checked=${hook[name] === true} onChange=${() => update(hook, { [name]: hook[name] !== true })} /> ${label}</label>`,
-          )}
-        </fieldset>
-        <button type="button" onClick=${() => update(hook, { rotateSecret: true })} aria-label=${`Rotate the signing secret of ${hook.url}`}>Rotate secret</button>
-        ${' '}
-        <button type="button" class="danger" onClick=${() => confirm(`Delete the webhook ${hook.url}?`) && run(() => api.call('DELETE', `/account/webhook/${hook.id}`))} aria-label=${`Delete ${hook.url}`}>Delete</button>
-        <h3>Recent deliveries</h3>
-        <${RecentDeliveries} id=${hook.id} url=${hook.url} />
-      </article>`,
+      (hook) =>
+        html`<article class="domain" aria-labelledby=${`hook-${hook.id}`}>
+          <h2 id=${`hook-${hook.id}`}>${hook.url}</h2>
+          <p>Registered ${formatNs(hook.created)}</p>
+          ${
+            hook.disabledReason !== null &&
+            html`<p class="error" role="note">
+              Disabled by mailplane ${formatNs(hook.disabledAt)}: ${hook.disabledReason}. Enable it again when the
+              endpoint answers.
+            </p>`
+          }
+          <label class="check"
+            ><input
+              type="checkbox"
+              checked=${hook.enabled}
+              onChange=${() => update(hook, { enabled: !hook.enabled })}
+            />
+            Enabled</label
+          >
+          <fieldset class="toggles">
+            <legend>Events sent to ${hook.url}</legend>
+            ${TOGGLES.map(
+              ([name, label]) =>
+                html`<label class="check"
+                  ><input
+                    type="checkbox"
+                    checked=${hook[name] === true}
+                    onChange=${() => update(hook, { [name]: hook[name] !== true })}
+                  />
+                  ${label}</label
+                >`,
+            )}
+          </fieldset>
+          <button
+            type="button"
+            onClick=${() => update(hook, { rotateSecret: true })}
+            aria-label=${`Rotate the signing secret of ${hook.url}`}
+          >
+            Rotate secret
+          </button>
+          ${' '}
+          <button
+            type="button"
+            class="danger"
+            onClick=${() => confirm(`Delete the webhook ${hook.url}?`) && run(() => api.call('DELETE', `/account/webhook/${hook.id}`))}
+            aria-label=${`Delete ${hook.url}`}
+          >
+            Delete
+          </button>
+          <h3>Recent deliveries</h3>
+          <${RecentDeliveries} id=${hook.id} url=${hook.url} />
+        </article>`,
     )}
   </section>`;
 }
