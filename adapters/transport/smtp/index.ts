@@ -8,5 +8,5 @@
  */
 export { mxTransport, type MxTransportOptions } from './mx-transport.js';
 export { smartHostTransport, type SmartHostTransportOptions } from './smart-host-transport.js';
-export { defaultSmtpDeadlines, type SmtpDeadlines } from './smtp-deadlines.js';
+export { defaultSmtpDeadlines, type SmtpDeadlines, type SmtpTimeoutOptions } from './smtp-deadlines.js';
 export type { DeliveryResult, DeliveryRoute, OutboundMessage, Transport } from '../../../src/delivery/transport.js';

@@ -9,11 +9,11 @@ import {
   type Transport,
 } from '../../../src/delivery/transport.js';
 import { sendRaw } from './send.js';
-import type { SmtpDeadlines } from './smtp-deadlines.js';
+import { transportDeadlines, type SmtpTimeoutOptions } from './smtp-deadlines.js';
 import { SmtpPool } from './smtp-pool.js';
 
 /** Options of {@link mxTransport}. */
-export interface MxTransportOptions {
+export interface MxTransportOptions extends SmtpTimeoutOptions {
   /** Resolves the recipient domains' MX and A records (mailplane's `ctx.resolver`). */
   resolver: Pick<DnsResolver, 'resolveMx' | 'resolveA'>;
   /** Port of the MX hosts: 25 (default); a loopback sink's port in tests. */
@@ -38,11 +38,6 @@ export interface MxTransportOptions {
    * `smtp_mx_session_limit`): a domain with a thousand MX hosts answering `421` costs two.
    */
   maxMxSessions?: number;
-  connectionTimeoutMs?: number;
-  greetingTimeoutMs?: number;
-  socketTimeoutMs?: number;
-  /** The other deadlines of a session (smtp-deadlines.ts; docs/security.md lists the defaults). */
-  deadlines?: Partial<SmtpDeadlines>;
   /** How long an MX host that failed the STARTTLS handshake is spoken to in plain text (default 1 h). */
   tlsFallbackMs?: number;
   /** Connection pools kept open at once; the least recently used is closed beyond this (default 200). */
@@ -104,10 +99,7 @@ export function mxTransport(options: MxTransportOptions): Transport {
         ...(options.stallTimeoutMs !== undefined && { stallTimeoutMs: options.stallTimeoutMs }),
         rejectUnauthorized: false,
         ...(isIP(hop.host) === 0 && { servername: hop.host }),
-        ...options.deadlines,
-        ...(options.connectionTimeoutMs !== undefined && { connectionTimeoutMs: options.connectionTimeoutMs }),
-        ...(options.greetingTimeoutMs !== undefined && { greetingTimeoutMs: options.greetingTimeoutMs }),
-        ...(options.socketTimeoutMs !== undefined && { socketTimeoutMs: options.socketTimeoutMs }),
+        ...transportDeadlines(options),
       });
       pools.set(key, pool);
     }

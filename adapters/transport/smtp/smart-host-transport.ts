@@ -2,11 +2,11 @@ import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import type { DeliveryResult, DeliveryRoute, OutboundMessage, Transport } from '../../../src/delivery/transport.js';
 import { sendRaw } from './send.js';
-import type { SmtpDeadlines } from './smtp-deadlines.js';
+import { transportDeadlines, type SmtpTimeoutOptions } from './smtp-deadlines.js';
 import { SmtpPool } from './smtp-pool.js';
 
 /** Options of {@link smartHostTransport}. */
-export interface SmartHostTransportOptions {
+export interface SmartHostTransportOptions extends SmtpTimeoutOptions {
   host: string;
   /** Default 587 (25 for `secure: false` relays that say so, 465 with `secure: true`). */
   port?: number;
@@ -21,11 +21,6 @@ export interface SmartHostTransportOptions {
   maxConnections?: number;
   /** Verify the relay's certificate (default true). */
   rejectUnauthorized?: boolean;
-  connectionTimeoutMs?: number;
-  greetingTimeoutMs?: number;
-  socketTimeoutMs?: number;
-  /** The other deadlines of a session (smtp-deadlines.ts; docs/security.md lists the defaults). */
-  deadlines?: Partial<SmtpDeadlines>;
 }
 
 /**
@@ -54,10 +49,7 @@ export function smartHostTransport(options: SmartHostTransportOptions): Transpor
         maxConnections: options.maxConnections ?? 5,
         rejectUnauthorized: options.rejectUnauthorized ?? true,
         ...(isIP(options.host) === 0 && { servername: options.host }),
-        ...options.deadlines,
-        ...(options.connectionTimeoutMs !== undefined && { connectionTimeoutMs: options.connectionTimeoutMs }),
-        ...(options.greetingTimeoutMs !== undefined && { greetingTimeoutMs: options.greetingTimeoutMs }),
-        ...(options.socketTimeoutMs !== undefined && { socketTimeoutMs: options.socketTimeoutMs }),
+        ...transportDeadlines(options),
       });
       pools.set(key, pool);
     }

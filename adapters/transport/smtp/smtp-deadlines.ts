@@ -49,6 +49,26 @@ export function resolveSmtpDeadlines(partial: Partial<SmtpDeadlines> = {}): Smtp
   return withDefaults(defaultSmtpDeadlines, partial);
 }
 
+/** The three timeouts a transport's options may name outside `deadlines`, as nodemailer's transports do. */
+export interface SmtpTimeoutOptions {
+  connectionTimeoutMs?: number;
+  greetingTimeoutMs?: number;
+  socketTimeoutMs?: number;
+  /** The other deadlines of a session (docs/security.md lists the defaults). */
+  deadlines?: Partial<SmtpDeadlines>;
+}
+
+/** A transport's deadlines: `deadlines`, with the timeouts named beside it taking precedence. */
+export function transportDeadlines(options: SmtpTimeoutOptions): Partial<SmtpDeadlines> {
+  const { connectionTimeoutMs, greetingTimeoutMs, socketTimeoutMs } = options;
+  return {
+    ...options.deadlines,
+    ...(connectionTimeoutMs !== undefined && { connectionTimeoutMs }),
+    ...(greetingTimeoutMs !== undefined && { greetingTimeoutMs }),
+    ...(socketTimeoutMs !== undefined && { socketTimeoutMs }),
+  };
+}
+
 /** The data deadline of a message of `bytes`: the fixed part plus its transfer at the slowest rate taken. */
 export function dataDeadlineMs(deadlines: SmtpDeadlines, bytes: number): number {
   return deadlines.dataTimeoutMs + Math.ceil((bytes / Math.max(1, deadlines.minDataRateBytesPerSecond)) * 1000);
