@@ -7,6 +7,10 @@
  *
  * Every handler is idempotent: only messages still `queued` (pages) or `deferred` at the expected
  * attempt (retries) are sent, and outcomes move a message only from the state the attempt found.
+ *
+ * Each kind also says how to give up (`JobKindOptions.giveUp`): when its job fails for good, the
+ * messages it still held are dropped with reason `JOB_FAILED` (src/delivery/job-failure.ts) rather
+ * than left `queued` for a job that will never run again.
  */
 import PQueue from 'p-queue';
 import type { MailplaneContext } from '../context.js';
@@ -15,17 +19,22 @@ import {
   DELIVER_BATCH_JOB,
   DELIVER_MESSAGE_JOB,
   DELIVER_PAGE_JOB,
+  jobGiveUp,
   jobHandler,
   type MailplaneJobs,
 } from '../jobs/kinds.js';
 import type { EnqueueJob } from '../jobs/queue.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
 import { canAttempt } from '../lifecycle/table.js';
-import type { MessageRecord, SendBatchRecord } from '../store/index.js';
+import type { JobRecord, MessageRecord, SendBatchRecord } from '../store/index.js';
 import { createDeliveryCaches, deliverOne, sendingDomain } from './deliver.js';
+import { dropForFailedJob } from './job-failure.js';
 
 /** How long delivery jobs wait when the instance has no transport configured. */
 const NO_TRANSPORT_WAIT_MS = 60_000;
+
+/** Messages read per query when a batch job gives up (a batch holds at most 2,000, and their copies). */
+const GIVE_UP_PAGE = 500;
 
 /** The delivery job handlers (deliver-batch, deliver-page, deliver-message). */
 export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHandler | JobKindOptions> {
@@ -115,9 +124,47 @@ export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHa
     await deliverOne(ctx, transport, caches, found.message, found.batch, domain, helpers.signal);
   });
 
+  // A batch job that died enqueued no page after `afterId`: the messages still queued there were its to send.
+  const giveUpBatch = jobGiveUp(DELIVER_BATCH_JOB, async (job, reason) => {
+    const { batchId, afterId } = job.payload;
+    const messages: MessageRecord[] = [];
+    let after = afterId || undefined;
+    for (;;) {
+      const page = await ctx.store.messages.listQueued(batchId, GIVE_UP_PAGE, after);
+      messages.push(...page);
+      if (page.length < GIVE_UP_PAGE) break;
+      after = page[page.length - 1]!.id;
+    }
+    await dropHeld(job, reason, messages);
+  });
+
+  const giveUpPage = jobGiveUp(DELIVER_PAGE_JOB, async (job, reason) => {
+    const { batchId, afterId, ids } = job.payload;
+    const wanted = new Set(ids);
+    const listed = await ctx.store.messages.listQueued(batchId, Math.max(ids.length, 1), afterId || undefined);
+    await dropHeld(
+      job,
+      reason,
+      listed.filter((m) => wanted.has(m.id)),
+    );
+  });
+
+  const giveUpMessage = jobGiveUp(DELIVER_MESSAGE_JOB, async (job, reason) => {
+    const found = await ctx.store.messages.getForDelivery(job.payload.messageId);
+    // Moved on meanwhile (another job of it got there): not this job's to fail.
+    if (!found || !canAttempt(found.message.status) || found.message.attempts !== job.payload.attempt) return;
+    await dropForFailedJob(ctx, { job, reason, batch: found.batch, messages: [found.message] });
+  });
+
+  async function dropHeld(job: Pick<JobRecord, 'id' | 'kind'>, reason: string, messages: MessageRecord[]) {
+    if (messages.length === 0) return;
+    const found = await ctx.store.messages.getForDelivery(messages[0]!.id);
+    if (found) await dropForFailedJob(ctx, { job, reason, batch: found.batch, messages });
+  }
+
   return {
-    [DELIVER_BATCH_JOB]: splitBatch,
-    [DELIVER_PAGE_JOB]: deliverPage,
-    [DELIVER_MESSAGE_JOB]: retryMessage,
+    [DELIVER_BATCH_JOB]: { handler: splitBatch, giveUp: giveUpBatch },
+    [DELIVER_PAGE_JOB]: { handler: deliverPage, giveUp: giveUpPage },
+    [DELIVER_MESSAGE_JOB]: { handler: retryMessage, giveUp: giveUpMessage },
   };
 }

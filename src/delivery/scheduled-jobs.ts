@@ -9,10 +9,11 @@
  * it is (the status moves by compare-and-set, so a cancel and a release never both apply).
  */
 import type { MailplaneContext } from '../context.js';
-import { DELIVER_BATCH_JOB, DELIVER_SCHEDULED_JOB, jobHandler } from '../jobs/kinds.js';
-import type { JobHandler } from '../jobs/types.js';
+import { DELIVER_BATCH_JOB, DELIVER_SCHEDULED_JOB, jobGiveUp, jobHandler } from '../jobs/kinds.js';
+import type { JobKindOptions } from '../jobs/types.js';
 import { applyLifecycle } from '../lifecycle/apply.js';
 import { senderDomain, type Drop } from '../sending/accept.js';
+import { dropForFailedJob } from './job-failure.js';
 import type { MessageRecord, SendBatchRecord } from '../store/index.js';
 
 /** Messages read per query while listing a batch (a batch holds at most 2,000). */
@@ -119,9 +120,19 @@ export async function releaseScheduledSend(ctx: MailplaneContext, batchId: strin
   }
 }
 
-/** The `deliver-scheduled` job handler. */
-export function scheduledJobHandlers(ctx: MailplaneContext): Record<string, JobHandler> {
+/**
+ * The `deliver-scheduled` job handler, and its give-up: a release that fails for good drops the
+ * messages still scheduled (reason `JOB_FAILED`, src/delivery/job-failure.ts) rather than leaving
+ * them `scheduled` past their time with no word.
+ */
+export function scheduledJobHandlers(ctx: MailplaneContext): Record<string, JobKindOptions> {
   return {
-    [DELIVER_SCHEDULED_JOB]: jobHandler(DELIVER_SCHEDULED_JOB, (job) => releaseScheduledSend(ctx, job.payload.batchId)),
+    [DELIVER_SCHEDULED_JOB]: {
+      handler: jobHandler(DELIVER_SCHEDULED_JOB, (job) => releaseScheduledSend(ctx, job.payload.batchId)),
+      giveUp: jobGiveUp(DELIVER_SCHEDULED_JOB, async (job, reason) => {
+        const found = await scheduledOf(ctx, job.payload.batchId);
+        if (found) await dropForFailedJob(ctx, { job, reason, ...found });
+      }),
+    },
   };
 }

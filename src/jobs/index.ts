@@ -22,6 +22,7 @@ export { exponentialBackoff, toBackoffFunction, type BackoffFunction, type Backo
 export { PermanentJobError, RetryJobError, type RetryJobOptions } from './errors.js';
 export type {
   JobContext,
+  JobGiveUp,
   JobHandler,
   JobHelpers,
   JobKindOptions,

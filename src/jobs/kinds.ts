@@ -7,10 +7,10 @@
  * ends that job dead with a clear error instead of reaching the handler.
  */
 import { z } from 'zod';
-import { EventType } from '../store/index.js';
+import { EventType, type JobRecord } from '../store/index.js';
 import { plainIssueMessage } from '../model/issues.js';
 import { PermanentJobError } from './errors.js';
-import type { JobHandler } from './types.js';
+import type { JobGiveUp, JobHandler } from './types.js';
 
 /** Job kind that splits the accepted messages of one send request into pages (src/delivery/jobs.ts). */
 export const DELIVER_BATCH_JOB = 'deliver-batch';
@@ -122,5 +122,21 @@ export function jobHandler<K extends MailplaneJobKind>(kind: K, handler: JobHand
       throw new PermanentJobError(`invalid payload of a ${kind} job: ${fields}`.slice(0, 1_000));
     }
     return handler({ ...job, payload: parsed.data }, helpers);
+  };
+}
+
+/**
+ * The give-up of kind `kind`, for `JobKindOptions.giveUp`: `giveUp` gets the payload parsed with
+ * the kind's schema. A payload that does not parse names nothing that can be settled (no message
+ * can be told from it): nothing is done beyond the runner's error line about the dead job.
+ */
+export function jobGiveUp<K extends MailplaneJobKind>(
+  kind: K,
+  giveUp: (job: Omit<JobRecord, 'payload'> & { payload: JobPayload<K> }, reason: string) => Promise<void>,
+): JobGiveUp {
+  const schema: z.ZodType<JobPayload<K>> = jobPayloadSchemas[kind] as unknown as z.ZodType<JobPayload<K>>;
+  return async (job, reason) => {
+    const parsed = schema.safeParse(job.payload);
+    if (parsed.success) await giveUp({ ...job, payload: parsed.data }, reason);
   };
 }

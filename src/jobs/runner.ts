@@ -4,7 +4,8 @@ import PQueue from 'p-queue';
 import type { JobRecord } from '../store/index.js';
 import { toBackoffFunction, type BackoffFunction } from './backoff.js';
 import { PermanentJobError, RetryJobError } from './errors.js';
-import type { JobContext, JobHandler, JobHelpers, JobRunner, JobRunnerOptions } from './types.js';
+import { givingUp, MAX_ERROR_LENGTH, pendingGiveUp } from './give-up.js';
+import type { JobContext, JobGiveUp, JobHandler, JobHelpers, JobRunner, JobRunnerOptions } from './types.js';
 
 /** Slots of their own for the kinds that run in it: a bulkhead between groups of kinds. */
 interface Lane {
@@ -22,6 +23,7 @@ interface Kind {
   name: string;
   lane: Lane;
   handler: JobHandler;
+  giveUp: JobGiveUp | undefined;
   maxAttempts: number;
   backoff: BackoffFunction;
   /** Its own concurrency limit, or undefined when only the runner's applies. */
@@ -44,16 +46,15 @@ type Verdict =
   | { type: 'complete' }
   | { type: 'retry'; runAt: number; error: string }
   | { type: 'defer'; runAt: number }
-  | { type: 'dead'; error: string };
+  | { type: 'dead'; error: string }
+  /** The kind's `giveUp` failed: the job is kept, to give up again at `runAt`. */
+  | { type: 'give-up-later'; runAt: number; reason: string; error: string };
 
 /** The lane of the kinds that name none: the runner's `concurrency` slots. */
 const DEFAULT_LANE = 'default';
 
 /** Reads the phase afresh (TypeScript would keep the value narrowed across an await). */
 const wasReleased = (entry: Held) => entry.phase === 'released';
-
-/** Longest error text kept on a job: enough for an SMTP reply or a stack's first line. */
-const MAX_ERROR_LENGTH = 2_000;
 
 const describe = (error: unknown) =>
   (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).slice(0, MAX_ERROR_LENGTH);
@@ -62,8 +63,9 @@ const describe = (error: unknown) =>
  * A worker that claims due jobs from `ctx.store.jobs` and runs their handlers: in each lane at
  * most its slots at once (p-queue; `concurrency` for the kinds that name no lane, `lanes` for the
  * others), leases renewed while they run, failures retried with
- * exponential backoff and jitter until `maxAttempts`, all times from `ctx.clock`. Delivery is
- * at least once: handlers must be idempotent. See docs/jobs.md.
+ * exponential backoff and jitter until `maxAttempts`, then handed to the kind's `giveUp` before
+ * it is made dead (kept instead while that fails), all times from `ctx.clock`. Delivery is at
+ * least once: handlers must be idempotent. See docs/jobs.md.
  *
  * @example
  * const runner = createJobRunner(ctx, {
@@ -102,6 +104,7 @@ export function createJobRunner(ctx: JobContext, options: JobRunnerOptions): Job
       name,
       lane,
       handler: settings.handler,
+      giveUp: settings.giveUp,
       maxAttempts: Math.max(1, settings.maxAttempts ?? options.maxAttempts ?? 10),
       backoff: toBackoffFunction(settings.backoff ?? options.backoff, options.random),
       limit,
@@ -220,6 +223,28 @@ export function createJobRunner(ctx: JobContext, options: JobRunnerOptions): Job
       case 'dead':
         logger.error('job failed permanently', { ...fields, error: verdict.error });
         return store.jobs.fail(job.id, workerId, { error: verdict.error, retryAt: null });
+      case 'give-up-later':
+        logger.error('job could not give up; kept to give up again', {
+          ...fields,
+          retryAt: verdict.runAt,
+          reason: verdict.reason,
+          error: verdict.error,
+        });
+        return store.jobs.fail(job.id, workerId, { error: givingUp(verdict.reason), retryAt: verdict.runAt });
+    }
+  }
+
+  /**
+   * Hands a job about to die to its kind's `giveUp`; if that fails, the job is kept (nothing it
+   * held may be left without an outcome because the store was down at that moment).
+   */
+  async function giveUp(job: JobRecord, kind: Kind, reason: string): Promise<Verdict> {
+    if (!kind.giveUp) return { type: 'dead', error: reason };
+    try {
+      await kind.giveUp(job, reason);
+      return { type: 'dead', error: reason };
+    } catch (error) {
+      return { type: 'give-up-later', runAt: clock.now() + kind.backoff(job.attempts), reason, error: describe(error) };
     }
   }
 
@@ -229,10 +254,18 @@ export function createJobRunner(ctx: JobContext, options: JobRunnerOptions): Job
     const { job, kind } = entry;
     try {
       let verdict: Verdict;
-      if (job.attempts > kind.maxAttempts) {
+      const givenUp = pendingGiveUp(job);
+      if (givenUp !== null) {
+        // Given up on before, but its give-up could not be recorded: give up again, never rerun it.
+        verdict = { type: 'dead', error: givenUp };
+      } else if (job.attempts > kind.maxAttempts) {
         // Claims count attempts, so a job whose handler keeps killing its process (or outlasting
         // its lease) ends here instead of being retried forever.
-        verdict = { type: 'dead', error: `abandoned: ${job.attempts - 1} attempts ended without an outcome` };
+        const last = job.lastError === null ? '' : ` (last error: ${job.lastError})`;
+        verdict = {
+          type: 'dead',
+          error: `abandoned: ${job.attempts - 1} attempts ended without an outcome${last}`.slice(0, MAX_ERROR_LENGTH),
+        };
       } else {
         const helpers = helpersFor(entry);
         const heartbeat = setInterval(
@@ -254,6 +287,7 @@ export function createJobRunner(ctx: JobContext, options: JobRunnerOptions): Job
       }
       if (wasReleased(entry)) return; // stop() gave the job back while the handler ran
       entry.phase = 'settling';
+      if (verdict.type === 'dead') verdict = await giveUp(job, kind, verdict.error);
       if (!(await settle(job, verdict))) {
         logger.warn('job lease was lost before the outcome was recorded', { jobId: job.id, kind: job.kind });
       }

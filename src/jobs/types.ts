@@ -60,7 +60,21 @@ export interface JobKindOptions {
   maxAttempts?: number;
   /** Overrides the runner's `backoff` for this kind. */
   backoff?: BackoffOptions | BackoffFunction;
+  /**
+   * Settles what a job of this kind leaves undone when the runner gives up on it (its attempts
+   * used up, a `PermanentJobError`, an abandoned job), before the job is made dead: a kind that
+   * carries messages ends each one it still holds in a visible failed state, so none waits for a
+   * job that will never run again. `reason` is the job's last error in plain words.
+   *
+   * If it throws (the store is down), the job is not made dead: it is kept pending, due after the
+   * kind's backoff, and at its next claim the runner gives up again without running the handler,
+   * until this succeeds. It must therefore be idempotent, like handlers.
+   */
+  giveUp?: JobGiveUp;
 }
+
+/** See {@link JobKindOptions.giveUp}. */
+export type JobGiveUp = (job: JobRecord, reason: string) => Promise<void>;
 
 /** Options of {@link createJobRunner}. */
 export interface JobRunnerOptions {
@@ -77,7 +91,7 @@ export interface JobRunnerOptions {
    * handler runs; if this process dies, the job is claimed again this long after the last renewal.
    */
   leaseMs?: number;
-  /** Attempts before a failing job becomes dead (default 10). */
+  /** Attempts before a failing job becomes dead (default 10; see `JobKindOptions.giveUp`). */
   maxAttempts?: number;
   /** Retry delays after a failed attempt (default: exponential from 1 s, doubling, at most 1 h, 20 % jitter). */
   backoff?: BackoffOptions | BackoffFunction;

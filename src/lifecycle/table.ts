@@ -45,7 +45,10 @@ export const LIFECYCLE_STATUSES: readonly LifecycleStatus[] = [
  * - `scheduled`: a send with `sendAt` accepted the recipient, to be sent later; `released`: its time
  *   came and the checks made again then passed (it is queued for delivery); `refused-at-release`:
  *   they failed (suppressed meanwhile, domain no longer verified, sub-account blocked), so it is
- *   dropped; `cancelled`: it was cancelled before its time (docs/sending.md, "Scheduled sending").
+ *   dropped; `cancelled`: it was cancelled before its time (docs/sending.md, "Scheduled sending");
+ * - `job-failed`: the job that was to deliver or release it failed for good (its attempts used up,
+ *   or the store kept failing its outcome): it is dropped with reason `JOB_FAILED` rather than
+ *   left waiting for a job that will never run again (docs/jobs.md, "When a job gives up").
  */
 export type LifecycleOutcome =
   | 'accepted'
@@ -64,7 +67,8 @@ export type LifecycleOutcome =
   | 'scheduled'
   | 'released'
   | 'refused-at-release'
-  | 'cancelled';
+  | 'cancelled'
+  | 'job-failed';
 
 /** Every {@link LifecycleOutcome}. */
 export const LIFECYCLE_OUTCOMES: readonly LifecycleOutcome[] = [
@@ -85,6 +89,7 @@ export const LIFECYCLE_OUTCOMES: readonly LifecycleOutcome[] = [
   'released',
   'refused-at-release',
   'cancelled',
+  'job-failed',
 ];
 
 /**
@@ -97,7 +102,7 @@ export type CountRule = 'always' | 'first-attempt' | 'first-event';
 /** One event a step records; `reason` goes into its metadata. */
 export interface StepEvent {
   type: EventType;
-  reason?: 'SMTP_DROPPED' | 'RETRIES_EXHAUSTED';
+  reason?: 'SMTP_DROPPED' | 'RETRIES_EXHAUSTED' | 'JOB_FAILED';
 }
 
 /** What an outcome does to a message in a given status. */
@@ -234,6 +239,12 @@ const TABLE: Record<LifecycleOutcome, Row> = {
   }),
   // No counter: the stats have none for it (the Cancelled event and the status tell it).
   cancelled: row(['scheduled'], { to: 'cancelled', events: [{ type: EventType.Cancelled }], counters: {} }),
+  // Never sent (or never recorded as sent): dropped, as a message refused before sending is.
+  'job-failed': row(['queued', 'deferred', 'scheduled'], {
+    to: 'dropped',
+    events: [{ type: EventType.Dropped, reason: 'JOB_FAILED' }],
+    counters: { dropped: 'always' },
+  }),
 };
 
 /**

@@ -106,6 +106,14 @@ const expected: Record<
     suppress: null,
     retry: null,
   },
+  // A delivery or release job that failed for good (docs/jobs.md): what it still held is dropped.
+  'job-failed': {
+    from: [...PENDING, 'scheduled'],
+    to: 'dropped',
+    events: [{ type: EventType.Dropped, reason: 'JOB_FAILED' }],
+    suppress: null,
+    retry: null,
+  },
 };
 
 /** Counters added, as [first attempt / first event, later attempt / repeated event]. */
@@ -132,6 +140,7 @@ const counted: Record<LifecycleOutcome, [Record<string, number>, Record<string, 
   released: [{}, {}],
   'refused-at-release': [{ dropped: 1 }, { dropped: 1 }],
   cancelled: [{}, {}],
+  'job-failed': [{ dropped: 1 }, { dropped: 1 }],
 };
 
 describe('the lifecycle table', () => {
@@ -152,7 +161,7 @@ describe('the lifecycle table', () => {
       'smtp_dropped',
     ]);
     expect([...LIFECYCLE_OUTCOMES].sort()).toEqual(Object.keys(expected).sort());
-    expect(pairs).toHaveLength(9 * 17);
+    expect(pairs).toHaveLength(9 * 18);
   });
 
   it.each(pairs)('%s x %s', (status, outcome) => {
