@@ -24,6 +24,24 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // mailplane/client runs on fetch alone (Node, Deno, Bun, browsers, edge runtimes): no Node
+    // built-ins, nothing of the server, no package but openapi-fetch.
+    files: ['client/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!openapi-fetch$|\\./[\\w-]+\\.js$)',
+              message: 'client/ imports only openapi-fetch and its own files (see docs/client.md)',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/**/*.ts'],
     rules: {
       // The core never imports adapters, frameworks or drivers (see docs/architecture.md).

@@ -11,6 +11,9 @@ export default defineConfig({
     koa: 'adapters/http/koa/index.ts',
     testing: 'src/testing/index.ts',
     dashboard: 'src/dashboard/index.ts',
+    // The `mailplane` command (package.json `bin`); its `#!/usr/bin/env node` line is kept by esbuild.
+    cli: 'cli/main.ts',
+    client: 'client/index.ts',
   },
   format: ['esm'],
   target: 'node20',

@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^mailplane\/koa$/, replacement: here('./adapters/http/koa/index.ts') },
       { find: /^mailplane\/dashboard$/, replacement: here('./src/dashboard/index.ts') },
       { find: /^mailplane\/testing$/, replacement: here('./src/testing/index.ts') },
+      { find: /^mailplane\/client$/, replacement: here('./client/index.ts') },
       { find: /^mailplane$/, replacement: here('./src/index.ts') },
     ],
   },

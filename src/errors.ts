@@ -201,3 +201,33 @@ export class SecretMismatchError extends MailplaneError {
     );
   }
 }
+
+/** One bad option of `createMailplane`, as carried by {@link MailplaneOptionsError}. */
+export interface OptionIssue {
+  /** Dotted path of the option, e.g. `rateLimits.requestsPerMinute`. */
+  path: string;
+  /** What was given, in words (a secret's length, never its value). */
+  received: string;
+  /** What the option accepts. */
+  expected: string;
+}
+
+/**
+ * `createMailplane` was given options it cannot run with. One error names every bad option, what
+ * was given and what is accepted, so one run reveals them all. Kind `internal`: it is the host
+ * program's fault, never a caller's.
+ */
+export class MailplaneOptionsError extends MailplaneError {
+  declare readonly details: OptionIssue[];
+  constructor(issues: OptionIssue[]) {
+    super(
+      'internal',
+      'INVALID_OPTIONS',
+      [
+        `createMailplane: ${issues.length === 1 ? 'one option is' : `${issues.length} options are`} not valid:`,
+        ...issues.map((issue) => `  - ${issue.path}: got ${issue.received}; expected ${issue.expected}`),
+      ].join('\n'),
+      { details: issues },
+    );
+  }
+}

@@ -4,7 +4,8 @@
  * @packageDocumentation
  * @module mailplane
  */
-export { createMailplane, type Mailplane, type MailplaneOptions } from './mailplane.js';
+export { createMailplane, type Mailplane, type MailplaneOptions, type TransportServices } from './mailplane.js';
+export { mountHandlers, type Mount, type MountedHandler } from './http/mount.js';
 export {
   startSandbox,
   SANDBOX_MX_HOST,
@@ -40,8 +41,9 @@ export {
 } from './account/rate-limits.js';
 export { stringifyJson } from './model/json.js';
 export { errorResponse, httpStatusOf, HTTP_ERROR_RULES, type HttpErrorRule } from './http/errors.js';
-export { consoleLogger, silentLogger, type Logger, type MailplaneConfig, type MailplaneContext } from './context.js';
+export { consoleLogger, silentLogger, type Logger } from './context.js';
 export { defaultDomainRecordsConfig, resolveDomainRecordsConfig, type DomainRecordsConfig } from './domain/config.js';
+export { expectedDnsRecords } from './domain/records.js';
 export { systemClock, manualClock, msToNs, nowNs, type Clock, type EpochNs } from './model/time.js';
 export { randomIds, TimeOrderedIds, type IdGenerator } from './model/ids.js';
 export type { ListQuery } from './model/paging.js';
@@ -117,7 +119,14 @@ export {
   type TemplateCacheConfig,
   type TemplateCacheSize,
 } from './template/cache.js';
-export type { TemplateCompiler } from './template/renderer.js';
+export type {
+  CompiledTemplates,
+  MessageTemplates,
+  RecipientData,
+  RenderedMessage,
+  TemplateCompiler,
+} from './template/renderer.js';
+export type { RetentionConfig } from './retention/config.js';
 export {
   DEFAULT_WARMUP_PLAN,
   DEFAULT_HOLD_THRESHOLDS,

@@ -1,128 +1,60 @@
 import { createAccount, ensureAccount, type CreateAccountOptions } from './account/accounts.js';
-import { consoleLogger, type Logger, type MailplaneContext } from './context.js';
+import { consoleLogger, type MailplaneContext } from './context.js';
+import { MAILPLANE_CONTEXT, type WithContext } from './instance-context.js';
+import { checkMailplaneOptions } from './options.js';
+import type { MailplaneOptions } from './mailplane-options.js';
+
+export type { MailplaneOptions, TransportServices } from './mailplane-options.js';
+import { mountHandlers, type MountedHandler } from './http/mount.js';
 import { createSecretBox } from './crypto/secrets.js';
-import { resolveDomainRecordsConfig, type DomainRecordsConfig } from './domain/config.js';
-import { createRouter, type RouterOptions } from './http/router.js';
-import { resolveRateLimitConfig, type RateLimitConfig } from './account/rate-limits.js';
+import { resolveDomainRecordsConfig } from './domain/config.js';
+import { createRouter } from './http/router.js';
+import { resolveRateLimitConfig } from './account/rate-limits.js';
 import { createJobQueue } from './jobs/queue.js';
 import { createJobRunner } from './jobs/runner.js';
-import type { JobRunnerOptions } from './jobs/types.js';
 import { backgroundJobHandlers, defaultLaneSlots } from './background.js';
-import { resolveRetentionConfig, type RetentionConfig } from './retention/config.js';
+import { resolveRetentionConfig } from './retention/config.js';
 import { scheduleRetention } from './retention/jobs.js';
 import { createTrackingHandler } from './http/tracking-handler.js';
 import { createGroupCommit } from './store/group-commit.js';
-import { resolveDnsConfig, type DnsConfig } from './dns/config.js';
+import { resolveDnsConfig } from './dns/config.js';
 import { createDnsResolver } from './dns/resolver.js';
-import { resolveDeliveryConfig, type DeliveryConfig } from './delivery/config.js';
-import type { Transport } from './delivery/transport.js';
-import { resolveWarmupConfig, type WarmupConfig } from './warmup/config.js';
+import { resolveDeliveryConfig } from './delivery/config.js';
+import { resolveWarmupConfig } from './warmup/config.js';
 import { WarmupService } from './warmup/service.js';
 import { DeliveryRouting } from './delivery/route.js';
-import type { TpspTransportFactory } from './delivery/routing-transports.js';
 import { DomainVerifier } from './domain/verification.js';
 import { apiRoutes } from './http/routes/index.js';
 import type { HttpHandler } from './http/types.js';
-import { TimeOrderedIds, type IdGenerator } from './model/ids.js';
-import { systemClock, type Clock } from './model/time.js';
-import type { MailplaneStore } from './store/index.js';
+import { TimeOrderedIds } from './model/ids.js';
+import { systemClock } from './model/time.js';
 import { SecretMismatchError } from './errors.js';
 import { describeError } from './http/errors.js';
-import { resolveWebhookDeliveryConfig, type WebhookDeliveryConfig } from './webhook/config.js';
+import { resolveWebhookDeliveryConfig } from './webhook/config.js';
 import { webhookSender } from './webhook/sender.js';
 import { withWebhookOutbox } from './webhook/outbox.js';
 import { withStorageFaults } from './store/faults.js';
-import type { Sandbox } from './sandbox/index.js';
 import { systemDnsServers } from './dns/servers.js';
-import { checkReadiness, createHealthHandler, type Readiness } from './health.js';
+import { checkReadiness, createHealthHandler, HEALTH_PATHS, type Readiness } from './health.js';
 import { verifySecret } from './crypto/secret-check.js';
 import { jobPayloadSchemas } from './jobs/kinds.js';
-import { createMetricsHandler, type MetricsHandlerOptions } from './http/metrics-handler.js';
+import { createMetricsHandler } from './http/metrics-handler.js';
 import { MailplaneMetrics } from './metrics/metrics.js';
-import { resolveTemplateCacheConfig, type TemplateCacheConfig } from './template/cache.js';
+import { resolveTemplateCacheConfig } from './template/cache.js';
 import { TemplateCompiler } from './template/renderer.js';
-
-/** Options of {@link createMailplane}. */
-export interface MailplaneOptions {
-  /** Where everything is stored, e.g. `await openKyselyStore({ url })` from `mailplane/storage/kysely`. */
-  store: MailplaneStore;
-  /**
-   * The instance secret (at least 32 characters): keys, passwords and DKIM keys are encrypted
-   * under it and looked up by hashes keyed with it. Losing it makes stored secrets unreadable.
-   */
-  secret: string;
-  /** HTTP router settings. */
-  http?: RouterOptions;
-  /**
-   * API rate limits per key, shared by every node on one database: `requestsPerMinute` on every
-   * route but the send endpoint, `recipientsPerMinute` (to + cc + bcc) on `POST /subaccount/email`.
-   * Over the limit a request gets `429 RATE_LIMITED` with `Retry-After`; limited responses carry
-   * `X-RateLimit-Limit`, `-Remaining` and `-Reset`. Defaults: 6,000 requests and 600,000
-   * recipients a minute (docs/api-conventions.md, "Rate limits"). `false` turns them off.
-   *
-   * @example
-   * createMailplane({ store, secret, rateLimits: { requestsPerMinute: 1_200, recipientsPerMinute: 100_000 } });
-   */
-  rateLimits?: Partial<RateLimitConfig> | false;
-  /** Where the DNS records of sending domains point (bounce and tracking hosts, DKIM selector). */
-  domains?: Partial<DomainRecordsConfig>;
-  /**
-   * Public base URL under which the host serves mailplane's tracking and unsubscribe endpoints,
-   * e.g. `https://mail.example.com/t` (default `http://127.0.0.1:3000/t`).
-   */
-  trackingBaseUrl?: string;
-  /** DNS resolvers (verification, MX lookups) and RDAP; default: the system's resolvers. */
-  dns?: Partial<DnsConfig>;
-  /** SMTP delivery settings. */
-  delivery?: Partial<DeliveryConfig>;
-  /** The IP warmup plan and when a provider's stage is held (docs/routing.md, "Warmup plan"). */
-  warmup?: Partial<WarmupConfig>;
-  /** How webhook events are posted: private targets, timeout, concurrency, retries (docs/webhooks.md). */
-  webhooks?: Partial<WebhookDeliveryConfig>;
-  /**
-   * Where delivery sends signed messages, or a factory given the context (for transports that use
-   * its DNS resolver), e.g. `(ctx) => mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort })`
-   * from `mailplane/transport/smtp`. `close()` closes it. Without one, accepted messages wait queued.
-   */
-  transport?: Transport | ((context: MailplaneContext) => Transport);
-  /**
-   * Builds the transport of a TPSP (a pool member that is a third-party SMTP service) from its
-   * stored record, password decrypted; called once per TPSP and again when the record changes, e.g.
-   * `(t) => smartHostTransport({ host: t.host, port: t.port, secure: t.security === 'tls', requireTLS: t.security === 'starttls', auth: { user: t.username, pass: t.password } })`.
-   * Without one, messages routed to a TPSP wait.
-   */
-  tpspTransport?: TpspTransportFactory;
-  clock?: Clock;
-  ids?: IdGenerator;
-  logger?: Logger;
-  /**
-   * Settings of the background job runner that `start()` starts (concurrency, polling, leases,
-   * backoff). Delivery and webhook jobs run in lanes of their own (`lanes`: `delivery` 32 and
-   * `webhooks` 16 slots by default); `concurrency` (default 10) is the slots of the other jobs.
-   */
-  jobs?: Omit<JobRunnerOptions, 'handlers' | 'queue'>;
-  /** How long messages and events are kept (default 30 days; docs/activity.md, "Retention"). */
-  retention?: Partial<RetentionConfig>;
-  /**
-   * A running sandbox (`await startSandbox()`): DNS questions go to its server, which answers for
-   * `.test` and `.example` domains and forwards the rest to `dns.servers` (or the system's), and
-   * delivery connects to its mail catcher, which keeps the mail for `GET /account/sandbox/message`.
-   * `close()` closes it. See docs/sandbox.md.
-   */
-  sandbox?: Sandbox;
-  /** `GET /metrics` settings: `token` requires `Authorization: Bearer <token>` (docs/operations.md). */
-  metrics?: MetricsHandlerOptions;
-  /**
-   * How many compiled templates this instance keeps, by the SHA-256 of their source: at most
-   * `maxTemplates` (default 1,000) standing for at most `maxCharacters` of source (default 64 M).
-   * The cache is the instance's own; `close()` empties it.
-   */
-  templateCache?: Partial<TemplateCacheConfig>;
-}
 
 /** One mailplane instance: the HTTP API and the operations behind it. */
 export interface Mailplane {
-  /** The `/api/v1` router; mount it with `toNodeHandler`, `toExpress` or `toKoa`. */
+  /**
+   * Everything mailplane serves over HTTP, in one handler: the API under `/api/v1`, the tracking
+   * and unsubscribe links under the path of `trackingBaseUrl` (`/t` by default), `GET /healthz` and
+   * `/readyz`, and `GET /metrics` when `options.metrics` is set. Other paths are not its own: the
+   * Express and Koa bridges pass them on, node's answers 404. Mount it at the root, in one line:
+   * `http.createServer(toNodeHandler(mailplane.handler))`, `app.use(toExpress(mailplane.handler))`,
+   * `app.use(toKoa(mailplane.handler))`; `withDashboard` (`mailplane/dashboard`) adds the console.
+   */
+  readonly handler: MountedHandler;
+  /** The `/api/v1` router alone (paths below `/api/v1`); {@link Mailplane.handler} serves it too. */
   readonly handle: HttpHandler;
   /**
    * The public link endpoints (unsubscribe page and RFC 8058 one-click); mount it at the path of
@@ -142,8 +74,6 @@ export interface Mailplane {
   readonly handleMetrics: HttpHandler;
   /** What `GET /readyz` answers, for hosts with their own health endpoint. */
   readiness(): Promise<Readiness>;
-  /** The shared collaborators, for the operations modules. */
-  readonly context: MailplaneContext;
   /** Creates an account (with its default sub-account); returns its key in clear, once. */
   createAccount(options: CreateAccountOptions): ReturnType<typeof createAccount>;
   /**
@@ -182,12 +112,13 @@ export interface Mailplane {
  *
  * const mailplane = createMailplane({
  *   store: await openKyselyStore({ url: 'sqlite:./data/mailplane.db' }),
- *   secret: process.env.MAILPLANE_SECRET!,
+ *   secret: process.env.MAILPLANE_SECRET ?? '',
  * });
  * const { generatedApiKey } = await mailplane.ensureAccount();
- * http.createServer(toNodeHandler(mailplane.handle, { prefix: '/api/v1' })).listen(3000);
+ * http.createServer(toNodeHandler(mailplane.handler)).listen(3000, '127.0.0.1');
  */
 export function createMailplane(options: MailplaneOptions): Mailplane {
+  checkMailplaneOptions(options);
   const clock = options.clock ?? systemClock;
   // Every event recorded through this store also queues its webhook deliveries, in the same transaction.
   let wakeRunner = () => {};
@@ -255,7 +186,10 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   const domainVerifier = new DomainVerifier({ store, clock, logger, resolver, jobs, config, metrics });
   const templateCompiler = new TemplateCompiler(config.templateCache);
   const base: Omit<MailplaneContext, 'transport'> = { ...core, routing, warmup, domainVerifier, templateCompiler };
-  const transport = typeof options.transport === 'function' ? options.transport(base) : options.transport;
+  const transport =
+    typeof options.transport === 'function'
+      ? options.transport({ resolver: base.resolver, delivery: config.delivery })
+      : options.transport;
   const context: MailplaneContext = transport ? { ...base, transport } : base;
   // Owns the connections to webhook receivers and the per-account cap on their POSTs.
   const webhooks = webhookSender(context);
@@ -267,7 +201,6 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
     handlers: backgroundJobHandlers(context, webhooks),
   });
   wakeRunner = () => context.jobs.notify();
-  sandbox?.attach(context, upstream);
   let started = false;
   let closed = false;
   // One check per instance; a failure other than a mismatch (the database was down) is tried again.
@@ -279,13 +212,24 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
     }));
   const readiness = () =>
     checkReadiness({ store, secret: checkSecret, runner: () => (started ? runner.status() : null) });
-  return {
-    handle: createRouter(context, apiRoutes, options.http),
-    handleLinks: createTrackingHandler(context),
-    handleHealth: createHealthHandler(readiness),
-    handleMetrics: createMetricsHandler(metrics, options.metrics),
+  const handle = createRouter(context, apiRoutes, options.http);
+  const handleLinks = createTrackingHandler(context);
+  const handleHealth = createHealthHandler(readiness);
+  const handleMetrics = createMetricsHandler(metrics, options.metrics);
+  const instance: Mailplane & WithContext = {
+    [MAILPLANE_CONTEXT]: context,
+    handler: mountHandlers([
+      { path: '/api/v1', handle },
+      ...HEALTH_PATHS.map((path) => ({ path, handle: handleHealth, exact: true })),
+      ...(options.metrics ? [{ path: '/metrics', handle: handleMetrics, exact: true }] : []),
+      // Last: a tracking URL without a path puts the links at the root, under everything else.
+      { path: new URL(config.trackingBaseUrl).pathname.replace(/\/+$/, ''), handle: handleLinks },
+    ]),
+    handle,
+    handleLinks,
+    handleHealth,
+    handleMetrics,
     readiness,
-    context,
     verifySecret: checkSecret,
     createAccount: async (accountOptions) => {
       await checkSecret();
@@ -327,4 +271,6 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       await context.store.close();
     },
   };
+  sandbox?.attach(instance, upstream);
+  return instance;
 }

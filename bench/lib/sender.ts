@@ -1,5 +1,6 @@
 /** The benchmarks' sending set-up: an account, a sub-account and a verified domain, through the router. */
 import type { Mailplane } from '../../src/mailplane.js';
+import { contextOf } from '../../src/instance-context.js';
 
 /** What {@link benchSender} made: the sub-account as the API answers it. */
 export interface BenchSender {
@@ -27,7 +28,7 @@ export async function benchSender(mailplane: Mailplane): Promise<BenchSender> {
   };
   const sub = await call('/account/subaccount', { 'x-account-apikey': apiKey }, { name: 'bench' });
   const domain = await call('/subaccount/domain', { 'x-subaccount-apikey': sub.apiKey }, { name: 'bench.example.com' });
-  await mailplane.context.store.domains.updateVerification(sub.id, domain.id, {
+  await contextOf(mailplane).store.domains.updateVerification(sub.id, domain.id, {
     dkimVerified: true,
     verified: true,
     updated: 1n,

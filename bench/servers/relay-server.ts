@@ -42,7 +42,7 @@ if (process.env.BENCH_RELAY_MODE === 'bare') {
     logger: silentLogger,
   });
   const { smtp } = await benchSender(mailplane);
-  const relay = createSmtpRelay(mailplane.context, { allowInsecureAuth: true });
+  const relay = createSmtpRelay(mailplane, { allowInsecureAuth: true });
   const { port } = await relay.listen(0, '127.0.0.1');
   console.log(`credentials ${smtp.user} ${smtp.pass}`);
   announce(port);

@@ -180,18 +180,18 @@ export async function startSmtpServers(mailplane: Mailplane, config: ExampleConf
   };
   if (port !== undefined) {
     await start(
-      createSmtpRelay(mailplane.context, { ...(tls && { tls }), ...limits }),
+      createSmtpRelay(mailplane, { ...(tls && { tls }), ...limits }),
       port,
       `relay (${tls ? 'STARTTLS' : 'plain: logins from loopback clients only'})`,
     );
   }
   // readConfig refuses MAILPLANE_SMTPS_PORT without the certificate.
   if (tlsPort !== undefined && tls) {
-    await start(createSmtpRelay(mailplane.context, { tls, secure: true, ...limits }), tlsPort, 'relay (implicit TLS)');
+    await start(createSmtpRelay(mailplane, { tls, secure: true, ...limits }), tlsPort, 'relay (implicit TLS)');
   }
   if (bouncePort !== undefined) {
     await start(
-      createBounceReceiver(mailplane.context, { feedbackAddresses, ...(tls && { tls }), ...limits }),
+      createBounceReceiver(mailplane, { feedbackAddresses, ...(tls && { tls }), ...limits }),
       bouncePort,
       'bounce and complaint receiver',
     );
@@ -247,13 +247,13 @@ export async function startMailplane(config: ExampleConfig, baseUrl: string): Pr
     trackingBaseUrl: `${baseUrl}/t`,
     ...(sandbox && { sandbox }),
     // Direct-to-MX delivery through mailplane's resolver (MAILPLANE_DNS_SERVERS) on MAILPLANE_MX_PORT.
-    transport: (ctx) =>
+    transport: ({ resolver, delivery }) =>
       mxTransport({
-        resolver: ctx.resolver,
-        port: ctx.config.delivery.mxPort,
-        connectionTimeoutMs: ctx.config.delivery.connectionTimeoutMs,
-        greetingTimeoutMs: ctx.config.delivery.greetingTimeoutMs,
-        socketTimeoutMs: ctx.config.delivery.socketTimeoutMs,
+        resolver,
+        port: delivery.mxPort,
+        connectionTimeoutMs: delivery.connectionTimeoutMs,
+        greetingTimeoutMs: delivery.greetingTimeoutMs,
+        socketTimeoutMs: delivery.socketTimeoutMs,
       }),
     // Pools' TPSPs: their own SMTP service, with the stored security and credentials.
     tpspTransport: (tpsp) =>

@@ -26,11 +26,10 @@ function wordsOf(error: unknown): string {
 }
 
 /**
- * The one line printed when start-up fails: the error's message and those of its causes (the
- * driver's "connect ECONNREFUSED 127.0.0.1:5432" under the store's "cannot be reached"), without
- * repeats or line breaks.
+ * An error's message and those of its causes (the driver's "connect ECONNREFUSED 127.0.0.1:5432"
+ * under the store's "cannot be reached"), on one line without repeats.
  */
-export function startupFailureLine(error: unknown): string {
+export function failureWords(error: unknown): string {
   const parts: string[] = [];
   let link: unknown = error;
   for (let depth = 0; link !== undefined && link !== null && depth < 5; depth++) {
@@ -38,7 +37,12 @@ export function startupFailureLine(error: unknown): string {
     if (words !== '' && !parts.some((part) => part.includes(words))) parts.push(words);
     link = link instanceof Error ? link.cause : undefined;
   }
-  return `mailplane: cannot start: ${parts.join(': ')}`.replace(/\s*\n\s*/g, ' ');
+  return parts.join(': ').replace(/\s*\n\s*/g, ' ');
+}
+
+/** The one line printed when start-up fails: {@link failureWords} after `mailplane: cannot start: `. */
+export function startupFailureLine(error: unknown): string {
+  return `mailplane: cannot start: ${failureWords(error)}`;
 }
 
 /**

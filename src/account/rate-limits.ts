@@ -15,6 +15,7 @@
  * link endpoints").
  */
 import { createBatcher } from '../store/batcher.js';
+import { withDefaults } from '../model/defaults.js';
 import { errorKindOf, RateLimitedError } from '../errors.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../model/time.js';
@@ -48,15 +49,12 @@ const PRUNE_BATCH = 1_000;
 /** Most hits counted in one store call. */
 const MAX_HIT_BATCH = 256;
 
-/** `MailplaneOptions.rateLimits` with defaults filled in; `false` turns rate limiting off. */
+/**
+ * `MailplaneOptions.rateLimits` with defaults filled in; `false` turns rate limiting off. The
+ * values are checked before, with the other options of `createMailplane` (src/options.ts).
+ */
 export function resolveRateLimitConfig(options: Partial<RateLimitConfig> | false | undefined): RateLimitConfig | false {
-  if (options === false) return false;
-  const config = { ...defaultRateLimitConfig, ...options };
-  for (const [name, value] of Object.entries(config)) {
-    if (!Number.isSafeInteger(value) || value < 1)
-      throw new TypeError(`rateLimits.${name} must be a positive integer, not ${String(value)}`);
-  }
-  return config;
+  return options === false ? false : withDefaults(defaultRateLimitConfig, options);
 }
 
 /** Which allowance a route draws from: one unit per request, or one per recipient (the send endpoint). */

@@ -11,7 +11,8 @@
  */
 import { sessionLog } from '../smtp/session-log.js';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
-import type { MailplaneContext } from '../context.js';
+import { contextOf } from '../instance-context.js';
+import type { Mailplane } from '../mailplane.js';
 import { messageIdOfVerp } from '../delivery/compose.js';
 import { connectionGuard } from '../smtp/connection-guard.js';
 import { parseReceivedMime, readMessage, smtpListener, smtpReply as reply, type SmtpListener } from '../smtp/server.js';
@@ -46,10 +47,11 @@ export type BounceReceiver = SmtpListener;
  * Creates the bounce and complaint receiver of a mailplane instance.
  *
  * @example
- * const receiver = createBounceReceiver(mailplane.context, { feedbackAddresses: ['fbl@bounces.example.net'] });
+ * const receiver = createBounceReceiver(mailplane, { feedbackAddresses: ['fbl@bounces.example.net'] });
  * await receiver.listen(25);
  */
-export function createBounceReceiver(ctx: MailplaneContext, options: BounceReceiverOptions = {}): BounceReceiver {
+export function createBounceReceiver(mailplane: Mailplane, options: BounceReceiverOptions = {}): BounceReceiver {
+  const ctx = contextOf(mailplane);
   const feedback = new Set((options.feedbackAddresses ?? []).map((a) => a.toLowerCase()));
   const maxMessageBytes = options.maxMessageBytes ?? 10 * 1024 * 1024;
   const budget = { used: 0, max: Math.max(options.maxBufferedBytes ?? 128 * 1024 * 1024, maxMessageBytes) };

@@ -15,14 +15,9 @@ import { pageResponse, SECURITY_HEADERS } from './page.js';
 import { proxyToApi } from './proxy.js';
 import { DashboardSessions, type OpenSession } from './sessions.js';
 import { mapDashboardSessionStore } from '../store/dashboard-session-store.js';
-
-/** What the dashboard needs of a mailplane instance (`createMailplane`'s result). */
-export interface DashboardTarget {
-  /** The API router the dashboard's calls go through. */
-  readonly handle: HttpHandler;
-  /** The instance: its store keeps the sessions, its secret box encrypts the keys in them. */
-  readonly context: MailplaneContext;
-}
+import { contextOf } from '../instance-context.js';
+import type { Mailplane } from '../mailplane.js';
+import { mountHandlers, type MountedHandler } from '../http/mount.js';
 
 /** Options of {@link createDashboard}. */
 export interface DashboardOptions {
@@ -109,9 +104,10 @@ const withSecurityHeaders = (response: HttpResponse): HttpResponse => ({
  * app.use('/dashboard', toExpress(createDashboard(mailplane)));
  * app.use(toKoa(createDashboard(mailplane), { prefix: '/dashboard' }));
  */
-export function createDashboard(mailplane: DashboardTarget, options: DashboardOptions = {}): HttpHandler {
+export function createDashboard(mailplane: Mailplane, options: DashboardOptions = {}): HttpHandler {
   const basePath = (options.basePath ?? '/dashboard').replace(/\/+$/, '');
-  const ctx = mailplane.context;
+  // The instance's store keeps the sessions, its secret box encrypts the keys in them.
+  const ctx = contextOf(mailplane);
   const sessions = new DashboardSessions(
     ctx.store.dashboardSessions ?? mapDashboardSessionStore(),
     ctx.secrets,
@@ -183,4 +179,20 @@ export function createDashboard(mailplane: DashboardTarget, options: DashboardOp
       return withSecurityHeaders(errorResponse(error));
     }
   };
+}
+
+/**
+ * `mailplane.handler` with the dashboard at `basePath` (default `/dashboard`): the API, the links,
+ * health, metrics and the console in one handler, mounted at the root in one line.
+ *
+ * @example
+ * app.use(toExpress(withDashboard(mailplane)));
+ * http.createServer(toNodeHandler(withDashboard(mailplane))).listen(3000, '127.0.0.1');
+ */
+export function withDashboard(mailplane: Mailplane, options: DashboardOptions = {}): MountedHandler {
+  const basePath = (options.basePath ?? '/dashboard').replace(/\/+$/, '');
+  return mountHandlers([
+    { path: basePath, handle: createDashboard(mailplane, { ...options, basePath }) },
+    { path: '', handle: mailplane.handler },
+  ]);
 }

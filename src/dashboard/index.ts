@@ -7,10 +7,10 @@
  */
 export {
   createDashboard,
+  withDashboard,
   CSRF_HEADER,
   DEFAULT_SESSION_TTL_MS,
   type DashboardOptions,
-  type DashboardTarget,
 } from './handler.js';
 export { CONTENT_SECURITY_POLICY } from './page.js';
 export { SESSION_COOKIE } from './cookies.js';

@@ -1,3 +1,5 @@
+import { withDefaults } from '../model/defaults.js';
+
 /**
  * Where the DNS records a customer publishes for a sending domain point. The values are the
  * operator's: the hosts that receive bounces and serve tracking for this mailplane deployment.
@@ -45,32 +47,19 @@ export const defaultDomainRecordsConfig: DomainRecordsConfig = {
   dkimAutoRotateDays: 0,
 };
 
-const DNS_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
-const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i;
+/** One DNS label (the selector, the labels under a sending domain); `createMailplane` checks the options with it. */
+export const DNS_LABEL_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
+/** A host name of at least two labels (the record targets); `createMailplane` checks the options with it. */
+export const HOST_NAME_PATTERN =
+  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i;
 
 /**
- * Fills the unset fields of a partial configuration with {@link defaultDomainRecordsConfig}.
- * Throws on a label or host that DNS cannot carry: the mistake would otherwise surface only as
- * records no customer can publish.
+ * Fills the unset fields of a partial configuration with {@link defaultDomainRecordsConfig}, the
+ * labels lower-cased. The values are checked before, with the other options of `createMailplane`
+ * (src/options.ts).
  */
 export function resolveDomainRecordsConfig(partial: Partial<DomainRecordsConfig> = {}): DomainRecordsConfig {
-  const config = { ...defaultDomainRecordsConfig, ...partial };
-  for (const key of ['dkimSelector', 'returnPathLabel', 'trackingLabel'] as const) {
-    if (!DNS_LABEL.test(config[key])) throw new Error(`domains.${key} must be one DNS label, got "${config[key]}"`);
-  }
-  for (const key of ['returnPathTarget', 'trackingTarget', 'spfInclude'] as const) {
-    if (!HOST_NAME.test(config[key])) throw new Error(`domains.${key} must be a host name, got "${config[key]}"`);
-  }
-  if (!Number.isInteger(config.dkimRotationGraceDays) || config.dkimRotationGraceDays < 1) {
-    throw new Error(
-      `domains.dkimRotationGraceDays must be a whole number of days >= 1, got ${config.dkimRotationGraceDays}`,
-    );
-  }
-  if (!Number.isInteger(config.dkimAutoRotateDays) || config.dkimAutoRotateDays < 0) {
-    throw new Error(
-      `domains.dkimAutoRotateDays must be a whole number of days >= 0 (0: off), got ${config.dkimAutoRotateDays}`,
-    );
-  }
+  const config = withDefaults(defaultDomainRecordsConfig, partial);
   // Lower-cased like the domain names they are joined to, so published hosts compare exactly.
   return {
     ...config,

@@ -4,6 +4,7 @@
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { HttpHandler, HttpResponse } from './types.js';
+import { withRequestId } from './mount.js';
 import type { MailplaneMetrics } from '../metrics/metrics.js';
 
 /** Options of {@link createMetricsHandler}. */
@@ -35,7 +36,8 @@ const error = (status: number, code: string, message: string, headers: Record<st
  * `{"code":"UNAUTHORIZED"}` without the right bearer token when one is configured, 405 for other methods.
  */
 export function createMetricsHandler(metrics: MailplaneMetrics, options: MetricsHandlerOptions = {}): HttpHandler {
-  return async (request) => {
+  // Mounted alone too (`mailplane.handleMetrics`): it carries the request id as every other answer does.
+  const answer: HttpHandler = async (request) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       return error(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed here: use GET`, { allow: 'GET, HEAD' });
     }
@@ -63,4 +65,5 @@ export function createMetricsHandler(metrics: MailplaneMetrics, options: Metrics
       );
     }
   };
+  return async (request) => withRequestId(await answer(request), request.headers['x-request-id']);
 }

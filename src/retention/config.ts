@@ -1,3 +1,5 @@
+import { withDefaults } from '../model/defaults.js';
+
 /** How long messages and events are kept (`MailplaneOptions.retention`; docs/activity.md). */
 export interface RetentionConfig {
   /** Days a message (by `submittedAt`) and an event (by its time) are kept; 0 keeps them forever. Default 30. */
@@ -16,14 +18,18 @@ export const MAX_RETENTION_DAYS = 3650;
 /** Default {@link RetentionConfig.days}. */
 export const DEFAULT_RETENTION_DAYS = 30;
 
-/** Fills the unset fields of a partial configuration with the defaults. */
+/** The defaults of {@link RetentionConfig}. */
+export const defaultRetentionConfig: Readonly<RetentionConfig> = Object.freeze({
+  days: DEFAULT_RETENTION_DAYS,
+  batchSize: 1_000,
+  batchesPerRun: 50,
+  intervalMs: 3_600_000,
+});
+
+/**
+ * Fills the unset fields of a partial configuration with the defaults. The values are checked
+ * before, with the other options of `createMailplane` (src/options.ts).
+ */
 export function resolveRetentionConfig(partial: Partial<RetentionConfig> = {}): RetentionConfig {
-  const whole = (value: number | undefined, fallback: number, min: number) =>
-    value === undefined || !Number.isInteger(value) || value < min ? fallback : value;
-  return {
-    days: whole(partial.days, DEFAULT_RETENTION_DAYS, 0),
-    batchSize: whole(partial.batchSize, 1_000, 1),
-    batchesPerRun: whole(partial.batchesPerRun, 50, 1),
-    intervalMs: whole(partial.intervalMs, 3_600_000, 1),
-  };
+  return withDefaults(defaultRetentionConfig, partial);
 }

@@ -2,7 +2,7 @@
  * The sandbox: a DNS server and a mail catcher on loopback, so that a fresh machine can verify a
  * sending domain and see its mail go through the whole pipeline (docs/sandbox.md).
  */
-import type { MailplaneContext } from '../context.js';
+import { contextOf } from '../instance-context.js';
 import type { DnsServerAddress } from '../dns/servers.js';
 import { startSandboxCatcher } from './catcher.js';
 import { startSandboxDns } from './dns-server.js';
@@ -25,10 +25,11 @@ export interface Sandbox {
   /** Newest captured messages kept per account. */
   readonly keep: number;
   /**
-   * Connects the servers to a mailplane instance (`createMailplane` calls it): the DNS server
-   * answers from its domains and forwards other questions to `upstream`, the catcher stores into it.
+   * Connects the servers to a mailplane instance (`createMailplane` calls it, with the instance it
+   * made): the DNS server answers from its domains and forwards other questions to `upstream`, the
+   * catcher stores into it.
    */
-  attach(context: MailplaneContext, upstream: readonly DnsServerAddress[]): void;
+  attach(mailplane: object, upstream: readonly DnsServerAddress[]): void;
   /** Stops both servers. */
   close(): Promise<void>;
 }
@@ -42,7 +43,7 @@ export interface Sandbox {
  * const sandbox = await startSandbox();
  * const mailplane = createMailplane({
  *   store, secret, sandbox,
- *   transport: (ctx) => mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort }),
+ *   transport: ({ resolver, delivery }) => mxTransport({ resolver, port: delivery.mxPort }),
  * });
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
@@ -58,7 +59,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     dns: dns.address,
     smtpPort: catcher.port,
     keep,
-    attach(context, upstream) {
+    attach(mailplane, upstream) {
+      const context = contextOf(mailplane);
       dns.attach({ store: context.store.sandbox, config: context.config.domains, upstream, logger: context.logger });
       catcher.attach({ ctx: context, keep });
     },

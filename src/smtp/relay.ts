@@ -16,7 +16,8 @@
  */
 import { sessionLog } from './session-log.js';
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server';
-import type { MailplaneContext } from '../context.js';
+import { contextOf } from '../instance-context.js';
+import type { Mailplane } from '../mailplane.js';
 import { createRateLimiter } from '../account/rate-limits.js';
 import { acceptSend, senderDomain } from '../sending/accept.js';
 import { MAX_RECIPIENTS_PER_REQUEST } from '../sending/request.js';
@@ -69,15 +70,17 @@ export type SmtpRelay = SmtpListener;
 const subAccountOf = (session: SMTPServerSession) => session.user as SubAccountRecord;
 
 /**
- * Creates the SMTP relay of a mailplane instance (`mailplane.context`).
+ * Creates the SMTP relay of a mailplane instance (what `createMailplane` returned).
  *
  * @example
- * const relay = createSmtpRelay(mailplane.context, { tls: { key, cert } });
+ * const tls = { key: readFileSync('relay-key.pem'), cert: readFileSync('relay-cert.pem') };
+ * const relay = createSmtpRelay(mailplane, { tls });
  * await relay.listen(587);
- * const implicit = createSmtpRelay(mailplane.context, { tls: { key, cert }, secure: true });
+ * const implicit = createSmtpRelay(mailplane, { tls, secure: true });
  * await implicit.listen(465);
  */
-export function createSmtpRelay(ctx: MailplaneContext, options: SmtpRelayOptions = {}): SmtpRelay {
+export function createSmtpRelay(mailplane: Mailplane, options: SmtpRelayOptions = {}): SmtpRelay {
+  const ctx = contextOf(mailplane);
   if (options.secure && !options.tls)
     throw new Error('createSmtpRelay: implicit TLS (secure) needs tls.key and tls.cert');
   const maxMessageBytes = options.maxMessageBytes ?? 25 * 1024 * 1024;

@@ -2,6 +2,7 @@
  * The cache of compiled templates of one mailplane instance (`TemplateCompiler`, renderer.ts): the
  * bound it is given in the instance's configuration, and the least-recently-used entries it keeps.
  */
+import { withDefaults } from '../model/defaults.js';
 
 /** How many compiled templates an instance keeps (`MailplaneOptions.templateCache`; docs/security.md). */
 export interface TemplateCacheConfig {
@@ -20,17 +21,15 @@ export const defaultTemplateCacheConfig: Readonly<TemplateCacheConfig> = Object.
   maxCharacters: 64 * 1024 * 1024,
 });
 
-/** Fills the unset fields with the defaults; throws a `TypeError` on a field that is not a whole number of at least 0. */
+/**
+ * Fills the unset fields with the defaults. The values are checked before, with the other options
+ * of `createMailplane` (src/options.ts).
+ */
 export function resolveTemplateCacheConfig(options: Partial<TemplateCacheConfig> = {}): TemplateCacheConfig {
-  const config = { ...defaultTemplateCacheConfig, ...options };
-  for (const [name, value] of Object.entries(config)) {
-    if (!Number.isSafeInteger(value) || value < 0)
-      throw new TypeError(`templateCache.${name} must be a whole number of at least 0, not ${String(value)}`);
-  }
-  return config;
+  return withDefaults(defaultTemplateCacheConfig, options);
 }
 
-/** How full a {@link CompiledTemplateCache} is. */
+/** How full the cache of compiled templates is (`TemplateCompiler.cached`). */
 export interface TemplateCacheSize {
   /** Templates kept. */
   templates: number;

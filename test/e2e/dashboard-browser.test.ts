@@ -99,7 +99,7 @@ describe.skipIf(!haveChromium).each(storeKinds)(
         },
         jobs: { pollIntervalMs: 25 },
         transport: (ctx) =>
-          mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort, ehloName: 'mta.mailplane.test' }),
+          mxTransport({ resolver: ctx.resolver, port: ctx.delivery.mxPort, ehloName: 'mta.mailplane.test' }),
       });
       api.mailplane.start();
       server = await startDashboardServer(api);

@@ -4,42 +4,20 @@
  * machine). Then the sandbox's bounce@, defer@ and complaint@ recipients, each to its final state
  * with events, stats and webhooks.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startExample, type ExampleServer } from '../support/example-server.js';
+import { bashSession } from '../support/bash-session.js';
+import { asPastedAgainst, startExample, type ExampleServer } from '../support/example-server.js';
+import { codeBlock } from '../support/markdown-blocks.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read the JSON shapes
 type Json = any;
 
-/** The lines of the README's quick-start block: comments dropped, `API=` taken from the test. */
+/** The lines of the README's quick-start block, comments dropped: each is one command, typed as pasted. */
 function quickStartCommands(): string[] {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const block = /<!-- quick-start:[^>]*-->\s*```sh\n([\s\S]*?)```/.exec(readme)?.[1];
-  if (!block) throw new Error('README.md has no quick-start block');
-  return block.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
-}
-
-/** One bash session: each command runs in it as typed, its output collected until a marker. */
-function bashSession(env: Record<string, string>) {
-  const bash: ChildProcessWithoutNullStreams = spawn('bash', ['--norc', '--noprofile'], {
-    env: { ...process.env, ...env },
-  });
-  let output = '';
-  bash.stdout.on('data', (chunk) => (output += chunk));
-  bash.stderr.on('data', (chunk) => (output += chunk));
-  let n = 0;
-  return {
-    async run(command: string): Promise<string> {
-      const marker = `__done_${++n}__`;
-      const start = output.length;
-      bash.stdin.write(`${command}\necho; echo ${marker}\n`);
-      await vi.waitFor(() => expect(output.slice(start)).toContain(marker), { timeout: 20_000, interval: 20 });
-      return output.slice(start, output.indexOf(marker, start)).trim();
-    },
-    close: () => bash.kill(),
-  };
+  return codeBlock('README.md', 'quick-start')
+    .code.split('\n')
+    .filter((line) => line.trim() !== '' && !line.startsWith('#'));
 }
 
 describe.each(['express', 'koa'] as const)('the README quick start on the %s example, in sandbox mode', (name) => {
@@ -96,16 +74,13 @@ describe.each(['express', 'koa'] as const)('the README quick start on the %s exa
     const bash = bashSession({ KEY: server.accountKey });
     try {
       const outputs: string[] = [];
+      // Typed as pasted, the block waits for the delivery itself before it reads the sandbox.
       for (const command of commands) {
-        // The server listens on a port of its own; everything else is the README's text.
-        const typed = command.startsWith('API=') ? `API=${server.baseUrl}` : command;
-        if (command.includes('/account/sandbox/message')) {
-          const msg = await bash.run('echo $MSG');
-          await waitFor(async () => expect((await message(msg)).status).toBe('delivered'));
-        }
-        outputs.push(await bash.run(typed));
+        const { output, status } = await bash.run(asPastedAgainst(command, server));
+        expect(status, `${command}\n${output}`).toBe(0);
+        outputs.push(output);
       }
-      const [sub, msg] = [await bash.run('echo $SUB'), await bash.run('echo $MSG')];
+      const [sub, msg] = [(await bash.run('echo $SUB')).output, (await bash.run('echo $MSG')).output];
       expect(sub).toMatch(/^mpsk_|^\S{20,}$/);
       const verified = JSON.parse(outputs.find((o) => o.includes('"verified"'))!);
       expect(verified).toMatchObject({ name: 'acme.test', verified: true });

@@ -4,6 +4,7 @@
  * key or password in any line. Real SQLite and PostgreSQL, a real relay on a loopback port.
  */
 import nodemailer from 'nodemailer';
+import { contextOf } from '../../src/instance-context.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBounceReceiver, createSmtpRelay, pinoLogger } from 'mailplane';
 import { createTestApi } from '../support/api.js';
@@ -77,7 +78,7 @@ describe.each(storeKinds)('access logs on %s', (kind) => {
     const { logger, raw, lines } = capture();
     const env = await startDeliveryEnv(kind, {}, { logger });
     cleanups.push(() => env.close());
-    const relay = createSmtpRelay(env.api.mailplane.context, {});
+    const relay = createSmtpRelay(env.api.mailplane, {});
     cleanups.push(() => relay.close());
     const { port } = await relay.listen(0, '127.0.0.1');
     const auth = env.sender.subAccount.smtpAuths[0]!;
@@ -137,12 +138,15 @@ describe.each(storeKinds)('access logs on %s', (kind) => {
     const { logger, lines } = capture();
     const env = await startDeliveryEnv(kind, {}, { logger });
     cleanups.push(() => env.close());
-    const receiver = createBounceReceiver(env.api.mailplane.context, {});
+    const receiver = createBounceReceiver(env.api.mailplane, {});
     cleanups.push(() => receiver.close());
     const { port } = await receiver.listen(0, '127.0.0.1');
     const [entry] = await env.send([`gone@${RCPT_DOMAIN}`]);
     await env.waitForStatus(entry!.messageId, 'delivered');
-    const domain = (await env.api.mailplane.context.store.domains.get(env.sender.subAccount.id, env.sender.domain.id))!;
+    const domain = (await contextOf(env.api.mailplane).store.domains.get(
+      env.sender.subAccount.id,
+      env.sender.domain.id,
+    ))!;
     const verp = `b+${entry!.messageId}@${domain.returnPathHost}`;
     const raw = dsn(verp, `gone@${RCPT_DOMAIN}`, 'failed', '5.1.1', '550 5.1.1 User unknown');
     const transport = nodemailer.createTransport({ host: '127.0.0.1', port, ignoreTLS: true });

@@ -123,9 +123,9 @@ describe.each(storeKinds)('adversarial input (%s)', (kind) => {
     server = createServer((req, res) => (req.url?.startsWith('/t/') ? links : api)(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    relay = createSmtpRelay(env.api.mailplane.context, { tls });
+    relay = createSmtpRelay(env.api.mailplane, { tls });
     const relayPort = (await relay.listen(0, '127.0.0.1')).port;
-    receiver = createBounceReceiver(env.api.mailplane.context);
+    receiver = createBounceReceiver(env.api.mailplane);
     const receiverPort = (await receiver.listen(0, '127.0.0.1')).port;
 
     const from = { email: `news@${env.sender.domain.name}` };

@@ -4,6 +4,7 @@
  * statistics and the suppression list, and what the receiver refuses.
  */
 import nodemailer from 'nodemailer';
+import { contextOf } from '../../src/instance-context.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBounceReceiver, type BounceReceiver } from 'mailplane';
 import { storeKinds } from '../support/databases.js';
@@ -17,7 +18,7 @@ describe.each(storeKinds)('the bounce and complaint receiver (%s)', (kind) => {
 
   beforeEach(async () => {
     env = await startDeliveryEnv(kind);
-    receiver = createBounceReceiver(env.api.mailplane.context, { feedbackAddresses: ['FBL@bounces.mailplane.test'] });
+    receiver = createBounceReceiver(env.api.mailplane, { feedbackAddresses: ['FBL@bounces.mailplane.test'] });
     port = (await receiver.listen(0, '127.0.0.1')).port;
   });
   afterEach(async () => {
@@ -30,7 +31,8 @@ describe.each(storeKinds)('the bounce and complaint receiver (%s)', (kind) => {
       .createTransport({ host: '127.0.0.1', port, ignoreTLS: true })
       .sendMail({ envelope: { from: 'MAILER-DAEMON@mx.rcpt.test', to: [to] }, raw });
   const returnPathHost = async () =>
-    (await env.api.mailplane.context.store.domains.get(env.sender.subAccount.id, env.sender.domain.id))!.returnPathHost;
+    (await contextOf(env.api.mailplane).store.domains.get(env.sender.subAccount.id, env.sender.domain.id))!
+      .returnPathHost;
   const stats = async () =>
     (
       await env.api.call('GET', '/subaccount/stat/aggregate', {

@@ -5,6 +5,7 @@
  * and offers no version (one node: its own writes go through its own caches).
  */
 import { describe, expect, it } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { createTestApi } from '../support/api.js';
 import { storeKinds } from '../support/databases.js';
 import { createSender, sendBody } from '../support/sending.js';
@@ -17,7 +18,7 @@ describe.each(storeKinds)('migration 0022-cache-version on %s', (kind) => {
     async () => {
       const api = await createTestApi(kind);
       try {
-        const store = api.mailplane.context.store;
+        const store = contextOf(api.mailplane).store;
         const sender = await createSender(api, 'versions', 'sender.test');
         if (kind === 'sqlite') {
           expect(store.cacheVersion).toBeUndefined();

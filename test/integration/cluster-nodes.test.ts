@@ -6,6 +6,7 @@
  * processes would; real DNS, SMTP sink and webhook receiver on loopback.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { createMailplane, silentLogger, type HttpRequest, type Mailplane, type MailplaneOptions } from 'mailplane';
 import { openKyselyStore } from 'mailplane/storage/kysely';
 import { mxTransport } from '../../adapters/transport/smtp/index.js';
@@ -62,7 +63,7 @@ describe.skipIf(!pgUrl)('two nodes on one PostgreSQL', () => {
     jobs: { pollIntervalMs: 1_000 },
     warmup: { plan: { stages: [CAP] } },
     webhooks: { allowPrivateTargets: true, timeoutMs: 2000 },
-    transport: (ctx) => mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort, ehloName: name }),
+    transport: (ctx) => mxTransport({ resolver: ctx.resolver, port: ctx.delivery.mxPort, ehloName: name }),
   });
 
   async function startNodes(pageSize: number) {
@@ -75,7 +76,7 @@ describe.skipIf(!pgUrl)('two nodes on one PostgreSQL', () => {
     });
     callB = caller(b);
     sender = await createSender(a, 'cluster', 'sender.test');
-    const domain = (await a.mailplane.context.store.domains.get(sender.subAccount.id, sender.domain.id))!;
+    const domain = (await contextOf(a.mailplane).store.domains.get(sender.subAccount.id, sender.domain.id))!;
     dns.txt(`${domain.dkimSelector}._domainkey.${domain.name}`, `v=DKIM1; k=rsa; p=${domain.dkimPublicKey}`);
   }
 

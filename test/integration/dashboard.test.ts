@@ -4,6 +4,7 @@
  * the API with the session's key, sign-out, expiry, and sessions shared by two nodes.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { createMailplane, manualClock, silentLogger } from 'mailplane';
 import { openKyselyStore } from 'mailplane/storage/kysely';
 import { createTestApi, TEST_SECRET, type TestApi } from '../support/api.js';
@@ -106,12 +107,12 @@ describe.each(storeKinds)('dashboard over HTTP (%s)', (kind) => {
     expect(setCookie).not.toMatch(/Secure/);
     expect(setCookie).not.toContain(api.accountKey);
     // The database holds the key encrypted and only a hash of the cookie's id.
-    const session = await api.mailplane.context.store.dashboardSessions!.find(
-      api.mailplane.context.secrets.lookupHash(cookie.split('=')[1]!),
+    const session = await contextOf(api.mailplane).store.dashboardSessions!.find(
+      contextOf(api.mailplane).secrets.lookupHash(cookie.split('=')[1]!),
       Date.now(),
     );
     expect(session?.sealedKey).not.toContain(api.accountKey);
-    expect(api.mailplane.context.secrets.decrypt(session!.sealedKey)).toBe(api.accountKey);
+    expect(contextOf(api.mailplane).secrets.decrypt(session!.sealedKey)).toBe(api.accountKey);
 
     const state = await request(server.origin, 'GET', '/dashboard/session', { cookie });
     expect(state.body).toMatchObject({ signedIn: true, kind: 'account', csrfToken: csrf });

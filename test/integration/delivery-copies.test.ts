@@ -5,6 +5,7 @@
  * address only. Real delivery to an SMTP sink, real reports over SMTP to the bounce receiver.
  */
 import { simpleParser } from 'mailparser';
+import { contextOf } from '../../src/instance-context.js';
 import nodemailer from 'nodemailer';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createBounceReceiver, type BounceReceiver } from 'mailplane';
@@ -33,7 +34,7 @@ describe.each(storeKinds)('cc and bcc copies (%s)', (kind) => {
 
   beforeEach(async () => {
     env = await startDeliveryEnv(kind);
-    receiver = createBounceReceiver(env.api.mailplane.context, { feedbackAddresses: ['fbl@bounces.mailplane.test'] });
+    receiver = createBounceReceiver(env.api.mailplane, { feedbackAddresses: ['fbl@bounces.mailplane.test'] });
     port = (await receiver.listen(0, '127.0.0.1')).port;
   });
   afterEach(async () => {
@@ -50,7 +51,8 @@ describe.each(storeKinds)('cc and bcc copies (%s)', (kind) => {
   const waitForTransactions = (count: number) =>
     vi.waitFor(() => expect(env.sink.received).toHaveLength(count), { timeout: 15_000, interval: 20 });
   const returnPathHost = async () =>
-    (await env.api.mailplane.context.store.domains.get(env.sender.subAccount.id, env.sender.domain.id))!.returnPathHost;
+    (await contextOf(env.api.mailplane).store.domains.get(env.sender.subAccount.id, env.sender.domain.id))!
+      .returnPathHost;
   const suppressions = async () =>
     (await env.api.call('GET', '/subaccount/suppression', { sub: env.key })).body as Array<{
       email: string;

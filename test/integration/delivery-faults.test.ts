@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { openKyselyStore } from '../../adapters/storage/kysely/index.js';
 import { createMailplane, silentLogger } from 'mailplane';
 import { mxTransport } from '../../adapters/transport/smtp/index.js';
@@ -107,10 +108,10 @@ describe.each(storeKinds)('delivery against misbehaving servers (%s)', (kind) =>
       secret: TEST_SECRET,
       logger: silentLogger,
       clock: env.clock,
-      dns: env.api.mailplane.context.config.dns,
-      delivery: env.api.mailplane.context.config.delivery,
+      dns: contextOf(env.api.mailplane).config.dns,
+      delivery: contextOf(env.api.mailplane).config.delivery,
       jobs: { pollIntervalMs: 25 },
-      transport: (ctx) => mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort }),
+      transport: (ctx) => mxTransport({ resolver: ctx.resolver, port: ctx.delivery.mxPort }),
     });
     try {
       const found = await store.messages.getForDelivery(entry!.messageId);

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { contextOf } from '../../src/instance-context.js';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -17,7 +18,7 @@ const script = fileURLToPath(new URL('../support/delivery-worker.ts', import.met
  * answers their ids.
  */
 async function acceptMessages(mailplane: Mailplane, count: number): Promise<string[]> {
-  const ctx = mailplane.context;
+  const ctx = contextOf(mailplane);
   const { apiKey } = await mailplane.createAccount({ name: 'bulk' });
   const call = async (method: string, path: string, headers: Record<string, string>, body: unknown) => {
     const response = await mailplane.handle({

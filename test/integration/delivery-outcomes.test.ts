@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { recordDeliveryOutcome } from '../../src/delivery/outcome.js';
 import { storeKinds } from '../support/databases.js';
 import { RCPT_DOMAIN, startDeliveryEnv, type DeliveryEnv } from '../support/delivery-env.js';
@@ -71,7 +72,7 @@ describe.each(storeKinds)('delivery outcomes (%s)', (kind) => {
     const id = entry!.messageId;
     let view = await env.waitForMessage(id, (v) => expect(v.attempt).toBe(1));
     expect(view.status).toBe('deferred');
-    const delays = env.api.mailplane.context.config.delivery.retryDelaysMs;
+    const delays = contextOf(env.api.mailplane).config.delivery.retryDelaysMs;
     expect(delays).toHaveLength(5);
     expect(delays.reduce((a, b) => a + b, 0)).toBe(24 * 3_600_000);
     for (let retry = 1; retry <= 5; retry++) {
@@ -103,7 +104,7 @@ describe.each(storeKinds)('delivery outcomes (%s)', (kind) => {
     expect(first.events[1].smtpDescription).toContain('Try again later');
     expect(first.events[1].smtpDescription).toContain('greylisted');
     env.sink.behave({});
-    env.advance(env.api.mailplane.context.config.delivery.retryDelaysMs[0]!);
+    env.advance(contextOf(env.api.mailplane).config.delivery.retryDelaysMs[0]!);
     const view = await env.waitForStatus(entry!.messageId, 'delivered');
     expect(types(view)).toEqual([0, 3, 2]);
     expect(await stats()).toMatchObject({ delivered: 1, softBounced: 1, hardBounced: 0 });
@@ -114,7 +115,7 @@ describe.each(storeKinds)('delivery outcomes (%s)', (kind) => {
     env.sink.behave({ rcpt: ['450 4.7.28 Rate limited, too many messages'] });
     const [entry] = await env.send([`busy@${RCPT_DOMAIN}`]);
     await env.waitForMessage(entry!.messageId, (v) => expect(v.attempt).toBe(1));
-    for (const delay of env.api.mailplane.context.config.delivery.retryDelaysMs) {
+    for (const delay of contextOf(env.api.mailplane).config.delivery.retryDelaysMs) {
       const before = (await env.message(entry!.messageId)).attempt;
       env.advance(delay);
       await env.waitForMessage(entry!.messageId, (v) => expect(v.attempt).toBe(before + 1));
@@ -129,10 +130,10 @@ describe.each(storeKinds)('delivery outcomes (%s)', (kind) => {
     const id = entry!.messageId;
     await env.waitForMessage(id, (v) => expect(v.attempt).toBe(1));
     // Both workers read the message as it was before their attempt, and both got a 4xx.
-    const found = (await env.api.mailplane.context.store.messages.getForDelivery(id))!;
+    const found = (await contextOf(env.api.mailplane).store.messages.getForDelivery(id))!;
     const soft = { kind: 'soft' as const, smtpCode: 451, text: '451 4.3.0 Temporary local problem' };
     const route = { ipId: null, ipPoolId: null, tpspId: null };
-    const ctx = env.api.mailplane.context;
+    const ctx = contextOf(env.api.mailplane);
     const [first, second] = await Promise.all([
       recordDeliveryOutcome(ctx, found.message, found.batch, soft, route),
       recordDeliveryOutcome(ctx, found.message, found.batch, soft, route),

@@ -1,4 +1,5 @@
 import { simpleParser } from 'mailparser';
+import { contextOf } from '../../src/instance-context.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SharedBodyCache } from '../../src/delivery/body-cache.js';
 import { composeMessage, DkimKeyCache } from '../../src/delivery/compose.js';
@@ -85,7 +86,7 @@ describe.each(storeKinds)('bulk sends with one body for every recipient (%s)', (
         ...variants[variant],
       });
       await env.waitForStatus(entry!.messageId, 'delivered');
-      const ctx = env.api.mailplane.context;
+      const ctx = contextOf(env.api.mailplane);
       const found = (await ctx.store.messages.getForDelivery(entry!.messageId))!;
       const domain = (await ctx.store.domains.get(found.batch.subAccountId, found.batch.domainId!))!;
       const input = {

@@ -1,4 +1,5 @@
 import { simpleParser } from 'mailparser';
+import { contextOf } from '../../src/instance-context.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { storeKinds } from '../support/databases.js';
 import { RCPT_DOMAIN, startDeliveryEnv, type DeliveryEnv } from '../support/delivery-env.js';
@@ -133,5 +134,5 @@ describe.each(storeKinds)('the message on the wire (%s)', (kind) => {
 });
 
 async function domain(env: DeliveryEnv) {
-  return (await env.api.mailplane.context.store.domains.get(env.sender.subAccount.id, env.sender.domain.id))!;
+  return (await contextOf(env.api.mailplane).store.domains.get(env.sender.subAccount.id, env.sender.domain.id))!;
 }

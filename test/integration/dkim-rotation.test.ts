@@ -5,6 +5,7 @@
  * of "verify"; a pending rotation abandoned; refusals; automatic rotation.
  */
 import { createPublicKey } from 'node:crypto';
+import { contextOf } from '../../src/instance-context.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTestApi, type TestApi } from '../support/api.js';
 import { expectError } from '../support/bad-input.js';
@@ -209,11 +210,11 @@ describe.each(storeKinds)('automatic DKIM rotation on %s', (kind) => {
   it('rotates a verified domain’s key once it has signed for the configured days', async () => {
     const read = await setUp(30);
     clock.advance(20 * DAY);
-    api.mailplane.context.jobs.notify();
+    contextOf(api.mailplane).jobs.notify();
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await read()).dkimRecords).toHaveLength(1);
     clock.advance(11 * DAY);
-    api.mailplane.context.jobs.notify();
+    contextOf(api.mailplane).jobs.notify();
     await vi.waitFor(
       async () =>
         expect((await read()).dkimRecords.map((r: { state: string }) => r.state)).toEqual(['active', 'pending']),
@@ -224,7 +225,7 @@ describe.each(storeKinds)('automatic DKIM rotation on %s', (kind) => {
   it('never rotates by itself when the option is off (the default)', async () => {
     const read = await setUp(0);
     clock.advance(400 * DAY);
-    api.mailplane.context.jobs.notify();
+    contextOf(api.mailplane).jobs.notify();
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await read()).dkimRecords).toHaveLength(1);
   });

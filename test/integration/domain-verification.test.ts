@@ -1,4 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { contextOf } from '../../src/instance-context.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultDomainRecordsConfig, manualClock } from 'mailplane';
 import { nextDomainCheckAt } from '../../src/domain/verification-schedule.js';
@@ -234,11 +235,11 @@ describe.each(storeKinds)('the verification schedule on %s', (kind) => {
   });
   afterEach(() => api.close());
 
-  const store = () => api.mailplane.context.store;
+  const store = () => contextOf(api.mailplane).store;
   /** Moves the clock and lets the runner find what became due. */
   const advance = (ms: number) => {
     clock.advance(ms);
-    api.mailplane.context.jobs.notify();
+    contextOf(api.mailplane).jobs.notify();
   };
   const subAccountIdOf = async (key: string) => {
     const list = (await api.call('GET', '/account/subaccount', { account: api.accountKey })).body as {

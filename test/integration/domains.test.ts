@@ -1,4 +1,5 @@
 import { createPublicKey, createSign, createVerify } from 'node:crypto';
+import { contextOf } from '../../src/instance-context.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApi, type TestApi } from '../support/api.js';
 import { expectAuthBattery, expectError } from '../support/bad-input.js';
@@ -94,7 +95,7 @@ describe.each(storeKinds)('domains API on %s', (kind) => {
   it('publishes the public half of an RSA-2048 key whose private half is stored only encrypted', async () => {
     const created = await create('example.com');
     const published = /p=([A-Za-z0-9+/=]+)$/.exec(created.body.dkim.textValue)![1]!;
-    const { context } = api.mailplane;
+    const context = contextOf(api.mailplane);
     const stored = (await context.store.domains.get(sub.id, created.body.id))!;
     expect(stored.dkimPrivateKeySealed).not.toContain('PRIVATE KEY');
     const privatePem = context.secrets.decrypt(stored.dkimPrivateKeySealed);

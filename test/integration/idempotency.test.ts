@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { createMailplane, manualClock, silentLogger, type HttpRequest, type Mailplane } from 'mailplane';
 import { openKyselyStore } from 'mailplane/storage/kysely';
 import { purgeIdempotencyKeys } from '../../src/retention/jobs.js';
@@ -25,7 +26,7 @@ describe.each(storeKinds)('idempotent sends (Idempotency-Key) on %s', (kind) => 
     return (await api.call('GET', '/subaccount/stat/aggregate', { sub, query: { from: '2026-01-01', to: day } })).body
       .processed as number;
   };
-  const queuedJobs = async () => (await api.mailplane.context.store.jobs.countByState('deliver-batch')).pending;
+  const queuedJobs = async () => (await contextOf(api.mailplane).store.jobs.countByState('deliver-batch')).pending;
 
   beforeEach(async () => {
     clock = manualClock(Date.UTC(2026, 2, 1, 12));
@@ -129,9 +130,9 @@ describe.each(storeKinds)('idempotent sends (Idempotency-Key) on %s', (kind) => 
     expect(await processed()).toBe(2);
     clock.advance(24 * HOUR);
     await send(body, 'other-key');
-    expect(await purgeIdempotencyKeys(api.mailplane.context)).toEqual({ deleted: 1, more: false });
+    expect(await purgeIdempotencyKeys(contextOf(api.mailplane))).toEqual({ deleted: 1, more: false });
     expect(
-      await api.mailplane.context.store.idempotency.find(shop.subAccount.id, 'other-key', clock.now()),
+      await contextOf(api.mailplane).store.idempotency.find(shop.subAccount.id, 'other-key', clock.now()),
     ).not.toBeNull();
   });
 
@@ -150,7 +151,7 @@ describe.each(storeKinds)('idempotent sends (Idempotency-Key) on %s', (kind) => 
     const again = await call();
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.text).toBe(first.text);
-    expect(await purgeIdempotencyKeys(live.mailplane.context)).toEqual({ deleted: 0, more: false });
+    expect(await purgeIdempotencyKeys(contextOf(live.mailplane))).toEqual({ deleted: 0, more: false });
   });
 
   it('sends once when many requests with one key arrive at once', async () => {

@@ -98,7 +98,7 @@ describe.each(storeKinds)('addresses with invisible or text-direction characters
 
   describe('over the SMTP relay', () => {
     async function session(): Promise<RawSmtp> {
-      relay = createSmtpRelay(env.api.mailplane.context);
+      relay = createSmtpRelay(env.api.mailplane);
       const { port } = await relay.listen(0, '127.0.0.1');
       const client = await rawSmtp(port);
       const auth = env.sender.subAccount.smtpAuths[0]!;

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { createTestApi, type CallResult, type TestApi } from '../support/api.js';
 import { expectAuthBattery, expectError } from '../support/bad-input.js';
 import { storeKinds } from '../support/databases.js';
@@ -74,7 +75,7 @@ describe.each(storeKinds)('IP pools API on %s', (kind) => {
   });
 
   it('gives an account created before pools existed its system pool on first use', async () => {
-    const { store, secrets } = api.mailplane.context;
+    const { store, secrets } = contextOf(api.mailplane);
     const legacyKey = 'mpak_legacyLegacyLegacyLegacyLegacy01';
     await store.accounts.create({
       name: 'legacy',

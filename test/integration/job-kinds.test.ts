@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import type { JsonObject, Logger } from 'mailplane';
 import {
   DELIVER_BATCH_JOB,
@@ -50,8 +51,8 @@ describe.each(storeKinds)('job kinds on %s', (kind) => {
   });
 
   it('ends a job whose stored payload does not fit its kind dead, with an error naming the fields, and runs the others', async () => {
-    const { store } = api.mailplane.context;
-    const now = api.mailplane.context.clock.now();
+    const { store } = contextOf(api.mailplane);
+    const now = contextOf(api.mailplane).clock.now();
     const bad: { kind: string; payload: JsonObject }[] = [
       { kind: DELIVER_MESSAGE_JOB, payload: { messageId: 42 } },
       { kind: DOMAIN_CHECK_JOB, payload: { domainId: 'seven', subAccountId: 1 } },
@@ -65,7 +66,7 @@ describe.each(storeKinds)('job kinds on %s', (kind) => {
       (r) => r.id!,
     );
     // A valid job of one of those kinds still runs (an unknown domain: it completes, doing nothing).
-    const [good] = await api.mailplane.context.jobs.enqueue([
+    const [good] = await contextOf(api.mailplane).jobs.enqueue([
       { kind: DOMAIN_CHECK_JOB, payload: { domainId: 999, subAccountId: 999 } },
     ]);
     api.mailplane.start();

@@ -4,6 +4,7 @@
  * socket: accept -> delivery job -> captured message -> Delivered status, events, stats.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { createMailplane, manualClock, silentLogger, type HttpRequest, type Mailplane } from 'mailplane';
 import { captureTransport, createMemoryStore, type CaptureTransport } from 'mailplane/testing';
 
@@ -54,7 +55,7 @@ describe('mailplane on the in-memory store with the capture transport', () => {
     const domain = await call(instance, 'POST', '/subaccount/domain', key, { name: 'shop.test' });
     expect(domain.status).toBe(200);
     // Stands in for the DNS check: the domain is verified, so its mail is signed and sent.
-    await instance.context.store.domains.updateVerification(sub.body.id, domain.body.id, {
+    await contextOf(instance).store.domains.updateVerification(sub.body.id, domain.body.id, {
       dkimVerified: true,
       verified: true,
       updated: 1n,
@@ -113,6 +114,6 @@ describe('mailplane on the in-memory store with the capture transport', () => {
       },
       { timeout: 10_000, interval: 10 },
     );
-    expect(await instance.context.store.suppressions.isSuppressed(subAccountId, 'gone@rcpt.test')).toBe(true);
+    expect(await contextOf(instance).store.suppressions.isSuppressed(subAccountId, 'gone@rcpt.test')).toBe(true);
   });
 });

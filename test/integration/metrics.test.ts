@@ -3,6 +3,7 @@
  * SMTP sink through real DNS), on SQLite and PostgreSQL, and the bearer token.
  */
 import { simpleParser } from 'mailparser';
+import { contextOf } from '../../src/instance-context.js';
 import nodemailer from 'nodemailer';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBounceReceiver, type Mailplane } from 'mailplane';
@@ -93,7 +94,7 @@ describe.each(storeKinds)('metrics on %s', (kind) => {
       .toBe(2);
 
     // The sending domain's records are served by the test DNS: a check verifies it.
-    const checked = await env.api.mailplane.context.domainVerifier.verify(
+    const checked = await contextOf(env.api.mailplane).domainVerifier.verify(
       env.sender.subAccount.id,
       env.sender.domain.id,
     );
@@ -106,7 +107,7 @@ describe.each(storeKinds)('metrics on %s', (kind) => {
   it('counts opens, clicks, unsubscribes and spam complaints, first ones apart from repeats', async () => {
     const env = await startDeliveryEnv(kind);
     cleanups.push(() => env.close());
-    const receiver = createBounceReceiver(env.api.mailplane.context, {
+    const receiver = createBounceReceiver(env.api.mailplane, {
       feedbackAddresses: ['fbl@bounces.mailplane.test'],
     });
     const { port } = await receiver.listen(0, '127.0.0.1');
@@ -171,7 +172,7 @@ describe.each(storeKinds)('metrics on %s', (kind) => {
     const api = await createTestApi(kind, { clock: { now: () => Date.UTC(2026, 4, 1, 12) } });
     cleanups.push(() => api.close());
     // Queued 90 s before now and 1 h ahead; no runner is started, so both stay.
-    await api.mailplane.context.store.jobs.enqueue([
+    await contextOf(api.mailplane).store.jobs.enqueue([
       { kind: 'domain-check', payload: { subAccountId: 1, domainId: 1 }, runAt: Date.UTC(2026, 4, 1, 12) - 90_000 },
       { kind: 'domain-check', payload: { subAccountId: 1, domainId: 2 }, runAt: Date.UTC(2026, 4, 1, 13) },
     ]);

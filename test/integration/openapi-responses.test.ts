@@ -14,6 +14,7 @@
  * docs/differences.md; the test fails when an exception no longer happens or another error appears.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { apiRoutes } from '../../src/http/routes/index.js';
 import { RCPT_DOMAIN, startDeliveryEnv, type DeliveryEnv } from '../support/delivery-env.js';
 import { startHttpHarness, type HttpHarness } from '../support/http-harness.js';
@@ -382,7 +383,7 @@ describe("success answers against the vendor document and mailplane's own (sqlit
       raw,
       received: 1_700_000_000_000_000_000n,
     };
-    made.sandbox_message_id = (await harness.mailplane.context.store.sandbox.capture(capture, 100)).id;
+    made.sandbox_message_id = (await contextOf(harness.mailplane).store.sandbox.capture(capture, 100)).id;
   }, 60_000);
 
   afterAll(() => harness?.close());

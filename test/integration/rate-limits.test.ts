@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import nodemailer from 'nodemailer';
 import { createMailplane, createSmtpRelay, manualClock, silentLogger, type HttpRequest } from 'mailplane';
 import { openKyselyStore } from 'mailplane/storage/kysely';
@@ -105,7 +106,7 @@ describe.each(storeKinds)('API rate limits on %s', (kind) => {
     );
     expect(tooMany.headers).toMatchObject({ 'retry-after': '50', 'x-ratelimit-remaining': '50' });
     // Nothing of the refused request was accepted.
-    expect((await api.mailplane.context.store.jobs.countByState('deliver-batch')).pending).toBe(1);
+    expect((await contextOf(api.mailplane).store.jobs.countByState('deliver-batch')).pending).toBe(1);
 
     // The refused send used nothing: exactly the 50 left still fit (sends are not counted as requests).
     const rest = await send(a, 50);
@@ -170,7 +171,7 @@ describe.each(storeKinds)('API rate limits on %s', (kind) => {
 
   it('counts the recipients a sub-account relays over SMTP against the same allowance as its API sends', async () => {
     await setUp({ recipientsPerMinute: 5 });
-    const relay = createSmtpRelay(api.mailplane.context);
+    const relay = createSmtpRelay(api.mailplane);
     closers.push(() => relay.close());
     const port = (await relay.listen(0, '127.0.0.1')).port;
     const relayOf = (sender: Sender) => {
@@ -211,7 +212,7 @@ describe.each(storeKinds)('API rate limits on %s', (kind) => {
     clock.advance(2 * MINUTE);
     await api.call('GET', '/account/subaccount', { account: api.accountKey });
     // Pruning runs in the background; by the time it ran, nothing older than the last window is left.
-    await expect.poll(() => api.mailplane.context.store.rateLimits.prune(START + 2 * MINUTE, 100)).toBe(0);
+    await expect.poll(() => contextOf(api.mailplane).store.rateLimits.prune(START + 2 * MINUTE, 100)).toBe(0);
     const fresh = await listDomains(a);
     expect(fresh.headers['x-ratelimit-remaining']).toBe('9');
   });
@@ -224,7 +225,7 @@ describe.each(storeKinds)('API rate limits on %s', (kind) => {
       expect(ok.headers['x-ratelimit-limit']).toBeUndefined();
     }
     expect((await send(a, 1000)).status).toBe(200);
-    const [usage] = await api.mailplane.context.store.rateLimits.hit([
+    const [usage] = await contextOf(api.mailplane).store.rateLimits.hit([
       { bucket: `subaccount:${a.subAccount.id}:requests`, windowStart: START + MINUTE, cost: 0, limit: 1 },
     ]);
     expect(usage!.used).toBe(0);

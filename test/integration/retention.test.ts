@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { manualClock } from 'mailplane';
 import { createTestApi, type TestApi } from '../support/api.js';
 import { storeKinds } from '../support/databases.js';
@@ -56,11 +57,11 @@ describe.each(storeKinds)('retention on %s', (kind) => {
     await api.mailplane.start();
     // 25 days after the recent send, 45 after the old ones: only the old ones are past 30 days.
     clock.advance(25 * DAY);
-    api.mailplane.context.jobs.notify();
+    contextOf(api.mailplane).jobs.notify();
     const deadline = Date.now() + 20_000;
     while ((await listed()).messages.length > 1 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      api.mailplane.context.jobs.notify();
+      contextOf(api.mailplane).jobs.notify();
     }
     expect(await listed()).toEqual({ messages: recent, events: 1 });
     expect(old).toHaveLength(7);
@@ -68,7 +69,7 @@ describe.each(storeKinds)('retention on %s', (kind) => {
       expect((await api.call('GET', `/account/message/${id}`, { account: api.accountKey })).status).toBe(406);
     expect(await aggregate()).toEqual(counters);
     // One job row carries retention: it waits for its next run.
-    expect(await api.mailplane.context.store.jobs.countByState('retention')).toMatchObject({ pending: 1, dead: 0 });
+    expect(await contextOf(api.mailplane).store.jobs.countByState('retention')).toMatchObject({ pending: 1, dead: 0 });
   });
 
   it("keeps a sub-account's mail for its own retentionDays, set through the sub-account API, in bounded runs", async () => {
@@ -104,7 +105,7 @@ describe.each(storeKinds)('retention on %s', (kind) => {
     const blogMail = await sendAs(blog, 'blog.example.com', 5);
     const plainMail = await sendAs(plain, 'plain.example.com', 3);
     const counters = await aggregate();
-    const ctx = api.mailplane.context;
+    const ctx = contextOf(api.mailplane);
     /**
      * Runs the job's work until nothing old is left. A run deletes at most 2 full batches of 2 rows
      * per table, plus less than a batch from each of its 3 passes (shop, blog, the others).
@@ -156,7 +157,7 @@ describe.each(storeKinds)('retention on %s', (kind) => {
     const { runRetention } = await import('../../src/retention/jobs.js');
     await send(['a@example.org']);
     clock.advance(400 * DAY);
-    const ctx = api.mailplane.context;
+    const ctx = contextOf(api.mailplane);
     const keepAll = { ...ctx, config: { ...ctx.config, retention: { ...ctx.config.retention, days: 0 } } };
     expect(await runRetention(keepAll)).toEqual({ messages: 0, events: 0, more: false });
     expect((await listed()).messages).toHaveLength(1);

@@ -9,6 +9,7 @@
  * `MAILPLANE_FUZZ_SEED=<seed> MAILPLANE_FUZZ_PATH=<path> npx vitest run test/integration/route-fuzz.test.ts -t '<route>'`.
  */
 import fc from 'fast-check';
+import { contextOf } from '../../src/instance-context.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../../src/http/routes/index.js';
 import { storeKinds } from '../support/databases.js';
@@ -160,8 +161,12 @@ describe.each(storeKinds)('fuzzing every route through node:http (%s)', (kind) =
     async () => {
       const messages = world.own.subs.flatMap((s) => s.messageIds);
       const foreign = world.foreign.subs.flatMap((s) => s.messageIds);
-      await run('links', linkRequests(harness.mailplane.context, messages, foreign), LINK_RUNS, (_request, response) =>
-        response.status >= 500 ? `answered ${response.status}: ${response.text.slice(0, 300)}` : null,
+      await run(
+        'links',
+        linkRequests(contextOf(harness.mailplane), messages, foreign),
+        LINK_RUNS,
+        (_request, response) =>
+          response.status >= 500 ? `answered ${response.status}: ${response.text.slice(0, 300)}` : null,
       );
     },
     TIMEOUT_MS,

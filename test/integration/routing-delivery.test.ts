@@ -5,6 +5,7 @@
  * smtp-server, and the message resource naming the IP, pool or TPSP that sent it.
  */
 import { SMTPServer } from 'smtp-server';
+import { contextOf } from '../../src/instance-context.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { manualClock, type Logger } from 'mailplane';
 import { mxTransport, smartHostTransport } from '../../adapters/transport/smtp/index.js';
@@ -47,7 +48,7 @@ describe.each(storeKinds)('routing at delivery (%s)', (kind) => {
       delivery: { mxPort: sink.port, socketTimeoutMs: 2000, greetingTimeoutMs: 2000, connectionTimeoutMs: 2000 },
       jobs: { pollIntervalMs: 25 },
       transport: (ctx) =>
-        mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort, ehloName: 'mta.mailplane.test' }),
+        mxTransport({ resolver: ctx.resolver, port: ctx.delivery.mxPort, ehloName: 'mta.mailplane.test' }),
       tpspTransport: (t) =>
         smartHostTransport({
           host: t.host,
@@ -150,7 +151,7 @@ describe.each(storeKinds)('routing at delivery (%s)', (kind) => {
       routingMetaData: '{}',
     });
     // The API has no field for it (yet): set in storage as an operator tool would.
-    await api.mailplane.context.store.subAccounts.update(sender.subAccount.accountId, sender.subAccount.id, {
+    await contextOf(api.mailplane).store.subAccounts.update(sender.subAccount.accountId, sender.subAccount.id, {
       defaultIpPoolId: pool.id,
       updated: 2n,
     });
@@ -262,7 +263,7 @@ describe.each(storeKinds)('routing at delivery (%s)', (kind) => {
     // The First pool's IP is back: the next routing (a minute later) sends it from there.
     expect((await api.call('PUT', `/account/ip/${a.id}`, { ...account(), body: { state: 0 } })).status).toBe(200);
     clock.advance(ROUTING_WAIT_MS);
-    api.mailplane.context.jobs.notify();
+    contextOf(api.mailplane).jobs.notify();
     const [after] = await delivered([waiting!]);
     expect(sourceOf(waiting!)).toBe('127.0.0.2');
     expect(after.attempt).toBe(1);

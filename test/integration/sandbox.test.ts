@@ -4,6 +4,7 @@
  * catcher, readable through the API with its DKIM result.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { EventType, startSandbox } from 'mailplane';
 import { mxTransport } from '../../adapters/transport/smtp/index.js';
 import { createTestApi, type TestApi } from '../support/api.js';
@@ -29,7 +30,7 @@ async function startSandboxed(kind: StoreKind, keep?: number) {
     delivery: { retryDelaysMs: [50, 50], connectionTimeoutMs: 3000, greetingTimeoutMs: 3000, socketTimeoutMs: 3000 },
     jobs: { pollIntervalMs: 25 },
     transport: (ctx) =>
-      mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort, ehloName: 'mta.mailplane.test' }),
+      mxTransport({ resolver: ctx.resolver, port: ctx.delivery.mxPort, ehloName: 'mta.mailplane.test' }),
   });
   api.mailplane.start();
   const a = api;
@@ -74,7 +75,7 @@ describe.each(storeKinds)('sandbox (%s)', (kind) => {
       trackVerified: true,
     });
     // Questions about other names go to the configured resolvers.
-    const outside = await a.mailplane.context.resolver.resolveTxt('outside.org');
+    const outside = await contextOf(a.mailplane).resolver.resolveTxt('outside.org');
     expect(outside.ok && outside.records).toEqual(['hello from upstream']);
 
     const [sent] = (await send(a, key, ['ada@example.com'])).body;

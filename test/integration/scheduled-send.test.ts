@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { createMailplane, manualClock, silentLogger } from 'mailplane';
 import { mxTransport } from '../../adapters/transport/smtp/index.js';
 import { openKyselyStore } from 'mailplane/storage/kysely';
@@ -70,7 +71,7 @@ describe.each(storeKinds)('scheduled sending (%s)', (kind) => {
     expect(types(delivered)).toEqual([0, 2]);
     expect(env.sink.received.map((m) => m.rcptTo)).toEqual([[`ada@${RCPT_DOMAIN}`]]);
     // Its delivery latency runs from sendAt, not from the hour it waited as it was meant to.
-    const latency = await env.api.mailplane.context.metrics.deliveryLatency.get();
+    const latency = await contextOf(env.api.mailplane).metrics.deliveryLatency.get();
     expect(latency.values.find((v) => v.metricName?.endsWith('_sum'))!.value).toBeLessThan(60);
     expect((await env.message(byNs.body[0].messageId)).status).toBe('scheduled');
     env.advance(HOUR / 2);
@@ -177,19 +178,27 @@ describe.each(storeKinds)('scheduled sending (%s)', (kind) => {
     ).body;
     const [blocked] = (await post(sendBody(from(), [`blk@${RCPT_DOMAIN}`], { sendAt: ns(T0 + 3 * HOUR).toString() })))
       .body;
-    await env.api.mailplane.context.store.domains.updateVerification(env.sender.subAccount.id, env.sender.domain.id, {
-      dkimVerified: false,
-      verified: false,
-      updated: 2n,
-    });
+    await contextOf(env.api.mailplane).store.domains.updateVerification(
+      env.sender.subAccount.id,
+      env.sender.domain.id,
+      {
+        dkimVerified: false,
+        verified: false,
+        updated: 2n,
+      },
+    );
     env.advance(HOUR);
     const noDomain = await env.waitForStatus(unverified.messageId, 'dropped');
     expect(noDomain.events[1].eventMetadata).toMatchObject({ reason: 'SENDER_DOMAIN_NOT_VERIFIED' });
-    await env.api.mailplane.context.store.domains.updateVerification(env.sender.subAccount.id, env.sender.domain.id, {
-      dkimVerified: true,
-      verified: true,
-      updated: 3n,
-    });
+    await contextOf(env.api.mailplane).store.domains.updateVerification(
+      env.sender.subAccount.id,
+      env.sender.domain.id,
+      {
+        dkimVerified: true,
+        verified: true,
+        updated: 3n,
+      },
+    );
     const block = await env.api.call('PUT', `/account/subaccount/${env.sender.subAccount.id}`, {
       account: env.api.accountKey,
       body: { blocked: true, block_reason: 'billing' },
@@ -228,7 +237,7 @@ describe.each(storeKinds)('scheduled sending (%s)', (kind) => {
     }
     const listed = await env.api.call('GET', '/subaccount/message', { sub: env.key });
     expect(listed.body.items).toEqual([]);
-    expect(await env.api.mailplane.context.store.jobs.countByState(DELIVER_SCHEDULED_JOB)).toMatchObject({
+    expect(await contextOf(env.api.mailplane).store.jobs.countByState(DELIVER_SCHEDULED_JOB)).toMatchObject({
       pending: 0,
       running: 0,
       dead: 0,
@@ -243,7 +252,7 @@ describe.each(storeKinds)('scheduled sending (%s)', (kind) => {
 
   it('lets exactly one of a cancel and the release racing at sendAt apply to each message', async () => {
     env = await startDeliveryEnv(kind);
-    const ctx = env.api.mailplane.context;
+    const ctx = contextOf(env.api.mailplane);
     for (let round = 0; round < 5; round++) {
       const [entry] = (
         await post(sendBody(from(), [`race${round}@${RCPT_DOMAIN}`], { sendAt: ns(ctx.clock.now() + HOUR).toString() }))
@@ -309,11 +318,11 @@ describe.skipIf(!pgUrl)('a scheduled send across a restart, on two nodes sharing
       transport: (ctx) =>
         mxTransport({
           resolver: ctx.resolver,
-          port: ctx.config.delivery.mxPort,
+          port: ctx.delivery.mxPort,
           ehloName: 'mta-b.mailplane.test',
-          connectionTimeoutMs: ctx.config.delivery.connectionTimeoutMs,
-          greetingTimeoutMs: ctx.config.delivery.greetingTimeoutMs,
-          socketTimeoutMs: ctx.config.delivery.socketTimeoutMs,
+          connectionTimeoutMs: ctx.delivery.connectionTimeoutMs,
+          greetingTimeoutMs: ctx.delivery.greetingTimeoutMs,
+          socketTimeoutMs: ctx.delivery.socketTimeoutMs,
         }),
     });
     try {
@@ -321,10 +330,10 @@ describe.skipIf(!pgUrl)('a scheduled send across a restart, on two nodes sharing
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(env.sink.received).toHaveLength(0);
       clock.advance(1000);
-      nodeB.context.jobs.notify();
+      contextOf(nodeB).jobs.notify();
       await vi.waitFor(
         async () =>
-          expect((await nodeB.context.store.messages.getForDelivery(entry!.messageId))?.message.status).toBe(
+          expect((await contextOf(nodeB).store.messages.getForDelivery(entry!.messageId))?.message.status).toBe(
             'delivered',
           ),
         { timeout: 15_000, interval: 20 },

@@ -4,6 +4,7 @@
  * Real SQLite files and a real PostgreSQL; the in-memory store too.
  */
 import Database from 'better-sqlite3';
+import { contextOf } from '../../src/instance-context.js';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -77,7 +78,7 @@ describe.each(storeKinds)('the secret check on %s', (kind) => {
     const stored = await store.settings!.claim(SECRET_CHECK_SETTING, 'ignored: a value is there');
     expect(stored).toMatch(/^v1\.[A-Za-z0-9_-]{43}$/);
     expect(stored).not.toContain(TEST_SECRET);
-    expect(stored).toBe(first.context.secrets.checkValue);
+    expect(stored).toBe(contextOf(first).secrets.checkValue);
     await first.close();
 
     // A database set up before check values existed: its account is there, its settings table empty.

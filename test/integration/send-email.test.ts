@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { renderMessage } from '../../src/sending/render.js';
 import { verifyLinkToken } from '../../src/tracking/links.js';
 import { createTestApi, type TestApi } from '../support/api.js';
@@ -56,7 +57,7 @@ describe.each(storeKinds)('sending email through the API on %s', (kind) => {
       query: { from: today(), to: today(), group: 'welcome' },
     });
     expect(group.body).toMatchObject({ processed: 2, sent: 2 });
-    const jobs = await api.mailplane.context.store.jobs.countByState('deliver-batch');
+    const jobs = await contextOf(api.mailplane).store.jobs.countByState('deliver-batch');
     expect(jobs.pending).toBe(1);
   });
 
@@ -93,7 +94,7 @@ describe.each(storeKinds)('sending email through the API on %s', (kind) => {
     const foreignDomain = await send(sendBody('hi@shop.example.com', ['a@example.org']), unverified.subAccount.apiKey);
     expect(foreignDomain.body[0]).toMatchObject({ errorCode: 3 });
     expect(await stats(unverified.subAccount.apiKey)).toMatchObject({ processed: 2, dropped: 2, sent: 0 });
-    expect((await api.mailplane.context.store.jobs.countByState('deliver-batch')).pending).toBe(1);
+    expect((await contextOf(api.mailplane).store.jobs.countByState('deliver-batch')).pending).toBe(1);
   });
 
   it('renders each recipient’s custom fields and signed unsubscribe link from the stored message', async () => {
@@ -107,14 +108,14 @@ describe.each(storeKinds)('sending email through the API on %s', (kind) => {
       htmlBody: '<p>{{name}}</p><a href="{{unsubscribe}}">unsubscribe</a>',
       textBody: '{{name}} {{count}}{{missing}}',
     });
-    const { store } = api.mailplane.context;
+    const { store } = contextOf(api.mailplane);
     const rendered = [];
     for (const entry of result.body) {
       const found = await store.messages.getForDelivery(entry.messageId);
       rendered.push(
         renderMessage(
-          api.mailplane.context,
-          await api.mailplane.context.templateCompiler.compile(found!.batch.content),
+          contextOf(api.mailplane),
+          await contextOf(api.mailplane).templateCompiler.compile(found!.batch.content),
           found!.message,
           found!.batch,
         ),
@@ -125,10 +126,10 @@ describe.each(storeKinds)('sending email through the API on %s', (kind) => {
     expect(rendered[1]!.textBody).toBe('Bob 3');
     const link = /href="([^"]+)"/.exec(rendered[0]!.htmlBody!)![1]!;
     const token = link.split('/').at(-1)!;
-    expect(verifyLinkToken(api.mailplane.context, 'unsubscribe', token)).toBe(result.body[0].messageId);
+    expect(verifyLinkToken(contextOf(api.mailplane), 'unsubscribe', token)).toBe(result.body[0].messageId);
     expect(
       verifyLinkToken(
-        api.mailplane.context,
+        contextOf(api.mailplane),
         'unsubscribe',
         token.replace(result.body[0].messageId, result.body[1].messageId),
       ),
@@ -230,7 +231,7 @@ describe.each(storeKinds)('sending email through the API on %s', (kind) => {
         expectError(await api.call('POST', '/subaccount/email', { sub: sender.subAccount.apiKey, raw }), 422);
       }
       expect(await stats()).toMatchObject({ processed: 0 });
-      expect((await api.mailplane.context.store.jobs.countByState('deliver-batch')).pending).toBe(0);
+      expect((await contextOf(api.mailplane).store.jobs.countByState('deliver-batch')).pending).toBe(0);
     });
 
     it('answers 413 to a 10 MB body and 422 to 100,000 recipients', async () => {

@@ -4,6 +4,7 @@
  * instance transport, and no DNS check is cut off by the store closing under it.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import type { DeliveryResult, Transport } from 'mailplane';
 import { createTestApi, type TestApi } from '../support/api.js';
 import { storeKinds } from '../support/databases.js';
@@ -98,7 +99,7 @@ describe.each(storeKinds)('close() releases the runtime services (%s)', (kind) =
   });
 
   it('lets a domain check that is running finish and store its result before the store closes', async () => {
-    const domain = (await api.mailplane.context.store.domains.get(sender.subAccount.id, sender.domain.id))!;
+    const domain = (await contextOf(api.mailplane).store.domains.get(sender.subAccount.id, sender.domain.id))!;
     const dkimHost = `${domain.dkimSelector}._domainkey.${domain.name}`;
     // The DKIM query gets no answer: the check waits for the resolver's timeout.
     dns.behave(dkimHost, 'silent');

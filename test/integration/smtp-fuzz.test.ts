@@ -12,6 +12,7 @@
  * `MAILPLANE_FUZZ_SEED=<seed> MAILPLANE_FUZZ_PATH=<path> npx vitest run test/integration/smtp-fuzz.test.ts`.
  */
 import fc from 'fast-check';
+import { contextOf } from '../../src/instance-context.js';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createBounceReceiver, createSmtpRelay, type BounceReceiver, type Logger, type SmtpRelay } from 'mailplane';
@@ -59,8 +60,8 @@ describe.each(storeKinds)('hostile mail into the SMTP listeners (%s)', (kind) =>
 
   beforeAll(async () => {
     env = await startDeliveryEnv(kind, {}, { logger });
-    relay = createSmtpRelay(env.api.mailplane.context);
-    receiver = createBounceReceiver(env.api.mailplane.context, { feedbackAddresses: [FEEDBACK] });
+    relay = createSmtpRelay(env.api.mailplane);
+    receiver = createBounceReceiver(env.api.mailplane, { feedbackAddresses: [FEEDBACK] });
     const auth = env.sender.subAccount.smtpAuths[0]!;
     // Without TLS on loopback, where the relay allows AUTH in clear; a stalled reply fails in 15 s.
     const common = {
@@ -178,8 +179,10 @@ describe.each(storeKinds)('hostile mail into the SMTP listeners (%s)', (kind) =>
       const sent = await env.send(Array.from({ length: 6 }, (_, i) => `bounced${i}@${RCPT_DOMAIN}`));
       const delivered = sent.map((entry) => entry.messageId);
       for (const id of delivered) await env.waitForStatus(id, 'delivered');
-      const host = (await env.api.mailplane.context.store.domains.get(env.sender.subAccount.id, env.sender.domain.id))!
-        .returnPathHost;
+      const host = (await contextOf(env.api.mailplane).store.domains.get(
+        env.sender.subAccount.id,
+        env.sender.domain.id,
+      ))!.returnPathHost;
       // One delivered message is kept out of the fuzzing, for the ordinary report at the end.
       const [kept, ...targets] = delivered;
       const recipient = fc.oneof(

@@ -18,7 +18,7 @@ describe.each(storeKinds)('idempotency keys on the SMTP relay (%s)', (kind) => {
 
   beforeEach(async () => {
     env = await startDeliveryEnv(kind);
-    relay = createSmtpRelay(env.api.mailplane.context, { tls });
+    relay = createSmtpRelay(env.api.mailplane, { tls });
     port = (await relay.listen(0, '127.0.0.1')).port;
   });
   afterEach(async () => {

@@ -38,12 +38,12 @@ describe('the SMTP listeners under attack', () => {
   });
 
   async function relay(options: SmtpRelayOptions = {}, host = '127.0.0.1'): Promise<number> {
-    const created = createSmtpRelay(env.api.mailplane.context, options);
+    const created = createSmtpRelay(env.api.mailplane, options);
     listeners.push(created);
     return (await created.listen(0, host)).port;
   }
   async function receiver(options: Parameters<typeof createBounceReceiver>[1] = {}): Promise<number> {
-    const created = createBounceReceiver(env.api.mailplane.context, {
+    const created = createBounceReceiver(env.api.mailplane, {
       feedbackAddresses: ['fbl@bounces.mailplane.test'],
       ...options,
     });
@@ -240,7 +240,7 @@ describe.each(storeKinds)('the relay under a burst of logins (%s)', (kind) => {
 
   it('locks the address out within a burst of logins sent at once on parallel connections', async () => {
     const { username: user } = env.sender.subAccount.smtpAuths[0]!;
-    listener = createSmtpRelay(env.api.mailplane.context, {
+    listener = createSmtpRelay(env.api.mailplane, {
       loginThrottle: { freeFailures: 2, baseDelayMs: 10, maxDelayMs: 10, lockoutFailures: 5 },
     });
     const { port } = await listener.listen(0, '127.0.0.1');

@@ -71,12 +71,12 @@ describe('the SMTP listeners and big messages', () => {
   });
 
   async function relay(options: SmtpRelayOptions = {}): Promise<number> {
-    const created = createSmtpRelay(env.api.mailplane.context, options);
+    const created = createSmtpRelay(env.api.mailplane, options);
     listeners.push(created);
     return (await created.listen(0, '127.0.0.1')).port;
   }
   async function receiver(options: Parameters<typeof createBounceReceiver>[1] = {}): Promise<number> {
-    const created = createBounceReceiver(env.api.mailplane.context, {
+    const created = createBounceReceiver(env.api.mailplane, {
       feedbackAddresses: ['fbl@bounces.mailplane.test'],
       ...options,
     });

@@ -30,7 +30,7 @@ describe.each(storeKinds)('the SMTP relay (%s)', (kind) => {
   });
 
   async function relay(options: Parameters<typeof createSmtpRelay>[1] = { tls }): Promise<number> {
-    const created = createSmtpRelay(env.api.mailplane.context, options);
+    const created = createSmtpRelay(env.api.mailplane, options);
     relays.push(created);
     return (await created.listen(0, '127.0.0.1')).port;
   }
@@ -156,6 +156,6 @@ describe('the SMTP relay options', () => {
   afterAll(() => env.close());
 
   it('will not run implicit TLS without a certificate', () => {
-    expect(() => createSmtpRelay(env.api.mailplane.context, { secure: true })).toThrow(/needs tls/);
+    expect(() => createSmtpRelay(env.api.mailplane, { secure: true })).toThrow(/needs tls/);
   });
 });

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { ALL_MAIL } from 'mailplane';
 import { createTestApi, type TestApi } from '../support/api.js';
 import { expectAuthBattery, expectError } from '../support/bad-input.js';
@@ -20,7 +21,7 @@ describe.each(storeKinds)('statistics API on %s', (kind) => {
       group,
       counters,
     });
-    await api.mailplane.context.store.stats.increment([
+    await contextOf(api.mailplane).store.stats.increment([
       row(sub.id, '2026-05-01', ALL_MAIL, {
         processed: 10,
         dropped: 2,

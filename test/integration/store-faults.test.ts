@@ -187,7 +187,7 @@ describe.skipIf(!pgUrl)('withStorageFaults on PostgreSQL', () => {
     expect(created.status).toBe(201);
     const { username, password } = created.body.smtpAuths[0] as { username: string; password: string };
 
-    const relay = createSmtpRelay(api.mailplane.context);
+    const relay = createSmtpRelay(api.mailplane);
     cleanups.push(() => relay.close());
     const smtp = await rawSmtp((await relay.listen(0, '127.0.0.1')).port);
     cleanups.push(async () => smtp.close());

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { createTestApi, type TestApi } from '../support/api.js';
 import { expectAuthBattery, expectError } from '../support/bad-input.js';
 import { storeKinds } from '../support/databases.js';
@@ -64,11 +65,11 @@ describe.each(storeKinds)('sub-accounts API on %s', (kind) => {
     const a = await create('A');
     const b = await create('B');
     expect(a.body.apiKey).not.toBe(b.body.apiKey);
-    const { secrets, store } = api.mailplane.context;
+    const { secrets, store } = contextOf(api.mailplane);
     expect((await store.subAccounts.findByApiKeyHash(secrets.lookupHash(a.body.apiKey)))?.id).toBe(a.body.id);
     expect((await store.subAccounts.findByApiKeyHash(secrets.lookupHash(b.body.apiKey)))?.id).toBe(b.body.id);
     // keys are stored as hash + ciphertext only
-    const stored = await api.mailplane.context.store.subAccounts.get(a.body.accountId, a.body.id);
+    const stored = await contextOf(api.mailplane).store.subAccounts.get(a.body.accountId, a.body.id);
     expect(JSON.stringify(stored, (_k, v) => (typeof v === 'bigint' ? String(v) : v))).not.toContain(a.body.apiKey);
   });
 

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { contextOf } from '../../src/instance-context.js';
 import { manualClock } from 'mailplane';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApi, type CallOptions, type TestApi } from '../support/api.js';
@@ -74,10 +75,10 @@ describe.each(storeKinds)('suppressions API on %s', (kind) => {
       'jackbarker@hooli.com',
       'russhanneman@gmail.com',
     ]);
-    const subAccount = await api.mailplane.context.store.subAccounts.findByApiKeyHash(
-      api.mailplane.context.secrets.lookupHash(sub),
+    const subAccount = await contextOf(api.mailplane).store.subAccounts.findByApiKeyHash(
+      contextOf(api.mailplane).secrets.lookupHash(sub),
     );
-    expect(await api.mailplane.context.store.suppressions.isSuppressed(subAccount!.id, 'jared@piedpiper.com')).toBe(
+    expect(await contextOf(api.mailplane).store.suppressions.isSuppressed(subAccount!.id, 'jared@piedpiper.com')).toBe(
       false,
     );
   });

@@ -4,6 +4,7 @@
  * template and version each message was made from.
  */
 import { simpleParser } from 'mailparser';
+import { contextOf } from '../../src/instance-context.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApi, type CallOptions, type TestApi } from '../support/api.js';
 import { expectAuthBattery, expectError } from '../support/bad-input.js';
@@ -306,7 +307,7 @@ describe.each(storeKinds)('stored templates through the API (%s)', (kind) => {
   });
 
   it('refuses a template beyond the 1,000 a sub-account may hold with 403, and takes one again after a delete', async () => {
-    const store = api.mailplane.context.store;
+    const store = contextOf(api.mailplane).store;
     for (let i = 0; i < 999; i++)
       await store.templates.create({
         subAccountId: sender.subAccount.id,
@@ -395,9 +396,9 @@ describe('the compiled templates of an instance', () => {
       expect(sent.status, sent.text).toBe(200);
     }
     // Three sends of two parts each: the two compiled last are kept, and none in the other instance.
-    expect(bounded.mailplane.context.templateCompiler.cached.templates).toBe(2);
-    expect(other.mailplane.context.templateCompiler.cached).toEqual({ templates: 0, characters: 0 });
-    const defaults = other.mailplane.context.config.templateCache;
+    expect(contextOf(bounded.mailplane).templateCompiler.cached.templates).toBe(2);
+    expect(contextOf(other.mailplane).templateCompiler.cached).toEqual({ templates: 0, characters: 0 });
+    const defaults = contextOf(other.mailplane).config.templateCache;
     expect(defaults).toEqual({ maxTemplates: 1000, maxCharacters: 64 * 1024 * 1024 });
   });
 });

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { createTestApi, type TestApi } from '../support/api.js';
 import { expectAuthBattery, expectError } from '../support/bad-input.js';
 import { storeKinds } from '../support/databases.js';
@@ -79,7 +80,7 @@ describe.each(storeKinds)('TPSPs API on %s', (kind) => {
 
   it('stores the password encrypted and can decrypt it for delivery', async () => {
     const { body } = await create({ name: 'sg', type: 1, username: 'apikey', password: 'SG.very-secret' });
-    const { store, secrets } = api.mailplane.context;
+    const { store, secrets } = contextOf(api.mailplane);
     const account = await store.accounts.findByApiKeyHash(secrets.lookupHash(key));
     const stored = await store.tpsps.get(account!.id, body.id);
     expect(stored?.passwordSealed).not.toContain('very-secret');

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { createSecretBox } from 'mailplane';
 import { unsubscribeUrl } from '../../src/tracking/links.js';
 import { createTestApi, type TestApi } from '../support/api.js';
@@ -36,7 +37,7 @@ describe.each(storeKinds)('unsubscribe links on %s', (kind) => {
 
   it('suppresses the recipient for that sub-account, records one Unsubscribed event and counts it once', async () => {
     const [entry] = await sendTo(['Reader@Example.org'], { groups: ['weekly'] });
-    const url = unsubscribeUrl(api.mailplane.context, entry.messageId);
+    const url = unsubscribeUrl(contextOf(api.mailplane), entry.messageId);
     const first = await follow('GET', url);
     expect(first.status).toBe(200);
     expect(first.headers['content-type']).toContain('text/html');
@@ -65,16 +66,16 @@ describe.each(storeKinds)('unsubscribe links on %s', (kind) => {
 
   it('accepts the RFC 8058 one-click POST', async () => {
     const [entry] = await sendTo(['one@example.org']);
-    const response = await follow('POST', unsubscribeUrl(api.mailplane.context, entry.messageId));
+    const response = await follow('POST', unsubscribeUrl(contextOf(api.mailplane), entry.messageId));
     expect(response.status).toBe(200);
-    expect(await api.mailplane.context.store.suppressions.isSuppressed(sender.subAccount.id, 'one@example.org')).toBe(
-      true,
-    );
+    expect(
+      await contextOf(api.mailplane).store.suppressions.isSuppressed(sender.subAccount.id, 'one@example.org'),
+    ).toBe(true);
   });
 
   it('refuses forged, altered and foreign tokens and changes nothing', async () => {
     const [entry] = await sendTo(['keep@example.org']);
-    const url = unsubscribeUrl(api.mailplane.context, entry.messageId);
+    const url = unsubscribeUrl(contextOf(api.mailplane), entry.messageId);
     const token = url.split('/').at(-1)!;
     const [action, id, signature] = token.split('.') as [string, string, string];
     const otherId = '00000000-0000-4000-8000-000000000000';
@@ -92,17 +93,17 @@ describe.each(storeKinds)('unsubscribe links on %s', (kind) => {
     expect((await follow('GET', 'http://h/t/elsewhere')).status).toBe(404);
     // a token signed under another instance secret is not valid here
     const foreignSecrets = createSecretBox('another-instance-secret-another-instance-secret');
-    const foreignUrl = unsubscribeUrl({ ...api.mailplane.context, secrets: foreignSecrets }, entry.messageId);
+    const foreignUrl = unsubscribeUrl({ ...contextOf(api.mailplane), secrets: foreignSecrets }, entry.messageId);
     expect(foreignUrl).not.toBe(url);
     expect((await follow('GET', foreignUrl)).status).toBe(404);
-    expect(await api.mailplane.context.store.suppressions.isSuppressed(sender.subAccount.id, 'keep@example.org')).toBe(
-      false,
-    );
+    expect(
+      await contextOf(api.mailplane).store.suppressions.isSuppressed(sender.subAccount.id, 'keep@example.org'),
+    ).toBe(false);
   });
 
   it('answers 410 Gone, not a 5xx, for a link of a deleted sub-account, and records nothing', async () => {
     const [entry] = await sendTo(['late@example.org']);
-    const url = unsubscribeUrl(api.mailplane.context, entry.messageId);
+    const url = unsubscribeUrl(contextOf(api.mailplane), entry.messageId);
     expect(
       (await api.call('DELETE', `/account/subaccount/${sender.subAccount.id}`, { account: api.accountKey })).status,
     ).toBe(200);

@@ -6,6 +6,7 @@
  * resource showing the plan, and the warmup ending with the IP Active.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { manualClock } from 'mailplane';
 import { mxTransport } from '../../adapters/transport/smtp/index.js';
 import { createTestApi, type TestApi } from '../support/api.js';
@@ -41,11 +42,11 @@ describe.each(storeKinds)('IP warmup at delivery (%s)', (kind) => {
       jobs: { pollIntervalMs: 25 },
       warmup: { plan: { stages: STAGES } },
       transport: (ctx) =>
-        mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort, ehloName: 'mta.mailplane.test' }),
+        mxTransport({ resolver: ctx.resolver, port: ctx.delivery.mxPort, ehloName: 'mta.mailplane.test' }),
     });
     sender = await createSender(api, 'warmup', 'sender.test');
     // Published, so the daily re-checks the tests' clock jumps trigger keep the domain verified.
-    const domain = (await api.mailplane.context.store.domains.get(sender.subAccount.id, sender.domain.id))!;
+    const domain = (await contextOf(api.mailplane).store.domains.get(sender.subAccount.id, sender.domain.id))!;
     dns.txt(`${domain.dkimSelector}._domainkey.${domain.name}`, `v=DKIM1; k=rsa; p=${domain.dkimPublicKey}`);
     // rcpt.test is nobody's: the "default" provider (11). gw.test is hosted by Google Workspace: Gmail (0).
     dns.set('rcpt.test', 'MX', [{ exchange: 'mx.rcpt.test', preference: 10 }]);

@@ -5,6 +5,7 @@
  * over a cap are put off as jobs, without counting an attempt, and posted later.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { WEBHOOK_EVENTS_JOB, WEBHOOK_RETRY_JOB } from '../../src/jobs/kinds.js';
 import { storeKinds } from '../support/databases.js';
 import { RCPT_DOMAIN, startDeliveryEnv, type DeliveryEnv } from '../support/delivery-env.js';
@@ -34,7 +35,7 @@ describe.each(storeKinds)('webhook POSTs per webhook and account (%s)', (kind) =
     return created.body.id as number;
   };
   const pendingEvents = async () =>
-    (await env.api.mailplane.context.store.jobs.queueStats(env.clock.now())).find(
+    (await contextOf(env.api.mailplane).store.jobs.queueStats(env.clock.now())).find(
       (line) => line.kind === WEBHOOK_EVENTS_JOB,
     );
 
@@ -51,7 +52,7 @@ describe.each(storeKinds)('webhook POSTs per webhook and account (%s)', (kind) =
       .body;
     const domain = (await env.api.call('POST', '/subaccount/domain', { sub: sub.apiKey, body: { name: 'other.test' } }))
       .body;
-    await env.api.mailplane.context.store.domains.updateVerification(sub.id, domain.id, {
+    await contextOf(env.api.mailplane).store.domains.updateVerification(sub.id, domain.id, {
       dkimVerified: true,
       verified: true,
       updated: 1n,
@@ -103,7 +104,7 @@ describe.each(storeKinds)('webhook POSTs per webhook and account (%s)', (kind) =
       (await env.api.call('GET', `/account/webhook/${id}/delivery`, { account: env.api.accountKey })).body as Array<
         Record<string, unknown>
       >;
-    const jobs = env.api.mailplane.context.store.jobs;
+    const jobs = contextOf(env.api.mailplane).store.jobs;
     /** No webhook job running or due. */
     const settled = () =>
       vi.waitFor(
@@ -118,7 +119,7 @@ describe.each(storeKinds)('webhook POSTs per webhook and account (%s)', (kind) =
         { timeout: 10_000, interval: 20 },
       );
     const retries = async () =>
-      (await env.api.mailplane.context.store.jobs.queueStats(env.clock.now())).find(
+      (await contextOf(env.api.mailplane).store.jobs.queueStats(env.clock.now())).find(
         (line) => line.kind === WEBHOOK_RETRY_JOB,
       );
 

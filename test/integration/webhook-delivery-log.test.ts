@@ -5,6 +5,7 @@
  * 406; the retention job purges old rows.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { purgeWebhookDeliveries } from '../../src/retention/jobs.js';
 import { storeKinds } from '../support/databases.js';
 import { RCPT_DOMAIN, startDeliveryEnv, type DeliveryEnv } from '../support/delivery-env.js';
@@ -85,7 +86,7 @@ describe.each(storeKinds)('webhook delivery log (%s)', (kind) => {
     expect(foreign.status).toBe(406);
 
     // Kept as long as events (retention.days, 30 by default), then purged by the retention job.
-    const ctx = env.api.mailplane.context;
+    const ctx = contextOf(env.api.mailplane);
     expect(await purgeWebhookDeliveries(ctx)).toEqual({ deleted: 0, more: false });
     env.clock.set(env.clock.now() + 31 * DAY);
     expect(await purgeWebhookDeliveries(ctx)).toEqual({ deleted: 2, more: false });

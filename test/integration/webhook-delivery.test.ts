@@ -5,6 +5,7 @@
  * DNS server), and a receiver that never answers.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { verifyWebhookSignature } from 'mailplane';
 import { unsubscribeUrl } from '../../src/tracking/links.js';
 import { WEBHOOK_EVENTS_JOB, WEBHOOK_RETRY_JOB } from '../../src/jobs/kinds.js';
@@ -46,7 +47,7 @@ describe.each(storeKinds)('webhook event delivery (%s)', (kind) => {
   const waitForDeliveries = (count: number) =>
     vi.waitFor(() => expect(receiver.received.length).toBeGreaterThanOrEqual(count), { timeout: 10_000, interval: 20 });
   /** Jobs of a kind by state (a completed job is deleted, so it counts nowhere). */
-  const jobsOf = (kindName: string) => env.api.mailplane.context.store.jobs.countByState(kindName);
+  const jobsOf = (kindName: string) => contextOf(env.api.mailplane).store.jobs.countByState(kindName);
   const waitForRetries = (state: Partial<Record<'pending' | 'running' | 'dead', number>>) =>
     vi.waitFor(async () => expect(await jobsOf(WEBHOOK_RETRY_JOB)).toMatchObject(state), {
       timeout: 5000,
@@ -118,7 +119,7 @@ describe.each(storeKinds)('webhook event delivery (%s)', (kind) => {
     env.sink.behave({});
     const [read] = await env.send([`reader@${RCPT_DOMAIN}`]);
     await env.waitForStatus(read!.messageId, 'delivered');
-    const link = new URL(unsubscribeUrl(env.api.mailplane.context, read!.messageId));
+    const link = new URL(unsubscribeUrl(contextOf(env.api.mailplane), read!.messageId));
     const follow = () =>
       env.api.mailplane.handleLinks({
         method: 'POST',
@@ -302,7 +303,7 @@ describe.each(storeKinds)('the webhook outbox (%s)', (kind) => {
     // No runner: the queued jobs stay where the outbox put them.
     api = await createTestApi(kind);
     const sender = await createSender(api, 'outbox', 'sender.test');
-    const pending = async () => (await api.mailplane.context.store.jobs.countByState(WEBHOOK_EVENTS_JOB)).pending;
+    const pending = async () => (await contextOf(api.mailplane).store.jobs.countByState(WEBHOOK_EVENTS_JOB)).pending;
     const send = async () =>
       expect(
         (

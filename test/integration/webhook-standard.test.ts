@@ -5,6 +5,7 @@
  * limits, range checks) and the auto-disable after 5 days without a success.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { Webhook } from 'standardwebhooks';
 import { verifyWebhookSignature } from 'mailplane';
 import { storeKinds } from '../support/databases.js';
@@ -54,7 +55,7 @@ describe.each(storeKinds)('Standard Webhooks (%s)', (kind) => {
   const waitForStored = (id: number, check: (webhook: WebhookRecord) => void) =>
     vi.waitFor(
       async () => {
-        const { store } = env.api.mailplane.context;
+        const { store } = contextOf(env.api.mailplane);
         const account = await store.accounts.first();
         check((await store.webhooks.get(account!.id, id))!);
       },
@@ -99,7 +100,7 @@ describe.each(storeKinds)('Standard Webhooks (%s)', (kind) => {
     await sendDelivered('ada');
     await waitForDeliveries(1);
     await vi.waitFor(
-      async () => expect((await env.api.mailplane.context.store.jobs.countByState('webhook-retry')).pending).toBe(1),
+      async () => expect((await contextOf(env.api.mailplane).store.jobs.countByState('webhook-retry')).pending).toBe(1),
       { timeout: 5000, interval: 20 },
     );
     env.advance(MINUTE);

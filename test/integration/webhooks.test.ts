@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { contextOf } from '../../src/instance-context.js';
 import { createTestApi, type TestApi } from '../support/api.js';
 import { expectAuthBattery, expectError } from '../support/bad-input.js';
 import { storeKinds } from '../support/databases.js';
@@ -55,8 +56,8 @@ describe.each(storeKinds)('webhooks API on %s', (kind) => {
     (await api.call('GET', '/account/webhook', { account, query: { limit: 100 } })).body;
   /** The stored record, straight from the store (includes the sealed secret). */
   const stored = async (id: number) => {
-    const account = await api.mailplane.context.store.accounts.first();
-    return api.mailplane.context.store.webhooks.get(account!.id, id);
+    const account = await contextOf(api.mailplane).store.accounts.first();
+    return contextOf(api.mailplane).store.webhooks.get(account!.id, id);
   };
 
   it('creates, reads, lists, updates and deletes a webhook, each response matching the reference schema', async () => {
@@ -139,7 +140,7 @@ describe.each(storeKinds)('webhooks API on %s', (kind) => {
 
     const record = await stored(id);
     expect(JSON.stringify(record, (_k, v) => (typeof v === 'bigint' ? String(v) : v))).not.toContain(secret);
-    expect(api.mailplane.context.secrets.decrypt(record!.secretSealed)).toBe(secret);
+    expect(contextOf(api.mailplane).secrets.decrypt(record!.secretSealed)).toBe(secret);
 
     const rotated = await api.call('PUT', `/account/webhook/${id}`, { account: key, body: { rotateSecret: true } });
     expect(rotated.status).toBe(200);
@@ -147,11 +148,11 @@ describe.each(storeKinds)('webhooks API on %s', (kind) => {
     expect(rotated.body.secret).toMatch(SECRET);
     expect(rotated.body.secret).not.toBe(secret);
     expect(rotated.body).toMatchObject({ id, delivered: true, opened: true });
-    expect(api.mailplane.context.secrets.decrypt((await stored(id))!.secretSealed)).toBe(rotated.body.secret);
+    expect(contextOf(api.mailplane).secrets.decrypt((await stored(id))!.secretSealed)).toBe(rotated.body.secret);
 
     const notRotated = await api.call('PUT', `/account/webhook/${id}`, { account: key, body: { rotateSecret: false } });
     expect(notRotated.body.secret).toBeUndefined();
-    expect(api.mailplane.context.secrets.decrypt((await stored(id))!.secretSealed)).toBe(rotated.body.secret);
+    expect(contextOf(api.mailplane).secrets.decrypt((await stored(id))!.secretSealed)).toBe(rotated.body.secret);
   });
 
   it('pages and searches on the URL with limit, offset and search', async () => {
@@ -217,7 +218,7 @@ describe.each(storeKinds)('webhooks API on %s', (kind) => {
       }
       const { secret, ...visible } = hook;
       expect(await list()).toEqual([visible]);
-      expect(api.mailplane.context.secrets.decrypt((await stored(hook.id))!.secretSealed)).toBe(secret);
+      expect(contextOf(api.mailplane).secrets.decrypt((await stored(hook.id))!.secretSealed)).toBe(secret);
     });
 
     it('answers 422 to bad URLs, wrong types, missing and extra fields, and stores nothing', async () => {
@@ -301,7 +302,7 @@ describe.each(storeKinds)('webhooks API on %s', (kind) => {
         'MALFORMED_JSON',
       );
       expect((await api.call('GET', `/account/webhook/${body.id}`, { account: key })).body).toEqual(before);
-      expect(api.mailplane.context.secrets.decrypt((await stored(body.id))!.secretSealed)).toBe(secret);
+      expect(contextOf(api.mailplane).secrets.decrypt((await stored(body.id))!.secretSealed)).toBe(secret);
     });
 
     it('answers 406 to non-numeric, unknown and another account’s ids, and leaves the other account’s webhook alone', async () => {
@@ -313,7 +314,7 @@ describe.each(storeKinds)('webhooks API on %s', (kind) => {
         })
       ).body;
       const { secret: foreignSecret, ...foreignVisible } = foreign;
-      const foreignRecord = await api.mailplane.context.store.webhooks.get(other.account.id, foreign.id);
+      const foreignRecord = await contextOf(api.mailplane).store.webhooks.get(other.account.id, foreign.id);
       for (const id of ['abc', '0', '-1', '1.5', '99999', '1e3', '%20', String(foreign.id)]) {
         expectError(await api.call('GET', `/account/webhook/${id}`, { account: key }), 406);
         expectError(
@@ -328,9 +329,9 @@ describe.each(storeKinds)('webhooks API on %s', (kind) => {
       expect(await list(other.apiKey)).toEqual([foreignVisible]);
       expect(await list()).toEqual([]);
       expect(foreignRecord).not.toBeNull();
-      const after = await api.mailplane.context.store.webhooks.get(other.account.id, foreign.id);
+      const after = await contextOf(api.mailplane).store.webhooks.get(other.account.id, foreign.id);
       expect(after).toEqual(foreignRecord);
-      expect(api.mailplane.context.secrets.decrypt(after!.secretSealed)).toBe(foreignSecret);
+      expect(contextOf(api.mailplane).secrets.decrypt(after!.secretSealed)).toBe(foreignSecret);
     });
   });
 });

@@ -1,17 +1,29 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createConsumerProject,
+  packFreshCheckout,
+  repositoryRoot,
+  type ConsumerProject,
+  type PackedTarball,
+} from '../support/consumer-project.js';
+import { describeDocumentedTypeScript } from './documented-typescript.js';
+import { describeLibraryExample } from './library-example.js';
 
-// The published package as a user gets it: the built dist/ resolved through package.json
-// `exports` (a package can import itself by name), in a fresh Node process, never the sources.
-const root = fileURLToPath(new URL('../..', import.meta.url));
+// The published package as a user gets it: `npm pack` of a fresh checkout (its `prepack` builds),
+// unpacked into a user's project (test/support/consumer-project.ts) and imported by name there, in
+// fresh Node processes, never the sources. One pack serves every test of this file.
+const root = repositoryRoot;
 const run = promisify(execFile);
+let cwd = root;
 
 async function node(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, args, { cwd: root, timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, args, { cwd, timeout: 60_000 });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -40,16 +52,44 @@ const expected: Record<string, string> = {
   './koa': 'toKoa',
   './testing': 'createMemoryStore',
   './dashboard': 'createDashboard',
+  './client': 'createMailplaneClient',
 };
+
+let tarball: PackedTarball;
+let project: ConsumerProject;
+let packDirectory: string;
+
+beforeAll(async () => {
+  packDirectory = await mkdtemp(join(tmpdir(), 'mailplane-pack-'));
+  tarball = await packFreshCheckout(packDirectory);
+  project = await createConsumerProject(tarball.path);
+  cwd = project.dir;
+}, 600_000);
+afterAll(async () => {
+  await project?.remove();
+  await rm(packDirectory, { recursive: true, force: true });
+});
 
 describe('the built package', () => {
   let subpaths: string[] = [];
 
   beforeAll(async () => {
-    await run('npm', ['run', 'build'], { cwd: root, timeout: 300_000 });
     const manifest = JSON.parse(await readFile(`${root}/package.json`, 'utf8')) as { exports: Record<string, unknown> };
     subpaths = Object.keys(manifest.exports);
-  }, 320_000);
+  });
+
+  it('is built by npm pack in a checkout that was never built (prepack), with every file the exports map names', async () => {
+    const manifest = JSON.parse(await readFile(`${root}/package.json`, 'utf8')) as {
+      exports: Record<string, Record<string, string>>;
+      bin: Record<string, string>;
+    };
+    const targets = [
+      ...Object.values(manifest.exports).flatMap((conditions) => Object.values(conditions)),
+      ...Object.values(manifest.bin),
+    ];
+    expect(targets.length).toBeGreaterThan(0);
+    for (const target of targets) expect(tarball.files, target).toContain(target.replace(/^\.\//, ''));
+  });
 
   it('offers a default condition on every subpath, and the test knows every subpath', async () => {
     const manifest = JSON.parse(await readFile(`${root}/package.json`, 'utf8')) as {
@@ -92,6 +132,12 @@ describe('the built package', () => {
     }
   });
 
+  it('builds mailplane/client for any runtime with fetch: it imports openapi-fetch and nothing else', async () => {
+    const source = await readFile(`${project.dir}/node_modules/mailplane/dist/client.js`, 'utf8');
+    const imports = [...source.matchAll(/^import\s[^'"]*['"]([^'"]+)['"]/gm)].map((match) => match[1]);
+    expect(imports).toEqual(['openapi-fetch']);
+  });
+
   it('gives createMemoryStore and captureTransport without vitest; runStoreConformance says it needs vitest', async () => {
     const script = `
       import { createMailplane } from 'mailplane';
@@ -111,3 +157,6 @@ describe('the built package', () => {
     );
   });
 });
+
+describeDocumentedTypeScript(() => project);
+describeLibraryExample(() => project);

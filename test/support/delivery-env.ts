@@ -7,6 +7,7 @@ import { manualClock, type Logger } from 'mailplane';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { mxTransport } from '../../adapters/transport/smtp/index.js';
 import type { DeliveryConfig } from '../../src/delivery/config.js';
+import { contextOf } from '../../src/instance-context.js';
 import type { WebhookDeliveryConfig } from '../../src/webhook/config.js';
 import { createTestApi, type TestApi } from './api.js';
 import type { StoreKind } from './databases.js';
@@ -64,6 +65,8 @@ export async function startDeliveryEnv(
     ...jobs
   }: {
     shutdownGraceMs?: number;
+    /** Attempts of a job before the runner gives up on it (default the runner's, 10). */
+    maxAttempts?: number;
     logger?: Logger;
     webhooks?: Partial<WebhookDeliveryConfig>;
     dnsTimeoutMs?: number;
@@ -89,15 +92,15 @@ export async function startDeliveryEnv(
     transport: (ctx) =>
       mxTransport({
         resolver: ctx.resolver,
-        port: ctx.config.delivery.mxPort,
+        port: ctx.delivery.mxPort,
         ehloName: 'mta.mailplane.test',
-        connectionTimeoutMs: ctx.config.delivery.connectionTimeoutMs,
-        greetingTimeoutMs: ctx.config.delivery.greetingTimeoutMs,
-        socketTimeoutMs: ctx.config.delivery.socketTimeoutMs,
+        connectionTimeoutMs: ctx.delivery.connectionTimeoutMs,
+        greetingTimeoutMs: ctx.delivery.greetingTimeoutMs,
+        socketTimeoutMs: ctx.delivery.socketTimeoutMs,
       }),
   });
   const sender = await createSender(api, 'delivery', 'sender.test');
-  const domain = (await api.mailplane.context.store.domains.get(sender.subAccount.id, sender.domain.id))!;
+  const domain = (await contextOf(api.mailplane).store.domains.get(sender.subAccount.id, sender.domain.id))!;
   dns.txt(`${domain.dkimSelector}._domainkey.${domain.name}`, `v=DKIM1; k=rsa; p=${domain.dkimPublicKey}`);
   dns.set(RCPT_DOMAIN, 'MX', [{ exchange: `mx.${RCPT_DOMAIN}`, preference: 10 }]);
   dns.set(`mx.${RCPT_DOMAIN}`, 'A', ['127.0.0.1']);
@@ -147,12 +150,12 @@ export async function startDeliveryEnv(
     },
     advance(ms) {
       clock.advance(ms);
-      api.mailplane.context.jobs.notify();
+      contextOf(api.mailplane).jobs.notify();
     },
     async verifyDkim(raw) {
       const resolver = async (name: string, type: string) => {
         if (type !== 'TXT') throw Object.assign(new Error('not served'), { code: 'ENOTFOUND' });
-        const answer = await api.mailplane.context.resolver.resolveTxt(name, { fresh: true });
+        const answer = await contextOf(api.mailplane).resolver.resolveTxt(name, { fresh: true });
         if (!answer.ok) throw Object.assign(new Error(answer.reason), { code: 'ENOTFOUND' });
         return answer.records.map((r) => [r]);
       };

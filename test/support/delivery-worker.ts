@@ -28,7 +28,7 @@ const mailplane = createMailplane({
     lanes: { delivery: 4 },
   },
   transport: (ctx) =>
-    mxTransport({ resolver: ctx.resolver, port: ctx.config.delivery.mxPort, ehloName: process.env.MAILPLANE_WORKER! }),
+    mxTransport({ resolver: ctx.resolver, port: ctx.delivery.mxPort, ehloName: process.env.MAILPLANE_WORKER! }),
 });
 mailplane.start();
 process.stdout.write('ready\n');

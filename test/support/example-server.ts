@@ -22,6 +22,8 @@ export interface ExampleServer {
 export interface StartOptions {
   /** The process umask, e.g. `'000'` (set by a shell before it runs the server); default: inherited. */
   umask?: string;
+  /** Run `mailplane <cli>` (cli/main.ts, e.g. `['start', '--koa']`) instead of the example's server file. */
+  cli?: string[];
 }
 
 /**
@@ -35,7 +37,8 @@ export async function startExample(
 ): Promise<ExampleServer> {
   const dataDir = env.MAILPLANE_DATA_DIR ?? mkdtempSync(join(tmpdir(), `mailplane-${name}-`));
   const ownDataDir = env.MAILPLANE_DATA_DIR === undefined;
-  const command = [join(root, 'node_modules/.bin/tsx'), join(root, `examples/${name}/server.ts`)];
+  const script = options.cli ? [join(root, 'cli/main.ts'), ...options.cli] : [join(root, `examples/${name}/server.ts`)];
+  const command = [join(root, 'node_modules/.bin/tsx'), ...script];
   const [file, args] =
     options.umask === undefined
       ? [command[0]!, command.slice(1)]
@@ -135,4 +138,17 @@ export async function runExampleUntilExit(
   } finally {
     if (env.MAILPLANE_DATA_DIR === undefined) rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A documentation command as a reader pastes it against `server`: the documented address
+ * (`http://127.0.0.1:3000` or `http://localhost:3000`, the example's default) becomes the server's
+ * own (tests run it on a free port), and the key placeholder `mpak_…` the account key it printed,
+ * as the reader puts in theirs. Nothing else is changed.
+ */
+export function asPastedAgainst(command: string, server: Pick<ExampleServer, 'baseUrl' | 'accountKey'>): string {
+  const origin = new URL(server.baseUrl).origin;
+  return command
+    .replaceAll(/http:\/\/(?:127\.0\.0\.1|localhost):3000(?![0-9])/g, origin)
+    .replaceAll('mpak_…', server.accountKey);
 }

@@ -4,7 +4,7 @@
  * garbage, with every method.
  */
 import fc from 'fast-check';
-import type { MailplaneContext } from 'mailplane';
+import type { MailplaneContext } from '../../src/context.js';
 import { clickUrl, signLinkToken } from '../../src/tracking/links.js';
 import { FuzzRequest } from './fuzz-requests.js';
 import { nastyString, percentEncode, rawSegment } from './fuzz-values.js';

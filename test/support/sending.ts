@@ -1,5 +1,6 @@
 /** A sub-account with a sending domain, ready to send through the API. */
 import type { TestApi } from './api.js';
+import { contextOf } from '../../src/instance-context.js';
 
 /** What {@link createSender} sets up. */
 export interface Sender {
@@ -23,7 +24,7 @@ export async function createSender(api: TestApi, name: string, domainName: strin
   const domain = await api.call('POST', '/subaccount/domain', { sub: sub.body.apiKey, body: { name: domainName } });
   if (domain.status !== 200) throw new Error(`domain: ${domain.text}`);
   if (verified) {
-    await api.mailplane.context.store.domains.updateVerification(sub.body.id, domain.body.id, {
+    await contextOf(api.mailplane).store.domains.updateVerification(sub.body.id, domain.body.id, {
       dkimVerified: true,
       verified: true,
       updated: 1n,

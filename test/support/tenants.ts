@@ -4,6 +4,7 @@
  * a response body can be searched for another tenant's data.
  */
 import { randomBytes } from 'node:crypto';
+import { contextOf } from '../../src/instance-context.js';
 import type { HttpHarness, RawResponse } from './http-harness.js';
 
 /** What a JSON call carries. */
@@ -113,7 +114,7 @@ export async function createTenant(
       'domain',
       await callJson(harness, 'POST', '/subaccount/domain', { sub: sub.apiKey, body: { name: domainName } }),
     ).body;
-    await harness.mailplane.context.store.domains.updateVerification(sub.id, domain.id, {
+    await contextOf(harness.mailplane).store.domains.updateVerification(sub.id, domain.id, {
       dkimVerified: true,
       verified: true,
       updated: 1n,

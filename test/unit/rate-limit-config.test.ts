@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMailplane, defaultRateLimitConfig, resolveRateLimitConfig } from 'mailplane';
+import { createMemoryStore } from 'mailplane/testing';
 
 describe('rate-limit configuration', () => {
   it('fills the defaults, keeps what is given, and is off with false', () => {
@@ -11,11 +12,15 @@ describe('rate-limit configuration', () => {
     expect(resolveRateLimitConfig(false)).toBe(false);
   });
 
-  it('refuses figures that are not positive integers, by name', () => {
+  it('makes createMailplane refuse figures that are not positive integers, by name', () => {
     for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(() => resolveRateLimitConfig({ recipientsPerMinute: bad })).toThrow(
-        /^rateLimits\.recipientsPerMinute must be a positive integer/,
-      );
+      expect(() =>
+        createMailplane({
+          store: createMemoryStore(),
+          secret: 'x'.repeat(40),
+          rateLimits: { recipientsPerMinute: bad },
+        }),
+      ).toThrow(/rateLimits\.recipientsPerMinute: got .*; expected a whole number of at least 1/);
     }
   });
 

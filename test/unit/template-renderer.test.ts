@@ -106,15 +106,11 @@ describe('the cache of a TemplateCompiler', () => {
     expect(new TemplateCompiler().cached).toEqual({ templates: 0, characters: 0 });
   });
 
-  it('takes its bound from the configuration, refusing one that is not a whole number of at least 0', () => {
+  it('takes its bound from the configuration (createMailplane refuses a bad one: mailplane-options.test.ts)', () => {
     expect(resolveTemplateCacheConfig()).toEqual({ maxTemplates: 1000, maxCharacters: 64 * 1024 * 1024 });
     expect(resolveTemplateCacheConfig({ maxTemplates: 10 })).toEqual({
       maxTemplates: 10,
       maxCharacters: 64 * 1024 * 1024,
     });
-    expect(() => resolveTemplateCacheConfig({ maxTemplates: -1 })).toThrow(
-      'templateCache.maxTemplates must be a whole number of at least 0, not -1',
-    );
-    expect(() => resolveTemplateCacheConfig({ maxCharacters: 1.5 })).toThrow(TypeError);
   });
 });

@@ -8,6 +8,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { consoleLogger } from '../../../src/context.js';
 import { DEFAULT_BODY_LIMIT } from '../../../src/http/router.js';
 import { MailplaneError } from '../../../src/errors.js';
+import { servesPath } from '../../../src/http/mount.js';
 import type { HttpHandler, HttpRequest } from '../../../src/http/types.js';
 import {
   BodyReadError,
@@ -61,7 +62,8 @@ export function toExpress(handle: HttpHandler, options: BridgeOptions = {}): [Re
   const logger = options.logger ?? consoleLogger;
   const serve: RequestHandler = (req, res, next) => {
     const target = toRouterPath(req.url, options.prefix);
-    if (target.kind === 'outside') {
+    // A path the handler does not serve (outside `mailplane.handler`'s mounts) is the host's.
+    if (target.kind === 'outside' || (target.kind === 'route' && !servesPath(handle, target.path))) {
       next();
       return;
     }

@@ -8,6 +8,7 @@ import { Readable } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import { consoleLogger, type Logger } from '../../../src/context.js';
 import { DEFAULT_BODY_LIMIT } from '../../../src/http/router.js';
+import { servesPath } from '../../../src/http/mount.js';
 import { responseBody, type HttpHandler, type HttpRequest, type HttpResponse } from '../../../src/http/types.js';
 import {
   badTargetResponse,
@@ -63,7 +64,8 @@ export function toKoa(handle: HttpHandler, options: BridgeOptions = {}): Middlew
   const logger = options.logger ?? consoleLogger;
   return async (ctx, next) => {
     const target = toRouterPath(ctx.url, options.prefix);
-    if (target.kind === 'outside') {
+    // A path the handler does not serve (outside `mailplane.handler`'s mounts) is the host's.
+    if (target.kind === 'outside' || (target.kind === 'route' && !servesPath(handle, target.path))) {
       await next();
       return;
     }

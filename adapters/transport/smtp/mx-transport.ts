@@ -26,7 +26,7 @@ export interface MxTransportOptions extends SmtpTimeoutOptions {
    * so this bounds what one destination gets per second. Until a transaction has finished on them,
    * at most `initialConnectionsPerHost` (default 2) are opened, and a message waits for one only
    * while the host finishes a transaction at least every `stallTimeoutMs` (default 10 s): see
-   * {@link SmtpPool}.
+   * `SmtpPool` in `smtp-pool.ts`, the connection pool per destination (internal).
    */
   maxConnectionsPerHost?: number;
   initialConnectionsPerHost?: number;
