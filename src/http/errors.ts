@@ -38,7 +38,7 @@ const INTERNAL = { code: 'INTERNAL_ERROR', message: 'the request failed inside m
  * operator's hand, never by the client's: a short fixed wait lets retries find the recovery soon
  * without hammering a database that is struggling.
  */
-const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /** The HTTP answer of every {@link ErrorKind}. */
 export const HTTP_ERROR_RULES: Readonly<Record<ErrorKind, HttpErrorRule>> = {

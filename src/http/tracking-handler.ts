@@ -3,6 +3,7 @@ import { recordEngagement } from '../tracking/engagement.js';
 import { verifyClickToken, verifyLinkToken } from '../tracking/links.js';
 import { TRACKABLE_URL } from '../tracking/rewrite.js';
 import { unsubscribeByToken } from '../tracking/unsubscribe.js';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './errors.js';
 import { listHeader } from './headers.js';
 import type { HttpHandler, HttpResponse } from './types.js';
 
@@ -134,11 +135,16 @@ export function createTrackingHandler(ctx: MailplaneContext): HttpHandler {
       return page(200, 'You are unsubscribed', `${result.email} will no longer receive these emails.`);
     } catch (error) {
       ctx.logger.error('unsubscribe failed', { error: error instanceof Error ? error.message : String(error) });
-      return page(
+      // A link in an email is followed again by people, and by mail clients' one-click POSTs, which honour this.
+      const unavailable = page(
         503,
         'Please try again',
         'We could not process your request right now. Please try the link again later.',
       );
+      return {
+        ...unavailable,
+        headers: { ...unavailable.headers, 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+      };
     }
   };
 }

@@ -3,7 +3,7 @@ import { contextOf } from '../../src/instance-context.js';
 import { createSecretBox } from 'mailplane';
 import { unsubscribeUrl } from '../../src/tracking/links.js';
 import { createTestApi, type TestApi } from '../support/api.js';
-import { storeKinds } from '../support/databases.js';
+import { execSql, storeKinds } from '../support/databases.js';
 import { createSender, sendBody, type Sender } from '../support/sending.js';
 
 describe.each(storeKinds)('unsubscribe links on %s', (kind) => {
@@ -99,6 +99,23 @@ describe.each(storeKinds)('unsubscribe links on %s', (kind) => {
     expect(
       await contextOf(api.mailplane).store.suppressions.isSuppressed(sender.subAccount.id, 'keep@example.org'),
     ).toBe(false);
+  });
+
+  it('answers 503 with Retry-After when the suppression cannot be written, and suppresses once the store is back', async () => {
+    const [entry] = await sendTo(['later@example.org']);
+    const url = unsubscribeUrl(contextOf(api.mailplane), entry.messageId);
+    await execSql(api.url, 'ALTER TABLE suppressions RENAME TO suppressions_away');
+    for (const method of ['GET', 'POST'] as const) {
+      const response = await follow(method, url);
+      expect(response.status, method).toBe(503);
+      expect(response.headers['retry-after'], method).toBe('5');
+      expect(response.body).toContain('Please try the link again later');
+    }
+    await execSql(api.url, 'ALTER TABLE suppressions_away RENAME TO suppressions');
+    expect((await follow('GET', url)).status).toBe(200);
+    expect(
+      await contextOf(api.mailplane).store.suppressions.isSuppressed(sender.subAccount.id, 'later@example.org'),
+    ).toBe(true);
   });
 
   it('answers 410 Gone, not a 5xx, for a link of a deleted sub-account, and records nothing', async () => {

@@ -63,3 +63,27 @@ export async function openTestStore(
     },
   };
 }
+
+/**
+ * Runs `sql` on the database at `url` over a connection of its own, as another process would (to
+ * break a table under a running store, say).
+ */
+export async function execSql(url: string, sql: string): Promise<void> {
+  if (url.startsWith('sqlite:')) {
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(url.slice('sqlite:'.length));
+    try {
+      db.exec(sql);
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
