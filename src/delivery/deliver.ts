@@ -8,7 +8,8 @@ import { composeMessage, DkimKeyCache } from './compose.js';
 import { DkimSigner } from './dkim-signer.js';
 import { recordDeliveryOutcome, type RecordedOutcome } from './outcome.js';
 import { deferByRouting } from './routing-wait.js';
-import { noReply, type DeliveryResult, type Transport } from './transport.js';
+import type { RouteChoice } from './route.js';
+import { noReply, type DeliveryResult, type OutboundMessage, type Transport } from './transport.js';
 
 /** Caches one worker keeps across jobs: compiled templates, DKIM keys, shared bodies of bulk batches. */
 export interface DeliveryCaches {
@@ -75,6 +76,8 @@ export async function sendingDomain(
 /**
  * Makes one attempt to deliver `message` (in state `queued` or `deferred`) and records its outcome.
  * Never throws for what the receiving side did; throws only when storage fails (the job is retried).
+ * The steps: choose a route; wait when no pool can send now; drop when the sending domain is gone;
+ * otherwise compose, sign and send; record the answer; release the route's warmup reservation.
  */
 export async function deliverOne(
   ctx: MailplaneContext,
@@ -87,62 +90,103 @@ export async function deliverOne(
 ): Promise<RecordedOutcome> {
   const choice = await ctx.routing.choose(message, batch);
   try {
-    const route = choice.route;
-    let result: DeliveryResult;
-    if (domain && choice.kind === 'wait') {
-      // No pool can send it now: not an attempt, not a bounce (docs/delivery.md, "Routing").
-      return deferByRouting(ctx, message, choice.reason, choice.retryAt);
-    } else if (!domain) {
-      // The domain was deleted after the send was accepted: nothing can sign for it any more.
-      result = {
-        kind: 'dropped',
-        smtpCode: null,
-        text: 'SENDER_DOMAIN_NOT_VERIFIED: the sending domain was deleted before delivery',
-      };
-    } else {
-      const outbound = await composeMessage(
-        ctx,
-        {
-          batch,
-          message,
-          domain,
-          rendered: renderMessage(ctx, await caches.templates.get(batch), message, batch),
-          dkimKey: caches.dkimKeys.get(ctx, domain),
-          dateMs: ctx.clock.now(),
-          sign: caches.signer.sign,
-        },
-        caches.bodies,
-      );
-      try {
-        const via = (choice.kind === 'send' && choice.transport) || transport;
-        const sent = via.send(outbound, route, signal ? { signal } : undefined);
-        const settled = signal ? await Promise.race([sent, caches.aborts.of(signal)]) : await sent;
-        // The job was handed back (shutdown, lost lease) while the server had not answered: nothing
-        // is recorded, the message stays as it was and is sent again by whoever runs the job next
-        // (at least once). Without this the abandoned attempt would linger until the server's
-        // timeout and then record an outcome for a job already handed back.
-        if (settled === ABORTED) return null;
-        result = settled;
-        if (result.notAttempted) {
-          // The destination is busy or stalled: the message waits in the queue, not in memory holding a slot.
-          const wait = ctx.config.delivery.busyRetryDelayMs;
-          return await deferByRouting(
-            ctx,
-            message,
-            result.text,
-            ctx.clock.now() + wait + Math.floor(Math.random() * (wait / 5)),
-          );
-        }
-      } catch (error) {
-        // A transport must not throw for network faults; if one does, treat it as temporary.
-        result = noReply(`transport failed: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
+    // No pool can send it now: not an attempt, not a bounce (docs/delivery.md, "Routing").
+    if (domain && choice.kind === 'wait') return deferByRouting(ctx, message, choice.reason, choice.retryAt);
+    const attempt = domain
+      ? await attemptDelivery(ctx, { transport, caches, message, batch, domain, choice, signal })
+      : { result: domainGone() };
+    if ('settled' in attempt) return attempt.settled;
     // Recorded even when the lease was lost after the server answered: recordOutcome moves the message only once.
     // Awaited here, so the reservation below is released after the outcome is stored, not before.
-    return await recordDeliveryOutcome(ctx, message, batch, result, route, caches.outcomes);
+    return await recordDeliveryOutcome(ctx, message, batch, attempt.result, choice.route, caches.outcomes);
   } finally {
     // A warmup send reserved by choose() is in the stored count now, or was never made.
     await ctx.routing.release(choice.route);
   }
+}
+
+/** One attempt to send a message whose sending domain still exists, along the route routing chose. */
+interface DeliveryAttempt {
+  transport: Transport;
+  caches: DeliveryCaches;
+  message: MessageRecord;
+  batch: SendBatchRecord;
+  domain: DomainRecord;
+  choice: RouteChoice;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * Where an attempt ended: a `result` to record as the message's outcome, or `settled` when there is
+ * nothing to record (the job was handed back, or the message waits for a busy destination).
+ */
+type AttemptEnd = { result: DeliveryResult } | { settled: RecordedOutcome };
+
+/** The outcome of a message whose domain was deleted after the send was accepted: nothing can sign for it any more. */
+function domainGone(): DeliveryResult {
+  return {
+    kind: 'dropped',
+    smtpCode: null,
+    text: 'SENDER_DOMAIN_NOT_VERIFIED: the sending domain was deleted before delivery',
+  };
+}
+
+/** Composes and sends the message. A failure to compose (storage, a template) throws: the job is retried. */
+async function attemptDelivery(ctx: MailplaneContext, attempt: DeliveryAttempt): Promise<AttemptEnd> {
+  return sendComposed(ctx, attempt, await composeOutbound(ctx, attempt));
+}
+
+/** The message rendered for its recipient, composed as MIME and DKIM-signed for its sending domain. */
+async function composeOutbound(
+  ctx: MailplaneContext,
+  { caches, message, batch, domain }: DeliveryAttempt,
+): Promise<OutboundMessage> {
+  return composeMessage(
+    ctx,
+    {
+      batch,
+      message,
+      domain,
+      rendered: renderMessage(ctx, await caches.templates.get(batch), message, batch),
+      dkimKey: caches.dkimKeys.get(ctx, domain),
+      dateMs: ctx.clock.now(),
+      sign: caches.signer.sign,
+    },
+    caches.bodies,
+  );
+}
+
+/**
+ * Sends `outbound` through the chosen route's transport (a TPSP's, or the instance's), racing the
+ * job's abort. A transport must not throw for network faults; if one does, the fault counts as a
+ * temporary failure (no reply). The deferral of a busy destination runs inside the same guard.
+ */
+async function sendComposed(
+  ctx: MailplaneContext,
+  { transport, caches, message, choice, signal }: DeliveryAttempt,
+  outbound: OutboundMessage,
+): Promise<AttemptEnd> {
+  try {
+    const via = (choice.kind === 'send' && choice.transport) || transport;
+    const sent = via.send(outbound, choice.route, signal ? { signal } : undefined);
+    const settled = signal ? await Promise.race([sent, caches.aborts.of(signal)]) : await sent;
+    // The job was handed back (shutdown, lost lease) while the server had not answered: nothing
+    // is recorded, the message stays as it was and is sent again by whoever runs the job next
+    // (at least once). Without this the abandoned attempt would linger until the server's
+    // timeout and then record an outcome for a job already handed back.
+    if (settled === ABORTED) return { settled: null };
+    if (settled.notAttempted) return { settled: await deferBusy(ctx, message, settled.text) };
+    return { result: settled };
+  } catch (error) {
+    return { result: noReply(`transport failed: ${error instanceof Error ? error.message : String(error)}`) };
+  }
+}
+
+/**
+ * The destination is busy or stalled: the message waits in the queue, not in memory holding a
+ * slot, and comes back after the busy delay plus up to a fifth of it, so the waiting ones spread out.
+ */
+function deferBusy(ctx: MailplaneContext, message: MessageRecord, reason: string): Promise<RecordedOutcome> {
+  const wait = ctx.config.delivery.busyRetryDelayMs;
+  return deferByRouting(ctx, message, reason, ctx.clock.now() + wait + Math.floor(Math.random() * (wait / 5)));
 }

@@ -1,75 +1,29 @@
 import type { MailplaneContext } from '../context.js';
 import { normaliseDomainName } from '../domain/name.js';
 import { ForbiddenError, ValidationError } from '../errors.js';
+import { counterIncrements } from '../lifecycle/events.js';
+import { DELIVER_BATCH_JOB, DELIVER_SCHEDULED_JOB, type MailplaneJobs } from '../jobs/kinds.js';
+import type { EnqueueJob } from '../jobs/queue.js';
 import { dayOfMs } from '../model/dates.js';
-import { msToNs, type EpochNs } from '../model/time.js';
-import { addCounters, counterIncrements, newEvent, type CounterDelta } from '../lifecycle/events.js';
-import { lifecycleStep, NEW, stepCounters } from '../lifecycle/table.js';
+import { stringifyJson } from '../model/json.js';
+import { msToNs } from '../model/time.js';
 import {
   EventType,
-  type CopyRecipient,
   type DomainRecord,
-  type EventRecord,
   type MailplaneStore,
-  type MessageRecord,
-  type SendBatchRecord,
   type SubAccountRecord,
   type TemplateUse,
 } from '../store/index.js';
-import { DELIVER_BATCH_JOB, DELIVER_SCHEDULED_JOB } from '../jobs/kinds.js';
 import type { CompiledTemplates } from '../template/renderer.js';
 import { unsubscribeUrl } from '../tracking/links.js';
-import {
-  applyListDrops,
-  envelopeRecipients,
-  planRecipients,
-  type Drop,
-  type DropReasonName,
-  type EnvelopeRecipient,
-} from './recipients.js';
-import type { SendRequest } from './request.js';
-import { sendSchedule } from './schedule.js';
+import { acceptRecipients, newSendBatch, type AcceptedSend, type SendResponseEntry } from './accept-records.js';
 import { claimIdempotencyKey, type IdempotencyClaim } from './idempotency.js';
-import { stringifyJson } from '../model/json.js';
+import { applyListDrops, envelopeRecipients, planRecipients, type Drop, type PlannedRecipient } from './recipients.js';
+import type { SendRequest } from './request.js';
+import { sendSchedule, type SendSchedule } from './schedule.js';
 
-/**
- * Why a recipient was dropped before sending: the `errorCode` (an integer, as the reference's
- * `EmailResponse` has it) and a stable name that starts the entry's `message`.
- */
-export const DropReason: Record<DropReasonName, number> = {
-  INVALID_ADDRESS: 1,
-  SUPPRESSED: 2,
-  SENDER_DOMAIN_NOT_VERIFIED: 3,
-  DUPLICATE_RECIPIENT: 4,
-  // Only when a scheduled send is released (a blocked sub-account's send is refused whole with 403).
-  SUBACCOUNT_BLOCKED: 5,
-};
-export type { Drop, DropReasonName };
-
-/** A cc or bcc copy in a {@link SendResponseEntry}: its own message, or why it was dropped. */
-export interface CopyResponseEntry {
-  kind: 'cc' | 'bcc';
-  email: string;
-  messageId: string;
-  errorCode?: number;
-  message?: string;
-}
-
-/**
- * One entry of the send response, per `to` recipient, as the reference's `EmailResponse`, plus
- * `copies` when the recipient had cc or bcc copies (each a message of its own).
- */
-export interface SendResponseEntry {
-  to: string;
-  submittedAt: EpochNs;
-  messageId: string;
-  errorCode?: number;
-  message?: string;
-  copies?: CopyResponseEntry[];
-  /** A scheduled send only: the request's id (its cancel route takes it) and when it is due (ns). */
-  batchId?: string;
-  sendAt?: EpochNs;
-}
+export { DropReason, type CopyResponseEntry, type SendResponseEntry } from './accept-records.js';
+export type { Drop, DropReasonName } from './recipients.js';
 
 /**
  * The sending domain of `fromEmail` in the sub-account, and why it cannot send (`drop`: not a
@@ -145,170 +99,114 @@ export async function acceptSend(
   request: SendRequest,
   options: AcceptOptions = {},
 ): Promise<SendResponseEntry[]> {
-  // A sendAt out of its window is refused (422) before anything else is looked at.
+  const schedule = await checkSendable(ctx, subAccount, request);
+  const ipPoolId = await ipPoolIdOf(ctx.store, subAccount, request);
+  const { domain, planned } = await planRecipientDrops(ctx.store, subAccount, request, options.senderDomain);
+  const nowMs = ctx.clock.now();
+  const { template } = options;
+  const batch = newSendBatch(ctx, { subAccount, request, domain, schedule, template, now: msToNs(nowMs) });
+  const accepted = acceptRecipients(ctx, batch, planned, { ipPoolId, schedule });
+  await commitSend(ctx, accepted, { schedule, nowMs, idempotency: options.idempotency });
+  countAccepted(ctx, accepted);
+  return accepted.entries;
+}
+
+/**
+ * Refuses a send that cannot be accepted whole, before any recipient is looked at: a `sendAt`
+ * out of its window (422, first of all), templates that do not compile or render too long (422),
+ * a blocked sub-account (403). Answers when the send is due (`null`: now).
+ */
+async function checkSendable(
+  ctx: MailplaneContext,
+  subAccount: SubAccountRecord,
+  request: SendRequest,
+): Promise<SendSchedule | null> {
   const schedule = request.sendAt === undefined ? null : sendSchedule(ctx.clock, request.sendAt);
   checkRenderedLengths(ctx, await ctx.templateCompiler.compile(request), request);
   if (subAccount.blocked) {
     const reason = subAccount.blockReason ? `: ${subAccount.blockReason}` : '';
     throw new ForbiddenError('SUBACCOUNT_BLOCKED', `this sub-account is blocked and cannot send${reason}`);
   }
-  const { store } = ctx;
-  let ipPoolId: number | null = null;
-  if (request.ippool !== undefined) {
-    const pool = await store.ipPools.findByName(subAccount.accountId, request.ippool);
-    if (!pool) {
-      throw new ValidationError(
-        `no IP pool named "${request.ippool}" in this account`,
-        [{ path: 'ippool', message: 'unknown IP pool' }],
-        'UNKNOWN_IP_POOL',
-      );
-    }
-    ipPoolId = pool.id;
+  return schedule;
+}
+
+/** The id of the IP pool the request names, in the sub-account's account (422 when there is none); `null` when it names none. */
+async function ipPoolIdOf(
+  store: MailplaneStore,
+  subAccount: SubAccountRecord,
+  request: SendRequest,
+): Promise<number | null> {
+  if (request.ippool === undefined) return null;
+  const pool = await store.ipPools.findByName(subAccount.accountId, request.ippool);
+  if (!pool) {
+    throw new ValidationError(
+      `no IP pool named "${request.ippool}" in this account`,
+      [{ path: 'ippool', message: 'unknown IP pool' }],
+      'UNKNOWN_IP_POOL',
+    );
   }
+  return pool.id;
+}
 
-  const { domain, drop: domainDrop } =
-    options.senderDomain ?? (await senderDomain(store, subAccount.id, request.from.email));
-
+/**
+ * Every envelope recipient of the request with its drop, if any: an invalid or repeated address
+ * (src/sending/recipients.ts), then, among the rest, a suppressed address or a from-domain that
+ * cannot send. A drop refuses that recipient only; the others are still sent.
+ */
+async function planRecipientDrops(
+  store: MailplaneStore,
+  subAccount: SubAccountRecord,
+  request: SendRequest,
+  known: AcceptOptions['senderDomain'],
+): Promise<{ domain: DomainRecord | null; planned: PlannedRecipient[] }> {
+  const { domain, drop: domainDrop } = known ?? (await senderDomain(store, subAccount.id, request.from.email));
   const planned = planRecipients(request);
   const candidates = envelopeRecipients(planned)
     .filter((r) => r.drop === null)
     .map((r) => r.email);
   applyListDrops(planned, new Set(await store.suppressions.suppressedAmong(subAccount.id, candidates)), domainDrop);
+  return { domain, planned };
+}
 
-  const nowMs = ctx.clock.now();
-  const now = msToNs(nowMs);
-  const batch: SendBatchRecord = {
-    id: ctx.ids.uuid(),
-    accountId: subAccount.accountId,
-    subAccountId: subAccount.id,
-    domainId: domain?.id ?? null,
-    content: {
-      from: { email: request.from.email, name: request.from.name ?? '' },
-      ...(request.replyTo && { replyTo: { email: request.replyTo.email, name: request.replyTo.name ?? '' } }),
-      subject: request.subject,
-      ...(request.preText !== undefined && { preText: request.preText }),
-      ...(request.htmlBody !== undefined && { htmlBody: request.htmlBody }),
-      ...(request.textBody !== undefined && { textBody: request.textBody }),
-      ...(request.ampBody !== undefined && { ampBody: request.ampBody }),
-      headers: request.headers ?? {},
-      groups: [...new Set(request.groups ?? [])],
-      ...(request.ippool !== undefined && { ippool: request.ippool }),
-      trackOpens: request.trackOpens ?? false,
-      trackClicks: request.trackClicks ?? false,
-      attachments: request.attachments ?? [],
-      ...(request.webhookEndpoint !== undefined && { webhookEndpoint: request.webhookEndpoint }),
-      ...(schedule && { sendAt: schedule.sendAt }),
-      ...(options.template && { template: options.template }),
-    },
-    created: now,
-  };
-
-  const messages: MessageRecord[] = [];
-  const events: EventRecord[] = [];
-  // Both named even at zero, as the stored day row always has them.
-  const counters: CounterDelta = { processed: 0, dropped: 0 };
-  let dropped = 0;
-  /** The message of one envelope recipient, its events and counters (the lifecycle's `accepted`, `scheduled` or `refused`), and its response fields. */
-  const accept = (
-    recipient: EnvelopeRecipient,
-    fields: Pick<MessageRecord, 'cc' | 'bcc' | 'copyOf' | 'separateCopies'>,
-    id = ctx.ids.uuid(),
-  ) => {
-    const { drop } = recipient;
-    const step = lifecycleStep(NEW, drop ? 'refused' : schedule ? 'scheduled' : 'accepted')!;
-    const message: MessageRecord = {
-      id,
-      batchId: batch.id,
-      accountId: subAccount.accountId,
-      subAccountId: subAccount.id,
-      to: { email: recipient.email, name: recipient.name },
-      ...fields,
-      customFields: recipient.customFields,
-      status: step.to!,
-      attempts: 0,
-      submittedAt: now,
-      updated: now,
-      ipId: null,
-      ipPoolId,
-      tpspId: null,
-      smtpCode: null,
-      smtpDescription: drop ? `${drop.reason}: ${drop.detail}` : '',
-    };
-    messages.push(message);
-    for (const { type } of step.events) {
-      events.push(
-        newEvent(
-          ctx,
-          message,
-          type,
-          now,
-          type === EventType.Dropped && drop ? { reason: drop.reason, description: drop.detail } : {},
-        ),
-      );
-    }
-    addCounters(counters, stepCounters(step, { firstAttempt: true, firstEvent: true }));
-    if (!drop) return { messageId: id };
-    dropped += 1;
-    return { messageId: id, errorCode: DropReason[drop.reason], message: `${drop.reason}: ${drop.detail}` };
-  };
-  const asCopy = (c: EnvelopeRecipient): CopyRecipient => ({
-    email: c.email,
-    name: c.name,
-    customFields: c.givenFields,
-  });
-  const entries = planned.map(({ to, copies }): SendResponseEntry => {
-    // Only the copies that are sent are named in the headers (Cc) and on the recipient's message.
-    const cc = copies.filter((c) => c.kind === 'cc' && c.drop === null).map(asCopy);
-    const bcc = copies.filter((c) => c.kind === 'bcc' && c.drop === null).map(asCopy);
-    const id = ctx.ids.uuid();
-    const entry: SendResponseEntry = {
-      to: to.email,
-      submittedAt: now,
-      ...accept(to, { cc, bcc, copyOf: null, separateCopies: true }, id),
-    };
-    if (schedule) Object.assign(entry, { batchId: batch.id, sendAt: BigInt(schedule.sendAt) });
-    if (copies.length > 0) {
-      const copyOf = { messageId: id, to: { email: to.email, name: to.name } };
-      entry.copies = copies.map((c) => ({
-        kind: c.kind,
-        email: c.email,
-        ...accept(c, { cc, bcc: [], copyOf: { ...copyOf, kind: c.kind }, separateCopies: true }),
-      }));
-    }
-    return entry;
-  });
-
-  const increments = counterIncrements(batch, batch.content.groups, dayOfMs(nowMs), counters);
-
-  // Group commit: concurrent sends share a transaction; each still answers only after its commit.
+/**
+ * Commits everything the response acknowledges in one transaction (batch, messages, events,
+ * counters, the idempotency key and the delivery job), shared with concurrent sends by group
+ * commit: each still answers only after its commit. No job is queued when every recipient was
+ * dropped.
+ */
+async function commitSend(
+  ctx: Pick<MailplaneContext, 'writes' | 'jobs'>,
+  accepted: AcceptedSend,
+  commit: { schedule: SendSchedule | null; nowMs: number; idempotency: IdempotencyClaim | undefined },
+): Promise<void> {
+  const { batch, messages, events, entries } = accepted;
+  const { schedule, nowMs, idempotency } = commit;
+  const increments = counterIncrements(batch, batch.content.groups, dayOfMs(nowMs), accepted.counters);
+  const queues = accepted.dropped < messages.length;
   await ctx.writes.commit(async (tx) => {
     // First, so a send that lost its key to a concurrent one writes nothing before it rolls back.
-    if (options.idempotency)
-      await claimIdempotencyKey(tx, subAccount.id, options.idempotency, stringifyJson(entries), nowMs);
+    if (idempotency) await claimIdempotencyKey(tx, batch.subAccountId, idempotency, stringifyJson(entries), nowMs);
     await tx.messages.insertAccepted(batch, messages, events);
     await tx.stats.increment(increments);
-    if (dropped < messages.length) {
-      // A scheduled send's job is due at sendAt; it releases the messages, then queues this same batch job.
-      const kind = schedule ? DELIVER_SCHEDULED_JOB : DELIVER_BATCH_JOB;
-      await ctx.jobs.enqueue(
-        [
-          {
-            kind,
-            payload: { batchId: batch.id },
-            runAt: schedule?.sendAtMs ?? nowMs,
-            dedupeKey: `${kind}:${batch.id}`,
-          },
-        ],
-        { store: tx },
-      );
-    }
+    if (queues) await ctx.jobs.enqueue([deliveryJob(batch.id, schedule, nowMs)], { store: tx });
   });
-  if (dropped < messages.length) ctx.jobs.notify();
-  // Counted once committed: a send that failed to commit accepted nothing.
+  if (queues) ctx.jobs.notify();
+}
+
+/**
+ * The job that delivers the send: a `deliver-batch` due now or, for a scheduled send, a
+ * `deliver-scheduled` due at `sendAt`, which releases the messages and then queues this same batch job.
+ */
+function deliveryJob(batchId: string, schedule: SendSchedule | null, nowMs: number): EnqueueJob<MailplaneJobs> {
+  const kind = schedule ? DELIVER_SCHEDULED_JOB : DELIVER_BATCH_JOB;
+  return { kind, payload: { batchId }, runAt: schedule?.sendAtMs ?? nowMs, dedupeKey: `${kind}:${batchId}` };
+}
+
+/** Counts the send's messages and drops in the metrics, once committed: a send that failed to commit accepted nothing. */
+function countAccepted(ctx: Pick<MailplaneContext, 'metrics'>, { messages, events }: AcceptedSend): void {
   for (const message of messages)
     ctx.metrics.messages.inc({ outcome: message.status === 'dropped' ? 'refused' : 'accepted' });
   for (const event of events)
     if (event.type === EventType.Dropped)
       ctx.metrics.dropped.inc({ reason: String(event.metadata.reason ?? 'unknown') });
-  return entries;
 }
