@@ -1258,6 +1258,7 @@ export interface components {
        */
       sendAt?: number;
       events: components['schemas']['Event'][];
+      renderedSubject: string;
     };
     MessageItem: {
       messageID: string;
@@ -1341,6 +1342,7 @@ export interface components {
        * UNIX epoch nanoseconds.
        */
       sendAt?: number;
+      renderedSubject: string;
     };
     Event: {
       eventID: string;

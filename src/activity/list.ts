@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { MailplaneContext } from '../context.js';
-import { eventToWire, eventWireSchema, messageItemWireSchema, messageToWire } from '../sending/message-wire.js';
+import { eventToWire, eventWireSchema, messageToWire } from '../sending/message-wire.js';
 import type { ActivityCursor, ActivityFilter } from '../store/index.js';
+import { messageItemViewSchema, renderedSubject } from './rendered-subject.js';
 import { decodeCursor, encodeCursor, toActivityFilter, type ActivityFilterQuery, type ActivityQuery } from './query.js';
 
 /** Who asks: an account (any of its sub-accounts, or the one of `subAccountId`) or one sub-account. */
@@ -19,7 +20,7 @@ export interface ActivityPageBody<T> {
 
 /** The wire shape of a page of {@link listMessages}. */
 export const messagePageWireSchema = z.object({
-  items: z.array(messageItemWireSchema),
+  items: z.array(messageItemViewSchema),
   nextCursor: z.string().nullable(),
 });
 /** The wire shape of a page of {@link listEvents}. */
@@ -39,14 +40,21 @@ export async function activityFilter(
   return toActivityFilter(query, scope.accountId, subAccountId, pool);
 }
 
-/** A message as an activity item: the reference's `Message` with its latest `status`, without its events. */
-function messageItem(message: Parameters<typeof messageToWire>[0], batch: Parameters<typeof messageToWire>[1]) {
+/**
+ * A message as an activity item: the reference's `Message` with its latest `status` and its
+ * `renderedSubject`, without its events.
+ */
+async function messageItem(
+  ctx: MailplaneContext,
+  message: Parameters<typeof messageToWire>[0],
+  batch: Parameters<typeof messageToWire>[1],
+) {
   const { events: _events, ...item } = messageToWire(message, batch, []);
-  return item;
+  return { ...item, renderedSubject: await renderedSubject(ctx, message, batch) };
 }
 
 /** A message activity item (see {@link listMessages}). */
-export type MessageItem = ReturnType<typeof messageItem>;
+export type MessageItem = Awaited<ReturnType<typeof messageItem>>;
 /** An event activity item: the reference's `Event`, as webhooks post it. */
 export type EventItem = ReturnType<typeof eventToWire>;
 
@@ -60,7 +68,7 @@ export async function messagePage(
   const rows = await ctx.store.messages.listActivity(filter, { limit, ...(after && { after }) });
   const last = rows.at(-1)?.message;
   return {
-    items: rows.map((row) => messageItem(row.message, row.batch)),
+    items: await Promise.all(rows.map((row) => messageItem(ctx, row.message, row.batch))),
     next: rows.length === limit && last ? { at: last.submittedAt, id: last.id } : undefined,
   };
 }

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { subAccountWireSchema } from '../account/sub-account-wire.js';
 import { eventPageWireSchema, messagePageWireSchema } from '../activity/list.js';
+import { messageItemViewSchema, messageViewSchema } from '../activity/rendered-subject.js';
 import { domainWireSchema } from '../domain/domain-wire.js';
 import {
   ipAllocationWireSchema,
@@ -18,12 +19,7 @@ import {
 } from '../ip/wire.js';
 import { deletedSchema, messageOnlySchema } from '../model/wire-schemas.js';
 import { cancelResultWireSchema } from '../sending/cancel.js';
-import {
-  eventWireSchema,
-  messageItemWireSchema,
-  messageWireSchema,
-  sendResponseWireSchema,
-} from '../sending/message-wire.js';
+import { eventWireSchema, sendResponseWireSchema } from '../sending/message-wire.js';
 import { dailyStatWireSchema, statCountersWireSchema } from '../stats/queries.js';
 import { suppressionWireSchema } from '../suppression/suppression-wire.js';
 import {
@@ -56,8 +52,8 @@ const NAMED_SCHEMAS: ReadonlyArray<[string, z.ZodType]> = [
   ['WebhookWithSecret', webhookWithSecretWireSchema],
   ['WebhookUpdate', webhookUpdateWireSchema],
   ['EmailResponses', sendResponseWireSchema],
-  ['Message', messageWireSchema],
-  ['MessageItem', messageItemWireSchema],
+  ['Message', messageViewSchema],
+  ['MessageItem', messageItemViewSchema],
   ['Event', eventWireSchema],
   ['MessagePage', messagePageWireSchema],
   ['EventPage', eventPageWireSchema],

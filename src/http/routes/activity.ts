@@ -1,7 +1,8 @@
 import { exportEvents, exportMessages } from '../../activity/export.js';
 import { activityQuerySchema, exportQuerySchema } from '../../activity/query.js';
 import { eventPageWireSchema, listEvents, listMessages, messagePageWireSchema } from '../../activity/list.js';
-import { eventWireSchema, messageItemWireSchema } from '../../sending/message-wire.js';
+import { messageItemViewSchema } from '../../activity/rendered-subject.js';
+import { eventWireSchema } from '../../sending/message-wire.js';
 import { route } from '../route.js';
 import { StreamedBody } from '../streamed-body.js';
 import type { ExportBody } from '../../activity/export.js';
@@ -19,7 +20,7 @@ export const activityRoutes = [
     method: 'GET',
     path: '/account/message/export',
     auth: 'account',
-    response: messageItemWireSchema,
+    response: messageItemViewSchema,
     export: true,
     query: exportQuerySchema,
     handle: async ({ ctx, principal, query }) => ({
@@ -30,7 +31,7 @@ export const activityRoutes = [
     method: 'GET',
     path: '/subaccount/message/export',
     auth: 'subaccount',
-    response: messageItemWireSchema,
+    response: messageItemViewSchema,
     export: true,
     query: exportQuerySchema,
     handle: async ({ ctx, principal: { subAccount }, query }) => ({

@@ -1,6 +1,7 @@
 import { NotFoundError } from '../../errors.js';
 import { acceptSend } from '../../sending/accept.js';
-import { messageToWire, messageWireSchema, sendResponseWireSchema } from '../../sending/message-wire.js';
+import { messageViewSchema, renderedSubject } from '../../activity/rendered-subject.js';
+import { messageToWire, sendResponseWireSchema } from '../../sending/message-wire.js';
 import { sendRequestSchema, type SendRequest } from '../../sending/request.js';
 import { templateSendRequest, templateSendRequestSchema } from '../../sending/template-send.js';
 import { route } from '../route.js';
@@ -56,13 +57,14 @@ export const emailRoutes = [
     method: 'GET',
     path: '/account/message/:message_id',
     auth: 'account',
-    response: messageWireSchema,
+    response: messageViewSchema,
     handle: async ({ ctx, principal, params }) => {
       const id = params.message_id ?? '';
       const found = UUID.test(id) ? await ctx.store.messages.get(principal.account.id, id.toLowerCase()) : null;
       if (!found) throw new NotFoundError('MESSAGE_NOT_FOUND', `no message with id ${id} in this account`);
       const events = await ctx.store.messages.listEvents(found.message.id);
-      return { body: messageToWire(found.message, found.batch, events) };
+      const renderedSubjectText = await renderedSubject(ctx, found.message, found.batch);
+      return { body: { ...messageToWire(found.message, found.batch, events), renderedSubject: renderedSubjectText } };
     },
   }),
   route({
@@ -70,14 +72,15 @@ export const emailRoutes = [
     method: 'GET',
     path: '/subaccount/message/:message_id',
     auth: 'subaccount',
-    response: messageWireSchema,
+    response: messageViewSchema,
     handle: async ({ ctx, principal: { subAccount }, params }) => {
       const id = params.message_id ?? '';
       const found = UUID.test(id) ? await ctx.store.messages.get(subAccount.accountId, id.toLowerCase()) : null;
       if (!found || found.message.subAccountId !== subAccount.id)
         throw new NotFoundError('MESSAGE_NOT_FOUND', `no message with id ${id} in this sub-account`);
       const events = await ctx.store.messages.listEvents(found.message.id);
-      return { body: messageToWire(found.message, found.batch, events) };
+      const renderedSubjectText = await renderedSubject(ctx, found.message, found.batch);
+      return { body: { ...messageToWire(found.message, found.batch, events), renderedSubject: renderedSubjectText } };
     },
   }),
 ];
