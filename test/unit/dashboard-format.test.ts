@@ -1,36 +1,20 @@
 /**
- * The dashboard's logic without a browser: the overview's date range and chart columns, labels,
+ * The dashboard's logic without a browser: the overview's date range, labels,
  * the activity query, hash routes (src/dashboard/ui/format.ts) and the cookie helpers (src/dashboard/).
  */
 import { describe, expect, it } from 'vitest';
 import {
   activityQuery,
-  chartData,
-  counterTotals,
   inBatches,
   poolRequestBody,
   warmupStages,
   eventIsProblem,
   eventName,
-  formatCount,
   formatNs,
   lastDays,
   parseRoute,
-  seriesTotals,
-  type DayStat,
 } from '../../src/dashboard/ui/format.js';
 import { readCookie, sessionCookie } from '../../src/dashboard/cookies.js';
-
-const counters = (processed: number, delivered: number, hardBounced = 0, softBounced = 0) => ({
-  processed,
-  delivered,
-  hardBounced,
-  softBounced,
-  opened: 0,
-  clicked: 0,
-  unsubscribed: 0,
-  spam: 0,
-});
 
 describe('dashboard overview logic', () => {
   it('takes the 30 UTC days ending today, across a month end', () => {
@@ -38,32 +22,7 @@ describe('dashboard overview logic', () => {
     expect(lastDays(Date.UTC(2026, 10, 25), 1)).toEqual({ from: '2026-11-25', to: '2026-11-25' });
   });
 
-  it('turns /stat days into uPlot columns (seconds at UTC midnight, bounces summed) and totals', () => {
-    const days: DayStat[] = [
-      { date: '2026-11-24', stat: counters(3, 2, 1, 0) },
-      { date: '2026-11-25', stat: counters(5, 4, 0, 1) },
-    ];
-    const [xs, processed, delivered, bounced, ...rest] = chartData(days);
-    expect(xs).toEqual([Date.UTC(2026, 10, 24) / 1000, Date.UTC(2026, 10, 25) / 1000]);
-    expect([processed, delivered, bounced]).toEqual([
-      [3, 5],
-      [2, 4],
-      [1, 1],
-    ]);
-    expect(rest).toHaveLength(4);
-    expect(seriesTotals(days).slice(0, 3)).toEqual([
-      { label: 'Processed', total: 8 },
-      { label: 'Delivered', total: 6 },
-      { label: 'Bounced', total: 2 },
-    ]);
-  });
-
-  it('reads the comparison: an aggregate’s series, and the requests a few at a time', async () => {
-    expect(counterTotals(counters(5, 4, 1, 2)).slice(0, 3)).toEqual([
-      { label: 'Processed', total: 5 },
-      { label: 'Delivered', total: 4 },
-      { label: 'Bounced', total: 3 },
-    ]);
+  it('runs the comparison’s requests a few at a time, answers in order', async () => {
     let running = 0;
     let most = 0;
     const answers = await inBatches([5, 1, 3, 2, 4, 0], 2, async (n) => {
@@ -112,9 +71,7 @@ describe('dashboard overview logic', () => {
     });
   });
 
-  it('formats counts and nanosecond times, and names event types', () => {
-    expect(formatCount(1234567)).toBe('1,234,567');
-    expect(formatCount(12)).toBe('12');
+  it('formats nanosecond times, and names event types', () => {
     expect(formatNs(1795570942208791000)).toBe('2026-11-25 01:42:22 UTC');
     expect(formatNs(0)).toBe('—');
     expect(eventName(2)).toBe('Delivered');

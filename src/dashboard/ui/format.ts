@@ -1,6 +1,6 @@
 /**
- * The dashboard's browser logic that needs no DOM: dates of a range, counters to chart series,
- * labels of event types and statuses. Unit-tested in test/unit/dashboard-format.test.ts.
+ * The dashboard's browser logic that needs no DOM: dates of a range, labels of event types and
+ * statuses. Unit-tested in test/unit/dashboard-format.test.ts (the overview's statistics: stats.ts).
  */
 import { revealInvisible } from '../../model/invisible.js';
 
@@ -12,59 +12,12 @@ import { revealInvisible } from '../../model/invisible.js';
  */
 export const shownText = (text: string): string => revealInvisible(text);
 
-/** The counters of one day as `/stat` answers them. */
-export interface StatCounters {
-  processed: number;
-  delivered: number;
-  hardBounced: number;
-  softBounced: number;
-  opened: number;
-  clicked: number;
-  unsubscribed: number;
-  spam: number;
-  [name: string]: number;
-}
-
-/** One day of a `/stat` answer. */
-export interface DayStat {
-  date: string;
-  stat: StatCounters;
-}
-
-/** The series the overview charts, in order, with the counter each reads. */
-export const CHART_SERIES: readonly { label: string; read: (s: StatCounters) => number }[] = [
-  { label: 'Processed', read: (s) => s.processed },
-  { label: 'Delivered', read: (s) => s.delivered },
-  { label: 'Bounced', read: (s) => (s.hardBounced ?? 0) + (s.softBounced ?? 0) },
-  { label: 'Opened', read: (s) => s.opened },
-  { label: 'Clicked', read: (s) => s.clicked },
-  { label: 'Unsubscribed', read: (s) => s.unsubscribed },
-  { label: 'Spam', read: (s) => s.spam },
-];
-
 /** A UTC day `YYYY-MM-DD` of epoch milliseconds. */
 export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 /** The first and last day (inclusive) of the `days` UTC days ending with the day of `nowMs`. */
 export function lastDays(nowMs: number, days: number): { from: string; to: string } {
   return { from: utcDay(nowMs - (days - 1) * 86_400_000), to: utcDay(nowMs) };
-}
-
-/**
- * uPlot's columnar data of a `/stat` answer: x in epoch seconds (UTC midnight), then one column
- * per {@link CHART_SERIES} entry; missing counters count 0.
- */
-export function chartData(days: readonly DayStat[]): number[][] {
-  const xs = days.map((d) => Date.parse(`${d.date}T00:00:00Z`) / 1000);
-  return [xs, ...CHART_SERIES.map((series) => days.map((d) => series.read(d.stat) || 0))];
-}
-
-/** Each series' total over the days. */
-export function seriesTotals(days: readonly DayStat[]): { label: string; total: number }[] {
-  return CHART_SERIES.map((series) => ({
-    label: series.label,
-    total: days.reduce((sum, d) => sum + (series.read(d.stat) || 0), 0),
-  }));
 }
 
 /** Names of the event types (`Event.type`). */
@@ -92,9 +45,6 @@ export function formatNs(ns: number | string | null | undefined): string {
   const ms = Math.floor(Number(ns) / 1e6);
   return Number.isFinite(ms) ? `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC` : '—';
 }
-
-/** A count with thousands separators, locale-independent so tests and screenshots are stable. */
-export const formatCount = (n: number): string => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 /** The activity search's query string: empty fields left out, days as `YYYY-MM-DD`. */
 export function activityQuery(filters: Record<string, string>, cursor?: string | null): URLSearchParams {
@@ -141,10 +91,6 @@ export function warmupStages(plan: Record<string, unknown> | undefined): { provi
     }
   });
 }
-
-/** Each series' value in one flat record of counters (an `/aggregate` answer). */
-export const counterTotals = (counters: StatCounters): { label: string; total: number }[] =>
-  CHART_SERIES.map((series) => ({ label: series.label, total: series.read(counters) || 0 }));
 
 /** At most this many groups in the comparison: each is one request. */
 export const MAX_COMPARED_GROUPS = 10;
@@ -201,4 +147,36 @@ export function poolRequestBody(draft: PoolDraft, original?: { name: string }): 
     ips: draft.ips.map((publicIp) => ({ publicIp })),
     tpsps: draft.tpsps,
   };
+}
+
+/**
+ * An event's SMTP reply as one line, or nothing when it has none: `SMTP reply: 550 5.1.1 …` (the
+ * code once, whether or not the description repeats it); without a code (the connection failed
+ * before a reply, or mailplane dropped the message) the description alone, as `Reason: …`.
+ */
+export function smtpReplyText(
+  code: number | null | undefined,
+  description: string | null | undefined,
+): string | undefined {
+  const text = (description ?? '').trim();
+  if (typeof code !== 'number' || code <= 0) return text === '' ? undefined : `Reason: ${text}`;
+  return text.startsWith(String(code)) ? `SMTP reply: ${text}` : `SMTP reply: ${`${code} ${text}`.trim()}`;
+}
+
+/**
+ * The sub-account a page about one sub-account opens on: the one this browser last chose
+ * (`remembered`) while it still exists, else the one with the most recent mail (`latestActive`),
+ * else the newest (a newcomer's first sub-account is where their work is, not the empty Default).
+ */
+export function startSubAccount(
+  subAccounts: readonly { id: number; created: number | string }[],
+  remembered: number | undefined,
+  latestActive: number | undefined,
+): number | undefined {
+  const exists = (id: number | undefined) => id !== undefined && subAccounts.some((s) => s.id === id);
+  if (exists(remembered)) return remembered;
+  if (exists(latestActive)) return latestActive;
+  let newest: { id: number; created: number | string } | undefined;
+  for (const s of subAccounts) if (!newest || Number(s.created) >= Number(newest.created)) newest = s;
+  return newest?.id;
 }

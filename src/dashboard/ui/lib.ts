@@ -74,3 +74,22 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
     ${copied ? 'Copied' : 'Copy'}
   </button>`;
 }
+
+/**
+ * What an empty list says: what is (not) there and the next step, so a page never stays blank.
+ * Announced politely, as a status.
+ */
+export const EmptyState = ({ children }: { children: ComponentChildren }) =>
+  html`<p class="empty" role="status">${children}</p>`;
+
+/**
+ * A table's own horizontal scroll box: a wide table scrolls inside it on a narrow screen instead of
+ * widening the page.
+ */
+export const TableScroll = ({ children }: { children: ComponentChildren }) =>
+  html`<div class="table-scroll">${children}</div>`;
+
+/** Runs `action` once the person confirms `question` (a destructive change: a block, a removal, a deletion). */
+export function confirmed(question: string, action: () => unknown): void {
+  if (window.confirm(question)) void action();
+}

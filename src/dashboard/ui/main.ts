@@ -4,7 +4,6 @@
  */
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 import { Api, type SessionState } from './api.js';
 import { parseRoute } from './format.js';
@@ -87,12 +86,12 @@ function useHash(): string {
 function Page({ page, arg }: { page: string; arg: string | undefined }) {
   if (page === 'activity') return html`<${Activity} />`;
   if (page === 'message' && arg) return html`<${MessagePage} id=${arg} />`;
-  if (page === 'subaccounts') return html`<${SubAccounts} />`;
+  if (page === 'subaccounts') return html`<${SubAccounts} arg=${arg} />`;
   if (page === 'domains') return html`<${Domains} subAccountId=${arg} />`;
   if (page === 'suppressions') return html`<${Suppressions} subAccountId=${arg} />`;
   if (page === 'sandbox') return html`<${SandboxInbox} arg=${arg} />`;
   if (page === 'webhooks') return html`<${Webhooks} />`;
-  if (page === 'ips') return html`<${IpsAndPools} />`;
+  if (page === 'ips') return html`<${IpsAndPools} arg=${arg} />`;
   return html`<${Overview} />`;
 }
 

@@ -6,7 +6,7 @@
  */
 import { useState } from 'preact/hooks';
 import { formatNs } from '../format.js';
-import { CopyButton, ErrorNote, html, Status, useApp, useLoad } from '../lib.js';
+import { CopyButton, EmptyState, ErrorNote, html, Status, TableScroll, useApp, useLoad } from '../lib.js';
 import { useActAs } from './act-as.js';
 
 interface DnsRecord {
@@ -116,7 +116,7 @@ function DomainCard({
         >${domain.verified ? 'verified' : 'not verified'}</span
       >
     </h2>
-    <table class="list records">
+    <${TableScroll}><table class="list records">
       <caption>
         Records to publish for ${domain.name}
       </caption>
@@ -148,7 +148,7 @@ function DomainCard({
             </tr>`,
         )}
       </tbody>
-    </table>
+    </table></${TableScroll}>
     <div class="actions">
       <button
         type="button"
@@ -162,6 +162,7 @@ function DomainCard({
         rotating
           ? html`<button
               type="button"
+              class="secondary"
               onClick=${() => act('DELETE', '/dkim/rotate')}
               disabled=${state.busy}
               aria-label=${`Abandon the DKIM key rotation of ${domain.name}`}
@@ -185,7 +186,7 @@ function DomainCard({
 /** The domains page; `subAccountId` is the sub-account an account session looks at. */
 export function Domains({ subAccountId }: { subAccountId: string | undefined }) {
   const { api } = useApp();
-  const { actAs, ready, picker } = useActAs('domains', subAccountId);
+  const { actAs, ready, picker, name: subAccountName } = useActAs('domains', subAccountId);
   const [name, setName] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [changed, setChanged] = useState<Record<number, Domain>>({});
@@ -225,6 +226,15 @@ export function Domains({ subAccountId }: { subAccountId: string | undefined }) 
     }
     <${ErrorNote} message=${error ?? list.error} />
     ${list.loading && html`<${Status}>Loading domains…</${Status}>`}
+    ${
+      list.data?.length === 0 &&
+      !list.loading &&
+      ready &&
+      html`<${EmptyState}>
+        No domains${subAccountName ? ` in ${subAccountName}` : ''} yet. Add the domain you send from above: its DNS
+        records to publish appear here, and mail from it can go out once they are found.
+      </${EmptyState}>`
+    }
     ${(list.data ?? []).map((d) => html`<${DomainCard} key=${d.id} domain=${changed[d.id] ?? d} actAs=${actAs} onChange=${(next: Domain) => setChanged({ ...changed, [d.id]: next })} />`)}
   </section>`;
 }

@@ -2,33 +2,39 @@
  * IPs and pools of the account (docs/ip-pools.md, docs/routing.md): each IP's state and warmup
  * stage per mailbox provider; each pool's routing strategy, overflow pool and members (IPs and
  * third-party sending providers), with a form to create a pool and one to edit each; allocating
- * IPs to the account and releasing them, deleting a pool.
+ * IPs to the account and releasing them, deleting a pool (both confirmed). `#/ips/ip-<id>` and
+ * `#/ips/pool-<id>` mark that row: the page names elsewhere link to.
  */
 import { useState } from 'preact/hooks';
 import { formatNs, warmupStages } from '../format.js';
-import { ErrorNote, html, Status, useApp, useLoad } from '../lib.js';
+import { confirmed, EmptyState, ErrorNote, html, Status, TableScroll, useApp, useLoad } from '../lib.js';
+import { useMarkedRow } from './marked-row.js';
 import { AllocateIps } from './ip-allocate.js';
 import { PoolForm, STRATEGIES, type Pool, type Tpsp } from './pool-form.js';
+
+/** The name of each IP `state` (docs/ip-pools.md). */
+const IP_STATES = ['active', 'paused', 'warming up'];
 
 interface Ip {
   id: number;
   publicIp: string;
   reverseDnsHostname: string;
-  state: string;
+  state: number;
   autoWarmupEnabled: boolean;
   autoWarmupStage?: number;
   autoWarmupPlan?: Record<string, unknown>;
   created: number;
 }
 
-/** The IPs and pools page. */
-export function IpsAndPools() {
+/** The IPs and pools page; `arg` names the marked row (`ip-<id>` or `pool-<id>`). */
+export function IpsAndPools({ arg }: { arg?: string | undefined }) {
   const { api } = useApp();
   const ips = useLoad(() => api.call<Ip[]>('GET', '/account/ip', { query: { limit: '100' } }), []);
   const pools = useLoad(() => api.call<Pool[]>('GET', '/account/ippool', { query: { limit: '100' } }), []);
   const tpsps = useLoad(() => api.call<Tpsp[]>('GET', '/account/tpsp', { query: { limit: '100' } }), []);
   const [editing, setEditing] = useState<number | undefined>();
   const [error, setError] = useState<string | undefined>();
+  const marked = useMarkedRow(arg, ips.data !== undefined && pools.data !== undefined);
   const addresses = (ips.data ?? []).map((ip) => ip.publicIp);
   /** A deletion (an IP released, a pool deleted), then both lists read again: a pool lists its IPs. */
   const remove = async (path: string) => {
@@ -45,11 +51,17 @@ export function IpsAndPools() {
     <h1 id="ips-title">IPs and pools</h1>
     <${ErrorNote} message=${error ?? ips.error ?? pools.error ?? tpsps.error} />
     ${(ips.loading || pools.loading) && html`<${Status}>Loading…</${Status}>`}
-    ${ips.data && ips.data.length === 0 && html`<${Status}>No IPs allocated: mail goes out through the default route.</${Status}>`}
+    ${
+      ips.data?.length === 0 &&
+      html`<${EmptyState}>
+        No IPs allocated: mail goes out through the default route. Allocate your dedicated IPs below (Allocate
+        IPs), then add them to a pool.
+      </${EmptyState}>`
+    }
     ${
       ips.data &&
       ips.data.length > 0 &&
-      html`<table class="list">
+      html`<${TableScroll}><table class="list">
         <caption>
           IPs
         </caption>
@@ -66,10 +78,10 @@ export function IpsAndPools() {
         <tbody>
           ${ips.data.map(
             (ip) =>
-              html`<tr>
+              html`<tr ...${marked(`ip-${ip.id}`)}>
                 <td>${ip.publicIp}</td>
                 <td>${ip.reverseDnsHostname || '—'}</td>
-                <td>${ip.state}</td>
+                <td>${IP_STATES[ip.state] ?? `state ${ip.state}`}</td>
                 <td>
                   ${
                     ip.autoWarmupEnabled
@@ -85,7 +97,7 @@ export function IpsAndPools() {
                   <button
                     type="button"
                     class="danger"
-                    onClick=${() => confirm(`Release ${ip.publicIp}? Pools stop using it.`) && remove(`/account/ip/${ip.id}`)}
+                    onClick=${() => confirmed(`Release ${ip.publicIp}? Pools stop using it.`, () => remove(`/account/ip/${ip.id}`))}
                   >
                     Release ${ip.publicIp}
                   </button>
@@ -93,13 +105,16 @@ export function IpsAndPools() {
               </tr>`,
           )}
         </tbody>
-      </table>`
+      </table></${TableScroll}>`
     }
-    ${pools.data && pools.data.length === 0 && html`<${Status}>No IP pools.</${Status}>`}
+    ${
+      pools.data?.length === 0 &&
+      html`<${EmptyState}>No IP pools yet. Create one below to choose which IPs a sub-account's mail leaves from.</${EmptyState}>`
+    }
     ${
       pools.data &&
       pools.data.length > 0 &&
-      html`<table class="list">
+      html`<${TableScroll}><table class="list">
         <caption>
           IP pools
         </caption>
@@ -115,7 +130,7 @@ export function IpsAndPools() {
         <tbody>
           ${pools.data.map(
             (p) =>
-              html`<tr>
+              html`<tr ...${marked(`pool-${p.id}`)}>
                 <td>${p.name}</td>
                 <td>${STRATEGIES[p.routingStrategy] ?? p.routingStrategy}</td>
                 <td>${p.shouldOverflow ? `to ${p.overflowPoolName}` : 'no'}</td>
@@ -123,19 +138,22 @@ export function IpsAndPools() {
                   ${[...p.ips.map((ip) => ip.publicIp), ...p.thirdPartySendingProviders.map((t) => t.name)].join(', ') || '—'}
                 </td>
                 <td>
-                  <button
-                    type="button"
-                    aria-expanded=${editing === p.id}
-                    onClick=${() => setEditing(editing === p.id ? undefined : p.id)}
-                  >
-                    Edit ${p.name}
-                  </button>
-                  ${p.type !== 0 && html` <button type="button" class="danger" onClick=${() => confirm(`Delete the pool ${p.name}?`) && remove(`/account/ippool/${p.id}`)}>Delete ${p.name}</button>`}
+                  <div class="row-actions">
+                    <button
+                      type="button"
+                      class="secondary"
+                      aria-expanded=${editing === p.id}
+                      onClick=${() => setEditing(editing === p.id ? undefined : p.id)}
+                    >
+                      Edit ${p.name}
+                    </button>
+                    ${p.type !== 0 && html`<button type="button" class="danger" onClick=${() => confirmed(`Delete the pool ${p.name}?`, () => remove(`/account/ippool/${p.id}`))}>Delete ${p.name}</button>`}
+                  </div>
                 </td>
               </tr>`,
           )}
         </tbody>
-      </table>`
+      </table></${TableScroll}>`
     }
     ${
       pools.data &&

@@ -115,7 +115,7 @@ export function PoolForm({ pool, pools, ips, tpsps, onDone, onCancel }: Props) {
         </label>
         <span id=${`${id}-meta-help`} class="hint">the shape its strategy needs, see docs/ip-pools.md</span>`
     }
-    <label
+    <label class="check"
       ><input
         type="checkbox"
         checked=${draft.shouldOverflow}
@@ -144,20 +144,20 @@ export function PoolForm({ pool, pools, ips, tpsps, onDone, onCancel }: Props) {
     /></label>
     ${
       ips.length > 0 &&
-      html`<fieldset>
+      html`<fieldset class="toggles">
         <legend>Member IPs</legend>
-        ${ips.map((ip) => html`<label><input type="checkbox" checked=${draft.ips.includes(ip)} onChange=${() => toggleIp(ip)} /> ${ip}</label>`)}
+        ${ips.map((ip) => html`<label class="check"><input type="checkbox" checked=${draft.ips.includes(ip)} onChange=${() => toggleIp(ip)} /> ${ip}</label>`)}
       </fieldset>`
     }
     ${
       tpsps.length > 0 &&
-      html`<fieldset>
+      html`<fieldset class="toggles">
         <legend>Third-party sending providers</legend>
-        ${tpsps.map((t) => html`<label><input type="checkbox" checked=${draft.tpsps.includes(t.id)} onChange=${() => toggleTpsp(t.id)} /> ${t.name}</label>`)}
+        ${tpsps.map((t) => html`<label class="check"><input type="checkbox" checked=${draft.tpsps.includes(t.id)} onChange=${() => toggleTpsp(t.id)} /> ${t.name}</label>`)}
       </fieldset>`
     }
     <${ErrorNote} message=${error} />
     <button type="submit" disabled=${busy}>${pool ? `Save ${what}` : 'Create pool'}</button>
-    ${onCancel && html`<button type="button" onClick=${onCancel}>Cancel</button>`}
+    ${onCancel && html`<button type="button" class="secondary" onClick=${onCancel}>Cancel</button>`}
   </form>`;
 }

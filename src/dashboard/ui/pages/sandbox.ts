@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { formatNs, shownText } from '../format.js';
-import { ErrorNote, html, Status, useApp, useLoad } from '../lib.js';
+import { EmptyState, ErrorNote, html, Status, TableScroll, useApp, useLoad } from '../lib.js';
 import { parseMail } from '../mime.js';
 
 interface Captured {
@@ -63,7 +63,7 @@ function CapturedMessage({ id }: { id: number }) {
         <pre class="mail-text">${mail.text}</pre>`
     }
     <h3>Header fields</h3>
-    <table class="list headers">
+    <${TableScroll}><table class="list headers">
       <caption class="visually-hidden">
         Header fields
       </caption>
@@ -76,8 +76,8 @@ function CapturedMessage({ id }: { id: number }) {
             </tr>`,
         )}
       </tbody>
-    </table>
-    <button type="button" aria-expanded=${showRaw ? 'true' : 'false'} onClick=${() => setShowRaw(!showRaw)}>
+    </table></${TableScroll}>
+    <button type="button" class="secondary" aria-expanded=${showRaw ? 'true' : 'false'} onClick=${() => setShowRaw(!showRaw)}>
       ${showRaw ? 'Hide the source' : 'Show the source'}
     </button>
     ${showRaw && html`<pre class="mail-raw">${m.raw}</pre>`}
@@ -94,11 +94,17 @@ export function SandboxInbox({ arg }: { arg: string | undefined }) {
     <p class="hint">Mail the local sandbox captured instead of delivering it (docs/sandbox.md). Newest first.</p>
     <${ErrorNote} message=${list.error} />
     ${list.loading && html`<${Status}>Loading captured mail…</${Status}>`}
-    ${list.data && list.data.length === 0 && html`<${Status}>Nothing captured yet.</${Status}>`}
+    ${
+      list.data?.length === 0 &&
+      html`<${EmptyState}>
+        Nothing captured yet. Send a message from a verified domain with the sandbox running (docs/sandbox.md):
+        it is caught here instead of being delivered.
+      </${EmptyState}>`
+    }
     ${
       list.data &&
       list.data.length > 0 &&
-      html`<table class="list">
+      html`<${TableScroll}><table class="list">
         <caption>
           Captured messages
         </caption>
@@ -119,7 +125,7 @@ export function SandboxInbox({ arg }: { arg: string | undefined }) {
               </tr>`,
           )}
         </tbody>
-      </table>`
+      </table></${TableScroll}>`
     }
     ${selected !== undefined && html`<${CapturedMessage} key=${selected} id=${selected} />`}
   </section>`;

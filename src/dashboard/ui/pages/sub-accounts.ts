@@ -1,10 +1,12 @@
 /**
  * Sub-accounts (account sessions): the list, creation (the new key and SMTP credentials shown
- * once: the dashboard's API path hides them on every later read), block and unblock.
+ * once: the dashboard's API path hides them on every later read), block (confirmed) and unblock.
+ * `#/subaccounts/<id>` marks that sub-account's row: the page names elsewhere link to.
  */
 import { useState } from 'preact/hooks';
 import { formatNs } from '../format.js';
-import { CopyButton, ErrorNote, html, Status, useApp, useLoad } from '../lib.js';
+import { confirmed, CopyButton, EmptyState, ErrorNote, html, Status, TableScroll, useApp, useLoad } from '../lib.js';
+import { useMarkedRow } from './marked-row.js';
 
 /** A sub-account as the API answers it (keys hidden after creation). */
 export interface SubAccount {
@@ -38,13 +40,14 @@ const Created = ({ created }: { created: SubAccount }) =>
     </dl>
   </div>`;
 
-/** The sub-accounts page. */
-export function SubAccounts() {
+/** The sub-accounts page; `arg` is the id of the sub-account whose row is marked. */
+export function SubAccounts({ arg }: { arg?: string | undefined }) {
   const { api } = useApp();
   const list = useLoad(() => api.call<SubAccount[]>('GET', '/account/subaccount', { query: { limit: '100' } }), []);
   const [name, setName] = useState('');
   const [created, setCreated] = useState<SubAccount | undefined>();
   const [error, setError] = useState<string | undefined>();
+  const marked = useMarkedRow(arg, list.data !== undefined);
   const create = async (event: Event) => {
     event.preventDefault();
     setError(undefined);
@@ -85,8 +88,14 @@ export function SubAccounts() {
     ${created && html`<${Created} created=${created} />`}
     ${list.loading && html`<${Status}>Loading sub-accounts…</${Status}>`}
     ${
+      list.data?.length === 0 &&
+      html`<${EmptyState}>No sub-accounts yet. Create one above: each has its own API key, SMTP credentials and
+        sending domains.</${EmptyState}>`
+    }
+    ${
       list.data &&
-      html`<table class="list">
+      list.data.length > 0 &&
+      html`<${TableScroll}><table class="list">
         <caption>
           Sub-accounts
         </caption>
@@ -102,7 +111,7 @@ export function SubAccounts() {
         <tbody>
           ${list.data.map(
             (s) =>
-              html`<tr>
+              html`<tr ...${marked(`${s.id}`)}>
                 <td>${s.id}</td>
                 <td>${s.name}</td>
                 <td>${formatNs(s.created)}</td>
@@ -110,19 +119,38 @@ export function SubAccounts() {
                   ${s.blocked ? html`<span class="badge status-hard_bounced">blocked</span> ${s.block_reason ?? ''}` : html`<span class="badge status-delivered">active</span>`}
                 </td>
                 <td>
-                  <button
-                    type="button"
-                    onClick=${() => setBlocked(s, !s.blocked)}
-                    aria-label=${`${s.blocked ? 'Unblock' : 'Block'} ${s.name}`}
-                  >
-                    ${s.blocked ? 'Unblock' : 'Block'}
-                  </button>
-                  <a href=${`#/domains/${s.id}`} aria-label=${`Domains of ${s.name}`}>Domains</a>
+                  <div class="row-actions">
+                    <a href=${`#/domains/${s.id}`} aria-label=${`Domains of ${s.name}`}>Domains</a>
+                    <a href=${`#/suppressions/${s.id}`} aria-label=${`Suppressions of ${s.name}`}>Suppressions</a>
+                    ${
+                      s.blocked
+                        ? html`<button
+                            type="button"
+                            class="secondary"
+                            onClick=${() => setBlocked(s, false)}
+                            aria-label=${`Unblock ${s.name}`}
+                          >
+                            Unblock
+                          </button>`
+                        : html`<button
+                            type="button"
+                            class="danger"
+                            onClick=${() =>
+                              confirmed(
+                                `Block ${s.name}? Its API key and SMTP credentials stop sending until it is unblocked.`,
+                                () => setBlocked(s, true),
+                              )}
+                            aria-label=${`Block ${s.name}`}
+                          >
+                            Block
+                          </button>`
+                    }
+                  </div>
                 </td>
               </tr>`,
           )}
         </tbody>
-      </table>`
+      </table></${TableScroll}>`
     }
   </section>`;
 }

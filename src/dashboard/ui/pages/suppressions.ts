@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { formatNs, shownText } from '../format.js';
-import { ErrorNote, html, Status, useApp, useLoad } from '../lib.js';
+import { confirmed, EmptyState, ErrorNote, html, Status, TableScroll, useApp, useLoad } from '../lib.js';
 import { useActAs } from './act-as.js';
 
 interface Suppression {
@@ -28,7 +28,7 @@ const PAGE = 50;
 /** The suppressions page. */
 export function Suppressions({ subAccountId }: { subAccountId: string | undefined }) {
   const { api } = useApp();
-  const { actAs, ready, picker } = useActAs('suppressions', subAccountId);
+  const { actAs, ready, picker, name: subAccountName } = useActAs('suppressions', subAccountId);
   const [search, setSearch] = useState({ text: '', type: '' });
   const [filters, setFilters] = useState(search);
   const [offset, setOffset] = useState(0);
@@ -107,11 +107,21 @@ export function Suppressions({ subAccountId }: { subAccountId: string | undefine
     }
     <${ErrorNote} message=${error ?? list.error} />
     ${list.loading && html`<${Status}>Loading suppressions…</${Status}>`}
-    ${list.data && list.data.length === 0 && !list.loading && html`<${Status}>No suppressions match.</${Status}>`}
+    ${
+      ready &&
+      list.data?.length === 0 &&
+      !list.loading &&
+      (filters.text.trim() !== '' || filters.type !== '' || offset > 0
+        ? html`<${EmptyState}>No suppressions match. Clear the search to see every suppressed address.</${EmptyState}>`
+        : html`<${EmptyState}>
+            No suppressed addresses${subAccountName ? ` in ${subAccountName}` : ''}. Addresses that hard-bounce,
+            complain or unsubscribe are added here; add one above to stop mail to it.
+          </${EmptyState}>`)
+    }
     ${
       list.data &&
       list.data.length > 0 &&
-      html`<table class="list">
+      html`<${TableScroll}><table class="list">
         <caption>
           Suppressed addresses, oldest first
         </caption>
@@ -135,8 +145,12 @@ export function Suppressions({ subAccountId }: { subAccountId: string | undefine
                 <td>
                   <button
                     type="button"
+                    class="danger"
                     aria-label=${`Remove ${s.email}`}
-                    onClick=${() => change('DELETE', { suppressions: [{ email: s.email }] })}
+                    onClick=${() =>
+                      confirmed(`Remove ${s.email} from the suppressions? Mail to it is sent again.`, () =>
+                        change('DELETE', { suppressions: [{ email: s.email }] }),
+                      )}
                   >
                     Remove
                   </button>
@@ -144,7 +158,7 @@ export function Suppressions({ subAccountId }: { subAccountId: string | undefine
               </tr>`,
           )}
         </tbody>
-      </table>`
+      </table></${TableScroll}>`
     }
     <div class="pager">
       ${offset > 0 && html`<button type="button" onClick=${() => setOffset(Math.max(0, offset - PAGE))}>Previous page</button>`}

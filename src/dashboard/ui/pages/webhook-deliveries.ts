@@ -4,7 +4,7 @@
  * and when a queued retry is due; newest first, with a refresh button.
  */
 import { formatNs } from '../format.js';
-import { ErrorNote, html, Status, useApp, useLoad } from '../lib.js';
+import { EmptyState, ErrorNote, html, TableScroll, useApp, useLoad } from '../lib.js';
 
 /** One attempt as the API answers it. */
 interface Delivery {
@@ -46,11 +46,17 @@ export function RecentDeliveries({ id, url }: { id: number; url: string }) {
   );
   return html`<div class="deliveries">
     <${ErrorNote} message=${log.error} />
-    ${log.data && log.data.length === 0 && html`<${Status}>No deliveries to ${url} yet.</${Status}>`}
+    ${
+      log.data?.length === 0 &&
+      html`<${EmptyState}>
+        No deliveries to ${url} yet: one is made when an event it is switched on for happens. Send a message, then
+        refresh.
+      </${EmptyState}>`
+    }
     ${
       log.data &&
       log.data.length > 0 &&
-      html`<table class="list">
+      html`<${TableScroll}><table class="list">
         <caption>
           Recent deliveries to ${url}
         </caption>
@@ -79,10 +85,11 @@ export function RecentDeliveries({ id, url }: { id: number; url: string }) {
               </tr>`,
           )}
         </tbody>
-      </table>`
+      </table></${TableScroll}>`
     }
     <button
       type="button"
+      class="secondary"
       onClick=${log.reload}
       disabled=${log.loading}
       aria-label=${`Refresh the deliveries to ${url}`}

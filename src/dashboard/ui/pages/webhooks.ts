@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { formatNs } from '../format.js';
-import { CopyButton, ErrorNote, html, Status, useApp, useLoad } from '../lib.js';
+import { confirmed, CopyButton, EmptyState, ErrorNote, html, Status, useApp, useLoad } from '../lib.js';
 import { RecentDeliveries } from './webhook-deliveries.js';
 
 /** The event toggles of a webhook, with their labels, in the API's order. */
@@ -90,14 +90,20 @@ export function Webhooks() {
       </div>`
     }
     ${list.loading && html`<${Status}>Loading webhooks…</${Status}>`}
-    ${list.data && list.data.length === 0 && html`<${Status}>No webhooks yet.</${Status}>`}
+    ${
+      list.data?.length === 0 &&
+      html`<${EmptyState}>
+        No webhooks yet. Register your endpoint's URL above: mailplane then posts each delivery, bounce, open and
+        click to it as it happens, signed with the secret shown once.
+      </${EmptyState}>`
+    }
     ${(list.data ?? []).map(
       (hook) =>
         html`<article class="domain" aria-labelledby=${`hook-${hook.id}`}>
           <h2 id=${`hook-${hook.id}`}>${hook.url}</h2>
           <p>Registered ${formatNs(hook.created)}</p>
           ${
-            hook.disabledReason !== null &&
+            hook.disabledReason != null &&
             html`<p class="error" role="note">
               Disabled by mailplane ${formatNs(hook.disabledAt)}: ${hook.disabledReason}. Enable it again when the
               endpoint answers.
@@ -125,22 +131,24 @@ export function Webhooks() {
                 >`,
             )}
           </fieldset>
-          <button
-            type="button"
-            onClick=${() => update(hook, { rotateSecret: true })}
-            aria-label=${`Rotate the signing secret of ${hook.url}`}
-          >
-            Rotate secret
-          </button>
-          ${' '}
-          <button
-            type="button"
-            class="danger"
-            onClick=${() => confirm(`Delete the webhook ${hook.url}?`) && run(() => api.call('DELETE', `/account/webhook/${hook.id}`))}
-            aria-label=${`Delete ${hook.url}`}
-          >
-            Delete
-          </button>
+          <div class="actions">
+            <button
+              type="button"
+              class="secondary"
+              onClick=${() => update(hook, { rotateSecret: true })}
+              aria-label=${`Rotate the signing secret of ${hook.url}`}
+            >
+              Rotate secret
+            </button>
+            <button
+              type="button"
+              class="danger"
+              onClick=${() => confirmed(`Delete the webhook ${hook.url}?`, () => run(() => api.call('DELETE', `/account/webhook/${hook.id}`)))}
+              aria-label=${`Delete ${hook.url}`}
+            >
+              Delete
+            </button>
+          </div>
           <h3>Recent deliveries</h3>
           <${RecentDeliveries} id=${hook.id} url=${hook.url} />
         </article>`,
