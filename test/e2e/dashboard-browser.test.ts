@@ -6,11 +6,10 @@
  * sees a webhook's deliveries to a real local receiver (a 500, then the retry's 200), compares a
  * group chosen from the listed ones, allocates and releases an IP and deletes a pool,
  * with no other console error and no failed request, on SQLite and
- * PostgreSQL. Screenshots go to test-results/ (and, with MAILPLANE_UPDATE_SCREENSHOTS=1, the
- * README's to docs/images/).
+ * PostgreSQL. Screenshots go to test-results/ (the documentation's images come from
+ * `npm run screenshots`, scripts/screenshots.ts).
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { copyFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSandbox } from 'mailplane';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -64,11 +63,8 @@ function watch(page: Page): string[] {
   return problems;
 }
 
-async function screenshot(page: Page, kind: string, name: string, docs?: string): Promise<void> {
-  const file = `${RESULTS}/dashboard-${kind}-${name}.png`;
-  await page.screenshot({ path: file, fullPage: true });
-  if (docs && kind === 'sqlite' && process.env.MAILPLANE_UPDATE_SCREENSHOTS === '1')
-    await copyFile(file, `docs/images/${docs}`);
+async function screenshot(page: Page, kind: string, name: string): Promise<void> {
+  await page.screenshot({ path: `${RESULTS}/dashboard-${kind}-${name}.png`, fullPage: true });
 }
 
 /**
@@ -239,7 +235,7 @@ describe.skipIf(!haveChromium).each(storeKinds)(
         await page.getByLabel('Recipient').fill('ada@example.com');
         await page.getByRole('button', { name: 'Search' }).click();
         await expect.poll(() => page.getByRole('link', { name: 'Welcome aboard' }).count(), POLL).toBe(1);
-        await screenshot(page, kind, 'activity', 'dashboard-activity.png');
+        await screenshot(page, kind, 'activity');
         await page.getByRole('link', { name: 'Welcome aboard' }).click();
         const timeline = page.getByRole('list', { name: 'Events, oldest first' });
         await expect
@@ -285,7 +281,7 @@ describe.skipIf(!haveChromium).each(storeKinds)(
           .toEqual(['Sub-account: Default', 'Sub-account: Acme <b>Mail</b>', 'Group: welcome']);
         expect(await processed('Sub-account: Acme <b>Mail</b>')).toBe('1');
         expect(await processed('Group: welcome')).toBe('1');
-        await screenshot(page, kind, 'overview', 'dashboard-overview.png');
+        await screenshot(page, kind, 'overview');
 
         // A third-party sending provider (made with the API) to offer as a pool member.
         const relay = await api.call('POST', '/account/tpsp', {

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { SHOTS } from '../../scripts/screenshot-shots.js';
 
 // Every relative link of the README and docs/*.md must lead to a file of the repository, and a
 // `#fragment` into a Markdown file to one of its headings (GitHub's anchors), so a reader of the
@@ -72,6 +73,13 @@ function missingNamedFiles(document: string): string[] {
   return named.filter((path) => !existsSync(join(root, path)) && !existsSync(join(root, dirname(document), path)));
 }
 
+/** The images `document` shows or links to, each as a path under docs/images/ (`../x.png` when outside it). */
+function imagesShown(document: string): string[] {
+  return linkTargets(readFileSync(join(root, document), 'utf8'))
+    .filter((target) => /\.(png|jpe?g|gif|svg|webp)$/i.test(target))
+    .map((target) => relative(join(root, 'docs/images'), join(root, dirname(document), target)));
+}
+
 describe('documentation links', () => {
   it('finds the documents and their links', () => {
     expect(documents).toContain('docs/storage.md');
@@ -84,6 +92,15 @@ describe('documentation links', () => {
 
   it.each(documents)('%s names only files of the repository', (document) => {
     expect(missingNamedFiles(document)).toEqual([]);
+  });
+
+  // `npm run screenshots` (scripts/screenshots.ts) regenerates every image: one the script does not
+  // take would go stale unseen, and one it takes that no page shows is dead weight in the repository.
+  it('shows exactly the images `npm run screenshots` takes, each of them in docs/images/', () => {
+    const shown = new Set(documents.flatMap(imagesShown));
+    const taken = SHOTS.map((shot) => shot.file);
+    expect([...shown].sort()).toEqual([...taken].sort());
+    expect(readdirSync(join(root, 'docs/images')).sort()).toEqual([...taken].sort());
   });
 
   it('reports a link to a missing file or heading', () => {
