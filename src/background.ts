@@ -6,7 +6,7 @@ import type { JobHandler, JobKindOptions } from './jobs/types.js';
 import { webhookJobHandlers } from './webhook/delivery-jobs.js';
 import type { WebhookSender } from './webhook/sender.js';
 import { retentionJobHandlers } from './retention/jobs.js';
-import { scheduledJobHandlers } from './delivery/scheduled-jobs.js';
+import { scheduledJobHandlers } from './scheduling/scheduled-jobs.js';
 
 /**
  * Every kind of background job this instance runs, keyed by job kind. Each capability contributes

@@ -17,7 +17,7 @@ import type { WarmupService } from './warmup/service.js';
 import type { DeliveryRouting } from './delivery/route.js';
 import type { DomainVerifier } from './domain/verification.js';
 import type { WebhookDeliveryConfig } from './webhook/config.js';
-import type { RateLimitConfig } from './account/rate-limits.js';
+import type { RateLimitConfig } from './rate-limits/limiter.js';
 import type { MailplaneMetrics } from './metrics/metrics.js';
 import type { Logger } from './logging/logger.js';
 import type { TemplateCacheConfig } from './template/cache.js';

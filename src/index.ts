@@ -38,7 +38,7 @@ export {
   resolveRateLimitConfig,
   RATE_LIMIT_WINDOW_MS,
   type RateLimitConfig,
-} from './account/rate-limits.js';
+} from './rate-limits/limiter.js';
 export { stringifyJson } from './model/json.js';
 export { errorResponse, httpStatusOf, HTTP_ERROR_RULES, type HttpErrorRule } from './http/errors.js';
 export { consoleLogger, silentLogger, type Logger } from './context.js';
@@ -137,7 +137,7 @@ export {
   type StageTraffic,
 } from './warmup/plan.js';
 export { classifySmtpReply, parseEnhancedCode, type SmtpReply } from './bounce/classify.js';
-export { verpAddress, messageIdOfVerp } from './delivery/compose.js';
+export { verpAddress, messageIdOfVerp } from './delivery/verp.js';
 export { resolveDeliveryConfig } from './delivery/config.js';
 export { defaultDnsConfig, type DnsConfig } from './dns/config.js';
 export { defaultDeliveryConfig, type DeliveryConfig } from './delivery/config.js';

@@ -3,7 +3,7 @@
  */
 import type { Logger } from './context.js';
 import type { RouterOptions } from './http/router.js';
-import type { RateLimitConfig } from './account/rate-limits.js';
+import type { RateLimitConfig } from './rate-limits/limiter.js';
 import type { JobRunnerOptions } from './jobs/types.js';
 import type { RetentionConfig } from './retention/config.js';
 import type { DnsConfig } from './dns/config.js';

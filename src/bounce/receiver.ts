@@ -13,7 +13,7 @@ import { sessionLog } from '../smtp/session-log.js';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import { contextOf } from '../instance-context.js';
 import type { Mailplane } from '../mailplane.js';
-import { messageIdOfVerp } from '../delivery/compose.js';
+import { messageIdOfVerp } from '../delivery/verp.js';
 import { connectionGuard } from '../smtp/connection-guard.js';
 import { parseReceivedMime, readMessage, smtpListener, smtpReply as reply, type SmtpListener } from '../smtp/server.js';
 import { applyReport } from './inbound.js';

@@ -5,7 +5,8 @@
 import type { MailplaneContext } from '../context.js';
 import { ForbiddenError, MailplaneError, RouteNotFoundError, UnauthorizedError } from '../errors.js';
 import { principalOfKey } from '../http/auth.js';
-import { describeError, errorResponse, httpErrorRule } from '../http/errors.js';
+import { describeError } from '../logging/describe-error.js';
+import { errorResponse, httpErrorRule } from '../http/errors.js';
 import { listHeader, singleHeader } from '../http/headers.js';
 import { jsonResponse } from '../http/json.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from '../http/types.js';

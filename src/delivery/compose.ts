@@ -25,6 +25,7 @@ import { dkimBodyHash, dkimSign, dkimSignatureField } from './dkim.js';
 import type { SignFunction } from './dkim-signer.js';
 import { serializeMimeParts } from './mime-wire.js';
 import { outboundMessage, type OutboundMessage } from './transport.js';
+import { verpAddress } from './verp.js';
 
 /**
  * Header fields the DKIM signature covers: nodemailer's default list (RFC 6376 5.4.1) plus the
@@ -33,17 +34,6 @@ import { outboundMessage, type OutboundMessage } from './transport.js';
 export const DKIM_SIGNED_HEADERS =
   'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:' +
   'Content-ID:Content-Description:In-Reply-To:References:List-Id:List-Unsubscribe:List-Unsubscribe-Post:Feedback-ID';
-
-/** The VERP envelope sender of a message: bounces to it name the message they are about. */
-export function verpAddress(messageId: string, returnPathHost: string): string {
-  return `b+${messageId}@${returnPathHost}`;
-}
-
-/** The message id in a VERP address made by {@link verpAddress}, or `null`. */
-export function messageIdOfVerp(address: string): string | null {
-  const match = /^b\+([0-9a-f-]{36})@/i.exec(address);
-  return match ? match[1]!.toLowerCase() : null;
-}
 
 /** The `Message-ID` of a message: its id on the sending domain. */
 export function messageIdHeader(messageId: string, domain: string): string {

@@ -2,12 +2,11 @@ import type { SubAccountRecord } from '../store/index.js';
 import { stringifyJson } from '../model/json.js';
 import type { SendResponseEntry } from '../sending/accept.js';
 import {
-  checkIdempotencyKey,
+  idempotencyClaim,
   MAX_IDEMPOTENCY_KEY_LENGTH,
-  requestHash,
   sendIdempotently,
   type IdempotencyClaim,
-} from '../sending/idempotency.js';
+} from '../idempotency/keys.js';
 import { RawJson } from './json.js';
 import type { RouteHeader, RouteInput, RouteResult } from './route.js';
 
@@ -37,8 +36,8 @@ export const IDEMPOTENT_SEND_HEADERS: {
 };
 
 /**
- * The handler body of a send route, made idempotent: without an `Idempotency-Key` header it is
- * `send()`; with one, the first request with the key sends (committing the key with the send)
+ * The HTTP side of idempotent sends (the rule itself is src/idempotency/keys.ts): the handler
+ * body of a send route, made idempotent: without an `Idempotency-Key` header it is `send()`; with one, the first request with the key sends (committing the key with the send)
  * and every repeat with the same body gets the same JSON, byte for byte, with
  * `Idempotent-Replayed: true`, and sends nothing. A repeat with another body is a 422
  * `IDEMPOTENCY_KEY_REUSED`; a key over 255 characters a 422 `IDEMPOTENCY_KEY_TOO_LONG`.
@@ -51,14 +50,15 @@ export async function idempotentSend<Q, B>(
   input: RouteInput<'subaccount', Q, B>,
   send: (idempotency?: IdempotencyClaim) => Promise<SendResponseEntry[]>,
 ): Promise<RouteResult<SendResponseEntry[] | RawJson>> {
-  const key = checkIdempotencyKey(input.request.headers[IDEMPOTENCY_KEY_HEADER], 'Idempotency-Key');
-  if (key === undefined) return { body: await send() };
-  const subAccount: SubAccountRecord = input.principal.subAccount;
   // The route's method and path are part of the hash: one key cannot name a plain and a template send.
-  const claim: IdempotencyClaim = {
-    key,
-    requestHash: requestHash(`${input.request.method.toUpperCase()} ${routePathOf(input)}`, input.body),
-  };
+  const claim = idempotencyClaim(
+    input.request.headers[IDEMPOTENCY_KEY_HEADER],
+    'Idempotency-Key',
+    `${input.request.method.toUpperCase()} ${routePathOf(input)}`,
+    input.body,
+  );
+  if (claim === undefined) return { body: await send() };
+  const subAccount: SubAccountRecord = input.principal.subAccount;
   const answer = await sendIdempotently(input.ctx, subAccount.id, claim, async () => stringifyJson(await send(claim)));
   return {
     body: new RawJson(answer.response),

@@ -18,7 +18,7 @@ import {
   warmupPlanWireSchema,
 } from '../ip/wire.js';
 import { deletedSchema, messageOnlySchema } from '../model/wire-schemas.js';
-import { cancelResultWireSchema } from '../sending/cancel.js';
+import { cancelResultWireSchema } from '../scheduling/cancel.js';
 import { eventWireSchema, sendResponseWireSchema } from '../sending/message-wire.js';
 import { dailyStatWireSchema, statCountersWireSchema } from '../stats/queries.js';
 import { suppressionWireSchema } from '../suppression/suppression-wire.js';

@@ -33,7 +33,7 @@ export const WEBHOOK_REPLAY_JOB = 'webhook-replay';
 /** Job kind that deletes messages and events past the retention period (src/retention/jobs.ts). */
 export const RETENTION_JOB = 'retention';
 
-/** Job kind that releases a scheduled send at its `sendAt` (src/delivery/scheduled-jobs.ts). */
+/** Job kind that releases a scheduled send at its `sendAt` (src/scheduling/scheduled-jobs.ts). */
 export const DELIVER_SCHEDULED_JOB = 'deliver-scheduled';
 /** Job kind that follows one domain's DKIM rotation: checks the pending key's record, then retires the old key (src/domain/verification-jobs.ts). */
 export const DKIM_ROTATION_JOB = 'dkim-rotation';

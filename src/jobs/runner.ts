@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import PQueue from 'p-queue';
+import { subscribeToWakeUps } from '../cluster/wake-ups.js';
 import type { JobRecord } from '../store/index.js';
 import { toBackoffFunction, type BackoffFunction } from './backoff.js';
 import { PermanentJobError, RetryJobError } from './errors.js';
@@ -119,7 +120,6 @@ export function createJobRunner(ctx: JobContext, options: JobRunnerOptions): Job
   let stopping = false;
   let loopDone: Promise<void> = Promise.resolve();
   let unsubscribe: (() => void) | undefined;
-  let unsubscribeStore: (() => void) | undefined;
   /** Monotonic time (not ctx.clock, which tests move by hand) the last claim round ended. */
   let lastRoundAt: number | null = null;
 
@@ -343,16 +343,14 @@ export function createJobRunner(ctx: JobContext, options: JobRunnerOptions): Job
       if (started) return;
       started = true;
       stopping = false;
-      unsubscribe = options.queue?.subscribe(wake);
-      // Other processes' enqueues (PostgreSQL: LISTEN/NOTIFY); the poll stays as the fallback.
-      unsubscribeStore = store.onJobsDue?.(wake);
+      // This process's enqueues and other processes' (PostgreSQL: LISTEN/NOTIFY); the poll stays as the fallback.
+      unsubscribe = subscribeToWakeUps({ local: options.queue, store }, wake);
       loopDone = loop();
     },
     async stop(stopOptions = {}) {
       if (!started) return;
       stopping = true;
       unsubscribe?.();
-      unsubscribeStore?.();
       wake();
       await loopDone;
       await Promise.all([...held.values()].filter((e) => e.phase === 'waiting').map(handBack));

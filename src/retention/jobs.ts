@@ -83,7 +83,7 @@ export async function runRetention(
 }
 
 /**
- * Deletes expired idempotency keys (kept 24 hours, src/sending/idempotency.ts), at most
+ * Deletes expired idempotency keys (kept 24 hours, src/idempotency/keys.ts), at most
  * `batchSize` per statement and `batchesPerRun` statements; answers how many, and whether more are
  * left. Runs whatever `retention.days` says: a key is never kept past its day.
  */

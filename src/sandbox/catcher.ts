@@ -7,7 +7,7 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { silentLogger, type MailplaneContext } from '../context.js';
-import { messageIdOfVerp } from '../delivery/compose.js';
+import { messageIdOfVerp } from '../delivery/verp.js';
 import { msToNs } from '../model/time.js';
 import { parseReceivedMime, readMessage, smtpListener, smtpReply, type SmtpListener } from '../smtp/server.js';
 import { applySandboxComplaint } from './complaint.js';

@@ -17,7 +17,7 @@ import {
 import type { CompiledTemplates } from '../template/renderer.js';
 import { unsubscribeUrl } from '../tracking/links.js';
 import { acceptRecipients, newSendBatch, type AcceptedSend, type SendResponseEntry } from './accept-records.js';
-import { claimIdempotencyKey, type IdempotencyClaim } from './idempotency.js';
+import { claimIdempotencyKey, type IdempotencyClaim } from '../idempotency/keys.js';
 import { applyListDrops, envelopeRecipients, planRecipients, type Drop, type PlannedRecipient } from './recipients.js';
 import type { SendRequest } from './request.js';
 import { sendSchedule, type SendSchedule } from './schedule.js';
@@ -69,7 +69,7 @@ export interface AcceptOptions {
   /** The stored template the request was made from (src/sending/template-send.ts), kept with the send. */
   template?: TemplateUse;
   /**
-   * The idempotency key to commit with the send (src/sending/idempotency.ts), with the response
+   * The idempotency key to commit with the send (src/idempotency/keys.ts), with the response
    * JSON (`stringifyJson` of the entries). When a concurrent send holds the key, nothing is
    * committed and `IdempotencyKeyTakenError` is thrown.
    */

@@ -2,7 +2,7 @@
  * Scheduled sending (docs/sending.md, "Scheduled sending"): the `sendAt` field of a send request,
  * and the window it must fall in. A scheduled send is accepted at once (its messages are stored in
  * the `scheduled` status) and a durable `deliver-scheduled` job due at `sendAt` releases it; the
- * release (src/delivery/scheduled-jobs.ts) makes the time-dependent checks again.
+ * release (src/scheduling/scheduled-jobs.ts) makes the time-dependent checks again.
  */
 import { z } from 'zod';
 import type { Clock } from '../model/time.js';

@@ -9,7 +9,7 @@
  * is patched; test/integration/smtp-listener-limits.test.ts holds the wire behaviour in place.
  */
 import type { SMTPServer, SMTPServerSession } from 'smtp-server';
-import { classifyAddress } from '../webhook/target.js';
+import { classifyAddress } from '../model/address-class.js';
 import { clientKey, type LoginThrottle } from './login-throttle.js';
 import { smtpReply } from './server.js';
 

@@ -10,7 +10,7 @@
  * - `X-*` headers become the send's custom `headers` (echoed in webhook events), except the
  *   `X-Mailplane-*` controls: `X-Mailplane-Groups` (comma-separated), `X-Mailplane-IpPool`,
  *   `X-Mailplane-Track` (`opens`, `clicks` or both, comma-separated), and
- *   `X-Mailplane-Idempotency-Key` (as the API's `Idempotency-Key`, src/sending/idempotency.ts).
+ *   `X-Mailplane-Idempotency-Key` (as the API's `Idempotency-Key`, src/idempotency/keys.ts).
  */
 import type { AddressObject, ParsedMail } from 'mailparser';
 import { MAX_HEADERS, sendRequestSchema, type SendRequest } from '../sending/request.js';

@@ -1,6 +1,6 @@
 /**
  * Gathers work that arrives together so it can be done in one go: the group commit's writes
- * (src/store/group-commit.ts) and the rate limiter's hits (src/account/rate-limits.ts).
+ * (src/store/group-commit.ts) and the rate limiter's hits (src/rate-limits/limiter.ts).
  *
  * Why a turn of the event loop: with SQLite every statement runs synchronously, so while one
  * batch is being done no request can arrive, and a batcher that starts at once would always find

@@ -4,9 +4,9 @@
  */
 export { WEBHOOK_TOGGLES, EVENT_TYPE_TOGGLES, toggleForEventType, allToggles, pickToggles } from './toggles.js';
 export { parseWebhookUrl, webhookUrlSchema, MAX_WEBHOOK_URL_LENGTH, type WebhookUrlResult } from './url.js';
+export { classifyAddress } from '../model/address-class.js';
 export {
   checkWebhookTarget,
-  classifyAddress,
   type TargetCategory,
   type WebhookTargetCheck,
   type WebhookTargetOptions,

@@ -9,10 +9,11 @@
  * without webhooks pay nothing per event; webhook writes through this store forget the account at
  * once. Other processes' writes: when the store is shared (`MailplaneStore.cacheVersion`, the
  * Kysely store on PostgreSQL), a remembered "no webhook" is trusted only while the configuration
- * version read in the same transaction is the one it was remembered at, so a webhook created on
- * another node counts from the next event on. A remembered "has a webhook" needs no check: the
- * delivery job reads the webhooks again and posts to those switched on then.
+ * version read in the same transaction is the one it was remembered at (src/cluster/cache-version.ts),
+ * so a webhook created on another node counts from the next event on. A remembered "has a webhook"
+ * needs no check: the delivery job reads the webhooks again and posts to those switched on then.
  */
+import { CacheVersionWatch } from '../cluster/cache-version.js';
 import { WEBHOOK_EVENTS_JOB, type JobPayload, type MailplaneJobs } from '../jobs/kinds.js';
 import { enqueueJobs } from '../jobs/queue.js';
 import type { Clock } from '../model/time.js';
@@ -43,7 +44,7 @@ export function fromOutboxEvent(event: OutboxEvent): EventRecord {
 export function withWebhookOutbox(store: MailplaneStore, options: WebhookOutboxOptions): MailplaneStore {
   const presence = new Map<string, { subscribed: boolean; until: number }>();
   /** The shared configuration version the remembered answers were read at. */
-  let presenceVersion: string | undefined;
+  const presenceVersion = new CacheVersionWatch();
   const forget = (accountId: number) => {
     for (const key of presence.keys()) if (key.startsWith(`${accountId}:`)) presence.delete(key);
   };
@@ -56,12 +57,10 @@ export function withWebhookOutbox(store: MailplaneStore, options: WebhookOutboxO
       const key = `${accountId}:${toggle}`;
       let known = presence.get(key);
       // At most one version read per outboxed write, and only when a "no" is about to be trusted.
-      if (known && !known.subscribed && !versionChecked && tx.cacheVersion) {
+      if (known && !known.subscribed && !versionChecked) {
         versionChecked = true;
-        const version = await tx.cacheVersion();
-        if (version !== presenceVersion) {
+        if (await presenceVersion.changed(tx)) {
           presence.clear();
-          presenceVersion = version;
           known = undefined;
         }
       }

@@ -9,7 +9,8 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type 
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction, Socket } from 'node:net';
 import type { DnsResolver } from '../dns/resolver.js';
-import { checkWebhookTarget, classifyAddress } from './target.js';
+import { classifyAddress } from '../model/address-class.js';
+import { checkWebhookTarget } from './target.js';
 import { signWebhookPayload, standardWebhookHeaders, WEBHOOK_SIGNATURE_HEADER } from './signature.js';
 
 /** What one attempt came to. `retry: false`: trying again cannot help (the target is refused). */

@@ -3,7 +3,7 @@ import { contextOf } from '../../src/instance-context.js';
 import { createMailplane, manualClock, silentLogger } from 'mailplane';
 import { mxTransport } from '../../adapters/transport/smtp/index.js';
 import { openKyselyStore } from 'mailplane/storage/kysely';
-import { releaseScheduledSend } from '../../src/delivery/scheduled-jobs.js';
+import { releaseScheduledSend } from '../../src/scheduling/scheduled-jobs.js';
 import { DELIVER_SCHEDULED_JOB } from '../../src/jobs/kinds.js';
 import { TEST_SECRET } from '../support/api.js';
 import { pgUrl, storeKinds } from '../support/databases.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { messageIdHeader, messageIdOfVerp, verpAddress, withCrlf } from '../../src/delivery/compose.js';
+import { messageIdHeader, withCrlf } from '../../src/delivery/compose.js';
+import { messageIdOfVerp, verpAddress } from '../../src/delivery/verp.js';
 import { defaultDeliveryConfig, resolveDeliveryConfig } from '../../src/delivery/config.js';
 
 describe('VERP and Message-ID', () => {

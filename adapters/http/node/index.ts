@@ -15,7 +15,8 @@ import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerRe
 import { consoleLogger, type Logger } from '../../../src/context.js';
 import { DEFAULT_BODY_LIMIT } from '../../../src/http/router.js';
 import { BadRequestError, PayloadTooLargeError, RouteNotFoundError } from '../../../src/errors.js';
-import { describeError, errorResponse, httpErrorRule } from '../../../src/http/errors.js';
+import { describeError } from '../../../src/logging/describe-error.js';
+import { errorResponse, httpErrorRule } from '../../../src/http/errors.js';
 import { responseBody, type HttpHandler, type HttpRequest, type HttpResponse } from '../../../src/http/types.js';
 
 /** Options shared by the HTTP bridges. */

@@ -1,4 +1,4 @@
-import { cancelBatch, cancelMessage, cancelResultWireSchema } from '../../sending/cancel.js';
+import { cancelBatch, cancelMessage, cancelResultWireSchema } from '../../scheduling/cancel.js';
 import { route } from '../route.js';
 
 /**

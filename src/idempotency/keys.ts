@@ -92,6 +92,21 @@ export function requestHash(operation: string, request: unknown): string {
 }
 
 /**
+ * The claim a request makes with the key it gave (`given`, as the protocol read it, checked by
+ * {@link checkIdempotencyKey} under the name `source`), or `undefined` when it gave none. The same
+ * key names one request only: `operation` (the route, or `smtp`) and `request` make its hash.
+ */
+export function idempotencyClaim(
+  given: string | string[] | undefined,
+  source: string,
+  operation: string,
+  request: unknown,
+): IdempotencyClaim | undefined {
+  const key = checkIdempotencyKey(given, source);
+  return key === undefined ? undefined : { key, requestHash: requestHash(operation, request) };
+}
+
+/**
  * Claims `claim` for the send being committed in `tx` (called by `acceptSend` in its transaction,
  * before anything else is written); throws {@link IdempotencyKeyTakenError} when a live record of
  * the key exists, which rolls the send back.

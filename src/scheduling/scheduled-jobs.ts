@@ -13,7 +13,7 @@ import { DELIVER_BATCH_JOB, DELIVER_SCHEDULED_JOB, jobGiveUp, jobHandler } from 
 import type { JobKindOptions } from '../jobs/types.js';
 import { applyLifecycle } from '../lifecycle/apply.js';
 import { senderDomain, type Drop } from '../sending/accept.js';
-import { dropForFailedJob } from './job-failure.js';
+import { dropForFailedJob } from '../delivery/job-failure.js';
 import type { MessageRecord, SendBatchRecord } from '../store/index.js';
 
 /** Messages read per query while listing a batch (a batch holds at most 2,000). */
