@@ -128,7 +128,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
     metrics: values.MAILPLANE_METRICS,
     logLevel: values.MAILPLANE_LOG_LEVEL,
     mailplane: {
-      ...(values.MAILPLANE_METRICS_TOKEN !== undefined && { metrics: { token: values.MAILPLANE_METRICS_TOKEN } }),
+      // GET /metrics is served only when asked for; the token, when set, guards it.
+      ...(values.MAILPLANE_METRICS && {
+        metrics: values.MAILPLANE_METRICS_TOKEN === undefined ? {} : { token: values.MAILPLANE_METRICS_TOKEN },
+      }),
       ...(values.MAILPLANE_DNS_SERVERS !== undefined && { dns: { servers: values.MAILPLANE_DNS_SERVERS } }),
       ...((mxPort !== undefined || retryDelaysMs !== undefined) && {
         delivery: { ...(mxPort !== undefined && { mxPort }), ...(retryDelaysMs !== undefined && { retryDelaysMs }) },
