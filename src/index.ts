@@ -157,6 +157,7 @@ export type { WarmupService } from './warmup/service.js';
 export type { Availability } from './routing/strategies.js';
 export type { RoutingPool } from './routing/router.js';
 export type { TargetCategory, WebhookTargetOptions } from './webhook/target.js';
+export type { AddressCategory } from './model/address-class.js';
 export type { DnsCheckResult, ExpectedDnsRecords } from './dns/checks.js';
 export type { DomainNameResult } from './domain/name.js';
 export type { DomainVerification, VerifyDomainDnsOptions } from './dns/verify.js';
