@@ -22,5 +22,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Most test time is spent waiting (sockets, timers, the database server), not computing: on the
+    // 2-core machines vitest's default (cores - 1) runs one file at a time and leaves a core idle.
+    maxWorkers: Number(process.env.MAILPLANE_TEST_WORKERS ?? 4),
   },
 });
