@@ -17,6 +17,7 @@ import type { WarmupService } from './warmup/service.js';
 import type { DeliveryRouting } from './delivery/route.js';
 import type { DomainVerifier } from './domain/verification.js';
 import type { WebhookDeliveryConfig } from './webhook/config.js';
+import type { WebhookOutbox } from './webhook/outbox.js';
 import type { RateLimitConfig } from './rate-limits/limiter.js';
 import type { MailplaneMetrics } from './metrics/metrics.js';
 import type { Logger } from './logging/logger.js';
@@ -65,6 +66,8 @@ export interface MailplaneContext {
   readonly resolver: DnsResolver;
   /** Commits writes that must be durable before a response, several per transaction under load. */
   readonly writes: GroupCommit;
+  /** Queues the webhook posts of the events a transaction records, in that transaction. */
+  readonly webhookOutbox: WebhookOutbox;
   /** Where delivery hands signed messages (e.g. `mxTransport` from `mailplane/transport/smtp`); none: messages wait. */
   readonly transport?: Transport;
   /** Builds the transport of a TPSP that a pool routes to (`MailplaneOptions.tpspTransport`); none: such messages wait. */

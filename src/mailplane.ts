@@ -32,7 +32,7 @@ import { SecretMismatchError } from './errors.js';
 import { describeError } from './logging/describe-error.js';
 import { resolveWebhookDeliveryConfig } from './webhook/config.js';
 import { webhookSender } from './webhook/sender.js';
-import { withWebhookOutbox } from './webhook/outbox.js';
+import { WebhookOutbox } from './webhook/outbox.js';
 import { withStorageFaults } from './store/faults.js';
 import { systemDnsServers } from './dns/servers.js';
 import { checkReadiness, createHealthHandler, HEALTH_PATHS, type Readiness } from './health.js';
@@ -120,9 +120,7 @@ export interface Mailplane {
 export function createMailplane(options: MailplaneOptions): Mailplane {
   checkMailplaneOptions(options);
   const clock = options.clock ?? systemClock;
-  // Every event recorded through this store also queues its webhook deliveries, in the same transaction.
-  let wakeRunner = () => {};
-  const store = withWebhookOutbox(withStorageFaults(options.store), { clock, onEnqueued: () => wakeRunner() });
+  const store = withStorageFaults(options.store);
   const logger = options.logger ?? consoleLogger;
   const { sandbox } = options;
   // In the sandbox, mailplane asks the sandbox DNS server, and the sandbox asks the configured resolvers.
@@ -163,6 +161,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
     metrics,
     jobs: createJobQueue({ store, clock, logger }),
     writes: createGroupCommit(store),
+    webhookOutbox: new WebhookOutbox(clock),
     resolver: createDnsResolver({
       ...(dns.servers.length > 0 && { servers: dns.servers }),
       timeoutMs: dns.timeoutMs,
@@ -200,7 +199,6 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
     queue: context.jobs,
     handlers: backgroundJobHandlers(context, webhooks),
   });
-  wakeRunner = () => context.jobs.notify();
   let started = false;
   let closed = false;
   // One check per instance; a failure other than a mismatch (the database was down) is tried again.

@@ -91,7 +91,7 @@ export async function deliverOne(
   const choice = await ctx.routing.choose(message, batch);
   try {
     // No pool can send it now: not an attempt, not a bounce (docs/delivery.md, "Routing").
-    if (domain && choice.kind === 'wait') return deferByRouting(ctx, message, choice.reason, choice.retryAt);
+    if (domain && choice.kind === 'wait') return await deferByRouting(ctx, message, choice.reason, choice.retryAt);
     const attempt = domain
       ? await attemptDelivery(ctx, { transport, caches, message, batch, domain, choice, signal })
       : { result: domainGone() };

@@ -43,8 +43,8 @@ export interface JobQueue<P extends JobPayloads = Record<string, JsonObject>> ex
 
 /**
  * Writes `jobs` through `store`, due from `nowMs`: what {@link JobQueue.enqueue} does, without
- * waking anyone. It is for code below the context (the webhook outbox, a store decorator);
- * everything else enqueues through `ctx.jobs`.
+ * waking anyone. It is for code that holds no job queue (the webhook outbox, whose jobs wake the
+ * runner through the store's `onJobsDue`); everything else enqueues through `ctx.jobs`.
  */
 export function enqueueJobs<P extends JobPayloads = Record<string, JsonObject>>(
   store: MailplaneStore,

@@ -74,8 +74,9 @@ export interface MessageEventInput {
 }
 
 /**
- * Appends one event to a message's log and adds its counters, in the store given (pass the
- * transaction's store to make it part of a larger atomic write). Returns the event written.
+ * Appends one event to a message's log, queues its webhook posts (the outbox) and adds its
+ * counters, through `store`: a transaction's store, so that all of it commits or none does.
+ * Returns the event written.
  */
 export async function recordMessageEvent(
   ctx: MailplaneContext,
@@ -86,6 +87,7 @@ export async function recordMessageEvent(
   const { message, batch } = input;
   const event = newEvent(ctx, message, input.type, msToNs(nowMs), input.metadata ?? {});
   await store.messages.addEvents([event]);
+  await ctx.webhookOutbox.add(store, [event]);
   if (Object.keys(input.counters).length > 0) {
     await store.stats.increment(counterIncrements(message, batch.content.groups, dayOfMs(nowMs), input.counters));
   }

@@ -169,13 +169,13 @@ async function planRecipientDrops(
 }
 
 /**
- * Commits everything the response acknowledges in one transaction (batch, messages, events,
- * counters, the idempotency key and the delivery job), shared with concurrent sends by group
+ * Commits everything the response acknowledges in one transaction (batch, messages, events, their
+ * webhook posts, counters, the idempotency key and the delivery job), shared with concurrent sends by group
  * commit: each still answers only after its commit. No job is queued when every recipient was
  * dropped.
  */
 async function commitSend(
-  ctx: Pick<MailplaneContext, 'writes' | 'jobs'>,
+  ctx: Pick<MailplaneContext, 'writes' | 'jobs' | 'webhookOutbox'>,
   accepted: AcceptedSend,
   commit: { schedule: SendSchedule | null; nowMs: number; idempotency: IdempotencyClaim | undefined },
 ): Promise<void> {
@@ -187,6 +187,7 @@ async function commitSend(
     // First, so a send that lost its key to a concurrent one writes nothing before it rolls back.
     if (idempotency) await claimIdempotencyKey(tx, batch.subAccountId, idempotency, stringifyJson(entries), nowMs);
     await tx.messages.insertAccepted(batch, messages, events);
+    await ctx.webhookOutbox.add(tx, events);
     await tx.stats.increment(increments);
     if (queues) await ctx.jobs.enqueue([deliveryJob(batch.id, schedule, nowMs)], { store: tx });
   });

@@ -166,8 +166,7 @@ function wrapStore(store: MailplaneStore): MailplaneStore {
 
 /**
  * `store` with the storage contract's fault rule enforced (see the module comment). A store that
- * is already wrapped, or a decorator built on one by prototype (as the webhook outbox is), is
- * returned as it is, so wrapping twice costs nothing.
+ * is already wrapped, or a decorator built on one by prototype, is returned as it is, so wrapping twice costs nothing.
  *
  * @example
  * const store = withStorageFaults(await openKyselyStore({ url }));

@@ -75,6 +75,8 @@ export const webhookService = {
       secretSealed: ctx.secrets.encrypt(secret),
       created: nowNs(ctx.clock),
     });
+    // The account's next event reads its webhooks again rather than a remembered "none".
+    ctx.webhookOutbox.forget(accountId);
     if (!outcome.ok) throw duplicateUrl(input.url);
     return { webhook: outcome.value, secret };
   },
@@ -108,12 +110,14 @@ export const webhookService = {
     };
     const secret = rotation?.secret;
     const outcome = await ctx.store.webhooks.update(accountId, id, patch);
+    ctx.webhookOutbox.forget(accountId);
     if (!outcome.ok) throw outcome.reason === 'not-found' ? notFound(id) : duplicateUrl(input.url ?? '');
     return secret === undefined ? { webhook: outcome.value } : { webhook: outcome.value, secret };
   },
 
   async delete(ctx: MailplaneContext, accountId: number, id: number | null): Promise<WebhookRecord> {
     const deleted = id === null ? null : await ctx.store.webhooks.delete(accountId, id);
+    ctx.webhookOutbox.forget(accountId);
     if (!deleted) throw notFound(id ?? 'given');
     return deleted;
   },

@@ -187,6 +187,12 @@ describe.each(storeKinds)('Standard Webhooks (%s)', (kind) => {
     const originals = new Map(receiver.received.map((d) => [d.json.event.eventID as string, d]));
     expect(originals.size).toBe(6);
     receiver.received.length = 0;
+    // Each attempt is logged after its answer: on a loaded machine the last one may not be yet, and
+    // would then sort above the replay's (one instant on the test clock; the newest row first).
+    await vi.waitFor(async () => expect((await call('GET', `/account/webhook/${id}/delivery`)).body).toHaveLength(6), {
+      timeout: 10_000,
+      interval: 20,
+    });
 
     const to = new Date(env.clock.now() + MINUTE).toISOString();
     const replay = await call('POST', `/account/webhook/${id}/replay`, { from, to, eventTypes: [2] });
