@@ -19,8 +19,10 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Four files at once on two cores: a test that starts processes (the examples, the CLI, a packed
+    // tarball's project) can take several times its unloaded time.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     // Most test time is spent waiting (sockets, timers, the database server), not computing: on the
     // 2-core machines vitest's default (cores - 1) runs one file at a time and leaves a core idle.

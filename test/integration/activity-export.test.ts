@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toExpress } from '../../adapters/http/express/index.js';
 import { toKoa } from '../../adapters/http/koa/index.js';
 import { toNodeHandler } from '../../adapters/http/node/index.js';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { useTestApi, type TestApi } from '../support/api.js';
 import { storeKinds } from '../support/databases.js';
 import { createSender, sendBody, type Sender } from '../support/sending.js';
 
@@ -17,13 +17,12 @@ const bridges = {
 };
 
 describe.each(storeKinds)('activity exports on %s', (kind) => {
-  let api: TestApi;
+  const api = useTestApi(kind);
   let shop: Sender;
   let blog: Sender;
   const servers: Server[] = [];
 
   beforeEach(async () => {
-    api = await createTestApi(kind);
     shop = await createSender(api, 'shop', 'shop.example.com');
     blog = await createSender(api, 'blog', 'blog.example.com');
   });
@@ -32,7 +31,6 @@ describe.each(storeKinds)('activity exports on %s', (kind) => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
-    await api.close();
   });
 
   async function serve(bridge: keyof typeof bridges): Promise<string> {

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { manualClock } from 'mailplane';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { useTestApi } from '../support/api.js';
 import { expectError } from '../support/bad-input.js';
 import { storeKinds } from '../support/databases.js';
 import { schemaErrors } from '../support/openapi.js';
@@ -10,8 +10,11 @@ const START = Date.UTC(2026, 2, 10, 12);
 const DAY = 86_400_000;
 
 describe.each(storeKinds)('activity API on %s', (kind) => {
-  let api: TestApi;
   let clock: ReturnType<typeof manualClock>;
+  const api = useTestApi(kind, () => {
+    clock = manualClock(START);
+    return { clock };
+  });
   let shop: Sender;
   let blog: Sender;
   const send = (
@@ -23,12 +26,9 @@ describe.each(storeKinds)('activity API on %s', (kind) => {
   const ids = (body: { items: Array<{ messageID: string }> }) => body.items.map((m) => m.messageID);
 
   beforeEach(async () => {
-    clock = manualClock(START);
-    api = await createTestApi(kind, { clock });
     shop = await createSender(api, 'shop', 'shop.example.com');
     blog = await createSender(api, 'blog', 'blog.example.com');
   });
-  afterEach(() => api.close());
 
   it('lists messages newest first with each filter, for the account and for each sub-account', async () => {
     const first = (await send(shop, ['Ada@Example.org'], { groups: ['welcome'] })).body[0].messageId;

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailplaneClient, type MailplaneApiError, type RetryEvent } from 'mailplane/client';
 import { apiFailure } from '../support/api-failure.js';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { useTestApi } from '../support/api.js';
 import { startBridgeServer, type BridgeServer } from '../support/bridge-server.js';
 import { storeKinds } from '../support/databases.js';
 
@@ -53,20 +53,18 @@ describe.each(storeKinds)('the typed client retrying on %s', (kind) => {
   const moveClockTo = (secondOfMinute: number) => {
     clock.offsetMs = (((secondOfMinute * 1000 - (Date.now() % 60_000)) % 60_000) + 60_000) % 60_000;
   };
-  let api: TestApi;
+  const api = useTestApi(kind, { clock, rateLimits: { requestsPerMinute: 2 } }, { scope: 'describe' });
   let bridge: BridgeServer;
   let baseUrl: string;
 
   beforeAll(async () => {
-    api = await createTestApi(kind, { clock, rateLimits: { requestsPerMinute: 2 } });
     bridge = await startBridgeServer('node', api);
     baseUrl = `http://127.0.0.1:${bridge.port}/api/v1`;
-    await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'Acme' } });
+    await api.createSubAccount('Acme');
   });
   afterAll(async () => {
     await bridge?.close();
-    await api?.mailplane.close();
-    await api?.close();
+    await api.mailplane.close();
   });
 
   it("waits out the rate limiter's Retry-After and then gets its answer", async () => {
@@ -116,21 +114,18 @@ describe.each(storeKinds)('the typed client retrying on %s', (kind) => {
 
   describe('behind a server answering 503 with Retry-After', () => {
     const noLimits = { rateLimits: false as const };
-    let open: TestApi;
+    const open = useTestApi(kind, noLimits, { scope: 'describe' });
     let openBridge: BridgeServer;
     let target: string;
     let key: string;
     beforeAll(async () => {
-      open = await createTestApi(kind, noLimits);
       openBridge = await startBridgeServer('node', open);
       target = `http://127.0.0.1:${openBridge.port}`;
-      key = (await open.call('POST', '/account/subaccount', { account: open.accountKey, body: { name: 'Acme' } })).body
-        .apiKey;
+      key = (await open.createSubAccount('Acme')).apiKey;
     });
     afterAll(async () => {
       await openBridge?.close();
-      await open?.mailplane.close();
-      await open?.close();
+      await open.mailplane.close();
     });
     const once = (headers: Record<string, string>) => (_: IncomingMessage, seen: number) =>
       seen === 1 ? { status: 503, headers } : null;

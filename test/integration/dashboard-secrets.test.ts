@@ -5,8 +5,8 @@
  * slashes, dot segments) and whichever answer carries them (a read, the list, a rename). The API
  * itself, called with the account key, still answers them.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useTestApi } from '../support/api.js';
 import { BRIDGES, startBridgeServer, type BridgeServer } from '../support/bridge-server.js';
 import { storeKinds } from '../support/databases.js';
 import { rawCall, type RawAnswer } from '../support/raw-http.js';
@@ -22,16 +22,12 @@ interface SubAccountAnswer {
 const encodedId = (id: number): string => [...String(id)].map((digit) => `%3${digit}`).join('');
 
 describe.each(storeKinds)('sub-account secrets through the dashboard (%s)', (kind) => {
-  let api: TestApi;
+  const api = useTestApi(kind);
   let server: BridgeServer | undefined;
 
-  beforeEach(async () => {
-    api = await createTestApi(kind);
-  });
   afterEach(async () => {
     await server?.close();
     server = undefined;
-    await api.close();
   });
 
   describe.each(BRIDGES)('through the %s bridge', (bridge) => {

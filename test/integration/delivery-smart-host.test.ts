@@ -1,30 +1,26 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { smartHostTransport } from '../../adapters/transport/smtp/index.js';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { useTestApi } from '../support/api.js';
 import { storeKinds } from '../support/databases.js';
 import { createSender, sendBody } from '../support/sending.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 
 describe.each(storeKinds)('smart-host transport (%s)', (kind) => {
   let sink: SmtpSink;
-  let api: TestApi;
   beforeEach(async () => {
     sink = await startSmtpSink();
-    api = await createTestApi(kind, {
-      jobs: { pollIntervalMs: 25 },
-      transport: smartHostTransport({
-        host: '127.0.0.1',
-        port: sink.port,
-        rejectUnauthorized: false,
-        ehloName: 'relay-client.test',
-      }),
-    });
-    api.mailplane.start();
   });
-  afterEach(async () => {
-    await api.close();
-    await sink.close();
-  });
+  afterEach(() => sink.close());
+  const api = useTestApi(kind, () => ({
+    jobs: { pollIntervalMs: 25 },
+    transport: smartHostTransport({
+      host: '127.0.0.1',
+      port: sink.port,
+      rejectUnauthorized: false,
+      ehloName: 'relay-client.test',
+    }),
+  }));
+  beforeEach(() => api.mailplane.start());
 
   it('relays every recipient domain through the one host, over STARTTLS, and records the relay reply', async () => {
     const sender = await createSender(api, 'relay', 'sender.test');
@@ -37,11 +33,14 @@ describe.each(storeKinds)('smart-host transport (%s)', (kind) => {
     expect(sink.received.map((m) => m.rcptTo[0]).sort()).toEqual(['a@one.example', 'b@two.example']);
     expect(sink.received.every((m) => m.tls && m.ehlo === 'relay-client.test')).toBe(true);
     for (const entry of send.body) {
-      await vi.waitFor(async () => {
-        const view = (await api.call('GET', `/account/message/${entry.messageId}`, { account: api.accountKey })).body;
-        expect(view.status).toBe('delivered');
-        expect(view.events[1].smtpDescription).toContain('250');
-      });
+      await vi.waitFor(
+        async () => {
+          const view = (await api.call('GET', `/account/message/${entry.messageId}`, { account: api.accountKey })).body;
+          expect(view.status).toBe('delivered');
+          expect(view.events[1].smtpDescription).toContain('250');
+        },
+        { timeout: 10_000, interval: 20 },
+      );
     }
   });
 });

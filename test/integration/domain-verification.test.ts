@@ -1,10 +1,10 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { contextOf } from '../../src/instance-context.js';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultDomainRecordsConfig, manualClock } from 'mailplane';
 import { nextDomainCheckAt } from '../../src/domain/verification-schedule.js';
 import type { DomainRecord } from '../../src/store/index.js';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { createTestApi, useTestApi } from '../support/api.js';
 import { expectAuthBattery, expectError } from '../support/bad-input.js';
 import { storeKinds } from '../support/databases.js';
 import { startTestDnsServer, type TestDnsServer } from '../support/dns-server.js';
@@ -54,21 +54,19 @@ const VERIFIED = {
 };
 
 describe.each(storeKinds)('POST /subaccount/domain/{id}/verify on %s', (kind) => {
-  let api: TestApi;
+  // A function: the DNS and RDAP servers start in the file's beforeAll, after this line runs.
+  const api = useTestApi(kind, () => ({
+    dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 300, retries: 1, rdapBaseUrl: rdap.baseUrl },
+  }));
   let sub: string;
   let name: string;
   let domain: Domain;
   beforeEach(async () => {
-    api = await createTestApi(kind, {
-      dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 300, retries: 1, rdapBaseUrl: rdap.baseUrl },
-    });
-    sub = (await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'sender' } })).body
-      .apiKey;
+    sub = (await api.createSubAccount('sender')).apiKey;
     name = `shop${++counter}-${kind}.test`;
     rdap.answer(name, { registered: '2011-03-04T05:06:07Z' });
     domain = (await api.call('POST', '/subaccount/domain', { sub, body: { name } })).body;
   });
-  afterEach(() => api.close());
 
   const verify = (id: unknown = domain.id, key = sub) =>
     api.call('POST', `/subaccount/domain/${id}/verify`, { sub: key });
@@ -221,19 +219,18 @@ describe.each(storeKinds)('POST /subaccount/domain/{id}/verify on %s', (kind) =>
 describe.each(storeKinds)('the verification schedule on %s', (kind) => {
   const start = Date.UTC(2026, 0, 1);
   let clock: ReturnType<typeof manualClock>;
-  let api: TestApi;
-  let sub: string;
-  beforeEach(async () => {
+  const api = useTestApi(kind, () => {
     clock = manualClock(start);
-    api = await createTestApi(kind, {
+    return {
       clock,
       dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 300, retries: 1, rdapBaseUrl: rdap.baseUrl },
       jobs: { pollIntervalMs: 25 },
-    });
-    sub = (await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'sender' } })).body
-      .apiKey;
+    };
   });
-  afterEach(() => api.close());
+  let sub: string;
+  beforeEach(async () => {
+    sub = (await api.createSubAccount('sender')).apiKey;
+  });
 
   const store = () => contextOf(api.mailplane).store;
   /** Moves the clock and lets the runner find what became due. */

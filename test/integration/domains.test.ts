@@ -1,7 +1,7 @@
 import { createPublicKey, createSign, createVerify } from 'node:crypto';
 import { contextOf } from '../../src/instance-context.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTestApi, type CreatedSubAccount } from '../support/api.js';
 import { expectAuthBattery, expectError } from '../support/bad-input.js';
 import { storeKinds } from '../support/databases.js';
 import { schemaErrors } from '../support/openapi.js';
@@ -18,23 +18,17 @@ function expectDomainSchema(body: unknown): void {
 }
 
 describe.each(storeKinds)('domains API on %s', (kind) => {
-  let api: TestApi;
-  let sub: { id: number; accountId: number; apiKey: string };
-  beforeEach(async () => {
-    api = await createTestApi(kind, {
-      domains: {
-        returnPathTarget: 'bounces.mp.example.net',
-        trackingTarget: 'track.mp.example.net',
-        dkimSelector: 'sel1',
-      },
-    });
-    const created = await api.call('POST', '/account/subaccount', {
-      account: api.accountKey,
-      body: { name: 'sender' },
-    });
-    sub = created.body;
+  const api = useTestApi(kind, {
+    domains: {
+      returnPathTarget: 'bounces.mp.example.net',
+      trackingTarget: 'track.mp.example.net',
+      dkimSelector: 'sel1',
+    },
   });
-  afterEach(() => api.close());
+  let sub: CreatedSubAccount;
+  beforeEach(async () => {
+    sub = await api.createSubAccount('sender');
+  });
 
   const create = (name: unknown, key = sub.apiKey) =>
     api.call('POST', '/subaccount/domain', { sub: key, body: { name } });

@@ -3,7 +3,7 @@ import { contextOf } from '../../src/instance-context.js';
 import { createMailplane, manualClock, silentLogger, type HttpRequest, type Mailplane } from 'mailplane';
 import { openKyselyStore } from 'mailplane/storage/kysely';
 import { purgeIdempotencyKeys } from '../../src/retention/jobs.js';
-import { createTestApi, TEST_SECRET, type TestApi } from '../support/api.js';
+import { createTestApi, TEST_SECRET, useTestApi } from '../support/api.js';
 import { expectError } from '../support/bad-input.js';
 import { storeKinds } from '../support/databases.js';
 import { createSender, sendBody, type Sender } from '../support/sending.js';
@@ -11,8 +11,11 @@ import { createSender, sendBody, type Sender } from '../support/sending.js';
 const HOUR = 3_600_000;
 
 describe.each(storeKinds)('idempotent sends (Idempotency-Key) on %s', (kind) => {
-  let api: TestApi;
   let clock: ReturnType<typeof manualClock>;
+  const api = useTestApi(kind, () => {
+    clock = manualClock(Date.UTC(2026, 2, 1, 12));
+    return { clock };
+  });
   let shop: Sender;
   const closers: Array<() => Promise<void>> = [];
   const send = (body: unknown, key?: string, sub = shop.subAccount.apiKey) =>
@@ -29,13 +32,10 @@ describe.each(storeKinds)('idempotent sends (Idempotency-Key) on %s', (kind) => 
   const queuedJobs = async () => (await contextOf(api.mailplane).store.jobs.countByState('deliver-batch')).pending;
 
   beforeEach(async () => {
-    clock = manualClock(Date.UTC(2026, 2, 1, 12));
-    api = await createTestApi(kind, { clock });
     shop = await createSender(api, 'shop', 'shop.example.com');
   });
   afterEach(async () => {
     for (const close of closers.splice(0)) await close();
-    await api.close();
   });
 
   it('answers a repeat with the first response byte for byte, marked as a replay, and sends once', async () => {

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { contextOf } from '../../src/instance-context.js';
-import { createTestApi, type CallResult, type TestApi } from '../support/api.js';
+import { useTestApi, type CallResult } from '../support/api.js';
 import { expectAuthBattery, expectError } from '../support/bad-input.js';
 import { storeKinds } from '../support/databases.js';
 import { schemaErrors } from '../support/openapi.js';
@@ -17,13 +17,11 @@ function poolSchemaErrors(pool: Json): string[] {
 }
 
 describe.each(storeKinds)('IP pools API on %s', (kind) => {
-  let api: TestApi;
+  const api = useTestApi(kind);
   let key: string;
-  beforeEach(async () => {
-    api = await createTestApi(kind);
+  beforeEach(() => {
     key = api.accountKey;
   });
-  afterEach(() => api.close());
 
   const createPool = (body: Json, account = key) => api.call('POST', '/account/ippool', { account, body });
   const updatePool = (id: number, body: Json) => api.call('PUT', `/account/ippool/${id}`, { account: key, body });

@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTestApi } from '../support/api.js';
 import { expectAuthBattery, expectError } from '../support/bad-input.js';
 import { storeKinds } from '../support/databases.js';
 import { schemaErrors } from '../support/openapi.js';
@@ -15,13 +15,11 @@ function ipSchemaErrors(ip: Record<string, unknown>): string[] {
 }
 
 describe.each(storeKinds)('IPs API on %s', (kind) => {
-  let api: TestApi;
+  const api = useTestApi(kind);
   let key: string;
-  beforeEach(async () => {
-    api = await createTestApi(kind);
+  beforeEach(() => {
     key = api.accountKey;
   });
-  afterEach(() => api.close());
 
   const allocate = (ips: unknown, extra: Record<string, unknown> = {}) =>
     api.call('PUT', '/account/ip/allocate', { account: key, body: { ips, ...extra } });

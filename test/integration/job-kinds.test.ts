@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { contextOf } from '../../src/instance-context.js';
 import type { JsonObject, Logger } from 'mailplane';
 import {
@@ -10,25 +10,22 @@ import {
   WEBHOOK_EVENTS_JOB,
   WEBHOOK_RETRY_JOB,
 } from '../../src/jobs/index.js';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { useTestApi } from '../support/api.js';
 import { storeKinds } from '../support/databases.js';
 
 const until = (check: () => Promise<void> | void) => vi.waitFor(check, { timeout: 10_000, interval: 20 });
 
 describe.each(storeKinds)('job kinds on %s', (kind) => {
-  let api: TestApi;
   let errors: { message: string; fields?: Record<string, unknown> }[];
-
-  beforeEach(async () => {
+  const api = useTestApi(kind, () => {
     errors = [];
     const logger: Logger = {
       info: () => {},
       warn: () => {},
       error: (message, fields) => errors.push({ message, fields }),
     };
-    api = await createTestApi(kind, { logger, jobs: { pollIntervalMs: 20 } });
+    return { logger, jobs: { pollIntervalMs: 20 } };
   });
-  afterEach(() => api.close());
 
   it('keeps the kind strings that job rows already store', () => {
     expect([

@@ -89,7 +89,7 @@ describe.each(storeKinds)('metrics on %s', (kind) => {
       .poll(
         async () =>
           sample((await scrape(env.api.mailplane)).text, 'mailplane_webhook_deliveries_total{result="delivered"}'),
-        { timeout: 5_000 },
+        { timeout: 10_000 },
       )
       .toBe(2);
 

@@ -3,9 +3,9 @@
  * refused or harmless on both databases, never a 500 (PostgreSQL cannot hold U+0000 in text). The
  * route fuzzer found `search=%00` answering 500 on PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../../src/http/routes/index.js';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { useTestApi } from '../support/api.js';
 import { expectError } from '../support/bad-input.js';
 import { storeKinds } from '../support/databases.js';
 import { routeExample, routeKey } from '../support/route-examples.js';
@@ -16,13 +16,11 @@ const listRoutes = apiRoutes.filter(
 );
 
 describe.each(storeKinds)('NUL and control characters in text (%s)', (kind) => {
-  let api: TestApi;
+  const api = useTestApi(kind, {}, { scope: 'describe' });
   let sender: Sender;
   beforeAll(async () => {
-    api = await createTestApi(kind);
     sender = await createSender(api, 'nul', 'nul.test');
   });
-  afterAll(() => api?.close());
 
   const keyFor = (auth: string) =>
     auth === 'account' ? { account: api.accountKey } : { sub: sender.subAccount.apiKey };

@@ -7,11 +7,11 @@
  * a structurally valid OpenAPI 3.1 document whose schemas all compile as JSON Schema 2020-12.
  */
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 import { apiRoutes } from '../../src/http/routes/index.js';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { useTestApi } from '../support/api.js';
 import { storeKinds } from '../support/databases.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- walks arbitrary documents
@@ -101,11 +101,9 @@ const inDocument = (schema: Json): Json =>
   JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"doc#/components/'));
 
 describe.each(storeKinds)('the OpenAPI document (%s)', (kind) => {
-  let api: TestApi;
-  afterEach(() => api?.close());
+  const api = useTestApi(kind);
 
   it('is served without a key and describes every route of the route table', async () => {
-    api = await createTestApi(kind);
     const response = await api.call('GET', '/openapi.json');
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toContain('application/json');
@@ -145,13 +143,9 @@ describe.each(storeKinds)('the OpenAPI document (%s)', (kind) => {
 });
 
 describe('the OpenAPI document against the reference', () => {
-  let api: TestApi;
-  afterEach(() => api?.close());
+  const api = useTestApi('sqlite');
 
-  const served = async (): Promise<Json> => {
-    api = await createTestApi('sqlite');
-    return (await api.call('GET', '/openapi.json')).body;
-  };
+  const served = async (): Promise<Json> => (await api.call('GET', '/openapi.json')).body;
 
   it('has every reference operation, with compatible request schemas and the same success status', async () => {
     const document = await served();

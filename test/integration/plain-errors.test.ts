@@ -1,16 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ValidationError } from 'mailplane';
 import { TemplateCompiler } from '../../src/template/renderer.js';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { useTestApi } from '../support/api.js';
 
 // Error messages are read by people calling the API: they say what is wrong with a field in plain
 // words, never the validation library's or the template parser's own text.
 describe('validation errors in plain words', () => {
-  let api: TestApi;
-  beforeEach(async () => {
-    api = await createTestApi('sqlite');
-  });
-  afterEach(() => api.close());
+  const api = useTestApi('sqlite');
 
   const create = (body: unknown) => api.call('POST', '/account/subaccount/', { account: api.accountKey, body });
 

@@ -212,7 +212,9 @@ describe.each(storeKinds)('API rate limits on %s', (kind) => {
     clock.advance(2 * MINUTE);
     await api.call('GET', '/account/subaccount', { account: api.accountKey });
     // Pruning runs in the background; by the time it ran, nothing older than the last window is left.
-    await expect.poll(() => contextOf(api.mailplane).store.rateLimits.prune(START + 2 * MINUTE, 100)).toBe(0);
+    await expect
+      .poll(() => contextOf(api.mailplane).store.rateLimits.prune(START + 2 * MINUTE, 100), { timeout: 10_000 })
+      .toBe(0);
     const fresh = await listDomains(a);
     expect(fresh.headers['x-ratelimit-remaining']).toBe('9');
   });

@@ -4,20 +4,14 @@
  * for the account's and the sub-account's key, on SQLite and PostgreSQL. The instance is not
  * started: a queued message's subject renders the same as the one delivery will send.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApi } from '../support/api.js';
 import { storeKinds } from '../support/databases.js';
 import { createSender } from '../support/sending.js';
 
-let api: TestApi | undefined;
-afterEach(async () => {
-  await api?.close();
-  api = undefined;
-});
-
 describe.each(storeKinds)('rendered subjects (%s)', (kind) => {
+  const api = useTestApi(kind);
   it('answers the subject each recipient got beside the template, and a plain subject as it is', async () => {
-    api = await createTestApi(kind);
     const sender = await createSender(api, 'Acme', 'acme.test');
     const key = sender.subAccount.apiKey;
     const sent = await api.call('POST', '/subaccount/email', {

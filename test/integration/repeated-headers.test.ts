@@ -6,7 +6,7 @@
  * refused with a 422 instead of being read as one value.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { useTestApi } from '../support/api.js';
 import { BRIDGES, startBridgeServer, type BridgeServer } from '../support/bridge-server.js';
 import { storeKinds } from '../support/databases.js';
 import { rawCall, type RawAnswer } from '../support/raw-http.js';
@@ -15,18 +15,16 @@ import { createSender, sendBody, type Sender } from '../support/sending.js';
 const codeOf = (answer: RawAnswer): unknown => (JSON.parse(answer.body) as { code?: unknown }).code;
 
 describe.each(storeKinds)('repeated single-value headers (%s)', (kind) => {
-  let api: TestApi;
+  const api = useTestApi(kind);
   let shop: Sender;
   let server: BridgeServer | undefined;
 
   beforeEach(async () => {
-    api = await createTestApi(kind);
     shop = await createSender(api, 'shop', 'shop.example.com');
   });
   afterEach(async () => {
     await server?.close();
     server = undefined;
-    await api.close();
   });
 
   const processed = async (): Promise<number> => {

@@ -3,9 +3,9 @@
  * route of the table that takes one: 406 in a path, the field's own error in a body, never a 500.
  * The fuzzer found these as 500s on PostgreSQL ("integer out of range").
  */
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { beforeAll, describe, it } from 'vitest';
 import { apiRoutes } from '../../src/http/routes/index.js';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { useTestApi } from '../support/api.js';
 import { expectError } from '../support/bad-input.js';
 import { storeKinds } from '../support/databases.js';
 import { routeExample, routeKey } from '../support/route-examples.js';
@@ -14,14 +14,11 @@ const NUMERIC_ID = /:(subaccount|domain|ip|ippool|tpsp|webhook)_id/g;
 const routes = apiRoutes.filter((route) => NUMERIC_ID.test(route.path) && (NUMERIC_ID.lastIndex = 0) === 0);
 
 describe.each(storeKinds)('ids beyond storage (%s)', (kind) => {
-  let api: TestApi;
+  const api = useTestApi(kind, {}, { scope: 'describe' });
   let subKey: string;
   beforeAll(async () => {
-    api = await createTestApi(kind);
-    subKey = (await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'ids' } })).body
-      .apiKey;
+    subKey = (await api.createSubAccount('ids')).apiKey;
   });
-  afterAll(() => api?.close());
 
   it.each(routes.map((route) => [routeKey(route), route] as const))(
     '%s answers 406 for 2147483648 and 9007199254740991',

@@ -1,15 +1,19 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { contextOf } from '../../src/instance-context.js';
 import { manualClock } from 'mailplane';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { useTestApi } from '../support/api.js';
 import { storeKinds } from '../support/databases.js';
 import { createSender, sendBody, type Sender } from '../support/sending.js';
 
 const DAY = 86_400_000;
 
 describe.each(storeKinds)('retention on %s', (kind) => {
-  let api: TestApi;
   let clock: ReturnType<typeof manualClock>;
+  const api = useTestApi(kind, () => {
+    clock = manualClock(Date.UTC(2026, 0, 10));
+    // Two rows per statement and two statements per run: the 7 old rows of each table take several runs.
+    return { clock, retention: { days: 30, batchSize: 2, batchesPerRun: 2 }, jobs: { pollIntervalMs: 20 } };
+  });
   let shop: Sender;
   const send = async (to: string[]) =>
     (
@@ -35,16 +39,8 @@ describe.each(storeKinds)('retention on %s', (kind) => {
     ).body;
 
   beforeEach(async () => {
-    clock = manualClock(Date.UTC(2026, 0, 10));
-    // Two rows per statement and two statements per run: the 7 old rows of each table take several runs.
-    api = await createTestApi(kind, {
-      clock,
-      retention: { days: 30, batchSize: 2, batchesPerRun: 2 },
-      jobs: { pollIntervalMs: 20 },
-    });
     shop = await createSender(api, 'shop', 'shop.example.com');
   });
-  afterEach(() => api.close());
 
   it('deletes messages and events older than the retention in bounded runs, keeping newer ones and the statistics', async () => {
     const old = await send(Array.from({ length: 7 }, (_, i) => `old${i}@example.org`));

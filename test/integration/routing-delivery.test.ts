@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { manualClock, type Logger } from 'mailplane';
 import { mxTransport, smartHostTransport } from '../../adapters/transport/smtp/index.js';
 import { ROUTING_WAIT_MS } from '../../src/delivery/route.js';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { useTestApi } from '../support/api.js';
 import { storeKinds } from '../support/databases.js';
 import { startTestDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { schemaErrors } from '../support/openapi.js';
@@ -26,7 +26,6 @@ const list = (...entities: string[]) => JSON.stringify(entities);
 describe.each(storeKinds)('routing at delivery (%s)', (kind) => {
   let dns: TestDnsServer;
   let sink: SmtpSink;
-  let api: TestApi;
   let sender: Sender;
   let clock: ReturnType<typeof manualClock>;
   let logged: Array<{ message: string; fields?: Record<string, unknown> }>;
@@ -34,6 +33,12 @@ describe.each(storeKinds)('routing at delivery (%s)', (kind) => {
   beforeEach(async () => {
     dns = await startTestDnsServer();
     sink = await startSmtpSink();
+  });
+  afterEach(async () => {
+    await sink.close();
+    await dns.close();
+  });
+  const api = useTestApi(kind, () => {
     clock = manualClock(T0);
     logged = [];
     const logger: Logger = {
@@ -41,7 +46,7 @@ describe.each(storeKinds)('routing at delivery (%s)', (kind) => {
       warn: (message, fields) => logged.push({ message, ...(fields && { fields }) }),
       error: (message, fields) => logged.push({ message, ...(fields && { fields }) }),
     };
-    api = await createTestApi(kind, {
+    return {
       clock,
       logger,
       dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 500, retries: 0 },
@@ -58,16 +63,13 @@ describe.each(storeKinds)('routing at delivery (%s)', (kind) => {
           rejectUnauthorized: false,
           ...(t.username !== '' && { auth: { user: t.username, pass: t.password } }),
         }),
-    });
+    };
+  });
+  beforeEach(async () => {
     sender = await createSender(api, 'routing', 'sender.test');
     dns.set('rcpt.test', 'MX', [{ exchange: 'mx.rcpt.test', preference: 10 }]);
     dns.set('mx.rcpt.test', 'A', ['127.0.0.1']);
     api.mailplane.start();
-  });
-  afterEach(async () => {
-    await api.close();
-    await sink.close();
-    await dns.close();
   });
 
   const account = () => ({ account: api.accountKey });

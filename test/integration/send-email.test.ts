@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { contextOf } from '../../src/instance-context.js';
 import { renderMessage } from '../../src/sending/render.js';
 import { verifyLinkToken } from '../../src/tracking/links.js';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { useTestApi } from '../support/api.js';
 import { expectAuthBattery, expectError } from '../support/bad-input.js';
 import { storeKinds } from '../support/databases.js';
 import { schemaErrors } from '../support/openapi.js';
@@ -11,7 +11,7 @@ import { createSender, sendBody, type Sender } from '../support/sending.js';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe.each(storeKinds)('sending email through the API on %s', (kind) => {
-  let api: TestApi;
+  const api = useTestApi(kind);
   let sender: Sender;
   const today = () => new Date().toISOString().slice(0, 10);
   const send = (body: unknown, key = sender.subAccount.apiKey) =>
@@ -20,10 +20,8 @@ describe.each(storeKinds)('sending email through the API on %s', (kind) => {
     (await api.call('GET', '/subaccount/stat/aggregate', { sub: key, query: { from: today(), to: today() } })).body;
 
   beforeEach(async () => {
-    api = await createTestApi(kind);
     sender = await createSender(api, 'shop', 'shop.example.com');
   });
-  afterEach(() => api.close());
 
   it('answers one entry per recipient, stores the message with its Processed event, counts it, and queues delivery', async () => {
     const result = await send(

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { contextOf } from '../../src/instance-context.js';
 import type { DeliveryResult, Transport } from 'mailplane';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { useTestApi } from '../support/api.js';
 import { storeKinds } from '../support/databases.js';
 import { startTestDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { createSender, sendBody, type Sender } from '../support/sending.js';
@@ -31,16 +31,18 @@ function captureTransport(name: string) {
 
 describe.each(storeKinds)('close() releases the runtime services (%s)', (kind) => {
   let dns: TestDnsServer;
-  let api: TestApi;
   let sender: Sender;
   let tpspTransports: Array<ReturnType<typeof captureTransport>['state']>;
   let instance: ReturnType<typeof captureTransport>;
 
   beforeEach(async () => {
     dns = await startTestDnsServer();
+  });
+  afterEach(() => dns.close());
+  const api = useTestApi(kind, () => {
     tpspTransports = [];
     instance = captureTransport('instance');
-    api = await createTestApi(kind, {
+    return {
       dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 800, retries: 0, rdapBaseUrl: null },
       jobs: { pollIntervalMs: 25 },
       transport: instance.transport,
@@ -49,12 +51,10 @@ describe.each(storeKinds)('close() releases the runtime services (%s)', (kind) =
         tpspTransports.push(capture.state);
         return capture.transport;
       },
-    });
-    sender = await createSender(api, 'close', 'sender.test');
+    };
   });
-  afterEach(async () => {
-    await api.close();
-    await dns.close();
+  beforeEach(async () => {
+    sender = await createSender(api, 'close', 'sender.test');
   });
 
   const account = () => ({ account: api.accountKey });

@@ -230,10 +230,13 @@ describe('the SMTP client', () => {
   });
 
   it('a connection the server closed while idle is replaced, and the next message is delivered', async () => {
-    const server = await startServer({ socketTimeout: 200 });
+    let closed = 0;
+    const server = await startServer({ socketTimeout: 200, onClose: () => void closed++ });
     const transport = relay(server.port);
     expect((await transport.send(message(9), route)).kind).toBe('delivered');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The server drops the idle connection after 200 ms: waited for, since a loaded machine may take
+    // longer than any fixed pause. Its close event comes once the client has ended its side too.
+    await vi.waitFor(() => expect(closed).toBe(1), { timeout: 10_000, interval: 20 });
     expect((await transport.send(message(10), route)).kind).toBe('delivered');
     expect(server.received).toHaveLength(2);
     expect(server.connections).toBe(2);
@@ -309,7 +312,7 @@ describe('the SMTP client', () => {
       const first = pool.send(message(20).envelope, message(20).raw);
       const second = pool.send(message(21).envelope, message(21).raw);
       // The second message's commands arrive while the first one's reply is still withheld.
-      await vi.waitFor(() => expect(transcript).toContain('MAIL FROM:<b+m21@rp.sender.test>'), { timeout: 3000 });
+      await vi.waitFor(() => expect(transcript).toContain('MAIL FROM:<b+m21@rp.sender.test>'), { timeout: 10_000 });
       release!();
       expect((await first).reply.text).toBe('250 2.0.0 first queued');
       expect((await second).reply.text).toBe('250 2.0.0 second queued');

@@ -1,19 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { contextOf } from '../../src/instance-context.js';
 import { ALL_MAIL } from 'mailplane';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { useTestApi, type CreatedSubAccount } from '../support/api.js';
 import { expectAuthBattery, expectError } from '../support/bad-input.js';
 import { storeKinds } from '../support/databases.js';
 import { schemaErrors } from '../support/openapi.js';
 
 describe.each(storeKinds)('statistics API on %s', (kind) => {
-  let api: TestApi;
-  let sub: { id: number; accountId: number; apiKey: string };
-  let other: { id: number; apiKey: string };
+  const api = useTestApi(kind);
+  let sub: CreatedSubAccount;
+  let other: CreatedSubAccount;
   beforeEach(async () => {
-    api = await createTestApi(kind);
-    sub = (await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'stats' } })).body;
-    other = (await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name: 'other' } })).body;
+    sub = await api.createSubAccount('stats');
+    other = await api.createSubAccount('other');
     const row = (subAccountId: number, day: string, group: string, counters: Record<string, number>) => ({
       accountId: sub.accountId,
       subAccountId,
@@ -37,7 +36,6 @@ describe.each(storeKinds)('statistics API on %s', (kind) => {
       row(other.id, '2026-05-01', ALL_MAIL, { processed: 100 }),
     ]);
   });
-  afterEach(() => api.close());
 
   it('returns one daily record per day, zeros included, with sent = processed - dropped - smtpDropped', async () => {
     const result = await api.call('GET', '/subaccount/stat', {

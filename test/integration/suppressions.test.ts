@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { contextOf } from '../../src/instance-context.js';
 import { manualClock } from 'mailplane';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApi, type CallOptions, type TestApi } from '../support/api.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTestApi, type CallOptions } from '../support/api.js';
 import { expectAuthBattery, expectError } from '../support/bad-input.js';
 import { openTestStore, storeKinds } from '../support/databases.js';
 import { schemaErrors } from '../support/openapi.js';
@@ -11,21 +11,16 @@ const PATH = '/subaccount/suppression';
 const DAY_MS = 86_400_000;
 
 describe.each(storeKinds)('suppressions API on %s', (kind) => {
-  let api: TestApi;
   let clock: ReturnType<typeof manualClock>;
+  const api = useTestApi(kind, () => {
+    clock = manualClock(Date.UTC(2026, 0, 10, 12, 0, 0));
+    return { clock };
+  });
   let sub: string;
   beforeEach(async () => {
-    clock = manualClock(Date.UTC(2026, 0, 10, 12, 0, 0));
-    api = await createTestApi(kind, { clock });
-    sub = await newSubAccountKey('Main');
+    sub = (await api.createSubAccount('Main')).apiKey;
   });
-  afterEach(() => api.close());
 
-  async function newSubAccountKey(name: string, accountKey = api.accountKey): Promise<string> {
-    const created = await api.call('POST', '/account/subaccount', { account: accountKey, body: { name } });
-    expect(created.status).toBe(201);
-    return created.body.apiKey as string;
-  }
   const add = (body: unknown, key = sub) => api.call('POST', PATH, { sub: key, body });
   const list = (query: CallOptions['query'] = {}, key = sub) => api.call('GET', PATH, { sub: key, query });
   const remove = (emails: string[], key = sub) =>
@@ -141,11 +136,10 @@ describe.each(storeKinds)('suppressions API on %s', (kind) => {
   describe('tenant isolation', () => {
     it('another sub-account never sees, finds or deletes your suppressions', async () => {
       const mine = await add({ spamComplaint: [{ email: 'private@example.com' }] });
-      const sibling = await newSubAccountKey('Sibling');
-      const stranger = await newSubAccountKey(
-        'Stranger',
-        (await api.mailplane.createAccount({ name: 'other' })).apiKey,
-      );
+      const sibling = (await api.createSubAccount('Sibling')).apiKey;
+      const stranger = (
+        await api.createSubAccount('Stranger', (await api.mailplane.createAccount({ name: 'other' })).apiKey)
+      ).apiKey;
       for (const key of [sibling, stranger]) {
         expect((await list({}, key)).body).toEqual([]);
         expect((await list({ search: 'private' }, key)).body).toEqual([]);

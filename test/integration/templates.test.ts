@@ -6,7 +6,7 @@
 import { simpleParser } from 'mailparser';
 import { contextOf } from '../../src/instance-context.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApi, type CallOptions, type TestApi } from '../support/api.js';
+import { createTestApi, useTestApi, type CallOptions, type TestApi } from '../support/api.js';
 import { expectAuthBattery, expectError } from '../support/bad-input.js';
 import { storeKinds } from '../support/databases.js';
 import { RCPT_DOMAIN, startDeliveryEnv, type DeliveryEnv } from '../support/delivery-env.js';
@@ -21,7 +21,7 @@ const WELCOME = {
 };
 
 describe.each(storeKinds)('stored templates through the API (%s)', (kind) => {
-  let api: TestApi;
+  const api = useTestApi(kind);
   let sender: Sender;
   let other: Sender;
   const as = (who: Sender, options: CallOptions = {}) => ({ sub: who.subAccount.apiKey, ...options });
@@ -51,11 +51,9 @@ describe.each(storeKinds)('stored templates through the API (%s)', (kind) => {
     (await api.call('GET', `/account/message/${id}`, { account: api.accountKey })).body;
 
   beforeEach(async () => {
-    api = await createTestApi(kind);
     sender = await createSender(api, 'shop', 'shop.example.com');
     other = await createSender(api, 'other', 'other.example.com');
   });
-  afterEach(() => api.close());
 
   it('creates a template as version 1, reads it back, lists it with search and paging, and refuses a duplicate name in any case', async () => {
     const created = await create(WELCOME);

@@ -1,18 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { contextOf } from '../../src/instance-context.js';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { useTestApi } from '../support/api.js';
 import { expectAuthBattery, expectError } from '../support/bad-input.js';
 import { storeKinds } from '../support/databases.js';
 import { schemaErrors } from '../support/openapi.js';
 
 describe.each(storeKinds)('TPSPs API on %s', (kind) => {
-  let api: TestApi;
+  const api = useTestApi(kind);
   let key: string;
-  beforeEach(async () => {
-    api = await createTestApi(kind);
+  beforeEach(() => {
     key = api.accountKey;
   });
-  afterEach(() => api.close());
 
   const create = (body: Record<string, unknown>) => api.call('POST', '/account/tpsp', { account: key, body });
   const names = async () =>

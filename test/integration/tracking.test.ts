@@ -168,7 +168,7 @@ describe.each(storeKinds)('open and click tracking (%s)', (kind) => {
     expect(pixelOf(a.html)).not.toBe(pixelOf(b.html));
     await follow(pixelOf(a.html));
     await follow(pixelOf(a.html));
-    await vi.waitFor(() => expect(receiver!.received).toHaveLength(1), { timeout: 5000, interval: 20 });
+    await vi.waitFor(() => expect(receiver!.received).toHaveLength(1), { timeout: 10_000, interval: 20 });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(receiver.received).toHaveLength(1);
     expect(receiver.received[0]!.json.event).toMatchObject({

@@ -1,13 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { contextOf } from '../../src/instance-context.js';
 import { createSecretBox } from 'mailplane';
 import { unsubscribeUrl } from '../../src/tracking/links.js';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { useTestApi } from '../support/api.js';
 import { execSql, storeKinds } from '../support/databases.js';
 import { createSender, sendBody, type Sender } from '../support/sending.js';
 
 describe.each(storeKinds)('unsubscribe links on %s', (kind) => {
-  let api: TestApi;
+  const api = useTestApi(kind);
   let sender: Sender;
   const today = () => new Date().toISOString().slice(0, 10);
   const follow = async (method: 'GET' | 'POST', url: string) => {
@@ -22,10 +22,8 @@ describe.each(storeKinds)('unsubscribe links on %s', (kind) => {
   };
 
   beforeEach(async () => {
-    api = await createTestApi(kind);
     sender = await createSender(api, 'news', 'news.example.com');
   });
-  afterEach(() => api.close());
 
   const sendTo = async (to: string[], extra: Record<string, unknown> = {}) =>
     (

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { contextOf } from '../../src/instance-context.js';
 import { manualClock } from 'mailplane';
 import { mxTransport } from '../../adapters/transport/smtp/index.js';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { useTestApi } from '../support/api.js';
 import { storeKinds } from '../support/databases.js';
 import { startTestDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { schemaErrors } from '../support/openapi.js';
@@ -27,15 +27,20 @@ const STAGES = [3, 6];
 describe.each(storeKinds)('IP warmup at delivery (%s)', (kind) => {
   let dns: TestDnsServer;
   let sink: SmtpSink;
-  let api: TestApi;
   let sender: Sender;
   let clock: ReturnType<typeof manualClock>;
 
   beforeEach(async () => {
     dns = await startTestDnsServer();
     sink = await startSmtpSink();
+  });
+  afterEach(async () => {
+    await sink.close();
+    await dns.close();
+  });
+  const api = useTestApi(kind, () => {
     clock = manualClock(T0);
-    api = await createTestApi(kind, {
+    return {
       clock,
       dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 500, retries: 0 },
       delivery: { mxPort: sink.port, socketTimeoutMs: 2000, greetingTimeoutMs: 2000, connectionTimeoutMs: 2000 },
@@ -43,7 +48,9 @@ describe.each(storeKinds)('IP warmup at delivery (%s)', (kind) => {
       warmup: { plan: { stages: STAGES } },
       transport: (ctx) =>
         mxTransport({ resolver: ctx.resolver, port: ctx.delivery.mxPort, ehloName: 'mta.mailplane.test' }),
-    });
+    };
+  });
+  beforeEach(async () => {
     sender = await createSender(api, 'warmup', 'sender.test');
     // Published, so the daily re-checks the tests' clock jumps trigger keep the domain verified.
     const domain = (await contextOf(api.mailplane).store.domains.get(sender.subAccount.id, sender.domain.id))!;
@@ -54,11 +61,6 @@ describe.each(storeKinds)('IP warmup at delivery (%s)', (kind) => {
     dns.set('gw.test', 'MX', [{ exchange: 'aspmx.l.google.com', preference: 1 }]);
     dns.set('aspmx.l.google.com', 'A', ['127.0.0.1']);
     api.mailplane.start();
-  });
-  afterEach(async () => {
-    await api.close();
-    await sink.close();
-    await dns.close();
   });
 
   const account = () => ({ account: api.accountKey });

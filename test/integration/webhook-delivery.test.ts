@@ -12,7 +12,7 @@ import { WEBHOOK_EVENTS_JOB, WEBHOOK_RETRY_JOB } from '../../src/jobs/kinds.js';
 import { storeKinds } from '../support/databases.js';
 import { RCPT_DOMAIN, startDeliveryEnv, T0, type DeliveryEnv } from '../support/delivery-env.js';
 import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../support/webhook-receiver.js';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { useTestApi } from '../support/api.js';
 import { createSender, sendBody } from '../support/sending.js';
 
 const MINUTE = 60_000;
@@ -50,7 +50,7 @@ describe.each(storeKinds)('webhook event delivery (%s)', (kind) => {
   const jobsOf = (kindName: string) => contextOf(env.api.mailplane).store.jobs.countByState(kindName);
   const waitForRetries = (state: Partial<Record<'pending' | 'running' | 'dead', number>>) =>
     vi.waitFor(async () => expect(await jobsOf(WEBHOOK_RETRY_JOB)).toMatchObject(state), {
-      timeout: 5000,
+      timeout: 10_000,
       interval: 20,
     });
 
@@ -284,7 +284,7 @@ describe.each(storeKinds)('webhook event delivery (%s)', (kind) => {
     await vi.waitFor(
       () =>
         expect(warnings.filter((w) => typeof w.error === 'string' && /target refused/.test(w.error))).toHaveLength(2),
-      { timeout: 5000, interval: 20 },
+      { timeout: 10_000, interval: 20 },
     );
     expect(warnings.map((w) => w.error).sort()).toEqual([
       'target refused: hooks.tenant.test resolves to loopback address 127.0.0.1',
@@ -296,12 +296,10 @@ describe.each(storeKinds)('webhook event delivery (%s)', (kind) => {
 });
 
 describe.each(storeKinds)('the webhook outbox (%s)', (kind) => {
-  let api: TestApi;
-  afterEach(() => api?.close());
+  // Not started: the queued jobs stay where the outbox put them.
+  const api = useTestApi(kind);
 
   it('queues events in the accepting transaction only while the account has a webhook for them', async () => {
-    // No runner: the queued jobs stay where the outbox put them.
-    api = await createTestApi(kind);
     const sender = await createSender(api, 'outbox', 'sender.test');
     const pending = async () => (await contextOf(api.mailplane).store.jobs.countByState(WEBHOOK_EVENTS_JOB)).pending;
     const send = async () =>

@@ -101,7 +101,7 @@ describe.each(storeKinds)('Standard Webhooks (%s)', (kind) => {
     await waitForDeliveries(1);
     await vi.waitFor(
       async () => expect((await contextOf(env.api.mailplane).store.jobs.countByState('webhook-retry')).pending).toBe(1),
-      { timeout: 5000, interval: 20 },
+      { timeout: 10_000, interval: 20 },
     );
     env.advance(MINUTE);
     await waitForDeliveries(2);
@@ -272,7 +272,7 @@ describe.each(storeKinds)('Standard Webhooks (%s)', (kind) => {
         expect(got.body.enabled).toBe(false);
         return got;
       },
-      { timeout: 5000, interval: 20 },
+      { timeout: 10_000, interval: 20 },
     );
     expect(disabled.body.disabledReason).toMatch(/failed for 5 days .* without a success; last error: HTTP 500/);
     expect(BigInt(disabled.text.match(/"disabledAt":(\d+)/)![1]!)).toBe(BigInt(env.clock.now()) * 1_000_000n);

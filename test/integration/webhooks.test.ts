@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { contextOf } from '../../src/instance-context.js';
-import { createTestApi, type TestApi } from '../support/api.js';
+import { useTestApi } from '../support/api.js';
 import { expectAuthBattery, expectError } from '../support/bad-input.js';
 import { storeKinds } from '../support/databases.js';
 import { schemaErrors } from '../support/openapi.js';
@@ -43,13 +43,11 @@ const referenceExample = {
 const SECRET = /^whsec_[0-9A-Za-z]{32}$/;
 
 describe.each(storeKinds)('webhooks API on %s', (kind) => {
-  let api: TestApi;
+  const api = useTestApi(kind);
   let key: string;
-  beforeEach(async () => {
-    api = await createTestApi(kind);
+  beforeEach(() => {
     key = api.accountKey;
   });
-  afterEach(() => api.close());
 
   const create = (body: Record<string, unknown>) => api.call('POST', '/account/webhook', { account: key, body });
   const list = async (account = key) =>

@@ -1,4 +1,5 @@
 /** A mailplane instance on a real database, driven through its router as a client would. */
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { createMailplane, silentLogger, type Mailplane, type HttpRequest } from 'mailplane';
 import { openTestStore, type StoreKind } from './databases.js';
 
@@ -38,11 +39,11 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
+/** What {@link createTestApi} passes to `createMailplane` beside the store, secret and logger it sets. */
+export type TestApiOptions = Partial<Parameters<typeof createMailplane>[0]>;
+
 /** Creates an instance on a fresh database of `kind` with one account. */
-export async function createTestApi(
-  kind: StoreKind,
-  options: Partial<Parameters<typeof createMailplane>[0]> = {},
-): Promise<TestApi> {
+export async function createTestApi(kind: StoreKind, options: TestApiOptions = {}): Promise<TestApi> {
   const { store, url, close } = await openTestStore(kind);
   const mailplane = createMailplane({ store, secret: TEST_SECRET, logger: silentLogger, ...options });
   const { apiKey } = await mailplane.createAccount({ name: 'test' });
@@ -61,4 +62,109 @@ export async function createTestApi(
     return { status: response.status, body: JSON.parse(response.body), text: response.body, headers: response.headers };
   };
   return { mailplane, accountKey: apiKey, url, call, close };
+}
+
+/** A sub-account as `POST /account/subaccount` answers it (the key and SMTP password shown once). */
+export interface CreatedSubAccount {
+  id: number;
+  accountId: number;
+  apiKey: string;
+  name: string;
+  smtpAuths: Array<{ username: string; password: string }>;
+}
+
+/**
+ * Creates a sub-account named `name` of `accountKey` (the test account by default) through the API.
+ * Throws when the API refuses it: the tests that use it are about something else.
+ */
+export async function createSubAccount(
+  api: Pick<TestApi, 'call' | 'accountKey'>,
+  name: string,
+  accountKey = api.accountKey,
+): Promise<CreatedSubAccount> {
+  const created = await api.call('POST', '/account/subaccount', { account: accountKey, body: { name } });
+  if (created.status !== 201) throw new Error(`sub-account ${name}: ${created.status} ${created.text}`);
+  return created.body;
+}
+
+/**
+ * The instance of the test that is running, as {@link useTestApi} gives it: each property reads the
+ * current test's {@link TestApi}, so one handle declared beside the tests serves every test.
+ */
+export interface TestApiHandle extends TestApi {
+  /** {@link createSubAccount} on the current test's instance. */
+  createSubAccount(name: string, accountKey?: string): Promise<CreatedSubAccount>;
+}
+
+/** Options for every test, or a function that builds them afresh for each (a manual clock, a logger, a port). */
+export type TestApiOptionsSource = TestApiOptions | (() => TestApiOptions | Promise<TestApiOptions>);
+
+/**
+ * Registers the hooks that give each test of the enclosing `describe` (or file) an instance on a
+ * fresh database of `kind`, and close it after the test: the handle answers the current one.
+ * With `scope: 'describe'` one instance serves all the tests of the block (beforeAll/afterAll).
+ *
+ * In the same block, hooks registered before this call run before the instance is created (so
+ * `options` may read a server they start) and, as vitest runs after-hooks in reverse, their
+ * after-hooks run once the instance is closed; hooks registered after it see the instance (to
+ * create senders, say) and their after-hooks run before it closes.
+ */
+export function useTestApi(
+  kind: StoreKind,
+  options: TestApiOptionsSource = {},
+  { scope = 'test' }: { scope?: 'test' | 'describe' } = {},
+): TestApiHandle {
+  const slot = new TestApiSlot(kind, options);
+  const [before, after] = scope === 'test' ? [beforeEach, afterEach] : [beforeAll, afterAll];
+  before(() => slot.open());
+  after(() => slot.release());
+  return slot;
+}
+
+/** Holds the current test's instance between the hooks of {@link useTestApi}. */
+class TestApiSlot implements TestApiHandle {
+  #current: TestApi | undefined;
+
+  constructor(
+    private readonly kind: StoreKind,
+    private readonly options: TestApiOptionsSource,
+  ) {}
+
+  async open(): Promise<void> {
+    const options = typeof this.options === 'function' ? await this.options() : this.options;
+    this.#current = await createTestApi(this.kind, options);
+  }
+
+  async release(): Promise<void> {
+    const api = this.#current;
+    this.#current = undefined;
+    // Undefined when opening failed: vitest reports that failure, not this one.
+    await api?.close();
+  }
+
+  get mailplane(): Mailplane {
+    return this.current.mailplane;
+  }
+
+  get accountKey(): string {
+    return this.current.accountKey;
+  }
+
+  get url(): string {
+    return this.current.url;
+  }
+
+  // Arrow properties, so a test may pass `api.call` around as a function.
+  readonly call = (method: string, path: string, options?: CallOptions): Promise<CallResult> =>
+    this.current.call(method, path, options);
+
+  readonly close = (): Promise<void> => this.current.close();
+
+  readonly createSubAccount = (name: string, accountKey?: string): Promise<CreatedSubAccount> =>
+    createSubAccount(this.current, name, accountKey);
+
+  private get current(): TestApi {
+    if (!this.#current) throw new Error('useTestApi: there is an instance only while a test of its block runs');
+    return this.#current;
+  }
 }

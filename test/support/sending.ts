@@ -1,16 +1,10 @@
 /** A sub-account with a sending domain, ready to send through the API. */
-import type { TestApi } from './api.js';
+import { createSubAccount, type CreatedSubAccount, type TestApi } from './api.js';
 import { contextOf } from '../../src/instance-context.js';
 
 /** What {@link createSender} sets up. */
 export interface Sender {
-  subAccount: {
-    id: number;
-    accountId: number;
-    apiKey: string;
-    name: string;
-    smtpAuths: Array<{ username: string; password: string }>;
-  };
+  subAccount: CreatedSubAccount;
   domain: { id: number; name: string };
 }
 
@@ -19,18 +13,17 @@ export interface Sender {
  * domain is marked verified in storage, standing in for the DNS check of the domain issue.
  */
 export async function createSender(api: TestApi, name: string, domainName: string, verified = true): Promise<Sender> {
-  const sub = await api.call('POST', '/account/subaccount', { account: api.accountKey, body: { name } });
-  if (sub.status !== 201) throw new Error(`sub-account: ${sub.text}`);
-  const domain = await api.call('POST', '/subaccount/domain', { sub: sub.body.apiKey, body: { name: domainName } });
+  const subAccount = await createSubAccount(api, name);
+  const domain = await api.call('POST', '/subaccount/domain', { sub: subAccount.apiKey, body: { name: domainName } });
   if (domain.status !== 200) throw new Error(`domain: ${domain.text}`);
   if (verified) {
-    await contextOf(api.mailplane).store.domains.updateVerification(sub.body.id, domain.body.id, {
+    await contextOf(api.mailplane).store.domains.updateVerification(subAccount.id, domain.body.id, {
       dkimVerified: true,
       verified: true,
       updated: 1n,
     });
   }
-  return { subAccount: sub.body, domain: domain.body };
+  return { subAccount, domain: domain.body };
 }
 
 /** A minimal valid send body from `from` to `to` addresses. */
