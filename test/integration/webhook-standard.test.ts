@@ -276,10 +276,15 @@ describe.each(storeKinds)('Standard Webhooks (%s)', (kind) => {
     );
     expect(disabled.body.disabledReason).toMatch(/failed for 5 days .* without a success; last error: HTTP 500/);
     expect(BigInt(disabled.text.match(/"disabledAt":(\d+)/)![1]!)).toBe(BigInt(env.clock.now()) * 1_000_000n);
-    expect(warnings).toContainEqual({
-      message: 'webhook: disabled after failing without a success',
-      fields: expect.objectContaining({ webhookId: id, disabledReason: disabled.body.disabledReason }),
-    });
+    // Logged once the store has answered the sender, which may be after this read saw the commit.
+    await vi.waitFor(
+      () =>
+        expect(warnings).toContainEqual({
+          message: 'webhook: disabled after failing without a success',
+          fields: expect.objectContaining({ webhookId: id, disabledReason: disabled.body.disabledReason }),
+        }),
+      { timeout: 10_000, interval: 20 },
+    );
     // Disabled: nothing more is posted, and a replay is refused until it is enabled again.
     await sendDelivered('d5');
     await new Promise((resolve) => setTimeout(resolve, 300));
