@@ -16,7 +16,7 @@ export {
   type MailplaneJobKind,
   type MailplaneJobs,
 } from './kinds.js';
-export { createJobRunner } from './runner.js';
+export { createJobRunner, JobRunner } from './runner.js';
 export { defineJobHandler } from './define.js';
 export { exponentialBackoff, toBackoffFunction, type BackoffFunction, type BackoffOptions } from './backoff.js';
 export { PermanentJobError, RetryJobError, type RetryJobOptions } from './errors.js';
@@ -26,7 +26,6 @@ export type {
   JobHandler,
   JobHelpers,
   JobKindOptions,
-  JobRunner,
   JobRunnerOptions,
   JobRunnerStatus,
   JobWakeups,

@@ -105,24 +105,7 @@ export interface JobRunnerOptions {
   random?: () => number;
 }
 
-/** A running (or stopped) job runner. */
-export interface JobRunner {
-  readonly workerId: string;
-  /** Starts polling; does nothing if already started. */
-  start(): void;
-  /**
-   * Stops claiming, hands back jobs claimed but not started, waits up to `graceMs` (default the
-   * `shutdownGraceMs` option) for running handlers, then aborts the rest and hands their jobs back
-   * without counting the attempt. Resolves when this runner holds no lease.
-   */
-  stop(options?: { graceMs?: number }): Promise<void>;
-  /** Looks for due jobs now instead of at the next poll (e.g. after enqueueing, or after moving a manual clock). */
-  notify(): void;
-  /** Whether it polls, and how long ago its last claim round ended (for readiness checks). */
-  status(): JobRunnerStatus;
-}
-
-/** What {@link JobRunner.status} reports. */
+/** What `JobRunner.status()` reports. */
 export interface JobRunnerStatus {
   /** Started and not stopping. */
   polling: boolean;
