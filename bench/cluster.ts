@@ -6,14 +6,14 @@
  * apart, so each latency is one wake-up, not a batch. Needs `BENCH_PG_URL` or
  * `MAILPLANE_TEST_PG_URL` (a server where it may create and drop a database).
  */
-import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import pg from 'pg';
 import { openKyselyStore } from '../adapters/storage/kysely/index.js';
 import { silentLogger } from '../src/context.js';
 import { createJobQueue } from '../src/jobs/queue.js';
 import { createJobRunner } from '../src/jobs/runner.js';
 import type { MailplaneStore } from '../src/store/index.js';
+import { percentile } from './lib/median.js';
+import { freshDatabase } from './lib/postgres.js';
 
 /** One row of the report. */
 export interface ClusterBenchRow {
@@ -34,28 +34,7 @@ export interface ClusterBenchRow {
 const clock = { now: () => Date.now() };
 const POLL_MS = 1_000;
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const round = (ms: number) => Math.round(ms * 10) / 10;
-
-async function freshDatabase(server: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `mailplane_bench_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const dropper = new pg.Client({ connectionString: server });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.end();
-    },
-  };
-}
 
 /** Enqueues `count` jobs on `producer`, one at a time, and measures when a worker node starts each. */
 async function measure(

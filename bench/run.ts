@@ -2,8 +2,8 @@
  * `npm run bench`: every benchmark of the project, each reported as a ratio against a baseline
  * measured in the same run on the same machine. `BENCH_SECONDS` sets each measured window (default 10).
  * `npm run bench -- activity` (or any case names: send, stats, routing, relay, delivery, cluster,
- * activity, hostile) runs only the named cases; the activity case, which fills PostgreSQL with
- * 10,000,000 messages, runs only when named.
+ * activity, hostile, fair-queues, shaping) runs only the named cases; the activity case, which fills PostgreSQL
+ * with 10,000,000 messages, and the fair-queues case (about 3 minutes), run only when named.
  */
 import { benchSend } from './send.js';
 import { benchStats } from './stats.js';
@@ -13,6 +13,8 @@ import { benchRelay } from './relay.js';
 import { benchActivity } from './activity.js';
 import { benchCluster } from './cluster.js';
 import { benchHostile } from './hostile.js';
+import { benchFairQueues } from './fair-queues.js';
+import { benchShaping } from './shaping.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const named = process.argv.slice(2);
@@ -73,4 +75,18 @@ if (selected('hostile')) {
     "Hostile receivers: another tenant's message and its Delivered event, send to received, while 25 messages go to dripping, tarpit and endless MX hosts and 30 sends' events to a webhook that never answers (aim: 2 s each; memory within 100 MB of idle):",
   );
   console.table(await benchHostile());
+}
+
+if (named.includes('fair-queues')) {
+  console.log(
+    "Fair queues: sub-account B's transactional sends (one a second), accepted to received, while sub-account A's bulk backlog drains to the same MX (aim: B's p99 under 2 s):",
+  );
+  console.table(await benchFairQueues());
+}
+
+if (selected('shaping')) {
+  console.log(
+    'Traffic shaping: 2,000 messages through 2 IPs to an MX that takes 60 a window and 2 connections per IP, answering 421 4.7.28 past that (time 60x faster than a minute; aim: no retry spent, ratio to the ideal time near 1):',
+  );
+  console.table(await benchShaping());
 }

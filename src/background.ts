@@ -39,6 +39,15 @@ export const WEBHOOK_LANE = 'webhooks';
 /** Slots of each lane unless `jobs.lanes` says otherwise (docs/jobs.md, docs/security.md). */
 export const defaultLaneSlots: Readonly<Record<string, number>> = { [DELIVERY_LANE]: 32, [WEBHOOK_LANE]: 16 };
 
+/**
+ * The delivery lane's slots only transactional mail may take unless `jobs.transactionalSlots` says
+ * otherwise: one in eight (4 of the default 32, none below 8), so a password reset finds a slot while
+ * bulk pages hold the rest (docs/shaping.md, "Fair queues and priority").
+ */
+export function defaultTransactionalSlots(lanes: Readonly<Record<string, number>>): Record<string, number> {
+  return { [DELIVERY_LANE]: Math.floor((lanes[DELIVERY_LANE] ?? 0) / 8) };
+}
+
 /** `handlers` with each kind put in `lane`. */
 function inLane(lane: string, handlers: Record<string, JobHandler | JobKindOptions>): Record<string, JobKindOptions> {
   return Object.fromEntries(

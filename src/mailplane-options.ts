@@ -11,6 +11,7 @@ import type { DnsResolver } from './dns/resolver.js';
 import type { DeliveryConfig } from './delivery/config.js';
 import type { Transport } from './delivery/transport.js';
 import type { WarmupConfig } from './warmup/config.js';
+import type { ShapingConfig } from './shaping/service.js';
 import type { TpspTransportFactory } from './delivery/routing-transports.js';
 import type { DomainRecordsConfig } from './domain/config.js';
 import type { IdGenerator } from './model/ids.js';
@@ -73,6 +74,12 @@ export interface MailplaneOptions {
   delivery?: Partial<DeliveryConfig>;
   /** The IP warmup plan and when a provider's stage is held (docs/routing.md, "Warmup plan"). */
   warmup?: Partial<WarmupConfig>;
+  /**
+   * Traffic shaping (docs/shaping.md): `rules` over the default table per destination × source
+   * (connections, messages per connection, rates, timeouts), and how adaptive throttling slows down
+   * and recovers. Each account may add its own rules through `PUT /account/shaping/rule`.
+   */
+  shaping?: Partial<ShapingConfig>;
   /** How webhook events are posted: private targets, timeout, concurrency, retries (docs/webhooks.md). */
   webhooks?: Partial<WebhookDeliveryConfig>;
   /**
@@ -96,6 +103,7 @@ export interface MailplaneOptions {
    * Settings of the background job runner that `start()` starts (concurrency, polling, leases,
    * backoff). Delivery and webhook jobs run in lanes of their own (`lanes`: `delivery` 32 and
    * `webhooks` 16 slots by default); `concurrency` (default 10) is the slots of the other jobs.
+   * `transactionalSlots` keeps slots of a lane for transactional mail (`delivery`: one in eight).
    */
   jobs?: Omit<JobRunnerOptions, 'handlers' | 'queue'>;
   /** How long messages and events are kept (default 30 days; docs/activity.md, "Retention"). */

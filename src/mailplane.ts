@@ -1,3 +1,4 @@
+import { resolveShapingConfig, TrafficShaping } from './shaping/service.js';
 import { createAccount, ensureAccount, type CreateAccountOptions } from './account/accounts.js';
 import { consoleLogger, type MailplaneContext } from './context.js';
 import { MAILPLANE_CONTEXT, type WithContext } from './instance-context.js';
@@ -12,7 +13,7 @@ import { createRouter } from './http/router.js';
 import { resolveRateLimitConfig } from './rate-limits/limiter.js';
 import { createJobQueue } from './jobs/queue.js';
 import { createJobRunner } from './jobs/runner.js';
-import { backgroundJobHandlers, defaultLaneSlots } from './background.js';
+import { backgroundJobHandlers, defaultLaneSlots, defaultTransactionalSlots } from './background.js';
 import { resolveRetentionConfig } from './retention/config.js';
 import { scheduleRetention } from './retention/jobs.js';
 import { createTrackingHandler } from './http/tracking-handler.js';
@@ -102,6 +103,9 @@ export interface Mailplane {
   close(): Promise<void>;
 }
 
+/** Most source × destination states the metrics report (the most recently active): a bound on the series. */
+const SHAPING_GAUGE_LIMIT = 500;
+
 /**
  * The composition root: wires storage, secrets and the HTTP router into one instance.
  *
@@ -140,6 +144,18 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
         };
       });
     },
+    shaping: async () => {
+      const nowMs = clock.now();
+      const states = await store.shaping.states(null, nowMs, SHAPING_GAUGE_LIMIT);
+      // Counts of open connections (`#connections` keys) are not states of their own.
+      return states
+        .filter((state) => !state.key.includes('#'))
+        .map((state) => {
+          const [source = '', destination = ''] = state.key.split('|');
+          const suspended = state.suspendedUntil !== null && state.suspendedUntil > nowMs;
+          return { source, destination, factor: state.factor, inFlight: state.inFlight, suspended };
+        });
+    },
   });
   const core: Omit<MailplaneContext, 'transport' | 'routing' | 'warmup' | 'domainVerifier' | 'templateCompiler'> = {
     config: {
@@ -173,6 +189,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   // The runtime services: built once here, each owning its caches, closed by close() below.
   const { jobs, resolver, secrets, config } = core;
   const warmup = new WarmupService({ store, clock, logger, jobs, config: config.warmup });
+  const shaping = new TrafficShaping({ store, clock, logger, metrics, config: resolveShapingConfig(options.shaping) });
   const routing = new DeliveryRouting({
     store,
     clock,
@@ -180,6 +197,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
     resolver,
     secrets,
     warmup,
+    shaping,
     tpspTransport: options.tpspTransport,
   });
   const domainVerifier = new DomainVerifier({ store, clock, logger, resolver, jobs, config, metrics });
@@ -196,10 +214,13 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   const runner = createJobRunner(context, {
     ...options.jobs,
     lanes,
+    transactionalSlots: { ...defaultTransactionalSlots(lanes), ...options.jobs?.transactionalSlots },
     queue: context.jobs,
     handlers: backgroundJobHandlers(context, webhooks),
   });
   let started = false;
+  // Set by the first start() and kept through stop(): a node that ran workers and stopped is not ready.
+  let runsWorkers = false;
   let closed = false;
   // One check per instance; a failure other than a mismatch (the database was down) is tried again.
   let secretChecked: Promise<void> | undefined;
@@ -209,7 +230,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       throw error;
     }));
   const readiness = () =>
-    checkReadiness({ store, secret: checkSecret, runner: () => (started ? runner.status() : null) });
+    checkReadiness({ store, secret: checkSecret, runner: () => (runsWorkers ? runner.status() : null) });
   const handle = createRouter(context, apiRoutes, options.http);
   const handleLinks = createTrackingHandler(context);
   const handleHealth = createHealthHandler(readiness);
@@ -247,6 +268,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       }
       if (started || closed) return;
       started = true;
+      runsWorkers = true;
       runner.start();
       // A failure here leaves the API and the other jobs running; the next start() schedules it again.
       await scheduleRetention(context).catch((error: unknown) =>
@@ -255,6 +277,8 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
     },
     stop: async () => {
       await runner.stop();
+      // Stopped work can be started again (the runner hands its jobs back and can restart).
+      started = false;
     },
     close: async () => {
       closed = true;

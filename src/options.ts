@@ -9,6 +9,7 @@ import { MIN_SECRET_LENGTH } from './crypto/secrets.js';
 import { DNS_LABEL_PATTERN, HOST_NAME_PATTERN } from './domain/config.js';
 import { MailplaneOptionsError, type OptionIssue } from './errors.js';
 import { MAX_RETENTION_DAYS } from './retention/config.js';
+import { checkShapingRules } from './shaping/rule-check.js';
 
 /** A whole number in a range, every failure worded as what is accepted. */
 function whole(min: number, max?: number, unit = ''): z.ZodInt {
@@ -112,6 +113,32 @@ export const mailplaneOptionsSchema = z.strictObject(
         greetingTimeoutMs: milliseconds(),
         socketTimeoutMs: milliseconds(),
         busyRetryDelayMs: milliseconds(0),
+        queueLifetimeMs: milliseconds(),
+      })
+      .partial()
+      .optional(),
+    shaping: z
+      .strictObject({
+        rules: z.custom<unknown[]>((value) => checkShapingRules(value).ok, {
+          error: (issue) => {
+            const checked = checkShapingRules(issue.input);
+            return checked.ok
+              ? 'a list of shaping rules'
+              : checked.problems.map((p) => `rule ${p.index}: ${p.message}`).join('; ');
+          },
+        }),
+        defaultRules: z.boolean({ error: 'true or false' }),
+        throttleWaitMs: milliseconds(),
+        quietPeriodMs: milliseconds(),
+        recoveryStep: z.number({ error: 'a number above 1' }).gt(1, { error: 'a number above 1' }),
+        minFactor: z
+          .number({ error: 'a number above 0, at most 1' })
+          .gt(0, { error: 'a number above 0, at most 1' })
+          .max(1, { error: 'a number above 0, at most 1' }),
+        slowDownGapMs: milliseconds(0),
+        unlimitedPauseMs: milliseconds(),
+        leaseMs: milliseconds(),
+        cacheMs: milliseconds(0),
       })
       .partial()
       .optional(),
@@ -156,6 +183,7 @@ export const mailplaneOptionsSchema = z.strictObject(
       .strictObject({
         concurrency: whole(1),
         lanes: z.record(z.string(), whole(1)),
+        transactionalSlots: z.record(z.string(), whole(0)),
         pollIntervalMs: milliseconds(),
         leaseMs: milliseconds(),
         maxAttempts: whole(1),

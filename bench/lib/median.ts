@@ -9,3 +9,7 @@ export async function medianMs(samples: number, run: () => Promise<unknown>): Pr
   times.sort((a, b) => a - b);
   return times[Math.floor(times.length / 2)]!;
 }
+
+/** The `p`th percentile of `sorted` (ascending, not empty): the nearest-rank value. */
+export const percentile = (sorted: readonly number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;

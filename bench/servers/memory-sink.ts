@@ -4,14 +4,19 @@
  * memory stays flat however many messages arrive, and it cannot slow the drain down by growing.
  *
  * It prints `listening on http://127.0.0.1:<port>` for a small HTTP endpoint answering
- * `{"smtpPort":…,"count":…,"bytes":…}`: the parent polls it instead of parsing a log that would
- * grow for the whole run.
+ * `{"smtpPort":…,"count":…,"bytes":…,"arrivals":{…}}`: the parent polls it instead of parsing a log
+ * that would grow for the whole run. With `SINK_TIMED_PREFIX` set, `arrivals` maps each recipient
+ * starting with it to the epoch milliseconds its message arrived (bench/fair-queues.ts times one
+ * tenant's messages among another's): the sink's own clock, so the parent's busy event loop does
+ * not add to the figure.
  */
 import http from 'node:http';
 import { SMTPServer } from 'smtp-server';
 
 let count = 0;
 let bytes = 0;
+const timedPrefix = process.env.SINK_TIMED_PREFIX;
+const arrivals: Record<string, number> = {};
 
 const smtp = new SMTPServer({
   authOptional: true,
@@ -25,10 +30,13 @@ const smtp = new SMTPServer({
   size: 50 * 1024 * 1024,
   // One connection carries many messages (mailplane pools connections): no per-connection cap.
   maxClients: 1000,
-  onData(stream, _session, callback) {
+  onData(stream, session, callback) {
     stream.on('data', (chunk: Buffer) => (bytes += chunk.length));
     stream.on('end', () => {
       count += 1;
+      if (timedPrefix)
+        for (const { address } of session.envelope.rcptTo)
+          if (address.startsWith(timedPrefix)) arrivals[address] ??= Date.now();
       callback();
     });
   },
@@ -38,7 +46,7 @@ const control = http.createServer((_req, res) => {
   const address = smtp.server.address();
   const smtpPort = typeof address === 'object' && address ? address.port : 0;
   res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ smtpPort, count, bytes }));
+  res.end(JSON.stringify({ smtpPort, count, bytes, arrivals }));
 });
 
 smtp.listen(0, '127.0.0.1', () => {

@@ -15,6 +15,7 @@
  *    "policy", "reputation", "blacklist", "rate limit") make it a drop; otherwise it is hard;
  * 5. anything else (1xx, 3xx where a final reply was due, garbage): soft.
  */
+import { parseEnhancedCode } from '../model/enhanced-code.js';
 import type { DeliveryResult } from '../delivery/transport.js';
 
 /** A reply as received, or the description of a failure without one (`code` null). */
@@ -25,24 +26,13 @@ export interface SmtpReply {
   enhancedCode?: string;
 }
 
-const ENHANCED = /^([245])\.(\d{1,3})\.(\d{1,3})\b/;
 const POLICY_TEXT =
   /\b(spam|policy|policies|blocked|block ?list(ed)?|black ?list(ed)?|deny ?list(ed)?|reputation|rate.?limit(ed)?|too many|throttl(ed|ing)|spamhaus|rbl|dnsbl|junk)\b/i;
 const RATE_TEXT = /\b(rate.?limit(ed)?|too many|throttl(ed|ing)|try again later|slow down)\b/i;
 const NO_MAILBOX_TEXT =
   /\b(user unknown|unknown user|no such (user|mailbox|recipient)|does not exist|mailbox unavailable|invalid recipient|recipient rejected|address rejected|not found)\b/i;
 
-/**
- * The enhanced status code at the start of `text` (after the basic code, if present), or
- * undefined. RFC 3463 says its class must match the basic code's first digit; one that does not is ignored.
- */
-export function parseEnhancedCode(text: string, code: number | null): string | undefined {
-  const body = text.replace(/^\d{3}[ -]/, '').trimStart();
-  const match = ENHANCED.exec(body);
-  if (!match) return undefined;
-  if (code !== null && String(code)[0] !== match[1]) return undefined;
-  return `${match[1]}.${Number(match[2])}.${Number(match[3])}`;
-}
+export { parseEnhancedCode };
 
 /** Classifies one reply; see the module comment for the rules. */
 export function classifySmtpReply(reply: SmtpReply): DeliveryResult {

@@ -25,6 +25,13 @@ export interface DeliveryConfig {
    * fifth more at random so the messages handed back together do not return together).
    */
   busyRetryDelayMs: number;
+  /**
+   * How long a message may stay in the queue (default 5 days, as Postfix's
+   * `maximal_queue_lifetime`). Refusals before the message's own transaction and throttling replies
+   * do not count as its retries; past this age they do, and the attempt that finds the message
+   * older ends it (a soft bounce that runs out of retries).
+   */
+  queueLifetimeMs: number;
 }
 
 /** Defaults for delivery on the public internet. */
@@ -37,6 +44,7 @@ export const defaultDeliveryConfig: DeliveryConfig = {
   greetingTimeoutMs: 30_000,
   socketTimeoutMs: 300_000,
   busyRetryDelayMs: 30_000,
+  queueLifetimeMs: 5 * 86_400_000,
 };
 
 /** Fills the unset fields of a partial configuration with {@link defaultDeliveryConfig}. */

@@ -7,6 +7,8 @@ import { SharedBodyCache } from './body-cache.js';
 import { composeMessage, DkimKeyCache } from './compose.js';
 import { DkimSigner } from './dkim-signer.js';
 import { recordDeliveryOutcome, type RecordedOutcome } from './outcome.js';
+import { judgePushBack } from './push-back.js';
+import type { PaidSlot } from './route-admission.js';
 import { deferByRouting } from './routing-wait.js';
 import type { RouteChoice } from './route.js';
 import { noReply, type DeliveryResult, type OutboundMessage, type Transport } from './transport.js';
@@ -76,8 +78,9 @@ export async function sendingDomain(
 /**
  * Makes one attempt to deliver `message` (in state `queued` or `deferred`) and records its outcome.
  * Never throws for what the receiving side did; throws only when storage fails (the job is retried).
- * The steps: choose a route; wait when no pool can send now; drop when the sending domain is gone;
- * otherwise compose, sign and send; record the answer; release the route's warmup reservation.
+ * The steps: choose a route (`paid`: a shaping slot the message booked); wait when no source can
+ * send now; drop when the sending domain is gone; otherwise compose, sign and send; wait uncounted
+ * after a push-back of the source; record the answer; release what the route held.
  */
 export async function deliverOne(
   ctx: MailplaneContext,
@@ -87,21 +90,29 @@ export async function deliverOne(
   batch: SendBatchRecord,
   domain: DomainRecord | null,
   signal?: AbortSignal,
+  paid?: PaidSlot,
 ): Promise<RecordedOutcome> {
-  const choice = await ctx.routing.choose(message, batch);
+  const choice = await ctx.routing.choose(message, batch, { paid, signal });
   try {
     // No pool can send it now: not an attempt, not a bounce (docs/delivery.md, "Routing").
-    if (domain && choice.kind === 'wait') return await deferByRouting(ctx, message, choice.reason, choice.retryAt);
-    const attempt = domain
-      ? await attemptDelivery(ctx, { transport, caches, message, batch, domain, choice, signal })
-      : { result: domainGone() };
+    if (domain && choice.kind === 'wait')
+      return await deferByRouting(ctx, message, choice.reason, choice.retryAt, choice.slot);
+    if (!domain || choice.kind === 'wait')
+      return await recordDeliveryOutcome(ctx, message, batch, domainGone(), choice.route, caches.outcomes);
+    const attempt = await attemptDelivery(ctx, { transport, caches, message, batch, domain, choice, signal });
     if ('settled' in attempt) return attempt.settled;
+    // A throttle, or a refusal before the transaction, is no retry of this message (push-back.ts).
+    const verdict = await judgePushBack(ctx, message, batch, choice, attempt.result);
+    if ('waited' in verdict) return verdict.waited;
     // Recorded even when the lease was lost after the server answered: recordOutcome moves the message only once.
     // Awaited here, so the reservation below is released after the outcome is stored, not before.
-    return await recordDeliveryOutcome(ctx, message, batch, attempt.result, choice.route, caches.outcomes);
+    return await recordDeliveryOutcome(ctx, message, batch, attempt.result, choice.route, caches.outcomes, {
+      final: verdict.final,
+    });
   } finally {
-    // A warmup send reserved by choose() is in the stored count now, or was never made.
-    await ctx.routing.release(choice.route);
+    // A warmup send reserved by choose() is in the stored count now, or was never made; the
+    // message is no longer in flight for shaping.
+    await ctx.routing.release(choice);
   }
 }
 
@@ -112,7 +123,7 @@ interface DeliveryAttempt {
   message: MessageRecord;
   batch: SendBatchRecord;
   domain: DomainRecord;
-  choice: RouteChoice;
+  choice: Extract<RouteChoice, { kind: 'send' }>;
   signal: AbortSignal | undefined;
 }
 
@@ -167,7 +178,7 @@ async function sendComposed(
   outbound: OutboundMessage,
 ): Promise<AttemptEnd> {
   try {
-    const via = (choice.kind === 'send' && choice.transport) || transport;
+    const via = choice.transport ?? transport;
     const sent = via.send(outbound, choice.route, signal ? { signal } : undefined);
     const settled = signal ? await Promise.race([sent, caches.aborts.of(signal)]) : await sent;
     // The job was handed back (shutdown, lost lease) while the server had not answered: nothing

@@ -2,7 +2,9 @@
  * The delivery job handlers. A send's `deliver-batch` job splits the batch into pages: each run
  * lists one page of queued messages, enqueues a `deliver-page` job for it and a `deliver-batch`
  * continuation for the rest, in one transaction. Page jobs are what several workers (processes)
- * share, so a bulk send is drained by all of them. A soft bounce schedules a `deliver-message`
+ * share, so a bulk send is drained by all of them. A send that fits in one page is delivered by its
+ * `deliver-batch` job itself, on its first attempt: one job slot per small send instead of two, one
+ * after the other (docs/performance.md, "Fair queues"). A soft bounce schedules a `deliver-message`
  * retry of that message (src/delivery/outcome.ts).
  *
  * Every handler is idempotent: only messages still `queued` (pages) or `deferred` at the expected
@@ -52,12 +54,18 @@ export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHa
     });
   };
 
-  const splitBatch = jobHandler(DELIVER_BATCH_JOB, async (job) => {
+  const splitBatch = jobHandler(DELIVER_BATCH_JOB, async (job, helpers) => {
     const { batchId, afterId } = job.payload;
     const pageSize = ctx.config.delivery.pageSize;
     const page = await ctx.store.messages.listQueued(batchId, pageSize, afterId || undefined);
     if (page.length === 0) return;
+    if (deliversItself(job, page.length)) {
+      await deliverListed(page, helpers.signal);
+      return;
+    }
     const lastId = page[page.length - 1]!.id;
+    // The pages and the continuation stay in the send's class and share (src/jobs/delivery-class.ts).
+    const placement = { stream: job.stream, fairKey: job.fairKey };
     await ctx.store.transaction(async (tx) => {
       const jobs: EnqueueJob<MailplaneJobs>[] = [
         {
@@ -65,6 +73,7 @@ export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHa
           payload: { batchId, afterId: afterId ?? '', ids: page.map((m) => m.id) },
           runAt: ctx.clock.now(),
           dedupeKey: `${batchId}:${afterId ?? ''}`,
+          ...placement,
         },
       ];
       if (page.length === pageSize) {
@@ -73,6 +82,7 @@ export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHa
           payload: { batchId, afterId: lastId },
           runAt: ctx.clock.now(),
           dedupeKey: `${DELIVER_BATCH_JOB}:${batchId}:${lastId}`,
+          ...placement,
         });
       }
       await ctx.jobs.enqueue(jobs, { store: tx });
@@ -87,12 +97,30 @@ export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHa
     // The page's messages are the first queued ones after afterId when it was split; the queued
     // set only shrinks, so they are still among the first `ids.length` after it.
     const listed = await ctx.store.messages.listQueued(batchId, Math.max(ids.length, 1), afterId || undefined);
-    const messages = listed.filter((m) => wanted.has(m.id));
+    await deliverListed(
+      listed.filter((m) => wanted.has(m.id)),
+      helpers.signal,
+    );
+  });
+
+  /**
+   * Whether a `deliver-batch` job sends its page itself: the whole send fits in one page (its first
+   * run, with no `afterId`, lists fewer than a page) and this is the job's first attempt. A later
+   * attempt may follow one that split the send and lost its completion, with that page job still
+   * running: it splits again, and the page's dedupe key keeps a second copy of the page from racing
+   * the first, as on the page path. Its give-up drops the same messages a page job's would.
+   */
+  function deliversItself(job: { attempts: number; payload: { afterId?: string } }, listed: number): boolean {
+    return !job.payload.afterId && listed < ctx.config.delivery.pageSize && job.attempts <= 1;
+  }
+
+  /** Delivers `messages` (still `queued` when listed, all of one send). */
+  async function deliverListed(messages: MessageRecord[], signal: AbortSignal): Promise<void> {
     if (messages.length === 0) return;
     const first = await ctx.store.messages.getForDelivery(messages[0]!.id);
     if (!first) return;
-    await deliverMany(messages, first.batch, helpers.signal);
-  });
+    await deliverMany(messages, first.batch, signal);
+  }
 
   async function deliverMany(messages: MessageRecord[], batch: SendBatchRecord, signal: AbortSignal): Promise<void> {
     const transport = transportOrWait();
@@ -121,7 +149,7 @@ export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHa
     if (!found || !canAttempt(found.message.status) || found.message.attempts !== job.payload.attempt) return;
     const domain = await sendingDomain(ctx, found.batch);
     await ctx.routing.refresh(found.batch.accountId, found.batch.subAccountId);
-    await deliverOne(ctx, transport, caches, found.message, found.batch, domain, helpers.signal);
+    await deliverOne(ctx, transport, caches, found.message, found.batch, domain, helpers.signal, job.payload.slot);
   });
 
   // A batch job that died enqueued no page after `afterId`: the messages still queued there were its to send.

@@ -61,7 +61,7 @@ export type RecordedOutcome = { status: MessageStatus; retryAt?: number } | null
  * Applies `result` to `message`, which the attempt found in state `message.status`. Answers the
  * new state (and when a retry was scheduled), or `null` when another worker had already moved the
  * message. `writes` is the group commit to go through (delivery's own, which lingers to gather
- * outcomes; default `ctx.writes`).
+ * outcomes; default `ctx.writes`); `final` ends the message's retries (its queue lifetime is over).
  */
 export async function recordDeliveryOutcome(
   ctx: MailplaneContext,
@@ -70,12 +70,13 @@ export async function recordDeliveryOutcome(
   result: DeliveryResult,
   route: DeliveryRoute,
   writes: GroupCommit = ctx.writes,
+  options: { final?: boolean } = {},
 ): Promise<RecordedOutcome> {
   const nowMs = ctx.clock.now();
   const attempts = message.attempts + 1;
   const delays = ctx.config.delivery.retryDelaysMs;
   const description = describeReply(result);
-  const outcome = attemptOutcome(result, attempts > delays.length);
+  const outcome = attemptOutcome(result, attempts > delays.length || options.final === true);
   const retryAt = outcome === 'soft-bounced' ? nowMs + delays[attempts - 1]! : undefined;
   const metadata: Record<string, unknown> = {
     smtpCode: result.smtpCode,

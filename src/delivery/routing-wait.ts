@@ -10,15 +10,20 @@ import type { MailplaneContext } from '../context.js';
 import type { MessageRecord } from '../store/index.js';
 import { DELIVER_MESSAGE_JOB } from '../jobs/kinds.js';
 import type { RecordedOutcome } from './outcome.js';
+import type { PaidSlot } from './route-admission.js';
 
-/** Schedules the next routing of a message that has to wait; answers its unchanged state. */
+/**
+ * Schedules the next routing of a message that has to wait; answers its unchanged state. `slot` is
+ * a shaping slot booked for it (src/delivery/route-admission.ts), carried to the next attempt.
+ */
 export async function deferByRouting(
   ctx: Pick<MailplaneContext, 'jobs' | 'logger'>,
   message: MessageRecord,
   reason: string,
   retryAt: number,
+  slot?: PaidSlot,
 ): Promise<RecordedOutcome> {
-  const payload = { messageId: message.id, attempt: message.attempts };
+  const payload = { messageId: message.id, attempt: message.attempts, ...(slot && { slot }) };
   // The key names the wait's time: the job running now (which may be a wait's own) does not dedupe it away.
   await ctx.jobs.enqueue([
     {

@@ -4,7 +4,10 @@
  * receiving side said. Implementations: `mxTransport` (direct to the recipient domain's MX) and
  * `smartHostTransport` (through the user's own MTA) in `mailplane/transport/smtp`.
  */
+import type { ConnectionGate } from '../shaping/connection-gate.js';
 import type { WarmupSend } from '../warmup/caps.js';
+
+export type { ConnectionGate };
 
 export type { WarmupSend };
 
@@ -32,6 +35,13 @@ export interface DeliveryResult {
   policy?: boolean;
   /** The host that gave the reply (MX or smart host), when one was reached. */
   host?: string;
+  /**
+   * The receiver refused before the message's own transaction began: a refused or dropped
+   * connection, a greeting or EHLO refusal, a refusal of MAIL FROM. Such a refusal is about the
+   * source or the receiver, not this message: the message waits without a retry counted, until
+   * its queue lifetime ends (`DeliveryConfig.queueLifetimeMs`).
+   */
+  beforeTransaction?: boolean;
   /**
    * The transport made no attempt: the destination is saturated or stalled (its connections all
    * busy and none finishing). The message waits in the queue (`DeliveryConfig.busyRetryDelayMs`)
@@ -96,6 +106,29 @@ export interface DeliveryRoute {
   tpspId: number | null;
   /** Set when `ipId` is warming: the outcome counts toward its warmup (src/warmup/caps.ts). */
   warmup?: WarmupSend;
+  /** What traffic shaping asks of the connections from this source to this destination (docs/shaping.md). */
+  limits?: TransportLimits;
+  /**
+   * The cluster's count of connections from this source to this destination, when a rule caps them:
+   * a transport that opens connections asks it before each one and tells it when one closes, so the
+   * cap holds over every node (docs/shaping.md).
+   */
+  connections?: ConnectionGate;
+}
+
+/**
+ * Connection limits of one source × destination from traffic shaping, at the share in force (a slowed
+ * source gets fewer connections). A transport that pools connections keeps to them; any may ignore them.
+ */
+export interface TransportLimits {
+  /** Connections open at once to one host from this source. */
+  maxConnections?: number;
+  /** Transactions on one connection before it is closed and another opened. */
+  maxMessagesPerConnection?: number;
+  /** How long to wait for a connection to open (ms). */
+  connectTimeoutMs?: number;
+  /** How long an unused connection stays open (ms). */
+  idleTimeoutMs?: number;
 }
 
 /**

@@ -5,8 +5,11 @@
  * wire functions answer; objects list every field and allow no other). The resource shapes are
  * named in `components.schemas` so that generated clients get named types.
  */
+import { shapingRulesWireSchema, shapingStateWireSchema } from '../shaping/views.js';
 import { z } from 'zod';
 import { subAccountWireSchema } from '../account/sub-account-wire.js';
+import { alertWireSchema } from '../alerts/alert-wire.js';
+import { incidentWireSchema } from '../alerts/incident-wire.js';
 import { eventPageWireSchema, messagePageWireSchema } from '../activity/list.js';
 import { messageItemViewSchema, messageViewSchema } from '../activity/rendered-subject.js';
 import { domainWireSchema } from '../domain/domain-wire.js';
@@ -21,7 +24,7 @@ import { deletedSchema, messageOnlySchema } from '../model/wire-schemas.js';
 import { cancelResultWireSchema } from '../scheduling/cancel.js';
 import { eventWireSchema, sendResponseWireSchema } from '../sending/message-wire.js';
 import { dailyStatWireSchema, statCountersWireSchema } from '../stats/queries.js';
-import { suppressionWireSchema } from '../suppression/suppression-wire.js';
+import { importReportWireSchema, suppressionWireSchema } from '../suppression/suppression-wire.js';
 import {
   templateSummaryWireSchema,
   templateVersionSummaryWireSchema,
@@ -43,6 +46,7 @@ const NAMED_SCHEMAS: ReadonlyArray<[string, z.ZodType]> = [
   ['SubAccount', subAccountWireSchema],
   ['Domain', domainWireSchema],
   ['Suppression', suppressionWireSchema],
+  ['SuppressionImportReport', importReportWireSchema],
   ['IP', ipWireSchema],
   ['IPAllocation', ipAllocationWireSchema],
   ['AutoWarmupPlan', warmupPlanWireSchema],
@@ -67,6 +71,10 @@ const NAMED_SCHEMAS: ReadonlyArray<[string, z.ZodType]> = [
   ['TemplateVersionSummary', templateVersionSummaryWireSchema],
   ['CancelResponse', cancelResultWireSchema],
   ['WebhookReplay', queuedReplayWireSchema],
+  ['DetailedAlert', alertWireSchema],
+  ['Incident', incidentWireSchema],
+  ['ShapingRules', shapingRulesWireSchema],
+  ['ShapingState', shapingStateWireSchema],
 ];
 
 /** Where a component is referred to from anywhere in the document. */
@@ -135,13 +143,15 @@ export function responseSchemas(routes: readonly AnyRoute[]): ResponseSchemas {
     contentOf(route) {
       const schema = schemaOf(route);
       if (!route.export) return { 'application/json': { schema } };
+      const csv = { schema: { type: 'string', description: 'A header line, then one line per row.' } };
+      if (route.export === 'csv') return { [EXPORT_MEDIA_TYPES.csv]: csv };
       return {
         // NDJSON is a sequence of JSON texts: its schema is that of each line (what OpenAPI 3.2 calls
         // `itemSchema`; 3.1 has no word for it). The CSV export has a header line and one line per row.
         [EXPORT_MEDIA_TYPES.ndjson]: {
           schema: { ...schema, description: 'Each line of the NDJSON export is one such object.' },
         },
-        [EXPORT_MEDIA_TYPES.csv]: { schema: { type: 'string', description: 'A header line, then one line per row.' } },
+        [EXPORT_MEDIA_TYPES.csv]: csv,
       };
     },
   };

@@ -81,8 +81,8 @@ const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-Rat
 function errorResponses(route: AnyRoute): Record<string, unknown> {
   const statuses = ['401', '403', '429', '503'];
   if (route.path.includes(':')) statuses.push('406');
-  if (route.body) statuses.push('413');
-  if (route.body || route.query) statuses.push('422');
+  if (route.body || route.streamedBody) statuses.push('413');
+  if (route.body || route.query || route.streamedBody) statuses.push('422');
   statuses.sort();
   return Object.fromEntries(
     statuses.map((status) => [
@@ -146,6 +146,13 @@ function operationOf(route: AnyRoute, responses: ResponseSchemas): JsonSchema {
     ...(parameters.length > 0 && { parameters }),
     ...(route.body && {
       requestBody: { required: true, content: { 'application/json': { schema: jsonSchemaOf(route.body) } } },
+    }),
+    ...(route.streamedBody && {
+      requestBody: {
+        required: true,
+        description: route.streamedBody.description,
+        content: { [route.streamedBody.mediaType]: { schema: { type: 'string' } } },
+      },
     }),
     responses: {
       [successStatus(route)]: {

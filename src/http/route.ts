@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { MailplaneContext } from '../context.js';
 import type { AuthKind, Principal } from './auth.js';
 import type { StreamedBody } from './streamed-body.js';
+import type { StreamedBodyRule } from './streamed-request.js';
 import type { RawJson } from './json.js';
 import type { HttpRequest } from './types.js';
 
@@ -44,6 +45,12 @@ export interface RouteDefinition<A extends AuthKind, Q, B, R = unknown> {
   /** Schema of the JSON body; omitted means the route takes no body. */
   body?: z.ZodType<B>;
   /**
+   * Set when the route reads its body as a stream of another media type (the suppression import's
+   * `text/csv`): the handler reads it with `bodyChunks` (src/http/streamed-request.ts); the router
+   * refuses another media type.
+   */
+  streamedBody?: StreamedBodyRule;
+  /**
    * How a request counts against its key's rate limit. Omitted: one unit of the `requests`
    * allowance. `recipients`: `cost(body)` units of the `recipients` allowance (a body that fails
    * validation costs 1).
@@ -61,8 +68,11 @@ export interface RouteDefinition<A extends AuthKind, Q, B, R = unknown> {
   headers?: readonly RouteHeader[];
   /** Headers a success answer may carry besides those of every answer, by name, with their descriptions. */
   responseHeaders?: Readonly<Record<string, string>>;
-  /** Set when the answer is a streamed export of `response` rows (NDJSON or CSV, by `format`) instead of JSON. */
-  export?: true;
+  /**
+   * Set when the answer is a streamed export of `response` rows instead of JSON: NDJSON or CSV by
+   * `format` (`true`), or CSV alone (`'csv'`).
+   */
+  export?: true | 'csv';
   /**
    * The members of the answer that hold a secret (a sub-account's `apiKey`, SMTP `password`s, a
    * webhook's signing `secret`), at any depth, and where they come from: `created` by this very

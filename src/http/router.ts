@@ -9,6 +9,7 @@ import { buildOpenApiDocument, OPENAPI_PATH } from './openapi.js';
 import { createRateLimiter } from '../rate-limits/limiter.js';
 import { withStoredSecretsHidden } from './route-secrets.js';
 import type { AnyRoute } from './route.js';
+import { drainBody, readStreamedBody, unsupportedMediaType } from './streamed-request.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from './types.js';
 import { parseOrThrow } from './validation.js';
 
@@ -56,11 +57,13 @@ function firstValues(query: URLSearchParams): Record<string, string> {
   return out;
 }
 
-function readBody(request: HttpRequest, limit: number): unknown {
-  if (request.rawBody === undefined) return request.body;
-  const size = typeof request.rawBody === 'string' ? Buffer.byteLength(request.rawBody) : request.rawBody.byteLength;
+async function readBody(request: HttpRequest, limit: number): Promise<unknown> {
+  // A `text/csv` body the bridge streamed (src/http/streamed-request.ts) to a route that takes JSON.
+  const rawBody = request.bodyStream ? await readStreamedBody(request, limit) : request.rawBody;
+  if (rawBody === undefined) return request.body;
+  const size = typeof rawBody === 'string' ? Buffer.byteLength(rawBody) : rawBody.byteLength;
   if (size > limit) throw new PayloadTooLargeError(limit);
-  const text = typeof request.rawBody === 'string' ? request.rawBody : Buffer.from(request.rawBody).toString('utf8');
+  const text = typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8');
   if (text.trim() === '') return undefined;
   try {
     return JSON.parse(text) as unknown;
@@ -121,7 +124,9 @@ export function createRouter(
       let invalid: unknown;
       try {
         query = route.query ? parseOrThrow(route.query, firstValues(request.query), 'query') : undefined;
-        body = route.body ? parseOrThrow(route.body, readBody(request, bodyLimit), 'body') : undefined;
+        body = route.body ? parseOrThrow(route.body, await readBody(request, bodyLimit), 'body') : undefined;
+        const wrongMediaType = route.streamedBody && unsupportedMediaType(route.streamedBody, request);
+        if (wrongMediaType) throw wrongMediaType;
       } catch (error) {
         invalid = error;
       }
@@ -156,6 +161,8 @@ export function createRouter(
     const requestId = requestIdOf(request.headers['x-request-id']);
     const matched: { route?: string } = {};
     const response = await answer(request, matched);
+    // What a route left of a streamed body (a refusal before reading it) is read off before answering.
+    await drainBody(request.bodyStream);
     const route = matched.route ?? 'unmatched';
     const method = request.method.toUpperCase();
     // A label takes a fixed set of values: a bridge that passes any method token cannot grow it.

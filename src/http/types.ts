@@ -3,7 +3,7 @@ export type HeaderMap = Record<string, string | string[] | undefined>;
 
 /**
  * A framework-neutral HTTP request. Bridges fill it from node:http, Express or Koa.
- * Give either `body` (already parsed JSON) or `rawBody` (the bytes as received), not both.
+ * Give one of `body` (already parsed JSON), `rawBody` (the bytes as received) or `bodyStream`.
  */
 export interface HttpRequest {
   /** Upper-case method, e.g. `POST`. */
@@ -18,6 +18,12 @@ export interface HttpRequest {
   body?: unknown;
   /** The raw body, when nothing parsed it yet; the router parses it as JSON. */
   rawBody?: string | Uint8Array;
+  /**
+   * The body not read yet, as the bridge receives it: set instead of `rawBody` for the media types
+   * routes read as a stream (`text/csv`, src/http/streamed-request.ts). The router reads off what a
+   * route leaves of it before answering.
+   */
+  bodyStream?: AsyncIterable<Uint8Array>;
   /**
    * Set by the dashboard on the calls it makes for a browser: the answer of a route that reads
    * secrets made earlier (a sub-account's key and SMTP passwords) has them as `null`, whichever

@@ -58,7 +58,12 @@ export const jobPayloadSchemas = {
   /** The page's message ids, and the id they come after ('' for the first page). */
   [DELIVER_PAGE_JOB]: z.object({ batchId: z.string(), afterId: z.string(), ids: z.array(z.string()) }),
   /** `attempt`: attempts made when it was scheduled; a job whose message has moved on does nothing. */
-  [DELIVER_MESSAGE_JOB]: z.object({ messageId: z.string(), attempt: z.number().int().nonnegative() }),
+  [DELIVER_MESSAGE_JOB]: z.object({
+    messageId: z.string(),
+    attempt: z.number().int().nonnegative(),
+    /** A traffic-shaping slot booked for the message (src/delivery/route-admission.ts). */
+    slot: z.object({ key: z.string(), at: z.number() }).optional(),
+  }),
   /** `startedAt`: the warmup's `warmupStartedAt` (ns, a decimal string); a job of an ended warmup does nothing. */
   [IP_WARMUP_JOB]: z.object({ accountId: id(), ipId: id(), startedAt: z.string().regex(/^\d{1,20}$/) }),
   [DOMAIN_CHECK_JOB]: z.object({ domainId: id(), subAccountId: id() }),

@@ -1,4 +1,4 @@
-import type { EnqueueResult, JsonObject, MailplaneStore } from '../store/index.js';
+import type { EnqueueResult, JobStream, JsonObject, MailplaneStore } from '../store/index.js';
 import type { JobContext, JobWakeups } from './types.js';
 
 /** The payload type of each job kind a queue takes (mailplane's own: `MailplaneJobs`, src/jobs/kinds.ts). */
@@ -18,6 +18,10 @@ export type EnqueueJob<P extends JobPayloads = Record<string, JsonObject>> = {
     delayMs?: number;
     /** See `NewJob.dedupeKey`: at most one pending or running job per kind and key. */
     dedupeKey?: string | null;
+    /** See `NewJob.stream`: its priority class (delivery jobs); neutral when absent. */
+    stream?: JobStream | null;
+    /** See `NewJob.fairKey`: whose share of the class it is served from (the sending sub-account). */
+    fairKey?: string | null;
   };
 }[keyof P & string];
 
@@ -58,6 +62,8 @@ export function enqueueJobs<P extends JobPayloads = Record<string, JsonObject>>(
       payload: job.payload as JsonObject,
       runAt: job.runAt ?? nowMs + (job.delayMs ?? 0),
       dedupeKey: job.dedupeKey ?? null,
+      stream: job.stream ?? null,
+      fairKey: job.fairKey ?? null,
     })),
   );
 }

@@ -5,7 +5,7 @@ import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../model/time.js';
 import type { JobRecord, MailplaneStore } from '../store/index.js';
 import { givingUp, pendingGiveUp } from './give-up.js';
-import { runnerKinds, type Kind, type Lane } from './runner-kinds.js';
+import { admit, claimLimit, isTransactional, runnerKinds, type Kind, type Lane } from './runner-kinds.js';
 import { WakeableSleep } from './runner-sleep.js';
 import { abandoned, describeJobError, verdictOf, type Verdict } from './runner-verdict.js';
 import type { JobContext, JobHelpers, JobRunnerOptions, JobRunnerStatus } from './types.js';
@@ -138,26 +138,41 @@ export class JobRunner {
       let laneMore = false;
       for (const kind of lane.limited) {
         const room = Math.min(kind.limit! - kind.held, lane.slots - lane.held);
-        laneMore = (await this.#claimFor([kind], room)) || laneMore;
+        laneMore = (await this.#claimFor(lane, [kind], room)) || laneMore;
       }
-      laneMore = (await this.#claimFor(lane.shared, lane.slots - lane.held)) || laneMore;
+      laneMore = (await this.#claimFor(lane, lane.shared, lane.slots - lane.held)) || laneMore;
       more ||= laneMore && lane.held < lane.slots;
     }
     return more;
   }
 
-  /** Claims for one group of kinds; answers whether it got all it asked for (more may be due). */
-  async #claimFor(group: Kind[], room: number): Promise<boolean> {
-    if (room <= 0 || group.length === 0) return false;
-    const jobs = await this.#store.jobs.claim({
-      workerId: this.workerId,
-      kinds: group.map((kind) => kind.name),
-      limit: room,
-      now: this.#clock.now(),
-      leaseMs: this.#leaseMs,
-    });
-    for (const job of jobs) this.#dispatch(job);
-    return jobs.length === room;
+  /**
+   * Claims for one group of kinds of `lane`; answers whether it got all it asked for (more may be
+   * due). Jobs beyond what the lane lets them take (its transactional slots) are handed back.
+   */
+  async #claimFor(lane: Lane, group: Kind[], room: number): Promise<boolean> {
+    if (group.length === 0) return false;
+    const limit = claimLimit(lane, room);
+    const kinds = group.map((kind) => kind.name);
+    const { workerId } = this;
+    const claimed =
+      limit > 0
+        ? await this.#store.jobs.claim({ workerId, kinds, limit, now: this.#clock.now(), leaseMs: this.#leaseMs })
+        : [];
+    const { take, handBack } = admit(lane, claimed, limit);
+    for (const job of take) this.#dispatch(job);
+    await Promise.all(handBack.map((job) => this.#release(job)));
+    return limit > 0 && claimed.length === limit && handBack.length === 0;
+  }
+
+  /** Hands back a job claimed but not taken, without counting the attempt. */
+  async #release(job: JobRecord): Promise<void> {
+    try {
+      await this.#store.jobs.release(job.id, this.workerId);
+    } catch (error) {
+      // The lease expires on its own; the job is claimed again then.
+      this.#logger.warn('job release failed', { jobId: job.id, error: describeJobError(error) });
+    }
   }
 
   #dispatch(job: JobRecord): void {
@@ -169,6 +184,7 @@ export class JobRunner {
     this.#held.set(job.id, entry);
     kind.held++;
     kind.lane.held++;
+    if (isTransactional(job)) kind.lane.heldTransactional++;
     const run = () => kind.lane.pool.add(() => this.#execute(entry));
     entry.done = (kind.queue ? kind.queue.add(run) : run()).catch((error: unknown) => {
       this.#logger.error('job runner failed', { jobId: job.id, kind: job.kind, error: describeJobError(error) });
@@ -280,22 +296,21 @@ export class JobRunner {
     if (this.#held.get(entry.job.id) !== entry) return;
     this.#held.delete(entry.job.id);
     const { kind } = entry;
+    const { lane } = kind;
     kind.held--;
-    kind.lane.held--;
+    lane.held--;
+    if (isTransactional(entry.job)) lane.heldTransactional--;
     // Claim again once half the room is free: fills up in batches rather than one job per query.
+    // But a transactional job that may be waiting takes the freed slot at once.
     const kindLow = kind.limit !== undefined && kind.held <= Math.floor(kind.limit / 2);
-    if (!this.#stopping && (kind.lane.held <= Math.floor(kind.lane.slots / 2) || kindLow)) this.notify();
+    const laneLow = lane.held <= Math.floor(lane.slots / 2);
+    if (!this.#stopping && (laneLow || kindLow || lane.transactionalMayWait)) this.notify();
   }
 
   async #handBack(entry: Held): Promise<void> {
     entry.phase = 'released';
     entry.controller.abort(new Error('the job runner is stopping'));
-    try {
-      await this.#store.jobs.release(entry.job.id, this.workerId);
-    } catch (error) {
-      // The lease expires on its own; the job is claimed again then.
-      this.#logger.warn('job release failed', { jobId: entry.job.id, error: describeJobError(error) });
-    }
+    await this.#release(entry.job);
     this.#forget(entry);
   }
 

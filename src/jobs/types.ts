@@ -84,6 +84,12 @@ export interface JobRunnerOptions {
   concurrency?: number;
   /** Slots of each lane the kinds name (`JobKindOptions.lane`); a lane not listed here gets `concurrency`. */
   lanes?: Record<string, number>;
+  /**
+   * Of each lane's slots, how many only transactional jobs (`JobRecord.stream`) may take (default
+   * none; at most the lane's slots minus one). While transactional jobs may be waiting, a freed slot
+   * of the lane is claimed at once rather than when half the lane is free. See docs/jobs.md, "Lanes".
+   */
+  transactionalSlots?: Record<string, number>;
   /** How often to look for due jobs when nothing woke the runner (default 1,000 ms). */
   pollIntervalMs?: number;
   /**

@@ -6,6 +6,7 @@
  * them (the SMTP reply, the route, the event's details) is what the caller passes in.
  */
 import type { MailplaneContext } from '../context.js';
+import { deliveryClass } from '../jobs/delivery-class.js';
 import { DELIVER_MESSAGE_JOB } from '../jobs/kinds.js';
 import { msToNs } from '../model/time.js';
 import type { MailplaneStore, MessageOutcome, MessageRecord, MessageStatus, SendBatchRecord } from '../store/index.js';
@@ -99,6 +100,7 @@ export async function applyLifecycle(
           payload: { messageId: message.id, attempt },
           runAt: input.retryAt,
           dedupeKey: `${message.id}:${attempt}`,
+          ...deliveryClass(batch),
         },
       ],
       { store: tx },

@@ -11,6 +11,10 @@ import { MAILBOX_PROVIDER_NAMES } from '../routing/providers.js';
 export interface MetricsSources {
   /** Each known job kind's pending jobs (due or not) and the age in seconds of its oldest due one (0 when none is due). */
   jobQueue(): Promise<Array<{ kind: string; pending: number; oldestDueAgeSeconds: number }>>;
+  /** Traffic shaping's state per source × destination (docs/shaping.md), of every account. */
+  shaping?(): Promise<
+    Array<{ source: string; destination: string; factor: number; inFlight: number; suspended: boolean }>
+  >;
 }
 
 /** Class of an SMTP reply code, `none` when the server never answered. */
@@ -59,6 +63,10 @@ export class MailplaneMetrics {
   readonly unsubscribes: Counter<'unique'>;
   /** Spam complaints (ARF reports) applied to a message, by `unique` (`false` for a repeat about the same message). */
   readonly spamComplaints: Counter<'unique'>;
+  /** Throttling and blocking replies that slowed down or suspended a source, by action and the table's reason code. */
+  readonly shapingPushBacks: Counter<'action' | 'reason'>;
+  /** Attempts traffic shaping did not admit at once, by why: `suspended`, `connections`, `rate`. */
+  readonly shapingWaits: Counter<'why'>;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -145,6 +153,19 @@ export class MailplaneMetrics {
       labelNames: ['unique'],
       registers,
     });
+    this.shapingPushBacks = new Counter({
+      name: 'mailplane_shaping_pushbacks_total',
+      help: 'Throttling or blocking replies that slowed down or suspended a source, by action and reason',
+      labelNames: ['action', 'reason'],
+      registers,
+    });
+    this.shapingWaits = new Counter({
+      name: 'mailplane_shaping_waits_total',
+      help: 'Delivery attempts traffic shaping did not admit at once, by why',
+      labelNames: ['why'],
+      registers,
+    });
+    if (sources.shaping) shapingGauges(registers, sources.shaping);
     // Both read at scrape time from the store (one read for the two), so every node sees the shared queue.
     let reading: Promise<Awaited<ReturnType<MetricsSources['jobQueue']>>> | undefined;
     const read = () => (reading ??= sources.jobQueue().finally(() => setImmediate(() => (reading = undefined))));
@@ -169,4 +190,32 @@ export class MailplaneMetrics {
       },
     });
   }
+}
+
+/** The gauges of traffic shaping's state, read from the store at each scrape (one read for the three). */
+function shapingGauges(registers: Registry[], source: NonNullable<MetricsSources['shaping']>): void {
+  let reading: ReturnType<typeof source> | undefined;
+  const read = () => (reading ??= source().finally(() => setImmediate(() => (reading = undefined))));
+  const gauge = (name: string, help: string, value: (line: Awaited<ReturnType<typeof source>>[number]) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['source', 'destination'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const line of await read()) this.set({ source: line.source, destination: line.destination }, value(line));
+      },
+    });
+  gauge(
+    'mailplane_shaping_factor',
+    "Share of the rule's rate and connections in force per source and destination",
+    (l) => l.factor,
+  );
+  gauge(
+    'mailplane_shaping_in_flight',
+    'Messages in flight per source and destination, over every node',
+    (l) => l.inFlight,
+  );
+  gauge('mailplane_shaping_suspended', '1 while a source is suspended for a destination', (l) => (l.suspended ? 1 : 0));
 }

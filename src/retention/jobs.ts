@@ -1,7 +1,7 @@
 /**
  * The retention job: one durable job row (dedupe key `retention`) that deletes messages and
  * events older than `retention.days` (or a sub-account's own `retentionDays`), webhook delivery log
- * rows older than `retention.days`, and expired idempotency keys, `batchSize` rows per statement, then moves itself to its
+ * rows older than `retention.days`, expired idempotency keys, expired suppressions and idle shaping states, `batchSize` rows per statement, then moves itself to its
  * next run (`RetryJobError` without counting an attempt). Statistics counters are separate rows
  * and are never touched. The kind and its payload schema are in the job registry (src/jobs/kinds.ts).
  */
@@ -124,6 +124,28 @@ export async function purgeWebhookDeliveries(
   return { deleted, more: true };
 }
 
+/**
+ * Deletes suppressions whose expiry has passed (they no longer suppress; docs/suppressions.md), as
+ * {@link purgeIdempotencyKeys} does: `batchSize` per statement, at most `batchesPerRun` statements.
+ */
+export async function purgeExpiredSuppressions(
+  ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>,
+  signal?: AbortSignal,
+): Promise<{ deleted: number; more: boolean }> {
+  const { batchSize, batchesPerRun } = ctx.config.retention;
+  let deleted = 0;
+  for (let batch = 0; batch < batchesPerRun; batch += 1) {
+    if (signal?.aborted) return { deleted, more: true };
+    const count = await ctx.store.suppressions.deleteExpired(msToNs(ctx.clock.now()), batchSize);
+    deleted += count;
+    if (count < batchSize) return { deleted, more: false };
+  }
+  return { deleted, more: true };
+}
+
+/** How long a traffic-shaping state is kept after its last use. */
+const SHAPING_STATE_KEPT_MS = 2 * 86_400_000;
+
 /** Enqueues the retention job unless one is already pending or running (called by `start()`). */
 export async function scheduleRetention(ctx: Pick<MailplaneContext, 'jobs' | 'clock'>): Promise<void> {
   await ctx.jobs.enqueue([{ kind: RETENTION_JOB, payload: {}, runAt: ctx.clock.now(), dedupeKey: RETENTION_JOB }]);
@@ -135,15 +157,27 @@ export function retentionJobHandlers(ctx: MailplaneContext): Record<string, JobH
     const run = await runRetention(ctx, signal);
     const keys = await purgeIdempotencyKeys(ctx, signal);
     const log = await purgeWebhookDeliveries(ctx, signal);
-    if (run.messages > 0 || run.events > 0 || keys.deleted > 0 || log.deleted > 0) {
+    const suppressions = await purgeExpiredSuppressions(ctx, signal);
+    // Traffic-shaping states idle for two days (docs/shaping.md): a few rows per source and destination.
+    const shapingStates = await ctx.store.shaping.prune(ctx.clock.now() - SHAPING_STATE_KEPT_MS);
+    if (
+      run.messages > 0 ||
+      run.events > 0 ||
+      keys.deleted > 0 ||
+      log.deleted > 0 ||
+      suppressions.deleted > 0 ||
+      shapingStates > 0
+    ) {
       ctx.logger.info('retention deleted old rows', {
         messages: run.messages,
         events: run.events,
         idempotencyKeys: keys.deleted,
         webhookDeliveries: log.deleted,
+        expiredSuppressions: suppressions.deleted,
+        shapingStates,
       });
     }
-    const more = run.more || keys.more || log.more;
+    const more = run.more || keys.more || log.more || suppressions.more;
     const runAt = ctx.clock.now() + (more ? 0 : ctx.config.retention.intervalMs);
     throw new RetryJobError(more ? 'more old rows to delete' : 'next retention run', { runAt, countAttempt: false });
   });

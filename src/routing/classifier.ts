@@ -26,6 +26,8 @@ export interface ProviderClassifier {
   classify(addressOrDomain: string): Promise<MailboxProvider>;
   /** The provider without any lookup, or `undefined` when only an MX lookup could tell. */
   classifyCached(addressOrDomain: string): MailboxProvider | undefined;
+  /** The MX hosts a custom domain's classification looked up (still cached), for MX-suffix shaping rules. */
+  mxHostsCached(addressOrDomain: string): readonly string[] | undefined;
   /** Custom domains currently cached. */
   readonly cacheEntries: number;
 }
@@ -44,6 +46,7 @@ export function createProviderClassifier(options: ProviderClassifierOptions): Pr
   const ttlMs = options.ttlMs ?? 6 * 3_600_000;
   const failureTtlMs = options.failureTtlMs ?? 60_000;
   const cache = new TtlCache<MailboxProvider>(options.cacheSize ?? 10_000, clock);
+  const mxHosts = new TtlCache<readonly string[]>(options.cacheSize ?? 10_000, clock);
   // One lookup per domain at a time: a bulk send to one company must not issue a lookup per recipient.
   const inFlight = new Map<string, Promise<MailboxProvider>>();
 
@@ -52,6 +55,7 @@ export function createProviderClassifier(options: ProviderClassifierOptions): Pr
       const hosts = await options.lookupMx(domain);
       const provider = classifyByMx(hosts) ?? MailboxProvider.Default;
       cache.set(domain, provider, ttlMs);
+      mxHosts.set(domain, hosts, ttlMs);
       return provider;
     } catch {
       cache.set(domain, MailboxProvider.Default, failureTtlMs);
@@ -66,6 +70,7 @@ export function createProviderClassifier(options: ProviderClassifierOptions): Pr
 
   return {
     classifyCached,
+    mxHostsCached: (addressOrDomain) => mxHosts.get(domainOf(addressOrDomain)),
     classify(addressOrDomain) {
       const domain = domainOf(addressOrDomain);
       const known = classifyByDomain(domain) ?? cache.get(domain);

@@ -9,12 +9,14 @@
  * it is (the status moves by compare-and-set, so a cancel and a release never both apply).
  */
 import type { MailplaneContext } from '../context.js';
+import { deliveryClass } from '../jobs/delivery-class.js';
 import { DELIVER_BATCH_JOB, DELIVER_SCHEDULED_JOB, jobGiveUp, jobHandler } from '../jobs/kinds.js';
 import type { JobKindOptions } from '../jobs/types.js';
 import { applyLifecycle } from '../lifecycle/apply.js';
 import { senderDomain, type Drop } from '../sending/accept.js';
 import { dropForFailedJob } from '../delivery/job-failure.js';
 import type { MessageRecord, SendBatchRecord } from '../store/index.js';
+import { nowNs } from '../model/time.js';
 
 /** Messages read per query while listing a batch (a batch holds at most 2,000). */
 const PAGE = 500;
@@ -57,11 +59,13 @@ async function suppressedNow(
   messages: readonly MessageRecord[],
 ): Promise<Set<string>> {
   const emails = [...new Set(messages.map((m) => m.to.email))];
+  const now = nowNs(ctx.clock);
   const suppressed = new Set<string>();
   for (let i = 0; i < emails.length; i += SUPPRESSION_CHUNK) {
     for (const email of await ctx.store.suppressions.suppressedAmong(
       subAccountId,
       emails.slice(i, i + SUPPRESSION_CHUNK),
+      now,
     ))
       suppressed.add(email);
   }
@@ -108,7 +112,15 @@ export async function releaseScheduledSend(ctx: MailplaneContext, batchId: strin
     }
     if (released > 0) {
       await ctx.jobs.enqueue(
-        [{ kind: DELIVER_BATCH_JOB, payload: { batchId }, runAt: atMs, dedupeKey: `${DELIVER_BATCH_JOB}:${batchId}` }],
+        [
+          {
+            kind: DELIVER_BATCH_JOB,
+            payload: { batchId },
+            runAt: atMs,
+            dedupeKey: `${DELIVER_BATCH_JOB}:${batchId}`,
+            ...deliveryClass(batch),
+          },
+        ],
         { store: tx },
       );
     }

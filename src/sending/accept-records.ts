@@ -12,6 +12,7 @@ import {
   type CopyRecipient,
   type DomainRecord,
   type EventRecord,
+  type JobStream,
   type MessageRecord,
   type SendBatchRecord,
   type SubAccountRecord,
@@ -80,6 +81,8 @@ export interface BatchInput {
   schedule: SendSchedule | null;
   /** The stored template the request was made from, kept with the send. */
   template: TemplateUse | undefined;
+  /** The send's priority class (src/sending/stream.ts), kept with the send. */
+  stream: JobStream;
   now: EpochNs;
 }
 
@@ -108,6 +111,7 @@ export function newSendBatch(ctx: Pick<MailplaneContext, 'ids'>, input: BatchInp
       ...(request.webhookEndpoint !== undefined && { webhookEndpoint: request.webhookEndpoint }),
       ...(schedule && { sendAt: schedule.sendAt }),
       ...(template && { template }),
+      stream: input.stream,
     },
     created: input.now,
   };

@@ -3,6 +3,7 @@ import { normaliseDomainName } from '../domain/name.js';
 import { ForbiddenError, ValidationError } from '../errors.js';
 import { counterIncrements } from '../lifecycle/events.js';
 import { DELIVER_BATCH_JOB, DELIVER_SCHEDULED_JOB, type MailplaneJobs } from '../jobs/kinds.js';
+import { deliveryClass } from '../jobs/delivery-class.js';
 import type { EnqueueJob } from '../jobs/queue.js';
 import { dayOfMs } from '../model/dates.js';
 import { stringifyJson } from '../model/json.js';
@@ -11,6 +12,7 @@ import {
   EventType,
   type DomainRecord,
   type MailplaneStore,
+  type SendBatchRecord,
   type SubAccountRecord,
   type TemplateUse,
 } from '../store/index.js';
@@ -21,6 +23,7 @@ import { claimIdempotencyKey, type IdempotencyClaim } from '../idempotency/keys.
 import { applyListDrops, envelopeRecipients, planRecipients, type Drop, type PlannedRecipient } from './recipients.js';
 import type { SendRequest } from './request.js';
 import { sendSchedule, type SendSchedule } from './schedule.js';
+import { sendStream } from './stream.js';
 
 export { DropReason, type CopyResponseEntry, type SendResponseEntry } from './accept-records.js';
 export type { Drop, DropReasonName } from './recipients.js';
@@ -100,11 +103,12 @@ export async function acceptSend(
   options: AcceptOptions = {},
 ): Promise<SendResponseEntry[]> {
   const schedule = await checkSendable(ctx, subAccount, request);
+  const stream = sendStream(request);
   const ipPoolId = await ipPoolIdOf(ctx.store, subAccount, request);
-  const { domain, planned } = await planRecipientDrops(ctx.store, subAccount, request, options.senderDomain);
   const nowMs = ctx.clock.now();
+  const { domain, planned } = await planRecipientDrops(ctx.store, subAccount, request, options.senderDomain, nowMs);
   const { template } = options;
-  const batch = newSendBatch(ctx, { subAccount, request, domain, schedule, template, now: msToNs(nowMs) });
+  const batch = newSendBatch(ctx, { subAccount, request, domain, schedule, template, stream, now: msToNs(nowMs) });
   const accepted = acceptRecipients(ctx, batch, planned, { ipPoolId, schedule });
   await commitSend(ctx, accepted, { schedule, nowMs, idempotency: options.idempotency });
   countAccepted(ctx, accepted);
@@ -158,13 +162,16 @@ async function planRecipientDrops(
   subAccount: SubAccountRecord,
   request: SendRequest,
   known: AcceptOptions['senderDomain'],
+  nowMs: number,
 ): Promise<{ domain: DomainRecord | null; planned: PlannedRecipient[] }> {
   const { domain, drop: domainDrop } = known ?? (await senderDomain(store, subAccount.id, request.from.email));
   const planned = planRecipients(request);
   const candidates = envelopeRecipients(planned)
     .filter((r) => r.drop === null)
     .map((r) => r.email);
-  applyListDrops(planned, new Set(await store.suppressions.suppressedAmong(subAccount.id, candidates)), domainDrop);
+  // An entry that expires is judged at the clock of the accept (the scheduled job judges again at `sendAt`).
+  const suppressed = await store.suppressions.suppressedAmong(subAccount.id, candidates, msToNs(nowMs));
+  applyListDrops(planned, new Set(suppressed), domainDrop);
   return { domain, planned };
 }
 
@@ -189,7 +196,7 @@ async function commitSend(
     await tx.messages.insertAccepted(batch, messages, events);
     await ctx.webhookOutbox.add(tx, events);
     await tx.stats.increment(increments);
-    if (queues) await ctx.jobs.enqueue([deliveryJob(batch.id, schedule, nowMs)], { store: tx });
+    if (queues) await ctx.jobs.enqueue([deliveryJob(batch, schedule, nowMs)], { store: tx });
   });
   if (queues) ctx.jobs.notify();
 }
@@ -197,10 +204,12 @@ async function commitSend(
 /**
  * The job that delivers the send: a `deliver-batch` due now or, for a scheduled send, a
  * `deliver-scheduled` due at `sendAt`, which releases the messages and then queues this same batch job.
+ * Both carry the send's class and sub-account (src/jobs/delivery-class.ts), as do the jobs they queue.
  */
-function deliveryJob(batchId: string, schedule: SendSchedule | null, nowMs: number): EnqueueJob<MailplaneJobs> {
+function deliveryJob(batch: SendBatchRecord, schedule: SendSchedule | null, nowMs: number): EnqueueJob<MailplaneJobs> {
   const kind = schedule ? DELIVER_SCHEDULED_JOB : DELIVER_BATCH_JOB;
-  return { kind, payload: { batchId }, runAt: schedule?.sendAtMs ?? nowMs, dedupeKey: `${kind}:${batchId}` };
+  const runAt = schedule?.sendAtMs ?? nowMs;
+  return { kind, payload: { batchId: batch.id }, runAt, dedupeKey: `${kind}:${batch.id}`, ...deliveryClass(batch) };
 }
 
 /** Counts the send's messages and drops in the metrics, once committed: a send that failed to commit accepted nothing. */

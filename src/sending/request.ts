@@ -135,6 +135,19 @@ export const sendRequestFields = z.strictObject({
     .optional(),
   /** Send later (docs/sending.md, "Scheduled sending"): epoch ns or RFC 3339, at most 72 hours ahead. */
   sendAt: sendAtSchema.optional(),
+  /**
+   * The priority class (docs/shaping.md, "Fair queues and priority"); checked by `sendStream`
+   * (src/sending/stream.ts), which refuses another value with its own code, `INVALID_STREAM`.
+   */
+  stream: z
+    .string()
+    .max(100)
+    .optional()
+    .meta({
+      enum: ['transactional', 'bulk'],
+      description:
+        'Priority class: transactional mail is delivered before bulk mail. Default: transactional for at most 10 recipients (to, cc and bcc), else bulk.',
+    }),
 });
 
 /** The body of `POST /subaccount/email/`: the spec's fields and the reference's `EmailMessageObject`. */

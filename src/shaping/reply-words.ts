@@ -5,7 +5,7 @@
  * split across lines: the text is folded once into lower-case words without those prefixes, and
  * every pattern is tried on that. Each step is one linear pass.
  */
-import { parseEnhancedCode } from '../bounce/classify.js';
+import { parseEnhancedCode } from '../model/enhanced-code.js';
 
 /** A reply as delivery saw it: the basic code (null when there was none), the text, the enhanced code if known. */
 export interface ReplySeen {

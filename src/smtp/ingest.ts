@@ -9,12 +9,15 @@
  *   message is composed and DKIM-signed again at delivery, like an API send.
  * - `X-*` headers become the send's custom `headers` (echoed in webhook events), except the
  *   `X-Mailplane-*` controls: `X-Mailplane-Groups` (comma-separated), `X-Mailplane-IpPool`,
- *   `X-Mailplane-Track` (`opens`, `clicks` or both, comma-separated), and
- *   `X-Mailplane-Idempotency-Key` (as the API's `Idempotency-Key`, src/idempotency/keys.ts).
+ *   `X-Mailplane-Track` (`opens`, `clicks` or both, comma-separated),
+ *   `X-Mailplane-Idempotency-Key` (as the API's `Idempotency-Key`, src/idempotency/keys.ts), and
+ *   `X-Mailplane-Stream` (`transactional` or `bulk`, as the API's `stream`; src/sending/stream.ts).
+ *   Controls are never delivered.
  */
 import type { AddressObject, ParsedMail } from 'mailparser';
 import { MAX_HEADERS, sendRequestSchema, type SendRequest } from '../sending/request.js';
 import { plainIssueMessage } from '../model/issues.js';
+import { SEND_STREAMS } from '../sending/stream.js';
 
 /** The request, or why the message cannot be one (an SMTP reply text, without the code). */
 export type IngestResult = { ok: true; request: SendRequest; idempotencyKey?: string } | { ok: false; reply: string };
@@ -61,6 +64,10 @@ export function sendRequestOf(mail: ParsedMail, recipients: readonly string[]): 
       .map((v) => v.trim())
       .filter(Boolean);
   const track = list(`${CONTROL_PREFIX}track`).map((v) => v.toLowerCase());
+  const stream = controls.get(`${CONTROL_PREFIX}stream`)?.trim().toLowerCase();
+  if (stream !== undefined && !(SEND_STREAMS as readonly string[]).includes(stream)) {
+    return { ok: false, reply: '5.6.0 X-Mailplane-Stream: must be "transactional" or "bulk"' };
+  }
   const candidate = {
     from: { email: from.address, name: displayName(from.name) },
     ...(replyTo?.address && { replyTo: { email: replyTo.address, name: displayName(replyTo.name) } }),
@@ -72,6 +79,7 @@ export function sendRequestOf(mail: ParsedMail, recipients: readonly string[]): 
     ...(Object.keys(headers).length > 0 && { headers }),
     ...(list(`${CONTROL_PREFIX}groups`).length > 0 && { groups: list(`${CONTROL_PREFIX}groups`) }),
     ...(controls.has(`${CONTROL_PREFIX}ippool`) && { ippool: controls.get(`${CONTROL_PREFIX}ippool`) }),
+    ...(stream !== undefined && { stream }),
     ...(track.includes('opens') && { trackOpens: true }),
     ...(track.includes('clicks') && { trackClicks: true }),
     ...(mail.attachments.length > 0 && {

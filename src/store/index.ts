@@ -13,11 +13,14 @@ import type { StatsStore } from './stats-store.js';
 import type { MessageStore } from './message-store.js';
 import type { WarmupStore } from './warmup-store.js';
 import type { RateLimitStore } from './rate-limit-store.js';
+import type { ShapingStore } from './shaping-store.js';
 import type { SandboxStore } from './sandbox-store.js';
 import type { SettingStore, StoreReadiness } from './instance-store.js';
 import type { TemplateStore } from './template-store.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import type { DashboardSessionStore } from './dashboard-session-store.js';
+import type { AlertStore } from './alert-store.js';
+import type { IncidentStore } from './incident-store.js';
 
 export type * from './account-store.js';
 export type * from './sub-account-store.js';
@@ -26,20 +29,25 @@ export type * from './suppression-store.js';
 export type * from './ip-pool-store.js';
 export type * from './webhook-store.js';
 export type * from './job-store.js';
+export { fairOrder, fairOrderAfterRetry, fairOrders, fairFlow, jobPriority, jobStreamOf } from './job-order.js';
 export type * from './stats-store.js';
 export { ALL_MAIL } from './stats-store.js';
 export type * from './message-store.js';
 export type * from './warmup-store.js';
 export type * from './rate-limit-store.js';
+export type * from './shaping-store.js';
 export type * from './sandbox-store.js';
 export type * from './instance-store.js';
 export type * from './template-store.js';
 export type * from './idempotency-store.js';
 export type * from './dashboard-session-store.js';
+export type * from './alert-store.js';
+export type * from './incident-store.js';
+export { AlertParameter } from './alert-store.js';
 export { EventType } from './message-store.js';
 export type { Outcome } from './outcome.js';
 export { SubAccountType } from './sub-account-store.js';
-export { SuppressionType } from './suppression-store.js';
+export { SuppressionType, suppressionKey, suppressionKeysOf } from './suppression-store.js';
 
 /**
  * A complete storage backend.
@@ -63,6 +71,8 @@ export interface MailplaneStore {
   readonly warmup: WarmupStore;
   /** API rate-limit counters (`createMailplane({ rateLimits })`). */
   readonly rateLimits: RateLimitStore;
+  /** Traffic shaping: the state that holds each source × destination to its limits, and accounts' rules (docs/shaping.md). */
+  readonly shaping: ShapingStore;
   /** Messages the sandbox mail catcher captured (`startSandbox`). */
   readonly sandbox: SandboxStore;
   /**
@@ -79,6 +89,10 @@ export interface MailplaneStore {
    * its sessions in the memory of the process that opened them (one node only).
    */
   readonly dashboardSessions?: DashboardSessionStore;
+  /** Alert rules of accounts (`/account/alert`, docs/reputation.md). */
+  readonly alerts: AlertStore;
+  /** Incidents the rules and the automatic protections open (`/account/incident`, docs/reputation.md). */
+  readonly incidents: IncidentStore;
   transaction<T>(work: (store: MailplaneStore) => Promise<T>): Promise<T>;
   /**
    * Whether the store can serve now: the database answers and its schema is current (no migration

@@ -32,7 +32,18 @@ export interface JobRecord {
   dedupeKey: string | null;
   /** The error of the latest failed attempt, or `null`. */
   lastError: string | null;
+  /** Its priority class (`NewJob.stream`), or `null`: a neutral job (not mail). */
+  stream: JobStream | null;
+  /** Whose share of its class it is served from (`NewJob.fairKey`), or `null`. */
+  fairKey: string | null;
 }
+
+/**
+ * The priority class of a delivery job: `transactional` jobs are claimed before every other job,
+ * `bulk` ones after every other job. Jobs without one (webhooks, DNS checks, warmup, …) are
+ * neutral, between the two.
+ */
+export type JobStream = 'transactional' | 'bulk';
 
 /** What {@link JobStore.enqueue} stores. */
 export interface NewJob {
@@ -47,6 +58,14 @@ export interface NewJob {
    * jobs do not block the key.
    */
   dedupeKey?: string | null;
+  /** Its priority class; neutral when absent (see {@link JobStream}). */
+  stream?: JobStream | null;
+  /**
+   * Whose share of its class it is served from, e.g. the sending sub-account: within a class,
+   * `claim` interleaves the jobs of different keys (docs/shaping.md, "Fair queues and priority").
+   * Keyless jobs are served in `runAt` order.
+   */
+  fairKey?: string | null;
 }
 
 /** The answer of {@link JobStore.enqueue} for one input job, in input order. */
@@ -89,8 +108,10 @@ export interface JobFailure {
  *   store, the jobs appear only when it commits.
  * - `claim` MUST lease each job to exactly one worker, also under concurrent calls from several
  *   processes; it returns pending jobs whose `runAt <= now` and running jobs whose lease has expired,
- *   oldest `runAt` first, at most `limit`, sets state `running`, `lockedBy`, `leaseUntil` and adds one
- *   to `attempts`.
+ *   at most `limit`, sets state `running`, `lockedBy`, `leaseUntil` and adds one to `attempts`.
+ *   Order: `transactional` jobs, then neutral ones, then `bulk` ones; within a class by the fair
+ *   order `fairOrder` gives at enqueue (for keyless jobs: oldest `runAt` first), then enqueue order.
+ *   So a key's long backlog takes turns with another key's newer jobs instead of going first.
  * - `complete`, `fail`, `extendLease` and `release` MUST act only while the job is running and
  *   leased by `workerId` (an expired lease not yet claimed by another worker still counts), and
  *   answer whether they did. A stale worker can thus never settle a job re-leased to another.

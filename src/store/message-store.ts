@@ -1,3 +1,4 @@
+import type { JobStream } from './job-store.js';
 import type { EpochNs } from '../model/time.js';
 
 /** Email event types of the spec (the `type` of a webhook event). */
@@ -71,6 +72,11 @@ export interface MessageContent {
   sendAt?: string;
   /** The stored template the send used (`POST /subaccount/email/template`); the parts above are its version's. */
   template?: TemplateUse;
+  /**
+   * The send's priority class (the request's `stream`, or the rule's choice; docs/shaping.md):
+   * its delivery jobs are claimed in it. Absent on sends accepted before classes existed.
+   */
+  stream?: JobStream;
 }
 
 /** Which stored template, and which of its versions, a send used. */

@@ -1,6 +1,14 @@
 import type { MailplaneContext } from '../context.js';
-import { nowNs } from '../model/time.js';
-import { SuppressionType, type SuppressionFilter, type SuppressionRecord } from '../store/suppression-store.js';
+import { ValidationError, type FieldIssue } from '../errors.js';
+import { msToNs, nowNs } from '../model/time.js';
+import {
+  SuppressionType,
+  type NewSuppression,
+  type SuppressionFilter,
+  type SuppressionOwner,
+  type SuppressionRecord,
+} from '../store/suppression-store.js';
+import { parseExpiry } from './entries.js';
 
 /** Most addresses one request may add or remove; bigger lists are split by the caller. */
 export const MAX_SUPPRESSIONS_PER_REQUEST = 10_000;
@@ -23,31 +31,54 @@ export const SUPPRESSION_TYPES: ReadonlyArray<readonly [SuppressionTypeName, Sup
 export const suppressionTypeOf = (name: SuppressionTypeName): SuppressionType =>
   SUPPRESSION_TYPES.find(([wire]) => wire === name)![1];
 
-/** Addresses to add, grouped by type as the create body groups them. */
-export type SuppressionsByType = Partial<Record<SuppressionTypeName, ReadonlyArray<{ email: string }>>>;
+/** One entry of the create body: an address or `*@domain`, and an optional ISO 8601 expiry. */
+export interface SuppressionEntryInput {
+  email: string;
+  expires?: string;
+}
 
-/** Operations on the suppression list of one sub-account, as the `/subaccount/suppression` endpoints use them. */
+/** Addresses to add, grouped by type as the create body groups them. */
+export type SuppressionsByType = Partial<Record<SuppressionTypeName, ReadonlyArray<SuppressionEntryInput>>>;
+
+/**
+ * Operations on one suppression list (a sub-account's or its account's), as the
+ * `/subaccount/suppression` and `/account/suppression` endpoints use them.
+ */
 export const suppressionService = {
   /**
    * Suppresses every address given, idempotently: an address that is already suppressed keeps its
-   * record (type and `created` included). Answers the stored record of each distinct address.
+   * record (type and `created` included) unless it has expired. Every expiry is checked before
+   * anything is stored, so a refused request adds nothing. Answers the stored record of each
+   * distinct address.
    */
-  async add(ctx: MailplaneContext, subAccountId: number, byType: SuppressionsByType): Promise<SuppressionRecord[]> {
-    const created = nowNs(ctx.clock);
+  async add(ctx: MailplaneContext, owner: SuppressionOwner, byType: SuppressionsByType): Promise<SuppressionRecord[]> {
+    const nowMs = ctx.clock.now();
+    const created = msToNs(nowMs);
+    const issues: FieldIssue[] = [];
     const entries = SUPPRESSION_TYPES.flatMap(([name, type]) =>
-      (byType[name] ?? []).map(({ email }) => ({ email, type, created })),
+      (byType[name] ?? []).map(({ email, expires }, index): NewSuppression => {
+        if (expires === undefined) return { email, type, created };
+        const expiry = parseExpiry(expires, nowMs);
+        if ('problem' in expiry) {
+          issues.push({ path: `${name}.${index}.expires`, message: expiry.problem });
+          return { email, type, created };
+        }
+        return { email, type, created, expires: expiry.ns };
+      }),
     );
-    return ctx.store.suppressions.add(subAccountId, entries);
+    const [first] = issues;
+    if (first) throw new ValidationError(`the body is not valid (${first.path}: ${first.message})`, issues);
+    return ctx.store.suppressions.add(owner, entries);
   },
 
   /** Removes the addresses whatever their type; answers how many were suppressed. */
-  remove(ctx: MailplaneContext, subAccountId: number, emails: readonly string[]): Promise<number> {
-    return ctx.store.suppressions.remove(subAccountId, emails);
+  remove(ctx: MailplaneContext, owner: SuppressionOwner, emails: readonly string[]): Promise<number> {
+    return ctx.store.suppressions.remove(owner, emails);
   },
 
   /** One page of the list, ordered by id, filtered by created range, type and address substring. */
-  list(ctx: MailplaneContext, subAccountId: number, filter: SuppressionFilter): Promise<SuppressionRecord[]> {
-    return ctx.store.suppressions.list(subAccountId, filter);
+  list(ctx: MailplaneContext, owner: SuppressionOwner, filter: SuppressionFilter): Promise<SuppressionRecord[]> {
+    return ctx.store.suppressions.list(owner, filter);
   },
 };
 

@@ -4,12 +4,15 @@ import { accountStoreConformance } from './conformance/accounts.js';
 import { domainStoreConformance } from './conformance/domains.js';
 import { ipPoolStoreConformance } from './conformance/ip-pools.js';
 import { jobStoreConformance } from './conformance/jobs.js';
+import { jobOrderConformance } from './conformance/job-order.js';
 import { messageStoreConformance } from './conformance/messages.js';
 import { activityStoreConformance } from './conformance/activity.js';
 import { rateLimitStoreConformance } from './conformance/rate-limits.js';
+import { shapingStoreConformance } from './conformance/shaping.js';
 import { sandboxStoreConformance } from './conformance/sandbox.js';
 import { statsStoreConformance } from './conformance/stats.js';
 import { suppressionStoreConformance } from './conformance/suppressions.js';
+import { suppressionListConformance } from './conformance/suppression-lists.js';
 import { transactionConformance } from './conformance/transactions.js';
 import { webhookStoreConformance } from './conformance/webhooks.js';
 import { webhookStateConformance } from './conformance/webhook-state.js';
@@ -19,6 +22,8 @@ import { templateStoreConformance } from './conformance/templates.js';
 import { idempotencyStoreConformance } from './conformance/idempotency.js';
 import { dkimKeysConformance } from './conformance/dkim-keys.js';
 import { dashboardSessionStoreConformance } from './conformance/dashboard-sessions.js';
+import { alertStoreConformance } from './conformance/alerts.js';
+import { incidentStoreConformance } from './conformance/incidents.js';
 
 /** Options of {@link runStoreConformance}. */
 export interface StoreConformanceOptions {
@@ -57,13 +62,16 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     accountStoreConformance(store);
     domainStoreConformance(store);
     suppressionStoreConformance(store);
+    suppressionListConformance(store);
     ipPoolStoreConformance(store);
     webhookStoreConformance(store);
     webhookStateConformance(store);
     jobStoreConformance(store);
+    jobOrderConformance(store);
     statsStoreConformance(store);
     warmupStoreConformance(store);
     rateLimitStoreConformance(store, options.another);
+    shapingStoreConformance(store, options.another);
     messageStoreConformance(store);
     activityStoreConformance(store);
     sandboxStoreConformance(store);
@@ -73,5 +81,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     dkimKeysConformance(store);
     dashboardSessionStoreConformance(store, options.another);
     webhookDeliveryConformance(store);
+    alertStoreConformance(store);
+    incidentStoreConformance(store);
   });
 }

@@ -22,6 +22,7 @@ const PAGES = [
   'Domains',
   'Suppressions',
   'IPs and pools',
+  'Shaping',
   'Webhooks',
   'Sandbox inbox',
   'Overview',

@@ -95,6 +95,7 @@ describe.skipIf(!haveChromium)(`the dashboard's layout at 1280, 390 and 360 px (
       `domains/${sub.id}`,
       `suppressions/${sub.id}`,
       'ips',
+      'shaping',
       'webhooks',
       'sandbox',
     ];

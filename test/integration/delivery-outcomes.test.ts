@@ -53,7 +53,7 @@ describe.each(storeKinds)('delivery outcomes (%s)', (kind) => {
     env.sink.behave({
       rcptFor: {
         [`a@${RCPT_DOMAIN}`]: ['554 5.7.1 Message rejected due to local policy'],
-        [`b@${RCPT_DOMAIN}`]: ['554 Your IP is blocked (spamhaus)'],
+        [`b@${RCPT_DOMAIN}`]: ['554 Transaction blocked by local policy'],
       },
     });
     const entries = await env.send([`a@${RCPT_DOMAIN}`, `b@${RCPT_DOMAIN}`]);

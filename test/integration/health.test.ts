@@ -29,7 +29,7 @@ async function get(mailplane: Mailplane, path: string): Promise<{ status: number
 }
 
 describe.each(storeKinds)('health endpoints on %s', (kind) => {
-  it('answers /healthz, and /readyz ready while the runner polls, 503 once it stopped', async () => {
+  it('answers /healthz, and /readyz ready while the runner polls, 503 once it stopped, ready once restarted', async () => {
     const { store, close } = await openTestStore(kind);
     cleanups.push(close);
     const mailplane = instance(store);
@@ -50,6 +50,10 @@ describe.each(storeKinds)('health endpoints on %s', (kind) => {
       message: 'not ready: the job runner has stopped',
       checks: { store: 'ok', jobRunner: 'the job runner has stopped' },
     });
+
+    // start() after stop() runs the jobs again, and the node is ready again.
+    await mailplane.start();
+    expect(await get(mailplane, '/readyz')).toMatchObject({ status: 200, body: { checks: { jobRunner: 'ok' } } });
   });
 
   it('is not ready while migrations are pending', async () => {

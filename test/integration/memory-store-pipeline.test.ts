@@ -5,7 +5,15 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { contextOf } from '../../src/instance-context.js';
-import { createMailplane, manualClock, silentLogger, type HttpRequest, type Mailplane } from 'mailplane';
+import {
+  createMailplane,
+  manualClock,
+  nowNs,
+  silentLogger,
+  systemClock,
+  type HttpRequest,
+  type Mailplane,
+} from 'mailplane';
 import { captureTransport, createMemoryStore, type CaptureTransport } from 'mailplane/testing';
 
 const SECRET = 'memory-store-pipeline-secret-0123456789abcdef';
@@ -114,6 +122,8 @@ describe('mailplane on the in-memory store with the capture transport', () => {
       },
       { timeout: 10_000, interval: 10 },
     );
-    expect(await contextOf(instance).store.suppressions.isSuppressed(subAccountId, 'gone@rcpt.test')).toBe(true);
+    expect(
+      await contextOf(instance).store.suppressions.isSuppressed(subAccountId, 'gone@rcpt.test', nowNs(systemClock)),
+    ).toBe(true);
   });
 });

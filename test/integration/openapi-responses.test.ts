@@ -93,6 +93,8 @@ function battery(tenant: Tenant, made: Record<string, string | number>): Call[] 
     message_id: sub.messageIds[0]!,
     sandbox_message_id: made.sandbox_message_id!,
     template_id: made.template_id!,
+    alert_id: tenant.alerts[0]!.id,
+    incident_id: tenant.incidents[0]!.id,
     // Version 1, made by the creation; the update below makes version 2 and activating 1 goes back.
     version: 1,
   };
@@ -123,6 +125,14 @@ function battery(tenant: Tenant, made: Record<string, string | number>): Call[] 
         spamComplaint: [{ email: `${tenant.tag}-spam@example.org` }],
       },
     }),
+    c('POST', '/subaccount/suppression/import', 'sub', {
+      csv: `email,type,expires\n${tenant.tag}-csv@example.org,hardBounce,2099-01-01\nbad,manual,\n`,
+    }),
+    c('GET', '/subaccount/suppression/export', 'sub'),
+    c('POST', '/account/suppression', 'account', { body: { manual: [{ email: `*@${tenant.tag}.example.org` }] } }),
+    c('GET', '/account/suppression', 'account', { query: { limit: '50' } }),
+    c('POST', '/account/suppression/import', 'account', { csv: `email\n${tenant.tag}-all@example.org\n` }),
+    c('GET', '/account/suppression/export', 'account'),
     c('GET', '/account/message/:message_id', 'account'),
     c('GET', '/account/message/:message_id', 'account', undefined, { message_id: made.copied_message_id! }),
     c('GET', '/subaccount/message/:message_id', 'sub'),
@@ -185,7 +195,24 @@ function battery(tenant: Tenant, made: Record<string, string | number>): Call[] 
     }),
     c('DELETE', '/subaccount/email/:message_id', 'sub', undefined, { message_id: made.scheduled_message_id! }),
     c('DELETE', '/subaccount/email/batch/:batch_id', 'sub', undefined, { batch_id: made.scheduled_batch_id! }),
+    c('GET', '/account/alert', 'account', { query: { limit: '10' } }),
+    c('GET', '/account/alert/count', 'account'),
+    c('GET', '/account/alert/:alert_id', 'account'),
+    c('PUT', '/account/alert/:alert_id', 'account', { body: { threshold: 7, windowHours: 1 } }),
+    c('GET', '/account/incident', 'account', { query: { status: '0' } }),
+    c('GET', '/account/incident/:incident_id', 'account'),
+    c('POST', '/account/incident/:incident_id/resolve', 'account', { body: { note: 'handled' } }),
+    c('GET', '/account/shaping/rule', 'account'),
+    c('PUT', '/account/shaping/rule', 'account', {
+      body: {
+        rules: [{ destination: 'provider:gmail', source: `ip:${tenant.ips[0]!.publicIp}`, messagesPerMinute: 600 }],
+      },
+    }),
+    c('GET', '/account/shaping/state', 'account', { query: { limit: '10' } }),
+    c('POST', '/account/shaping/state/resume', 'account', { body: { key: made.shaping_key } }),
+    del('/account/alert/:alert_id', 'account'),
     del('/subaccount/suppression', 'sub', { body: { suppressions: [{ email: `${tenant.tag}-more@example.org` }] } }),
+    del('/account/suppression', 'account', { body: { suppressions: [{ email: `${tenant.tag}-all@example.org` }] } }),
     del('/subaccount/domain/:domain_id', 'sub'),
     del('/account/ippool/:ippool_id', 'account'),
     del('/account/ip/:ip_id', 'account'),
@@ -349,6 +376,19 @@ describe("success answers against the vendor document and mailplane's own (sqlit
         c('POST', '/account/webhook', 'account', { url: `https://${tenant.tag}-doomed.example/hook`, delivered: true }),
       )
     ).id;
+    made.alert_id = (
+      await create(
+        c('POST', '/account/alert', 'account', {
+          name: `${tenant.tag}-doomed-alert`,
+          entityType: 'ipPool',
+          entityValue: made.ippool_id,
+          parameter: 7,
+          threshold: 50000,
+          emails: ['ops@example.com'],
+          slackUrl: 'https://hooks.slack.com/services/T0/B0/x',
+        }),
+      )
+    ).id;
     // A stored template (the battery reads, updates, activates, sends with and deletes it).
     made.template_name = `${tenant.tag}-welcome`;
     made.template_id = (
@@ -384,6 +424,19 @@ describe("success answers against the vendor document and mailplane's own (sqlit
       received: 1_700_000_000_000_000_000n,
     };
     made.sandbox_message_id = (await contextOf(harness.mailplane).store.sandbox.capture(capture, 100)).id;
+    // A source the receiver suspended, as delivery records it, for the state and its resume.
+    made.shaping_key = `ip:${tenant.ips[0]!.id}|provider:gmail`;
+    await contextOf(harness.mailplane).store.shaping.pushBack({
+      key: made.shaping_key,
+      accountId: tenant.accountId,
+      nowMs: Date.now(),
+      action: 'suspend',
+      untilMs: Date.now() + 3_600_000,
+      minFactor: 1 / 16,
+      gapMs: 5000,
+      reason: 'SPAMHAUS_LISTED',
+      reply: '550 5.7.1 Client host blocked using zen.spamhaus.org',
+    });
   }, 60_000);
 
   afterAll(() => harness?.close());

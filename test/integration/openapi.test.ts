@@ -299,7 +299,7 @@ describe('the OpenAPI document against the reference', () => {
         for (const requirement of op.security ?? [])
           for (const scheme of Object.keys(requirement)) expect(schemes).toContain(scheme);
         for (const parameter of op.parameters ?? []) schemas.push(parameter.schema);
-        if (op.requestBody) schemas.push(op.requestBody.content['application/json'].schema);
+        for (const media of Object.values<Json>(op.requestBody?.content ?? {})) schemas.push(media.schema);
         // Success and error answers (a `$ref` to a component is compiled against the document, see inDocument).
         for (const response of Object.values<Json>(op.responses))
           for (const media of Object.values<Json>(response.content ?? {})) schemas.push(media.schema);

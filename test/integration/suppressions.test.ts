@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { contextOf } from '../../src/instance-context.js';
-import { manualClock } from 'mailplane';
+import { manualClock, nowNs, systemClock } from 'mailplane';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useTestApi, type CallOptions } from '../support/api.js';
 import { expectAuthBattery, expectError } from '../support/bad-input.js';
@@ -73,9 +73,13 @@ describe.each(storeKinds)('suppressions API on %s', (kind) => {
     const subAccount = await contextOf(api.mailplane).store.subAccounts.findByApiKeyHash(
       contextOf(api.mailplane).secrets.lookupHash(sub),
     );
-    expect(await contextOf(api.mailplane).store.suppressions.isSuppressed(subAccount!.id, 'jared@piedpiper.com')).toBe(
-      false,
-    );
+    expect(
+      await contextOf(api.mailplane).store.suppressions.isSuppressed(
+        subAccount!.id,
+        'jared@piedpiper.com',
+        nowNs(systemClock),
+      ),
+    ).toBe(false);
   });
 
   it('adds idempotently: the same address again, in another case or type, keeps the first record', async () => {

@@ -132,6 +132,8 @@ describe.each(storeKinds)('tenant isolation over every route (%s)', (kind) => {
       for (const w of t.webhooks) await read(`webhook ${w.id}`, `/account/webhook/${w.id}`, account);
       for (const w of t.webhooks)
         await read(`webhook deliveries ${w.id}`, `/account/webhook/${w.id}/delivery`, account);
+      for (const a of t.alerts) await read(`alert ${a.id}`, `/account/alert/${a.id}`, account);
+      for (const i of t.incidents) await read(`incident ${i.id}`, `/account/incident/${i.id}`, account);
       for (const s of t.subs) {
         for (const m of s.messageIds) await read(`message ${m}`, `/account/message/${m}`, account);
         await read(`domain ${s.domain.id}`, `/subaccount/domain/${s.domain.id}`, { sub: s.apiKey });

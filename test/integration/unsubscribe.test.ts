@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { contextOf } from '../../src/instance-context.js';
-import { createSecretBox } from 'mailplane';
+import { createSecretBox, nowNs, systemClock } from 'mailplane';
 import { unsubscribeUrl } from '../../src/tracking/links.js';
 import { useTestApi } from '../support/api.js';
 import { execSql, storeKinds } from '../support/databases.js';
@@ -67,7 +67,11 @@ describe.each(storeKinds)('unsubscribe links on %s', (kind) => {
     const response = await follow('POST', unsubscribeUrl(contextOf(api.mailplane), entry.messageId));
     expect(response.status).toBe(200);
     expect(
-      await contextOf(api.mailplane).store.suppressions.isSuppressed(sender.subAccount.id, 'one@example.org'),
+      await contextOf(api.mailplane).store.suppressions.isSuppressed(
+        sender.subAccount.id,
+        'one@example.org',
+        nowNs(systemClock),
+      ),
     ).toBe(true);
   });
 
@@ -95,7 +99,11 @@ describe.each(storeKinds)('unsubscribe links on %s', (kind) => {
     expect(foreignUrl).not.toBe(url);
     expect((await follow('GET', foreignUrl)).status).toBe(404);
     expect(
-      await contextOf(api.mailplane).store.suppressions.isSuppressed(sender.subAccount.id, 'keep@example.org'),
+      await contextOf(api.mailplane).store.suppressions.isSuppressed(
+        sender.subAccount.id,
+        'keep@example.org',
+        nowNs(systemClock),
+      ),
     ).toBe(false);
   });
 
@@ -112,7 +120,11 @@ describe.each(storeKinds)('unsubscribe links on %s', (kind) => {
     await execSql(api.url, 'ALTER TABLE suppressions_away RENAME TO suppressions');
     expect((await follow('GET', url)).status).toBe(200);
     expect(
-      await contextOf(api.mailplane).store.suppressions.isSuppressed(sender.subAccount.id, 'later@example.org'),
+      await contextOf(api.mailplane).store.suppressions.isSuppressed(
+        sender.subAccount.id,
+        'later@example.org',
+        nowNs(systemClock),
+      ),
     ).toBe(true);
   });
 

@@ -70,6 +70,8 @@ export async function startDeliveryEnv(
     shutdownGraceMs?: number;
     /** Attempts of a job before the runner gives up on it (default the runner's, 10). */
     maxAttempts?: number;
+    /** Slots of the runner's lanes (`jobs.lanes`), e.g. one delivery slot to queue a backlog. */
+    lanes?: Record<string, number>;
     logger?: Logger;
     webhooks?: Partial<WebhookDeliveryConfig>;
     dnsTimeoutMs?: number;

@@ -100,6 +100,8 @@ function paramValue(world: FuzzWorld, route: AnyRoute, name: string): fc.Arbitra
       [own.subs[1]!, ...foreign.subs].map((s) => String(s.template.id)),
     ],
     version: [['1', '2', '3'], []],
+    alert_id: [own.alerts.map((a) => String(a.id)), foreign.alerts.map((a) => String(a.id))],
+    incident_id: [own.incidents.map((i) => String(i.id)), foreign.incidents.map((i) => String(i.id))],
   };
   const [mine, theirs] = ids[name] ?? [[], []];
   const choices: Array<{ weight: number; arbitrary: fc.Arbitrary<string> }> = [

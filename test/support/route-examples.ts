@@ -55,6 +55,19 @@ const tpsp = (r: ExampleRefs) => ({
   password: 'p',
 });
 
+const alertRule = (r: ExampleRefs) => ({
+  name: `alert-${r.salt}`,
+  active: true,
+  entityType: 'account',
+  parameter: 2,
+  threshold: '0.3',
+  provider: 'all',
+  processedCountThreshold: 100,
+  windowHours: 24,
+  emails: r.emails,
+  slackUrl: r.webhookUrl,
+});
+
 const EXAMPLES: Record<string, (r: ExampleRefs) => RouteExample> = {
   'POST /account/subaccount': (r) => ({ body: { name: `sub-${r.salt}`, companyName: 'Co' } }),
   'GET /account/subaccount': () => ({ query: { limit: '5', offset: '0', search: 'sub' } }),
@@ -68,6 +81,13 @@ const EXAMPLES: Record<string, (r: ExampleRefs) => RouteExample> = {
     body: { manual: r.emails.map((email) => ({ email })), unsubscribe: [{ email: `u${r.salt}@example.org` }] },
   }),
   'DELETE /subaccount/suppression': (r) => ({ body: { suppressions: r.emails.map((email) => ({ email })) } }),
+  'GET /subaccount/suppression/export': () => ({}),
+  'GET /account/suppression': () => ({ query: { limit: '5', offset: '0', type: 'manual', ...range() } }),
+  'POST /account/suppression': (r) => ({
+    body: { manual: r.emails.map((email) => ({ email })), spamComplaint: [{ email: `*@s${r.salt}.example.org` }] },
+  }),
+  'DELETE /account/suppression': (r) => ({ body: { suppressions: r.emails.map((email) => ({ email })) } }),
+  'GET /account/suppression/export': () => ({}),
   'GET /account/ip': () => ({ query: { limit: '5', offset: '0' } }),
   'PUT /account/ip/allocate': (r) => ({ body: { ips: r.ips, autoWarmupEnabled: false } }),
   'PUT /account/ip/:ip_id': () => ({
@@ -136,6 +156,12 @@ const EXAMPLES: Record<string, (r: ExampleRefs) => RouteExample> = {
   }),
   'GET /subaccount/message/:message_id': () => ({}),
   'GET /account/webhook/:webhook_id/delivery': () => ({ query: { limit: '5', offset: '0' } }),
+  'POST /account/alert': (r) => ({ body: alertRule(r) }),
+  'GET /account/alert': () => ({ query: { limit: '5', offset: '0', search: 'alert' } }),
+  'GET /account/alert/count': () => ({ query: { search: 'alert' } }),
+  'PUT /account/alert/:alert_id': (r) => ({ body: { ...alertRule(r), active: false, windowHours: 168 } }),
+  'GET /account/incident': () => ({ query: { limit: '5', offset: '0', status: '0' } }),
+  'POST /account/incident/:incident_id/resolve': () => ({ body: { note: 'handled' } }),
 };
 
 /** A value of the JSON Schema `schema` (from zod), for routes the table above does not know yet. */

@@ -9,7 +9,7 @@
  * the PostgreSQL one is a database built under an advisory lock, then renamed into place.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,15 +67,21 @@ export function databaseUrl(serverUrl: string, name: string): string {
   return url.toString();
 }
 
+/** How old a template of another schema must be before a run removes it. */
+const STALE_TEMPLATE_MS = 3_600_000;
+
 async function sqliteTemplate(): Promise<string> {
   const current = `${SQLITE_TEMPLATE_PREFIX}${schemaHash()}.db`;
   const path = join(tmpdir(), current);
   if (existsSync(path)) return path;
   // Templates of earlier schemas (a developer's machine keeps them between runs); never one of
-  // this schema that another process is building.
+  // this schema that another process is building, nor a recent one that a run on another working
+  // copy of the schema (a branch being edited) may be copying now.
   for (const file of readdirSync(tmpdir())) {
-    if (file.startsWith(SQLITE_TEMPLATE_PREFIX) && !file.startsWith(current))
-      rmSync(join(tmpdir(), file), { force: true });
+    if (!file.startsWith(SQLITE_TEMPLATE_PREFIX) || file.startsWith(current)) continue;
+    const stale = join(tmpdir(), file);
+    if (Date.now() - (statSync(stale, { throwIfNoEntry: false })?.mtimeMs ?? 0) > STALE_TEMPLATE_MS)
+      rmSync(stale, { force: true });
   }
   const building = `${path}.${randomBytes(6).toString('hex')}`;
   const store = await openKyselyStore({ url: `sqlite:${building}`, maxConnections: 1 });
@@ -102,6 +108,7 @@ async function buildPostgresTemplate(serverUrl: string): Promise<string> {
       // A closed connection's server process may linger a moment; a copy needs the template unused.
       await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [building]);
       await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
+      await admin.query(`COMMENT ON DATABASE ${name} IS '${Date.now()}'`);
       await dropOtherTemplates(admin, name);
     } finally {
       await admin.query('SELECT pg_advisory_unlock($1)', [TEMPLATE_LOCK]);
@@ -110,13 +117,20 @@ async function buildPostgresTemplate(serverUrl: string): Promise<string> {
   return name;
 }
 
-/** Templates of earlier schemas (a developer's server keeps them between runs) are not needed again. */
+/**
+ * Templates of earlier schemas (a developer's server keeps them between runs) are not needed again,
+ * once they are an hour old (their comment holds when they were built): a run on another working copy
+ * of the schema may be copying a recent one now.
+ */
 async function dropOtherTemplates(admin: pg.Client, current: string): Promise<void> {
-  const { rows } = await admin.query<{ datname: string }>(
-    "SELECT datname FROM pg_database WHERE datname LIKE 'mailplane\\_template\\_%' AND datname <> $1",
+  const { rows } = await admin.query<{ datname: string; built: string | null }>(
+    "SELECT datname, shobj_description(oid, 'pg_database') AS built FROM pg_database WHERE datname LIKE 'mailplane\\_template\\_%' AND datname <> $1",
     [current],
   );
-  for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+  for (const { datname, built } of rows) {
+    if (Date.now() - Number(built ?? 0) < STALE_TEMPLATE_MS) continue;
+    await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+  }
 }
 
 /** A hash of the storage adapter's sources: the schema's version, as far as the tests can tell. */

@@ -12,6 +12,8 @@ export interface JsonCall {
   account?: string;
   sub?: string;
   body?: unknown;
+  /** Sent as a `text/csv` body instead of `body` (the suppression import). */
+  csv?: string;
   query?: Record<string, string>;
 }
 
@@ -28,7 +30,7 @@ export async function callJson(
   path: string,
   call: JsonCall = {},
 ): Promise<JsonResult> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const headers: Record<string, string> = { 'content-type': call.csv === undefined ? 'application/json' : 'text/csv' };
   if (call.account !== undefined) headers['x-account-apikey'] = call.account;
   if (call.sub !== undefined) headers['x-subaccount-apikey'] = call.sub;
   const query = call.query ? `?${new URLSearchParams(call.query).toString()}` : '';
@@ -36,7 +38,7 @@ export async function callJson(
     method,
     target: `/api/v1${path}${query}`,
     headers,
-    body: call.body === undefined ? '' : JSON.stringify(call.body),
+    body: call.csv ?? (call.body === undefined ? '' : JSON.stringify(call.body)),
   });
   let body: unknown;
   try {
@@ -76,6 +78,9 @@ export interface Tenant {
   ips: Array<{ id: number; publicIp: string }>;
   tpsps: Array<{ id: number; name: string; host: string }>;
   pools: Array<{ id: number; name: string }>;
+  /** An alert rule on the first sub-account, and an incident it opened (through the store, as the evaluation does). */
+  alerts: Array<{ id: number; name: string }>;
+  incidents: Array<{ id: number; summary: string }>;
 }
 
 const expectOk = (what: string, result: JsonResult): JsonResult => {
@@ -201,6 +206,28 @@ export async function createTenant(
       body: { name: `${tag}-pool`, ips: [{ publicIP: `10.${octet}.7.1` }], tpsps: [tpsp.id], routingStrategy: 0 },
     }),
   ).body;
+  const alert = expectOk(
+    'alert',
+    await callJson(harness, 'POST', '/account/alert', {
+      account: apiKey,
+      body: { name: `${tag}-alert`, entityType: 'subAccount', entityValue: subs[0]!.id, parameter: 0, threshold: 5 },
+    }),
+  ).body;
+  const { incident } = await contextOf(harness.mailplane).store.incidents.open({
+    accountId: account.id,
+    topic: `alert:${alert.id}`,
+    alertId: alert.id,
+    entityType: 'subAccount',
+    entityId: subs[0]!.id,
+    parameter: 0,
+    provider: null,
+    threshold: 5,
+    windowHours: 24,
+    measuredValue: 12.5,
+    sampleSize: 200,
+    summary: `${tag}-incident`,
+    started: 1n,
+  });
   return {
     tag,
     accountId: account.id,
@@ -211,6 +238,8 @@ export async function createTenant(
     ips: (allocated.allocated as Array<{ id: number; publicIp: string }>).map(({ id, publicIp }) => ({ id, publicIp })),
     tpsps: [{ id: tpsp.id, name: tpsp.name, host: `${tag}-smtp.example` }],
     pools: [{ id: pool.id, name: pool.name }],
+    alerts: [{ id: alert.id, name: alert.name }],
+    incidents: [{ id: incident.id, summary: incident.summary }],
   };
 }
 
@@ -239,6 +268,8 @@ export function accountMarkers(tenant: Tenant): string[] {
     ...tenant.ips.map((ip) => ip.publicIp),
     ...tenant.tpsps.flatMap((t) => [t.name, t.host, `${tenant.tag}-user`]),
     ...tenant.pools.map((p) => p.name),
+    ...tenant.alerts.map((a) => a.name),
+    ...tenant.incidents.map((i) => i.summary),
   ];
 }
 
@@ -254,5 +285,7 @@ export function resourceIds(tenant: Tenant): Record<string, string[]> {
     message_id: tenant.subs.flatMap((s) => s.messageIds),
     batch_id: tenant.subs.flatMap((s) => s.batchIds),
     template_id: tenant.subs.map((s) => String(s.template.id)),
+    alert_id: tenant.alerts.map((a) => String(a.id)),
+    incident_id: tenant.incidents.map((i) => String(i.id)),
   };
 }

@@ -16,8 +16,10 @@ import { createServer, type Server, type Socket } from 'node:net';
 
 /** How the receiver throttles; a limit left out does not apply. */
 export interface ThrottlingMxOptions {
-  /** Messages accepted per client IP in any 60 s. */
+  /** Messages accepted per client IP in any window (60 s unless `windowMs` says otherwise). */
   messagesPerMinute?: number;
+  /** The length of the rate's sliding window in ms (default 60 000; tests shorten it to run in seconds). */
+  windowMs?: number;
   /** Sessions open at once per client IP. */
   connectionsPerIp?: number;
   /** Client IPs refused as listed at Spamhaus. */
@@ -43,9 +45,10 @@ export interface AcceptedMessage {
 export interface ClientCounts {
   /** Messages accepted. */
   accepted: number;
-  /** Sessions open now, and the most open at once (refused connections are not sessions). */
+  /** Sessions open now, the most open at once, and all ever opened (refused connections are not sessions). */
   open: number;
   maxOpen: number;
+  sessions: number;
   /** `421` replies given: rate limit and connection cap. */
   replies421: number;
   /** Connections refused by the connection cap. */
@@ -87,11 +90,11 @@ export function spamhausReply(code: 550 | 554, ip: string): string {
 }
 
 const TERMINATOR = Buffer.from('\r\n.\r\n');
-const WINDOW_MS = 60_000;
 
 /** Starts a receiver; see the module comment for what it does. */
 export async function startThrottlingMx(options: ThrottlingMxOptions = {}): Promise<ThrottlingMx> {
   const now = options.now ?? Date.now;
+  const windowMs = options.windowMs ?? 60_000;
   const listed = new Set(options.blocklisted ?? []);
   const clients = new Map<string, ClientCounts>();
   const acceptedTimes = new Map<string, number[]>();
@@ -103,6 +106,7 @@ export async function startThrottlingMx(options: ThrottlingMxOptions = {}): Prom
         accepted: 0,
         open: 0,
         maxOpen: 0,
+        sessions: 0,
         replies421: 0,
         refusedConnections: 0,
         blocklistRefusals: 0,
@@ -112,10 +116,10 @@ export async function startThrottlingMx(options: ThrottlingMxOptions = {}): Prom
     }
     return counts;
   };
-  /** Whether the IP has used its allowance of the last 60 s, dropping the times that left the window. */
+  /** Whether the IP has used its allowance of the last window, dropping the times that left it. */
   const rateFull = (ip: string): boolean => {
     if (options.messagesPerMinute === undefined) return false;
-    const times = (acceptedTimes.get(ip) ?? []).filter((at) => at > now() - WINDOW_MS);
+    const times = (acceptedTimes.get(ip) ?? []).filter((at) => at > now() - windowMs);
     acceptedTimes.set(ip, times);
     return times.length >= options.messagesPerMinute;
   };
@@ -136,8 +140,15 @@ export async function startThrottlingMx(options: ThrottlingMxOptions = {}): Prom
       return refuse(tooManyConnectionsReply(ip));
     }
     counts.open += 1;
+    counts.sessions += 1;
     counts.maxOpen = Math.max(counts.maxOpen, counts.open);
-    socket.once('close', () => (counts.open -= 1));
+    // A session is over at QUIT (the client may open its next one before this socket's close is seen).
+    let ended = false;
+    const end = () => {
+      if (!ended) counts.open -= 1;
+      ended = true;
+    };
+    socket.once('close', end);
     const throttle = () => {
       counts.replies421 += 1;
       refuse(gmailRateLimitedReply(ip));
@@ -174,8 +185,10 @@ export async function startThrottlingMx(options: ThrottlingMxOptions = {}): Prom
         rcptTo = [];
         say('250 2.0.0 OK');
       } else if (verb === 'NOOP') say('250 2.0.0 OK');
-      else if (verb === 'QUIT') socket.end('221 2.0.0 closing connection\r\n');
-      else say('502 5.5.1 Unrecognized command');
+      else if (verb === 'QUIT') {
+        end();
+        socket.end('221 2.0.0 closing connection\r\n');
+      } else say('502 5.5.1 Unrecognized command');
     };
     const onMessage = (body: Buffer): void => {
       inData = false;

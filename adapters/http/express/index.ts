@@ -9,22 +9,28 @@ import { consoleLogger } from '../../../src/context.js';
 import { DEFAULT_BODY_LIMIT } from '../../../src/http/router.js';
 import { MailplaneError } from '../../../src/errors.js';
 import { servesPath } from '../../../src/http/mount.js';
+import { streamsRequestBody } from '../../../src/http/streamed-request.js';
 import type { HttpHandler, HttpRequest } from '../../../src/http/types.js';
 import {
   BodyReadError,
   BodyTooLargeError,
   badTargetResponse,
   failureResponse,
-  readRawBody,
   requestHeaders,
   routerRequest,
   toRouterPath,
+  withRequestBody,
   writeResponse,
   type BridgeOptions,
 } from '../node/index.js';
 
-/** True when a body parser (e.g. `express.json()`) already consumed and parsed the body. */
-function alreadyParsed(req: { body?: unknown; _body?: unknown }): boolean {
+/**
+ * True when a body parser (e.g. `express.json()`) already consumed and parsed the body. A parser
+ * that skipped a `text/csv` body may still have set `req.body = {}` (body-parser 1.x): such a body
+ * is unread, and streamed.
+ */
+function alreadyParsed(req: { body?: unknown; _body?: unknown; headers: HttpRequest['headers'] }): boolean {
+  if (streamsRequestBody(req.headers)) return req._body === true;
   return req._body === true || req.body !== undefined;
 }
 
@@ -71,19 +77,15 @@ export function toExpress(handle: HttpHandler, options: BridgeOptions = {}): [Re
       writeResponse(res, badTargetResponse(), logger);
       return;
     }
-    const parsed = alreadyParsed(req as never);
-    const body = parsed ? Promise.resolve(undefined) : readRawBody(req, limit);
-    body
-      .then((rawBody) => {
-        const request: HttpRequest = routerRequest(req.method, requestHeaders(req), target);
-        if (parsed) request.body = req.body as unknown;
-        else request.rawBody = rawBody;
-        return handle(request);
-      })
-      .then(
-        (response) => writeResponse(res, response, logger),
-        (error: unknown) => writeResponse(res, failureResponse(error, logger), logger),
-      );
+    const request: HttpRequest = routerRequest(req.method, requestHeaders(req), target);
+    // A body parser's result (express.json(), or express.text() for CSV) is used as it is.
+    const withBody = alreadyParsed(req as never)
+      ? Promise.resolve({ ...request, body: req.body as unknown })
+      : withRequestBody(request, req, limit);
+    withBody.then(handle).then(
+      (response) => writeResponse(res, response, logger),
+      (error: unknown) => writeResponse(res, failureResponse(error, logger), logger),
+    );
   };
   const answerErrors: ErrorRequestHandler = (error: ParserError | null | undefined, _req, res, _next) => {
     writeResponse(res, failureResponse(parserError(error, limit), logger), logger);

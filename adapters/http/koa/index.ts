@@ -9,16 +9,17 @@ import type { Context, Middleware } from 'koa';
 import { consoleLogger, type Logger } from '../../../src/context.js';
 import { DEFAULT_BODY_LIMIT } from '../../../src/http/router.js';
 import { servesPath } from '../../../src/http/mount.js';
+import { streamsRequestBody } from '../../../src/http/streamed-request.js';
 import { responseBody, type HttpHandler, type HttpRequest, type HttpResponse } from '../../../src/http/types.js';
 import {
   badTargetResponse,
   describeError,
   failureResponse,
   internalErrorResponse,
-  readRawBody,
   requestHeaders,
   routerRequest,
   toRouterPath,
+  withRequestBody,
   type BridgeOptions,
 } from '../node/index.js';
 
@@ -75,11 +76,13 @@ export function toKoa(handle: HttpHandler, options: BridgeOptions = {}): Middlew
     }
     let response: HttpResponse;
     try {
-      const parsedBody = (ctx.request as { body?: unknown }).body;
+      // A body parser that skipped a `text/csv` upload may still have set `{}`: an unread body is streamed.
+      const unreadStream = streamsRequestBody(ctx.req.headers) && !ctx.req.readableEnded;
+      const parsedBody = unreadStream ? undefined : (ctx.request as { body?: unknown }).body;
       const request: HttpRequest = routerRequest(ctx.method, requestHeaders(ctx.req), target);
-      if (parsedBody !== undefined) request.body = parsedBody;
-      else request.rawBody = await readRawBody(ctx.req, limit);
-      response = await handle(request);
+      response = await handle(
+        parsedBody !== undefined ? { ...request, body: parsedBody } : await withRequestBody(request, ctx.req, limit),
+      );
     } catch (error) {
       response = failureResponse(error, logger);
     }

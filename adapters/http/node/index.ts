@@ -17,6 +17,7 @@ import { DEFAULT_BODY_LIMIT } from '../../../src/http/router.js';
 import { BadRequestError, PayloadTooLargeError, RouteNotFoundError } from '../../../src/errors.js';
 import { describeError } from '../../../src/logging/describe-error.js';
 import { errorResponse, httpErrorRule } from '../../../src/http/errors.js';
+import { streamsRequestBody } from '../../../src/http/streamed-request.js';
 import { responseBody, type HttpHandler, type HttpRequest, type HttpResponse } from '../../../src/http/types.js';
 
 /** Options shared by the HTTP bridges. */
@@ -76,6 +77,16 @@ export function readRawBody(request: IncomingMessage, limit: number): Promise<Bu
       if (!refused) reject(new BodyReadError(error));
     });
   });
+}
+
+/**
+ * `request` with the body of `req`: a `text/csv` upload as the stream itself (the router's route reads
+ * it as it arrives, within its own limit: src/http/streamed-request.ts), any other body read whole
+ * within `limit` ({@link readRawBody}).
+ */
+export async function withRequestBody(request: HttpRequest, req: IncomingMessage, limit: number): Promise<HttpRequest> {
+  if (streamsRequestBody(req.headers)) return { ...request, bodyStream: req };
+  return { ...request, rawBody: await readRawBody(req, limit) };
 }
 
 /** The 413 response the bridges answer without reading the rest of an oversized body. */
@@ -245,8 +256,8 @@ export function toNodeHandler(handle: HttpHandler, options: BridgeOptions = {}):
       writeResponse(res, target.kind === 'outside' ? notFoundResponse() : badTargetResponse(), logger);
       return;
     }
-    readRawBody(req, limit)
-      .then((rawBody) => handle({ ...routerRequest(req.method ?? 'GET', requestHeaders(req), target), rawBody }))
+    withRequestBody(routerRequest(req.method ?? 'GET', requestHeaders(req), target), req, limit)
+      .then(handle)
       .then(
         (response) => writeResponse(res, response, logger),
         (error: unknown) => writeResponse(res, failureResponse(error, logger), logger),

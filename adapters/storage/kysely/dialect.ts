@@ -24,8 +24,10 @@ export function isUniqueViolation(error: unknown): boolean {
 
 /**
  * `column LIKE '%search%' ESCAPE '\'` with the search text's wildcards escaped: a literal,
- * case-insensitive substring match when `column` holds lower-cased text.
+ * case-insensitive substring match when `column` holds lower-cased text, or with `lower` (a column
+ * of text as written, too rarely searched to keep a lower-cased copy).
  */
-export function containsText(column: string, search: string) {
-  return sql<boolean>`${sql.ref(column)} like ${likeContains(search)} escape '\\'`;
+export function containsText(column: string, search: string, options: { lower?: boolean } = {}) {
+  const subject = options.lower ? sql`lower(${sql.ref(column)})` : sql.ref(column);
+  return sql<boolean>`${subject} like ${likeContains(search)} escape '\\'`;
 }

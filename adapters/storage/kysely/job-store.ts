@@ -1,5 +1,16 @@
 import { sql, type Selectable } from 'kysely';
-import type { EnqueueResult, JobRecord, JobState, JobStore, JsonObject, NewJob } from '../../../src/store/index.js';
+import {
+  fairFlow,
+  fairOrders,
+  jobPriority,
+  jobStreamOf,
+  type EnqueueResult,
+  type JobRecord,
+  type JobState,
+  type JobStore,
+  type JsonObject,
+  type NewJob,
+} from '../../../src/store/index.js';
 import { atomically, type KyselyStoreContext } from './context.js';
 import { JOBS_CHANNEL } from './jobs-due.js';
 import { bulkInsert } from './bulk-insert.js';
@@ -22,14 +33,60 @@ function toJob(row: Selectable<JobsTable>): JobRecord {
     attempts: toNumber(row.attempts),
     dedupeKey: row.dedupe_key,
     lastError: row.last_error,
+    stream: jobStreamOf(toNumber(row.priority)),
+    fairKey: row.fair_key,
   };
 }
 
 /** Times are stored as integers; a clock may answer fractional milliseconds. */
 const ms = (value: number) => Math.floor(value);
 
-/** Claim order: the due time of the attempt, then insertion order. RETURNING promises no order. */
-const byRunAt = (a: JobRecord, b: JobRecord) => a.runAt - b.runAt || a.id - b.id;
+/** Claim order: class, fair order, then insertion order (src/store/job-order.ts). RETURNING promises no order. */
+const byClaimOrder = (a: Selectable<JobsTable>, b: Selectable<JobsTable>) =>
+  toNumber(a.priority) - toNumber(b.priority) ||
+  toNumber(a.fair_at) - toNumber(b.fair_at) ||
+  toNumber(a.id) - toNumber(b.id);
+
+/**
+ * A job handed back due at `at` (a retry, a release): a keyless job's fair order follows its
+ * `run_at`; a keyed one keeps its place unless that is before `at` (src/store/job-order.ts).
+ */
+const fairAtAfterRetry = (at: number) =>
+  sql<number>`case when fair_key is null or fair_at < ${at} then ${at} else fair_at end`;
+
+/**
+ * The ids a claim chooses among: the first `perKind` due jobs in claim order of each kind (or of
+ * all kinds), each one walk down an index (`jobs_kind_claim`, `jobs_claim`) that stops at `perKind`.
+ */
+function claimCandidates(kinds: readonly string[] | undefined, now: number, perKind: number) {
+  const walk = (kind: string | null, index: number) =>
+    sql`select "id" from (select "id" from "jobs" where ${kind === null ? sql`` : sql`"kind" = ${kind} and `}"available_at" <= ${now} order by "priority", "fair_at", "id" limit ${perKind}) as ${sql.raw(`c${index}`)}`;
+  const walks = kinds ? [...new Set(kinds)].map(walk) : [walk(null, 0)];
+  return sql.join(walks, sql` union all `);
+}
+
+/** The fair order of each key's latest waiting job in the store, per class, for the keys of `jobs`. */
+async function latestFairOrders(ctx: KyselyStoreContext, jobs: readonly NewJob[]): Promise<Map<string, number>> {
+  const flows = new Map<string, { key: string; priority: number }>();
+  for (const job of jobs) {
+    if (!job.fairKey) continue;
+    const priority = jobPriority(job.stream);
+    flows.set(fairFlow(job.fairKey, priority), { key: job.fairKey, priority });
+  }
+  const latest = new Map<string, number>();
+  for (const [flow, { key, priority }] of flows) {
+    const row = await ctx.db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.max('fair_at').as('last'))
+      .where('fair_key', '=', key)
+      .where('priority', '=', priority)
+      .where('available_at', 'is not', null)
+      .executeTakeFirst();
+    const last = toNumberOrNull((row?.last ?? null) as number | string | bigint | null);
+    if (last !== null) latest.set(flow, last);
+  }
+  return latest;
+}
 
 const JOB_COLUMNS = [
   'kind',
@@ -42,10 +99,17 @@ const JOB_COLUMNS = [
   'dedupe_key',
   'active_dedupe_key',
   'last_error',
+  'priority',
+  'fair_key',
+  'fair_at',
 ] as const;
 
 /** Inserts one chunk and answers, in input order, what became of each job. */
-async function insertChunk(ctx: KyselyStoreContext, jobs: readonly NewJob[]): Promise<EnqueueResult[]> {
+async function insertChunk(
+  ctx: KyselyStoreContext,
+  jobs: readonly NewJob[],
+  fairAt: readonly number[],
+): Promise<EnqueueResult[]> {
   // Raw, not built: every accepted send enqueues its delivery job, and building costs more than inserting.
   const inserted = await bulkInsert<
     'jobs',
@@ -54,7 +118,7 @@ async function insertChunk(ctx: KyselyStoreContext, jobs: readonly NewJob[]): Pr
     ctx,
     'jobs',
     JOB_COLUMNS,
-    jobs.map((job) => [
+    jobs.map((job, index) => [
       job.kind,
       JSON.stringify(job.payload),
       'pending',
@@ -65,6 +129,9 @@ async function insertChunk(ctx: KyselyStoreContext, jobs: readonly NewJob[]): Pr
       job.dedupeKey ?? null,
       job.dedupeKey ?? null,
       null,
+      jobPriority(job.stream),
+      job.fairKey ?? null,
+      fairAt[index]!,
     ]),
     'on conflict do nothing returning "id", "kind", "active_dedupe_key"',
   );
@@ -134,8 +201,11 @@ export function kyselyJobStore(ctx: KyselyStoreContext): JobStore {
       if (jobs.length === 0) return [];
       const results = await atomically(ctx, async (trx) => {
         const results: EnqueueResult[] = [];
+        const latest = await latestFairOrders({ ...ctx, db: trx }, jobs);
+        const fairAt = fairOrders(jobs, (key, priority) => latest.get(fairFlow(key, priority)) ?? null);
         for (let start = 0; start < jobs.length; start += INSERT_CHUNK) {
-          results.push(...(await insertChunk({ ...ctx, db: trx }, jobs.slice(start, start + INSERT_CHUNK))));
+          const chunk = jobs.slice(start, start + INSERT_CHUNK);
+          results.push(...(await insertChunk({ ...ctx, db: trx }, chunk, fairAt.slice(start, start + INSERT_CHUNK))));
         }
         // Delivered to the other processes' listeners at commit, and never for a rollback.
         if (ctx.dialect === 'postgres' && results.some((r) => r.created)) {
@@ -153,44 +223,26 @@ export function kyselyJobStore(ctx: KyselyStoreContext): JobStore {
     async claim({ workerId, kinds, limit, now, leaseMs }) {
       if (limit <= 0 || kinds?.length === 0) return [];
       now = ms(now);
-      const set = {
-        state: 'running',
-        locked_by: workerId,
-        available_at: now + ms(leaseMs),
-        attempts: sql<number>`attempts + 1`,
-      };
-      let rows: Selectable<JobsTable>[];
-      if (ctx.dialect === 'postgres') {
-        // FOR UPDATE SKIP LOCKED: concurrent claimers (other processes) skip the rows this one is
-        // taking instead of waiting for them, and never take the same row. The CTE is evaluated
-        // once, so the UPDATE touches exactly the rows it locked.
-        rows = await db
-          .with('picked', (qb) => {
-            let pick = qb.selectFrom('jobs').select('id').where('available_at', '<=', now);
-            if (kinds) pick = pick.where('kind', 'in', [...kinds]);
-            return pick.orderBy('available_at').orderBy('id').limit(Math.floor(limit)).forUpdate().skipLocked();
-          })
-          .updateTable('jobs')
-          .set(set)
-          .from('picked')
-          .whereRef('jobs.id', '=', 'picked.id')
-          .returningAll('jobs')
-          .execute();
-      } else {
-        // SQLite: one UPDATE statement takes the write lock before it reads, so the select and
-        // the update are atomic even against other connections to the same file.
-        rows = await db
-          .updateTable('jobs')
-          .set(set)
-          .where('id', 'in', (eb) => {
-            let pick = eb.selectFrom('jobs').select('id').where('available_at', '<=', now);
-            if (kinds) pick = pick.where('kind', 'in', [...kinds]);
-            return pick.orderBy('available_at').orderBy('id').limit(Math.floor(limit));
-          })
-          .returningAll()
-          .execute();
-      }
-      return rows.map(toJob).sort(byRunAt);
+      limit = Math.floor(limit);
+      const leaseEnd = now + ms(leaseMs);
+      // Twice the limit per kind, so a claimer that loses the head rows to a concurrent one
+      // (PostgreSQL: SKIP LOCKED) still finds the next ones.
+      const candidates = claimCandidates(kinds, now, limit * 2);
+      const pick = sql`select "id" from "jobs" where "id" in (${candidates}) and "available_at" <= ${now} order by "priority", "fair_at", "id" limit ${limit}`;
+      const set = sql`"state" = 'running', "locked_by" = ${workerId}, "available_at" = ${leaseEnd}, "attempts" = "attempts" + 1`;
+      // PostgreSQL: FOR UPDATE SKIP LOCKED: concurrent claimers (other processes) skip the rows this
+      // one is taking instead of waiting for them, and never take the same row (a row taken meanwhile
+      // fails the re-checked "available_at <= now"). The CTE is evaluated once, so the UPDATE touches
+      // exactly the rows it locked. SQLite: one UPDATE statement takes the write lock before it reads,
+      // so the select and the update are atomic even against other connections to the same file.
+      const claim =
+        ctx.dialect === 'postgres'
+          ? sql<
+              Selectable<JobsTable>
+            >`with "picked" as (${pick} for update skip locked) update "jobs" set ${set} from "picked" where "jobs"."id" = "picked"."id" returning "jobs".*`
+          : sql<Selectable<JobsTable>>`update "jobs" set ${set} where "id" in (${pick}) returning *`;
+      const { rows } = await claim.execute(db);
+      return [...rows].sort(byClaimOrder).map(toJob);
     },
 
     async complete(id, workerId) {
@@ -207,7 +259,12 @@ export function kyselyJobStore(ctx: KyselyStoreContext): JobStore {
       const values =
         retryAt === null
           ? { state: 'dead', available_at: null, active_dedupe_key: null }
-          : { state: 'pending', run_at: ms(retryAt), available_at: ms(retryAt) };
+          : {
+              state: 'pending',
+              run_at: ms(retryAt),
+              available_at: ms(retryAt),
+              fair_at: fairAtAfterRetry(ms(retryAt)),
+            };
       const result = await leased(id, workerId)
         .set({ ...values, locked_by: null, last_error: error })
         .executeTakeFirst();
@@ -229,7 +286,7 @@ export function kyselyJobStore(ctx: KyselyStoreContext): JobStore {
           attempts: sql<number>`case when attempts > 0 then attempts - 1 else 0 end`,
           ...(runAt === undefined
             ? { available_at: sql<number>`run_at` }
-            : { run_at: ms(runAt), available_at: ms(runAt) }),
+            : { run_at: ms(runAt), available_at: ms(runAt), fair_at: fairAtAfterRetry(ms(runAt)) }),
         })
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;

@@ -8,12 +8,14 @@ import type { SuppressionTables } from './tables/suppressions.js';
 import type { WebhookTables } from './tables/webhooks.js';
 import type { WarmupTables } from './tables/warmup.js';
 import type { RateLimitTables } from './tables/rate-limits.js';
+import type { ShapingTables } from './tables/shaping.js';
 import type { SandboxTables } from './tables/sandbox.js';
 import type { SettingTables } from './tables/settings.js';
 import type { TemplateTables } from './tables/templates.js';
 import type { CacheVersionTables } from './tables/cache-version.js';
 import type { IdempotencyTables } from './tables/idempotency.js';
 import type { DashboardSessionTables } from './tables/dashboard-sessions.js';
+import type { AlertTables } from './tables/alerts.js';
 
 /*
  * Column types as the drivers deliver them. SQLite runs with safe integers (every INTEGER comes
@@ -83,12 +85,14 @@ export interface Database
     MessageTables,
     WarmupTables,
     RateLimitTables,
+    ShapingTables,
     SandboxTables,
     SettingTables,
     TemplateTables,
     CacheVersionTables,
     IdempotencyTables,
-    DashboardSessionTables {
+    DashboardSessionTables,
+    AlertTables {
   accounts: AccountsTable;
   sub_accounts: SubAccountsTable;
   smtp_auths: SmtpAuthsTable;

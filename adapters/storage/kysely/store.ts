@@ -13,6 +13,7 @@ import { kyselyJobStore } from './job-store.js';
 import { kyselyStatsStore } from './stats-store.js';
 import { kyselyMessageStore } from './message-store.js';
 import { kyselyWarmupStore } from './warmup-store.js';
+import { kyselyShapingStore } from './shaping-store.js';
 import { kyselyRateLimitStore } from './rate-limit-store.js';
 import { kyselySandboxStore } from './sandbox-store.js';
 import { kyselyReadiness, kyselySettingStore } from './instance-store.js';
@@ -20,6 +21,8 @@ import { kyselyTemplateStore } from './template-store.js';
 import { JobsDueSignal, type ListenClient } from './jobs-due.js';
 import { kyselyIdempotencyStore } from './idempotency-store.js';
 import { kyselyDashboardSessionStore } from './dashboard-session-store.js';
+import { kyselyAlertStore } from './alert-store.js';
+import { kyselyIncidentStore } from './incident-store.js';
 
 /** Options of {@link kyselyStore}. */
 export interface KyselyStoreOptions {
@@ -50,11 +53,14 @@ function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): Mailpl
     messages: kyselyMessageStore(ctx),
     warmup: kyselyWarmupStore(ctx),
     rateLimits: kyselyRateLimitStore(ctx),
+    shaping: kyselyShapingStore(ctx),
     sandbox: kyselySandboxStore(ctx),
     settings: kyselySettingStore(ctx),
     templates: kyselyTemplateStore(ctx),
     idempotency: kyselyIdempotencyStore(ctx),
     dashboardSessions: kyselyDashboardSessionStore(ctx),
+    alerts: kyselyAlertStore(ctx),
+    incidents: kyselyIncidentStore(ctx),
     ready: () => kyselyReadiness(ctx),
     async transaction(work) {
       if (ctx.inTransaction) return work(buildStore(ctx, close));

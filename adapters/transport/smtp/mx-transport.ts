@@ -26,7 +26,9 @@ export interface MxTransportOptions extends SmtpTimeoutOptions {
    * so this bounds what one destination gets per second. Until a transaction has finished on them,
    * at most `initialConnectionsPerHost` (default 2) are opened, and a message waits for one only
    * while the host finishes a transaction at least every `stallTimeoutMs` (default 10 s): see
-   * `SmtpPool` in `smtp-pool.ts`, the connection pool per destination (internal).
+   * `SmtpPool` in `smtp-pool.ts`, the connection pool per destination (internal). A route's
+   * traffic-shaping limits (`DeliveryRoute.limits`: connections, messages per connection, connect
+   * and idle timeouts) override these for its source and destination.
    */
   maxConnectionsPerHost?: number;
   initialConnectionsPerHost?: number;
@@ -74,11 +76,21 @@ export function mxTransport(options: MxTransportOptions): Transport {
   const poolFor = (hop: Hop, route: DeliveryRoute, plain: boolean): SmtpPool => {
     const name = route.ehloName ?? options.ehloName ?? hostname();
     const key = `${hop.address}|${port}|${route.localAddress ?? ''}|${name}|${plain ? 'plain' : 'tls'}`;
+    // Traffic shaping's limits for this source and destination win over the transport's defaults.
+    const limits = {
+      maxConnections: route.limits?.maxConnections ?? options.maxConnectionsPerHost ?? 10,
+      ...(route.limits?.maxMessagesPerConnection !== undefined && {
+        maxMessagesPerConnection: route.limits.maxMessagesPerConnection,
+      }),
+      ...(route.limits?.idleTimeoutMs !== undefined && { idleTimeoutMs: route.limits.idleTimeoutMs }),
+      gate: route.connections,
+    };
     let pool = pools.get(key);
     if (pool) {
       // Most recently used last, so the first entry is the one to close when over the limit.
       pools.delete(key);
       pools.set(key, pool);
+      pool.setLimits(limits);
     } else {
       if (pools.size >= (options.maxPools ?? 200)) {
         const [oldestKey, oldest] = pools.entries().next().value!;
@@ -92,7 +104,7 @@ export function mxTransport(options: MxTransportOptions): Transport {
         ignoreTLS: plain,
         name,
         ...(route.localAddress && { localAddress: route.localAddress }),
-        maxConnections: options.maxConnectionsPerHost ?? 10,
+        ...limits,
         ...(options.initialConnectionsPerHost !== undefined && {
           initialConnections: options.initialConnectionsPerHost,
         }),
@@ -100,6 +112,7 @@ export function mxTransport(options: MxTransportOptions): Transport {
         rejectUnauthorized: false,
         ...(isIP(hop.host) === 0 && { servername: hop.host }),
         ...transportDeadlines(options),
+        ...(route.limits?.connectTimeoutMs !== undefined && { connectionTimeoutMs: route.limits.connectTimeoutMs }),
       });
       pools.set(key, pool);
     }

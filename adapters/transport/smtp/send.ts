@@ -11,8 +11,13 @@ export function resultOfError(error: unknown, host: string): DeliveryResult & { 
     // A refused login is the relay's configuration, not the recipient's address: retried, never suppressed.
     if (error.code === 'EAUTH') return noReply(`EAUTH: ${error.message}`, host);
     if (error.code === 'EBUSY') return { ...noReply(`EBUSY: ${error.message}`, host), notAttempted: true };
-    if (error.reply) return { ...classifySmtpReply(error.reply), host };
-    return { ...noReply(`${error.code}: ${error.message}`, host), ...(error.code === 'ETLS' && { tls: true }) };
+    const before = error.beforeTransaction && { beforeTransaction: true };
+    if (error.reply) return { ...classifySmtpReply(error.reply), host, ...before };
+    return {
+      ...noReply(`${error.code}: ${error.message}`, host),
+      ...(error.code === 'ETLS' && { tls: true }),
+      ...before,
+    };
   }
   return noReply(error instanceof Error ? error.message : String(error), host);
 }
@@ -33,7 +38,9 @@ export async function sendRaw(
     const primary = transaction.recipients[0];
     const decisive =
       primary && (primary.reply.code < 200 || primary.reply.code >= 300) ? primary.reply : transaction.reply;
-    return { ...classifySmtpReply(decisive), host };
+    // No recipient was answered: MAIL FROM itself was refused, before this message's transaction began.
+    const before = transaction.recipients.length === 0 && { beforeTransaction: true };
+    return { ...classifySmtpReply(decisive), host, ...before };
   } catch (error) {
     return resultOfError(error, host);
   }

@@ -16,6 +16,7 @@ import {
 } from './smtp-connection.js';
 import type { MessageBytes } from './dot-stuffing.js';
 import { SmtpError } from './smtp-protocol.js';
+import type { ConnectionGate } from '../../../src/delivery/transport.js';
 
 /** Options of {@link SmtpPool}. */
 export interface SmtpPoolOptions extends SmtpConnectionOptions {
@@ -25,7 +26,22 @@ export interface SmtpPoolOptions extends SmtpConnectionOptions {
   initialConnections?: number;
   /** How long a waiting message stays in line while no transaction of the pool finishes (default 10 s). */
   stallTimeoutMs?: number;
+  /** Transactions on one connection before it is closed (QUIT) and another opened (default: no limit). */
+  maxMessagesPerConnection?: number;
+  /** How long a connection may stay unused before it is closed (default: until the server closes it). */
+  idleTimeoutMs?: number;
+  /** Asked before each new connection, told when it closes: a count shared over the cluster (traffic shaping). */
+  gate?: ConnectionGate;
 }
+
+/** The limits of a pool that traffic shaping may change while it is open (`SmtpPool.setLimits`). */
+export type SmtpPoolLimits = Pick<
+  SmtpPoolOptions,
+  'maxConnections' | 'maxMessagesPerConnection' | 'idleTimeoutMs' | 'gate'
+>;
+
+/** How long a connection under a shared count is reused before it is replaced (as Postfix's `smtp_connection_reuse_time_limit`). */
+const GATED_REUSE_MS = 300_000;
 
 interface Task {
   envelope: SmtpEnvelope;
@@ -49,12 +65,32 @@ export class SmtpPool {
   private closed = false;
   /** When a transaction last finished (monotonic ms), or null before the first. */
   private lastProgressAt: number | null = null;
+  private limits: SmtpPoolLimits;
+  /** Closes each idle connection once it has been unused for `idleTimeoutMs`. */
+  private readonly idleTimers = new Map<SmtpConnection, NodeJS.Timeout>();
+  /** When each connection the shared count allowed was opened (monotonic ms). */
+  private readonly openedAt = new Map<SmtpConnection, number>();
 
-  constructor(private readonly options: SmtpPoolOptions) {}
+  constructor(private readonly options: SmtpPoolOptions) {
+    this.limits = {
+      maxConnections: options.maxConnections,
+      maxMessagesPerConnection: options.maxMessagesPerConnection,
+      idleTimeoutMs: options.idleTimeoutMs,
+      gate: options.gate,
+    };
+  }
+
+  /**
+   * Changes the limits (traffic shaping lowers them after a throttling reply and raises them as
+   * the source recovers). Connections over a lowered maximum close as their transactions end.
+   */
+  setLimits(limits: SmtpPoolLimits): void {
+    this.limits = { ...this.limits, ...limits };
+  }
 
   /** Connections the pool may have open now: a few until it has shown it works, then its maximum. */
   private get connectionLimit(): number {
-    const max = this.options.maxConnections ?? 10;
+    const max = this.limits.maxConnections ?? 10;
     return this.lastProgressAt === null ? Math.min(max, this.options.initialConnections ?? 2) : max;
   }
 
@@ -97,9 +133,51 @@ export class SmtpPool {
     return task;
   }
 
+  /** Puts an unused connection in the idle list, closing it after `idleTimeoutMs` if nothing takes it. */
+  private park(connection: SmtpConnection): void {
+    this.idle.push(connection);
+    const ms = this.limits.idleTimeoutMs;
+    if (ms === undefined) return;
+    const timer = setTimeout(() => {
+      this.idleTimers.delete(connection);
+      const at = this.idle.indexOf(connection);
+      if (at === -1) return;
+      this.idle.splice(at, 1);
+      void connection.quit();
+    }, ms);
+    timer.unref();
+    this.idleTimers.set(connection, timer);
+  }
+
+  /** Takes an idle connection to use. */
+  private unpark(): SmtpConnection | undefined {
+    const connection = this.idle.pop();
+    if (connection) {
+      clearTimeout(this.idleTimers.get(connection));
+      this.idleTimers.delete(connection);
+    }
+    return connection;
+  }
+
+  /**
+   * Whether a connection has carried its share of transactions, is one too many after the limits
+   * were lowered, or (under a shared count, whose lease it must not outlive) has been reused long enough.
+   */
+  private spent(connection: SmtpConnection): boolean {
+    const most = this.limits.maxMessagesPerConnection;
+    const opened = this.openedAt.get(connection);
+    return (
+      (most !== undefined && connection.transactions >= most) ||
+      this.open > this.connectionLimit ||
+      (opened !== undefined && performance.now() - opened > GATED_REUSE_MS)
+    );
+  }
+
   /** Closes idle connections now and busy ones when their transaction ends; queued messages fail. */
   close(): void {
     this.closed = true;
+    for (const timer of this.idleTimers.values()) clearTimeout(timer);
+    this.idleTimers.clear();
     for (const task of this.queue.splice(0)) {
       clearTimeout(task.stallTimer);
       task.reject(new SmtpError('ECONNECTION', 'the connection pool was closed'));
@@ -109,7 +187,7 @@ export class SmtpPool {
 
   private pump(): void {
     while (this.queue.length > 0 && !this.closed) {
-      const connection = this.idle.pop();
+      const connection = this.unpark();
       if (connection) {
         if (connection.usable) void this.run(connection, this.take());
       } else if (this.open < this.connectionLimit) {
@@ -121,20 +199,42 @@ export class SmtpPool {
   }
 
   private async connect(task: Task): Promise<void> {
+    this.open += 1;
+    const gate = this.limits.gate;
+    if (gate && !(await gate.open())) {
+      this.open -= 1;
+      // Other nodes hold the source's connections to this destination: wait for one of this pool's
+      // own, or, with none open, hand the message back to wait in the queue (no attempt counted).
+      if (this.established > 0 && !this.closed) {
+        this.queue.unshift(task);
+        this.watchStall(task);
+      } else {
+        task.reject(this.busy('every connection the source may have to it is open'));
+      }
+      return;
+    }
     const connection = new SmtpConnection(this.options);
     let opened = false;
-    this.open += 1;
+    if (gate) this.openedAt.set(connection, performance.now());
     connection.onClose(() => {
+      if (gate) {
+        this.openedAt.delete(connection);
+        gate.closed();
+      }
       this.open -= 1;
       if (!opened) return; // a failed opening is handled below, before anything else is started
       this.established -= 1;
       const at = this.idle.indexOf(connection);
       if (at !== -1) this.idle.splice(at, 1);
+      clearTimeout(this.idleTimers.get(connection));
+      this.idleTimers.delete(connection);
       this.pump();
     });
     try {
       await connection.open();
     } catch (error) {
+      // Nothing of a transaction was said: the refusal is the receiver's or the network's, not the message's.
+      if (error instanceof SmtpError) error.beforeTransaction = true;
       connection.close();
       task.reject(error);
       // With no working connection to this server, what waits would meet the same failure one by
@@ -161,8 +261,8 @@ export class SmtpPool {
     const release = () => {
       if (released) return;
       released = true;
-      if (this.closed) void connection.quit();
-      else if (connection.usable) this.idle.push(connection);
+      if (this.closed || (connection.usable && this.spent(connection))) void connection.quit();
+      else if (connection.usable) this.park(connection);
       this.pump();
     };
     try {

@@ -61,8 +61,8 @@ export function parseRoute(hash: string): { page: string; arg: string | undefine
   return { page: page === '' ? 'overview' : page, arg };
 }
 
-/** The providers of a warmup plan, by its field names. */
-const PROVIDERS = [
+/** The mailbox providers of the routing classifier: a warmup plan's field names, a shaping rule's `provider:` names. */
+export const PROVIDERS = [
   'gmail',
   'yahoo',
   'aol',

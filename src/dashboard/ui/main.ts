@@ -16,6 +16,7 @@ import { Suppressions } from './pages/suppressions.js';
 import { SandboxInbox } from './pages/sandbox.js';
 import { Webhooks } from './pages/webhooks.js';
 import { IpsAndPools } from './pages/ips.js';
+import { Shaping } from './pages/shaping.js';
 
 const root = document.getElementById('app')!;
 const api = new Api(root.dataset.base ?? '');
@@ -60,6 +61,7 @@ const ACCOUNT_PAGES = [
   ['domains', 'Domains'],
   ['suppressions', 'Suppressions'],
   ['ips', 'IPs and pools'],
+  ['shaping', 'Shaping'],
   ['webhooks', 'Webhooks'],
   ['sandbox', 'Sandbox inbox'],
 ] as const;
@@ -92,6 +94,7 @@ function Page({ page, arg }: { page: string; arg: string | undefined }) {
   if (page === 'sandbox') return html`<${SandboxInbox} arg=${arg} />`;
   if (page === 'webhooks') return html`<${Webhooks} />`;
   if (page === 'ips') return html`<${IpsAndPools} arg=${arg} />`;
+  if (page === 'shaping') return html`<${Shaping} />`;
   return html`<${Overview} />`;
 }
 

@@ -10,6 +10,8 @@ import { sandboxRoutes } from './sandbox.js';
 import { activityRoutes } from './activity.js';
 import { emailCancelRoutes } from './email-cancel.js';
 import { templateRoutes } from './templates.js';
+import { alertRoutes, incidentRoutes } from './alerts.js';
+import { shapingRoutes } from './shaping.js';
 
 /** The route table of the whole `/api/v1` surface. */
 export const apiRoutes: readonly AnyRoute[] = [
@@ -24,4 +26,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...sandboxRoutes,
   ...emailCancelRoutes,
   ...templateRoutes,
+  ...alertRoutes,
+  ...incidentRoutes,
+  ...shapingRoutes,
 ];

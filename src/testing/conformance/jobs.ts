@@ -38,6 +38,8 @@ export function jobStoreConformance(store: () => MailplaneStore): void {
         attempts: 0,
         dedupeKey: 'm-1',
         lastError: null,
+        stream: null,
+        fairKey: null,
       });
       expect(await store().jobs.get(id + 1000)).toBeNull();
       expect(await store().jobs.enqueue([])).toEqual([]);

@@ -28,18 +28,22 @@ export function suppressionStoreConformance(store: () => MailplaneStore): void {
         {
           id: expect.any(Number),
           subAccountId: sub.id,
+          accountId: null,
           email: 'Bounced@Example.com',
           type: 2,
           smtpError: '550 5.1.1 user unknown',
           created: T0,
+          expires: null,
         },
         {
           id: expect.any(Number),
           subAccountId: sub.id,
+          accountId: null,
           email: 'manual@example.com',
           type: 0,
           smtpError: '',
           created: T0 + 1n,
+          expires: null,
         },
       ]);
       expect(await store().suppressions.list(sub.id, page)).toEqual(added);
@@ -112,11 +116,11 @@ export function suppressionStoreConformance(store: () => MailplaneStore): void {
     it('compares addresses case-insensitively in every lookup and in removal', async () => {
       const [sub] = await twoSubAccounts();
       await store().suppressions.add(sub.id, [entry('Gilfoyle@PiedPiper.com'), entry('jared@piedpiper.com')]);
-      expect(await store().suppressions.isSuppressed(sub.id, 'gilfoyle@piedpiper.com')).toBe(true);
-      expect(await store().suppressions.isSuppressed(sub.id, 'GILFOYLE@PIEDPIPER.COM')).toBe(true);
-      expect(await store().suppressions.isSuppressed(sub.id, 'dinesh@piedpiper.com')).toBe(false);
+      expect(await store().suppressions.isSuppressed(sub.id, 'gilfoyle@piedpiper.com', T0)).toBe(true);
+      expect(await store().suppressions.isSuppressed(sub.id, 'GILFOYLE@PIEDPIPER.COM', T0)).toBe(true);
+      expect(await store().suppressions.isSuppressed(sub.id, 'dinesh@piedpiper.com', T0)).toBe(false);
       expect(await store().suppressions.remove(sub.id, ['GILFOYLE@piedpiper.com', 'nobody@example.com'])).toBe(1);
-      expect(await store().suppressions.isSuppressed(sub.id, 'Gilfoyle@PiedPiper.com')).toBe(false);
+      expect(await store().suppressions.isSuppressed(sub.id, 'Gilfoyle@PiedPiper.com', T0)).toBe(false);
       expect(await store().suppressions.remove(sub.id, ['gilfoyle@piedpiper.com'])).toBe(0);
       expect(await store().suppressions.remove(sub.id, [])).toBe(0);
       expect((await store().suppressions.list(sub.id, page)).map((r) => r.email)).toEqual(['jared@piedpiper.com']);
@@ -129,19 +133,19 @@ export function suppressionStoreConformance(store: () => MailplaneStore): void {
       recipients.splice(10, 0, 'A@EXAMPLE.com');
       recipients.splice(500, 0, 'c@example.com');
       recipients.push('A@EXAMPLE.com');
-      expect(await store().suppressions.suppressedAmong(sub.id, recipients)).toEqual([
+      expect(await store().suppressions.suppressedAmong(sub.id, recipients, T0)).toEqual([
         'A@EXAMPLE.com',
         'c@example.com',
       ]);
-      expect(await store().suppressions.suppressedAmong(sub.id, [])).toEqual([]);
-      expect(await store().suppressions.suppressedAmong(sub.id, ['r1@example.com'])).toEqual([]);
+      expect(await store().suppressions.suppressedAmong(sub.id, [], T0)).toEqual([]);
+      expect(await store().suppressions.suppressedAmong(sub.id, ['r1@example.com'], T0)).toEqual([]);
     });
 
     it('scopes every read and write by sub-account', async () => {
       const [mine, theirs] = await twoSubAccounts();
       await store().suppressions.add(mine.id, [entry('shared@example.com', 1)]);
-      expect(await store().suppressions.isSuppressed(theirs.id, 'shared@example.com')).toBe(false);
-      expect(await store().suppressions.suppressedAmong(theirs.id, ['shared@example.com'])).toEqual([]);
+      expect(await store().suppressions.isSuppressed(theirs.id, 'shared@example.com', T0)).toBe(false);
+      expect(await store().suppressions.suppressedAmong(theirs.id, ['shared@example.com'], T0)).toEqual([]);
       expect(await store().suppressions.find(theirs.id, 'shared@example.com')).toBeNull();
       expect(await store().suppressions.list(theirs.id, { ...page, search: 'shared' })).toEqual([]);
       expect(await store().suppressions.remove(theirs.id, ['shared@example.com'])).toBe(0);
@@ -183,7 +187,7 @@ export function suppressionStoreConformance(store: () => MailplaneStore): void {
       );
       expect(added).toHaveLength(10_000);
       expect(added[9_999]!.email).toBe('bulk9999@example.com');
-      expect(await store().suppressions.suppressedAmong(sub.id, emails)).toHaveLength(10_000);
+      expect(await store().suppressions.suppressedAmong(sub.id, emails, T0)).toHaveLength(10_000);
       expect(await store().suppressions.remove(sub.id, emails)).toBe(10_000);
       expect(await store().suppressions.list(sub.id, page)).toEqual([]);
     });
@@ -196,7 +200,7 @@ export function suppressionStoreConformance(store: () => MailplaneStore): void {
           throw new Error('abort');
         }),
       ).rejects.toThrow('abort');
-      expect(await store().suppressions.isSuppressed(sub.id, 'rolled@example.com')).toBe(false);
+      expect(await store().suppressions.isSuppressed(sub.id, 'rolled@example.com', T0)).toBe(false);
     });
 
     it('adds nothing, and does not throw, for a sub-account that was deleted, also inside a transaction', async () => {
@@ -208,7 +212,7 @@ export function suppressionStoreConformance(store: () => MailplaneStore): void {
         expect(await tx.suppressions.add(sub.id, [entry('late@example.com', 2)])).toEqual([]);
         await tx.suppressions.add(other.id, [entry('kept@example.com')]);
       });
-      expect(await store().suppressions.isSuppressed(other.id, 'kept@example.com')).toBe(true);
+      expect(await store().suppressions.isSuppressed(other.id, 'kept@example.com', T0)).toBe(true);
       expect(await store().suppressions.list(sub.id, page)).toEqual([]);
     });
   });

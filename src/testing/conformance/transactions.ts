@@ -164,7 +164,7 @@ export function transactionConformance(store: () => MailplaneStore): void {
       expect(await store().domains.get(sub.id, w.domain.value.id)).toEqual(w.domain.value);
       expect(await store().domains.findByName(sub.id, w.domain.value.name)).toEqual(w.domain.value);
       expect(await store().suppressions.list(sub.id, page)).toEqual([w.suppression]);
-      expect(await store().suppressions.isSuppressed(sub.id, 'TX@example.com')).toBe(true);
+      expect(await store().suppressions.isSuppressed(sub.id, 'TX@example.com', T0)).toBe(true);
       expect(await store().ips.get(account.id, w.ipId)).toEqual(w.ips.ok && w.ips.value[0]);
       expect(await store().tpsps.list(account.id, page)).toEqual([w.tpsp.value]);
       expect(await store().ipPools.get(account.id, w.pool.value.pool.id)).toEqual(w.pool.value);

@@ -1,4 +1,16 @@
-import type { EnqueueResult, JobQueueStats, JobRecord, JobState, JobStore, JsonObject } from '../../store/index.js';
+import {
+  fairFlow,
+  fairOrderAfterRetry,
+  fairOrders,
+  jobPriority,
+  jobStreamOf,
+  type EnqueueResult,
+  type JobQueueStats,
+  type JobRecord,
+  type JobState,
+  type JobStore,
+  type JsonObject,
+} from '../../store/index.js';
 import type { MemoryContext } from './common.js';
 import type { JobRow } from './rows.js';
 import type { TableRows } from './tables.js';
@@ -18,8 +30,21 @@ function toJob(row: JobRow): JobRecord {
     attempts: row.attempts,
     dedupeKey: row.dedupeKey,
     lastError: row.lastError,
+    stream: jobStreamOf(row.priority),
+    fairKey: row.fairKey,
   };
 }
+
+/** The claim order: class, fair order, then enqueue order (as the Kysely store's index). */
+const byClaimOrder = (a: JobRow, b: JobRow) => a.priority - b.priority || a.fairAt - b.fairAt || a.id - b.id;
+
+/** A handed-back job's row due at `runAt`: its fair order never stays before it. */
+const dueAt = (row: JobRow, runAt: number): JobRow => ({
+  ...row,
+  runAt,
+  availableAt: runAt,
+  fairAt: fairOrderAfterRetry(row.fairAt, runAt, row.fairKey),
+});
 
 /** The running job `id` leased by `workerId` (an expired lease not yet claimed again still counts). */
 function leased(tables: TableRows, id: number, workerId: string): JobRow | undefined {
@@ -45,10 +70,16 @@ export function memoryJobStore(ctx: MemoryContext): JobStore {
       ctx.write((tables) => {
         // The active job of each (kind, dedupe key), including those this batch adds.
         const active = new Map<string, number>();
+        // The fair order of each key's latest waiting job, per class.
+        const latest = new Map<string, number>();
         for (const row of tables.jobs.values()) {
           if (row.activeDedupeKey !== null) active.set(JSON.stringify([row.kind, row.activeDedupeKey]), row.id);
+          if (row.fairKey === null || row.availableAt === null) continue;
+          const flow = fairFlow(row.fairKey, row.priority);
+          latest.set(flow, Math.max(latest.get(flow) ?? row.fairAt, row.fairAt));
         }
-        return jobs.map((job): EnqueueResult => {
+        const orders = fairOrders(jobs, (key, priority) => latest.get(fairFlow(key, priority)) ?? null);
+        return jobs.map((job, index): EnqueueResult => {
           const dedupeKey = job.dedupeKey ?? null;
           const slot = dedupeKey === null ? null : JSON.stringify([job.kind, dedupeKey]);
           const existing = slot === null ? undefined : active.get(slot);
@@ -68,6 +99,9 @@ export function memoryJobStore(ctx: MemoryContext): JobStore {
             dedupeKey,
             activeDedupeKey: dedupeKey,
             lastError: null,
+            priority: jobPriority(job.stream),
+            fairKey: job.fairKey ?? null,
+            fairAt: orders[index]!,
           });
           if (slot !== null) active.set(slot, id);
           return { created: true, id };
@@ -84,7 +118,7 @@ export function memoryJobStore(ctx: MemoryContext): JobStore {
           .filter(
             (row) => row.availableAt !== null && row.availableAt <= at && (wanted === null || wanted.has(row.kind)),
           )
-          .sort((a, b) => a.availableAt! - b.availableAt! || a.id - b.id)
+          .sort(byClaimOrder)
           .slice(0, Math.floor(limit));
         const claimed = due.map((row): JobRow => ({
           ...row,
@@ -94,7 +128,7 @@ export function memoryJobStore(ctx: MemoryContext): JobStore {
           attempts: row.attempts + 1,
         }));
         for (const row of claimed) tables.jobs.set(row.id, row);
-        return claimed.map(toJob).sort((a, b) => a.runAt - b.runAt || a.id - b.id);
+        return claimed.map(toJob);
       }),
 
     complete: (id, workerId) => settle(id, workerId, () => null),
@@ -103,26 +137,17 @@ export function memoryJobStore(ctx: MemoryContext): JobStore {
       settle(id, workerId, (row) =>
         retryAt === null
           ? { ...row, state: 'dead', availableAt: null, activeDedupeKey: null, lockedBy: null, lastError: error }
-          : {
-              ...row,
-              state: 'pending',
-              runAt: ms(retryAt),
-              availableAt: ms(retryAt),
-              lockedBy: null,
-              lastError: error,
-            },
+          : { ...dueAt(row, ms(retryAt)), state: 'pending', lockedBy: null, lastError: error },
       ),
 
     extendLease: (id, workerId, until) => settle(id, workerId, (row) => ({ ...row, availableAt: ms(until) })),
 
     release: (id, workerId, runAt) =>
       settle(id, workerId, (row) => ({
-        ...row,
+        ...(runAt === undefined ? { ...row, availableAt: row.runAt } : dueAt(row, ms(runAt))),
         state: 'pending',
         lockedBy: null,
         attempts: Math.max(0, row.attempts - 1),
-        runAt: runAt === undefined ? row.runAt : ms(runAt),
-        availableAt: runAt === undefined ? row.runAt : ms(runAt),
       })),
 
     get: (id) =>

@@ -25,6 +25,9 @@ import type {
   WebhookDeliveryRecord,
 } from '../../store/index.js';
 import type { IdempotencyKeyRecord } from '../../store/idempotency-store.js';
+import type { AlertRecord } from '../../store/alert-store.js';
+import type { IncidentRecord } from '../../store/incident-store.js';
+import type { ShapingRule, ShapingStateRecord } from '../../store/shaping-store.js';
 
 /** Every row knows its primary key (`key`), so an overlay of tables.ts can tell which parent rows it shadows. */
 export interface Keyed<K> {
@@ -77,6 +80,11 @@ export interface JobRow extends Keyed<number> {
   /** The dedupe key while the job is pending or running; `null` once dead (the key is free again). */
   activeDedupeKey: string | null;
   lastError: string | null;
+  /** The rank of its class in the claim order (src/store/job-order.ts). */
+  priority: number;
+  fairKey: string | null;
+  /** Its place in its class's fair order (epoch ms of virtual time, never below `runAt`). */
+  fairAt: number;
 }
 
 /** Counters of one sub-account, day and group. */
@@ -138,3 +146,20 @@ export interface TemplateRow extends Keyed<number> {
 export type TemplateVersionRow = TemplateVersionRecord & Keyed<string>;
 /** An idempotency key, keyed by `${subAccountId}:${key}`. */
 export type IdempotencyKeyRow = IdempotencyKeyRecord & Keyed<string>;
+/** An alert rule (migration 0029). */
+export type AlertRow = AlertRecord & Keyed<number>;
+/** An incident with its timeline (migration 0029). */
+export type IncidentRow = IncidentRecord & Keyed<number>;
+
+/** One source × destination's state, keyed by its key (the in-flight count lives in the flights). */
+export type ShapingStateRow = Omit<ShapingStateRecord, 'inFlight'> & Keyed<string>;
+/** Messages in flight of one holder on one key, keyed by `<key>\u0000<holder>`. */
+export interface ShapingFlightRow extends Keyed<string> {
+  shapingKey: string;
+  inFlight: number;
+  leaseUntil: number;
+}
+/** An account's rule table, keyed by account id. */
+export interface ShapingRulesRow extends Keyed<number> {
+  rules: ShapingRule[];
+}

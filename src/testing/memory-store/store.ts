@@ -8,6 +8,7 @@ import { memoryIpStore, memoryTpspStore } from './ips.js';
 import { memoryJobStore } from './jobs.js';
 import { memoryMessageStore } from './messages.js';
 import { memoryRateLimitStore } from './rate-limits.js';
+import { memoryShapingStore } from './shaping.js';
 import { memorySandboxStore } from './sandbox.js';
 import { memoryStatsStore } from './stats.js';
 import { memorySubAccountStore } from './sub-accounts.js';
@@ -17,6 +18,7 @@ import { memoryWarmupStore } from './warmup.js';
 import { memoryWebhookStore } from './webhooks.js';
 import { memoryTemplateStore } from './templates.js';
 import { memoryIdempotencyStore } from './idempotency.js';
+import { memoryAlertStore, memoryIncidentStore } from './alerts.js';
 
 /** Runs one piece of work at a time, in arrival order. */
 function createMutex() {
@@ -154,9 +156,12 @@ function buildStore(
     messages: memoryMessageStore(access),
     warmup: memoryWarmupStore(access),
     rateLimits: memoryRateLimitStore(access),
+    shaping: memoryShapingStore(access),
     sandbox: memorySandboxStore(access),
     templates: memoryTemplateStore(access),
     idempotency: memoryIdempotencyStore(access),
+    alerts: memoryAlertStore(access),
+    incidents: memoryIncidentStore(access),
     settings: {
       async claim(name, value) {
         assertOpen(db);

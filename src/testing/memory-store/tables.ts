@@ -107,6 +107,12 @@ export interface TableRows {
   templateVersions: Rows<string, R.TemplateVersionRow>;
   idempotencyKeys: Rows<string, R.IdempotencyKeyRow>;
   webhookDeliveries: Rows<number, R.WebhookDeliveryRow>;
+  /** Traffic shaping (shaping.ts): state by key, in-flight counts by `<key>\u0000<holder>`, rules by account. */
+  shapingStates: Rows<string, R.ShapingStateRow>;
+  shapingFlights: Rows<string, R.ShapingFlightRow>;
+  shapingRules: Rows<number, R.ShapingRulesRow>;
+  alerts: Rows<number, R.AlertRow>;
+  incidents: Rows<number, R.IncidentRow>;
 }
 
 /** Table names, in one list so creating and overlaying them cannot forget one. */
@@ -136,6 +142,11 @@ const TABLES = [
   'templateVersions',
   'idempotencyKeys',
   'webhookDeliveries',
+  'shapingStates',
+  'shapingFlights',
+  'shapingRules',
+  'alerts',
+  'incidents',
 ] as const satisfies ReadonlyArray<keyof TableRows>;
 
 /** Empty committed tables. */

@@ -24,6 +24,10 @@ import { cacheVersionMigration } from './0022-cache-version.js';
 import { dashboardSessionsMigration } from './0023-dashboard-sessions.js';
 import { eventKeysMigration } from './0024-event-keys.js';
 import { webhookDeliveriesMigration } from './0025-webhook-deliveries.js';
+import { shapingMigration } from './0026-shaping.js';
+import { jobPriorityMigration } from './0027-job-priority.js';
+import { alertsMigration } from './0029-alerts.js';
+import { suppressionScaleMigration } from './0028-suppression-scale.js';
 
 /*
  * Versioned migrations, applied in name order on start. Never edit a migration that has shipped:
@@ -54,6 +58,10 @@ const migrationFactories: Record<string, (dialect: DialectName) => Migration> = 
   '0023-dashboard-sessions': dashboardSessionsMigration,
   '0024-event-keys': eventKeysMigration,
   '0025-webhook-deliveries': webhookDeliveriesMigration,
+  '0026-shaping': shapingMigration,
+  '0027-job-priority': jobPriorityMigration,
+  '0029-alerts': alertsMigration,
+  '0028-suppression-scale': suppressionScaleMigration,
 };
 
 /** The Kysely migration provider of the mailplane schema for one dialect. */

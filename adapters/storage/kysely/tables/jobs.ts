@@ -24,6 +24,12 @@ export interface JobsTable {
   /** `dedupe_key` while pending or running, NULL otherwise: unique with `kind`. */
   active_dedupe_key: string | null;
   last_error: string | null;
+  /** The rank of its class in the claim order: 0 transactional, 1 neutral, 2 bulk (src/store/job-order.ts). */
+  priority: DbInt;
+  /** Whose share of its class it is served from (the sending sub-account), or NULL. */
+  fair_key: string | null;
+  /** Its place in its class's fair order: epoch ms of virtual time, never below `run_at`. */
+  fair_at: DbInt;
 }
 
 /** Tables of the job queue. */

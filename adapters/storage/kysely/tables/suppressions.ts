@@ -1,10 +1,9 @@
 import type { DbId, DbInt } from '../schema.js';
 
-/** One suppressed address of one sub-account. */
-export interface SuppressionsTable {
+/** The columns every suppression list has, whoever owns it. */
+interface SuppressionColumns {
   id: DbId;
-  sub_account_id: DbInt;
-  /** The address as first added, for display. */
+  /** The address as first added (or `*@domain`), for display. */
   email: string;
   /** `email` lower-cased by the application: the case-insensitive identity and search key. */
   email_key: string;
@@ -12,9 +11,22 @@ export interface SuppressionsTable {
   type: DbInt;
   smtp_error: string;
   created: DbInt;
+  /** When it stops suppressing (nanoseconds); `null`: never. */
+  expires: DbInt | null;
 }
 
-/** The tables of the suppression list. */
+/** One suppressed address of one sub-account. */
+export interface SuppressionsTable extends SuppressionColumns {
+  sub_account_id: DbInt;
+}
+
+/** One suppressed address of an account's list, which applies to all its sub-accounts. */
+export interface AccountSuppressionsTable extends SuppressionColumns {
+  account_id: DbInt;
+}
+
+/** The tables of the suppression lists. */
 export interface SuppressionTables {
   suppressions: SuppressionsTable;
+  account_suppressions: AccountSuppressionsTable;
 }

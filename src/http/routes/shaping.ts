@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import {
+  replaceShapingRules,
+  resumeShaping,
+  shapingRulesView,
+  shapingRulesWireSchema,
+  shapingStatesView,
+  shapingStateWireSchema,
+  type ShapingViewDeps,
+} from '../../shaping/views.js';
+import type { MailplaneContext } from '../../context.js';
+import { MAX_LIST_LIMIT, queryInt } from '../../model/paging.js';
+import { route } from '../route.js';
+
+/** The rules as a body: checked rule by rule by the shaping service, for codes of its own. */
+const rulesBody = z.strictObject({ rules: z.array(z.unknown()).max(10_000) });
+const statesQuery = z.object({
+  limit: queryInt(1)
+    .optional()
+    .transform((v) => Math.min(v ?? 100, MAX_LIST_LIMIT)),
+});
+const resumeBody = z.strictObject({ key: z.string().min(1).max(600) });
+
+const viewDeps = (ctx: MailplaneContext): ShapingViewDeps => ({
+  store: ctx.store,
+  shaping: ctx.routing.shaping,
+  nowMs: ctx.clock.now(),
+});
+
+/** `/account/shaping`: traffic-shaping rules and the state of each source × destination (docs/shaping.md). */
+export const shapingRoutes = [
+  route({
+    method: 'GET',
+    path: '/account/shaping/rule',
+    auth: 'account',
+    response: shapingRulesWireSchema,
+    handle: async ({ ctx, principal }) => ({ body: await shapingRulesView(viewDeps(ctx), principal.account.id) }),
+  }),
+  route({
+    method: 'PUT',
+    path: '/account/shaping/rule',
+    auth: 'account',
+    response: shapingRulesWireSchema,
+    body: rulesBody,
+    handle: async ({ ctx, principal, body }) => ({
+      body: await replaceShapingRules(viewDeps(ctx), principal.account.id, body.rules),
+    }),
+  }),
+  route({
+    method: 'GET',
+    path: '/account/shaping/state',
+    auth: 'account',
+    response: z.array(shapingStateWireSchema),
+    query: statesQuery,
+    handle: async ({ ctx, principal, query }) => ({
+      body: await shapingStatesView(viewDeps(ctx), principal.account.id, query.limit),
+    }),
+  }),
+  route({
+    method: 'POST',
+    path: '/account/shaping/state/resume',
+    auth: 'account',
+    response: shapingStateWireSchema,
+    body: resumeBody,
+    handle: async ({ ctx, principal, body }) => ({
+      body: await resumeShaping(viewDeps(ctx), principal.account.id, body.key),
+    }),
+  }),
+];
