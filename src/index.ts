@@ -110,6 +110,8 @@ export type {
   Envelope,
   OutboundMessage,
   WarmupSend,
+  TransportLimits,
+  ConnectionGate,
 } from './delivery/transport.js';
 export { outboundMessage } from './delivery/transport.js';
 export { resolveWarmupConfig, type WarmupConfig } from './warmup/config.js';
@@ -175,6 +177,17 @@ export type { ExpectedCname, RecordCheck } from './dns/checks.js';
 export type { BlockedReason, EntityStatus, RoutingState, RoutingStrategy } from './routing/strategies.js';
 export type { ChainEnd } from './routing/overflow.js';
 export type { RouteChoice } from './delivery/route.js';
+export type { PaidSlot } from './delivery/route-admission.js';
+export type { AdmittedShaping, ReplyVerdict, ShapingConfig, TrafficShaping } from './shaping/service.js';
+export type {
+  Destination as ShapingDestination,
+  ResolvedShaping,
+  ShapingLimits,
+  ShapingRule,
+  Source as ShapingSource,
+} from './shaping/rules.js';
+export type { ReplySeen } from './shaping/reply-words.js';
+export type { ThrottleAction, ThrottleKind } from './shaping/throttle-replies.js';
 export type { IpWarmupView, WarmupEvaluation } from './warmup/service.js';
 export type { WarmupCounts } from './warmup/caps.js';
 export type { RoutingEntity } from './routing/metadata.js';

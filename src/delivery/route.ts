@@ -88,7 +88,7 @@ export class DeliveryRouting {
    * Chooses the route of one delivery attempt of `message`. Advances the counters of the pool that
    * sends (round robin, volume schedule), so each call is one decision; a warming IP's send and a
    * shaping admission are held until {@link release}. `paid` is a slot the message booked earlier.
-   * A wait for shaping shorter than {@link IN_MEMORY_WAIT_MS} is waited here (`signal` ends it).
+   * A wait for shaping shorter than `IN_MEMORY_WAIT_MS` (route-admission.ts) is waited here (`signal` ends it).
    */
   async choose(
     message: MessageRecord,

@@ -27,7 +27,7 @@ export type ThrottleKind = 'throttle' | 'blocklist' | 'content';
  * What the sending source does about a reply, for that provider only:
  * - `slow-down`: halve the source x provider rate, and recover step by step after a quiet period;
  * - `suspend`: open no new connection from the source to the provider for `forMs` (its messages wait
- *   or overflow where the pool allows); blocklist rows use the longer {@link BLOCKLIST_PAUSE_MS};
+ *   or overflow where the pool allows); blocklist rows use the longer `BLOCKLIST_PAUSE_MS`;
  * - `bounce`: the message fails now, as the classifier says (a 5.7.x refusal is a drop, so the address
  *   is not suppressed); the source is not slowed, since other messages are not refused.
  * `reason` is a stable UPPER_SNAKE code for logs, metrics, the API and incidents.

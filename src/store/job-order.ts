@@ -42,7 +42,7 @@ export function jobStreamOf(priority: number): JobStream | null {
 /**
  * Where a new job goes in its class's fair order: at `runAt` when its key has no job waiting
  * (`lastOfKey` null, or a keyless job), else one share after the key's last job, at most
- * {@link FAIR_LEAD_MS} after `runAt`.
+ * `FAIR_LEAD_MS` after `runAt`.
  */
 export function fairOrder(runAt: number, lastOfKey: number | null): number {
   if (lastOfKey === null) return runAt;

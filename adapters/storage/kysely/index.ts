@@ -26,7 +26,9 @@ export type { IpPoolIpsTable, IpPoolTpspsTable, IpPoolsTable, IpsTable, TpspsTab
 export type { JobsTable } from './tables/jobs.js';
 export type { RateLimitsTable } from './tables/rate-limits.js';
 export type { StatsDailyTable } from './tables/stats.js';
-export type { SuppressionsTable } from './tables/suppressions.js';
+export type { AccountSuppressionsTable, SuppressionsTable } from './tables/suppressions.js';
+export type { AlertsTable, IncidentActionsTable, IncidentsTable } from './tables/alerts.js';
+export type { DbReal, ShapingFlightsTable, ShapingRulesTable, ShapingStateTable } from './tables/shaping.js';
 export type { WebhookDeliveriesTable, WebhooksTable } from './tables/webhooks.js';
 export type { CacheVersionTable } from './tables/cache-version.js';
 export type { DashboardSessionsTable } from './tables/dashboard-sessions.js';

@@ -1,7 +1,7 @@
 import type { DbInt, DbIntNull } from '../schema.js';
 
 /** A floating-point column (the rate's next slot, the adaptive factor). */
-type DbReal = number | string;
+export type DbReal = number | string;
 
 /** One source × destination's shaping state (migration 0026). */
 export interface ShapingStateTable {
