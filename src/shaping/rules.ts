@@ -9,7 +9,7 @@
  * docs/shaping.md describes the rules and the default table (defaults.ts).
  */
 import { isIP } from 'node:net';
-import type { MailboxProvider } from '../routing/providers.js';
+import { MAILBOX_PROVIDER_NAMES, type MailboxProvider } from '../routing/providers.js';
 import type { ShapingLimits, ShapingRule } from '../store/shaping-store.js';
 
 export type { ShapingLimits, ShapingRule };
@@ -25,21 +25,13 @@ export const SHAPING_LIMIT_FIELDS = [
   'idleTimeoutMs',
 ] as const satisfies readonly (keyof ShapingLimits)[];
 
-/** Provider names as rules write them, by provider id (`provider:gmail` is provider 0). */
-export const PROVIDER_KEYS: readonly string[] = [
-  'gmail',
-  'yahoo',
-  'aol',
-  'microsoft',
-  'comcast',
-  'yandex',
-  'gmx',
-  'mailru',
-  'icloud',
-  'zoho',
-  'qq',
-  'default',
-];
+/**
+ * Provider names as rules write them, by provider id (`provider:gmail` is provider 0): the routing
+ * classifier's display names in lower case, letters only (`Mail.ru` is `mailru`).
+ */
+export const PROVIDER_KEYS: readonly string[] = MAILBOX_PROVIDER_NAMES.map((name) =>
+  name.toLowerCase().replace(/[^a-z]/g, ''),
+);
 
 /** A rule's destination, parsed. */
 export type RuleDestination =
