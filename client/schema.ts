@@ -951,6 +951,38 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/account/protection': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations['getAccountProtection'];
+    put: operations['putAccountProtection'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/account/protection/subaccount/{subaccount_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put: operations['putAccountProtectionSubaccountBySubaccountId'];
+    post?: never;
+    delete: operations['deleteAccountProtectionSubaccountBySubaccountId'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/account/incident': {
     parameters: {
       query?: never;
@@ -1327,6 +1359,7 @@ export interface components {
       smtpDropped: boolean;
       uniqueOpen: boolean;
       uniqueClick: boolean;
+      incident: boolean;
       /**
        * Format: int64
        * UNIX epoch nanoseconds.
@@ -1353,6 +1386,7 @@ export interface components {
       smtpDropped: boolean;
       uniqueOpen: boolean;
       uniqueClick: boolean;
+      incident: boolean;
       /**
        * Format: int64
        * UNIX epoch nanoseconds.
@@ -1380,6 +1414,7 @@ export interface components {
       smtpDropped: boolean;
       uniqueOpen: boolean;
       uniqueClick: boolean;
+      incident: boolean;
       /**
        * Format: int64
        * UNIX epoch nanoseconds.
@@ -1760,6 +1795,8 @@ export interface components {
       /** @enum {string} */
       state: 'open' | 'resolved';
       summary: string;
+      /** What the incident is about (one open per topic): `alert:<rule id>`, `block:<sub-account id>`, `warn:<sub-account id>:<parameter>` or `pause:<shaping key>`. */
+      topic: string;
       /**
        * Format: int64
        * UNIX epoch nanoseconds.
@@ -1791,6 +1828,57 @@ export interface components {
         /** @enum {string} */
         actor: 'mailplane' | 'operator';
         detail: string;
+      }[];
+    };
+    Protection: {
+      /** The account's protection (the instance's defaults with its changes). */
+      settings: {
+        enabled: boolean;
+        hardBounceRate: {
+          block: number;
+          warn: number;
+          minProcessed: number;
+        };
+        spamComplaintRate: {
+          block: number;
+          warn: number;
+          minProcessed: number;
+        };
+        emails: string[];
+        slackUrl: string | null;
+      };
+      /** The window the rates are measured over (the current hour and 24 before it). */
+      windowHours: number;
+      subAccounts: {
+        subAccountId: number;
+        overrides: {
+          enabled?: boolean;
+          hardBounceRate?: {
+            block: number;
+            warn: number;
+            minProcessed: number;
+          };
+          spamComplaintRate?: {
+            block: number;
+            warn: number;
+            minProcessed: number;
+          };
+        };
+        effective: {
+          enabled: boolean;
+          hardBounceRate: {
+            block: number;
+            warn: number;
+            minProcessed: number;
+          };
+          spamComplaintRate: {
+            block: number;
+            warn: number;
+            minProcessed: number;
+          };
+          emails: string[];
+          slackUrl: string | null;
+        };
       }[];
     };
     ShapingRules: {
@@ -5271,6 +5359,7 @@ export interface operations {
           smtpDropped?: boolean;
           uniqueOpen?: boolean;
           uniqueClick?: boolean;
+          incident?: boolean;
         };
       };
     };
@@ -5464,6 +5553,7 @@ export interface operations {
           smtpDropped?: boolean;
           uniqueOpen?: boolean;
           uniqueClick?: boolean;
+          incident?: boolean;
         };
       };
     };
@@ -9681,6 +9771,380 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['DeleteResponse'];
+        };
+      };
+      /** The API key is missing or unknown. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** Not allowed: a duplicate, a blocked key or a resource of another owner. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** No resource with this id. */
+      406: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** Rate limited; `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** A service mailplane depends on is unavailable; try again later. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAccountProtection: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** Success. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Protection'];
+        };
+      };
+      /** The API key is missing or unknown. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** Not allowed: a duplicate, a blocked key or a resource of another owner. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** Rate limited; `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** A service mailplane depends on is unavailable; try again later. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  putAccountProtection: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          enabled?: boolean;
+          hardBounceRate?: {
+            block: number;
+            warn: number;
+            minProcessed: number;
+          };
+          spamComplaintRate?: {
+            block: number;
+            warn: number;
+            minProcessed: number;
+          };
+          emails?: string[];
+          slackUrl?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** Success. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Protection'];
+        };
+      };
+      /** The API key is missing or unknown. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** Not allowed: a duplicate, a blocked key or a resource of another owner. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** The request body is larger than the body limit. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** The query or body is malformed; `details` lists each problem. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** Rate limited; `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** A service mailplane depends on is unavailable; try again later. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  putAccountProtectionSubaccountBySubaccountId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        subaccount_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          enabled?: boolean;
+          hardBounceRate?: {
+            block: number;
+            warn: number;
+            minProcessed: number;
+          };
+          spamComplaintRate?: {
+            block: number;
+            warn: number;
+            minProcessed: number;
+          };
+        };
+      };
+    };
+    responses: {
+      /** Success. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Protection'];
+        };
+      };
+      /** The API key is missing or unknown. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** Not allowed: a duplicate, a blocked key or a resource of another owner. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** No resource with this id. */
+      406: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** The request body is larger than the body limit. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** The query or body is malformed; `details` lists each problem. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** Rate limited; `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** A service mailplane depends on is unavailable; try again later. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteAccountProtectionSubaccountBySubaccountId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        subaccount_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** Success. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Protection'];
         };
       };
       /** The API key is missing or unknown. */

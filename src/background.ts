@@ -6,7 +6,10 @@ import type { JobHandler, JobKindOptions } from './jobs/types.js';
 import { webhookJobHandlers } from './webhook/delivery-jobs.js';
 import type { WebhookSender } from './webhook/sender.js';
 import { retentionJobHandlers } from './retention/jobs.js';
+import { reputationJobHandlers } from './alerts/evaluation-job.js';
 import { scheduledJobHandlers } from './scheduling/scheduled-jobs.js';
+import { INCIDENT_EMAIL_JOB } from './jobs/kinds.js';
+import { incidentNotifyJobHandlers } from './alerts/notify-jobs.js';
 
 /**
  * Every kind of background job this instance runs, keyed by job kind. Each capability contributes
@@ -21,9 +24,11 @@ export function backgroundJobHandlers(
   return {
     ...inLane(DELIVERY_LANE, { ...deliveryJobHandlers(ctx), ...scheduledJobHandlers(ctx) }),
     ...inLane(WEBHOOK_LANE, webhookJobHandlers(ctx, webhookSender)),
+    ...incidentNotifyJobs(ctx, webhookSender),
     ...domainVerificationJobHandlers(ctx),
     ...warmupJobHandlers(ctx),
     ...retentionJobHandlers(ctx),
+    ...reputationJobHandlers(ctx),
   };
 }
 
@@ -46,6 +51,18 @@ export const defaultLaneSlots: Readonly<Record<string, number>> = { [DELIVERY_LA
  */
 export function defaultTransactionalSlots(lanes: Readonly<Record<string, number>>): Record<string, number> {
   return { [DELIVERY_LANE]: Math.floor((lanes[DELIVERY_LANE] ?? 0) / 8) };
+}
+
+/**
+ * The incident notifications' jobs: the webhook and Slack POSTs in the webhook lane (they wait on
+ * HTTP receivers), the email, which only accepts a send, in the default slots.
+ */
+function incidentNotifyJobs(
+  ctx: MailplaneContext,
+  webhookSender: WebhookSender,
+): Record<string, JobHandler | JobKindOptions> {
+  const { [INCIDENT_EMAIL_JOB]: email, ...posts } = incidentNotifyJobHandlers(ctx, webhookSender);
+  return { ...inLane(WEBHOOK_LANE, posts), ...(email && { [INCIDENT_EMAIL_JOB]: email }) };
 }
 
 /** `handlers` with each kind put in `lane`. */

@@ -23,6 +23,8 @@ import type { MailplaneMetrics } from './metrics/metrics.js';
 import type { Logger } from './logging/logger.js';
 import type { TemplateCacheConfig } from './template/cache.js';
 import type { TemplateCompiler } from './template/renderer.js';
+import type { AlertNotifyConfig } from './alerts/notify-config.js';
+import type { ReputationConfig } from './alerts/reputation-config.js';
 
 // The logger has a module of its own, so that the layers below the context can name it without
 // importing this file (which imports them: a cycle); it is re-exported here for the rest.
@@ -48,6 +50,10 @@ export interface MailplaneConfig {
   retention: RetentionConfig;
   /** How many compiled templates the instance keeps. */
   templateCache: TemplateCacheConfig;
+  /** Where incident notification emails come from. */
+  alerts: AlertNotifyConfig;
+  /** How often the reputation guard evaluates, and the automatic protection's defaults. */
+  reputation: ReputationConfig;
 }
 
 /** The collaborators every service of one mailplane instance shares; built by `createMailplane`. */

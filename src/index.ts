@@ -129,6 +129,9 @@ export type {
   TemplateCompiler,
 } from './template/renderer.js';
 export type { RetentionConfig } from './retention/config.js';
+export type { AlertNotifyConfig } from './alerts/notify-config.js';
+export type { ReputationOptions } from './alerts/reputation-config.js';
+export { DEFAULT_PROTECTION, type ProtectionLine, type ProtectionSettings } from './alerts/protection.js';
 export {
   DEFAULT_WARMUP_PLAN,
   DEFAULT_HOLD_THRESHOLDS,

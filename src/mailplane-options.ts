@@ -21,6 +21,8 @@ import type { WebhookDeliveryConfig } from './webhook/config.js';
 import type { Sandbox } from './sandbox/index.js';
 import type { MetricsHandlerOptions } from './http/metrics-handler.js';
 import type { TemplateCacheConfig } from './template/cache.js';
+import type { AlertNotifyConfig } from './alerts/notify-config.js';
+import type { ReputationOptions } from './alerts/reputation-config.js';
 
 /**
  * What a `transport` factory is given: the instance's DNS resolver (the sandbox's when there is
@@ -127,4 +129,24 @@ export interface MailplaneOptions {
    * The cache is the instance's own; `close()` empties it.
    */
   templateCache?: Partial<TemplateCacheConfig>;
+  /**
+   * Incident notifications (docs/reputation.md, "Notifications"): `from` is the address their
+   * emails are sent from, through this instance, as the sub-account that owns its domain (which must
+   * be a verified sending domain of the incident's account). Unset: no notification emails; the
+   * webhook and Slack notifications still go.
+   *
+   * @example
+   * createMailplane({ store, secret, alerts: { from: 'alerts@mail.example.com' } });
+   */
+  alerts?: Partial<AlertNotifyConfig>;
+  /**
+   * The reputation guard (docs/reputation.md): how often alert rules and the automatic protection
+   * are evaluated (default every minute, on one node of a cluster), and the protection's default
+   * lines for every account (a hard-bounce rate of 10 % blocks a sub-account and 5 % warns; a
+   * spam-complaint rate of 0.3 % blocks and 0.1 % warns), which accounts may change through the API.
+   *
+   * @example
+   * createMailplane({ store, secret, reputation: { protection: { enabled: false } } });
+   */
+  reputation?: ReputationOptions;
 }

@@ -16,6 +16,8 @@ import { createJobRunner } from './jobs/runner.js';
 import { backgroundJobHandlers, defaultLaneSlots, defaultTransactionalSlots } from './background.js';
 import { resolveRetentionConfig } from './retention/config.js';
 import { scheduleRetention } from './retention/jobs.js';
+import { scheduleReputation } from './alerts/evaluation-job.js';
+import { resolveReputationConfig } from './alerts/reputation-config.js';
 import { createTrackingHandler } from './http/tracking-handler.js';
 import { createGroupCommit } from './store/group-commit.js';
 import { resolveDnsConfig } from './dns/config.js';
@@ -42,6 +44,9 @@ import { jobPayloadSchemas } from './jobs/kinds.js';
 import { createMetricsHandler } from './http/metrics-handler.js';
 import { MailplaneMetrics } from './metrics/metrics.js';
 import { resolveTemplateCacheConfig } from './template/cache.js';
+import { resolveAlertNotifyConfig } from './alerts/notify-config.js';
+import { sourcePauseIncidents } from './alerts/source-pause.js';
+import { notifyProtectionIncident } from './alerts/protection-api.js';
 import { TemplateCompiler } from './template/renderer.js';
 
 /** One mailplane instance: the HTTP API and the operations behind it. */
@@ -168,6 +173,8 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       rateLimits: resolveRateLimitConfig(options.rateLimits),
       retention: resolveRetentionConfig(options.retention),
       templateCache: resolveTemplateCacheConfig(options.templateCache),
+      alerts: resolveAlertNotifyConfig(options.alerts),
+      reputation: resolveReputationConfig(options.reputation),
     },
     store,
     secrets: createSecretBox(options.secret),
@@ -189,7 +196,22 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   // The runtime services: built once here, each owning its caches, closed by close() below.
   const { jobs, resolver, secrets, config } = core;
   const warmup = new WarmupService({ store, clock, logger, jobs, config: config.warmup });
-  const shaping = new TrafficShaping({ store, clock, logger, metrics, config: resolveShapingConfig(options.shaping) });
+  const shaping = new TrafficShaping({
+    store,
+    clock,
+    logger,
+    metrics,
+    config: resolveShapingConfig(options.shaping),
+    // A blocklist pause opens an incident (docs/reputation.md, "Automatic protection: paused sources").
+    // `context` is built below; these run at delivery, once it is.
+    pauses: sourcePauseIncidents({
+      store,
+      clock,
+      logger,
+      notify: (tx, incident, change) => notifyProtectionIncident(context, tx, incident, change),
+      wake: () => context.jobs.notify(),
+    }),
+  });
   const routing = new DeliveryRouting({
     store,
     clock,
@@ -273,6 +295,9 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       // A failure here leaves the API and the other jobs running; the next start() schedules it again.
       await scheduleRetention(context).catch((error: unknown) =>
         logger.error('retention could not be scheduled', { error: describeError(error) }),
+      );
+      await scheduleReputation(context).catch((error: unknown) =>
+        logger.error('the reputation evaluation could not be scheduled', { error: describeError(error) }),
       );
     },
     stop: async () => {

@@ -9,6 +9,8 @@ import { MIN_SECRET_LENGTH } from './crypto/secrets.js';
 import { DNS_LABEL_PATTERN, HOST_NAME_PATTERN } from './domain/config.js';
 import { MailplaneOptionsError, type OptionIssue } from './errors.js';
 import { MAX_RETENTION_DAYS } from './retention/config.js';
+import { protectionOptionsSchema } from './alerts/protection.js';
+import { isEmailAddress } from './model/email-address.js';
 import { checkShapingRules } from './shaping/rule-check.js';
 
 /** A whole number in a range, every failure worded as what is accepted. */
@@ -209,6 +211,23 @@ export const mailplaneOptionsSchema = z.strictObject(
     metrics: z.strictObject({ token: z.string().min(1, { error: 'a non-empty bearer token' }).optional() }).optional(),
     templateCache: z
       .strictObject({ maxTemplates: whole(0), maxCharacters: whole(0) })
+      .partial()
+      .optional(),
+    alerts: z
+      .strictObject({
+        from: z
+          .string({ error: 'an email address on a verified sending domain, e.g. alerts@mail.example.com' })
+          .refine(isEmailAddress, {
+            error: 'an email address on a verified sending domain, e.g. alerts@mail.example.com',
+          }),
+      })
+      .partial()
+      .optional(),
+    reputation: z
+      .strictObject({
+        evaluationIntervalMs: milliseconds(1000),
+        protection: protectionOptionsSchema,
+      })
       .partial()
       .optional(),
   },

@@ -52,7 +52,7 @@ export interface ExampleConfig {
    */
   mailplane: Pick<
     MailplaneOptions,
-    'dns' | 'delivery' | 'webhooks' | 'rateLimits' | 'metrics' | 'retention' | 'domains'
+    'dns' | 'delivery' | 'webhooks' | 'rateLimits' | 'metrics' | 'retention' | 'domains' | 'alerts'
   >;
   /** The SMTP relay: off unless a port is given. */
   smtp: {
@@ -144,6 +144,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
       },
       // Days messages and events are kept (docs/activity.md, "Retention"); 0 keeps them forever.
       ...(values.MAILPLANE_RETENTION_DAYS !== undefined && { retention: { days: values.MAILPLANE_RETENTION_DAYS } }),
+      // Incident notification emails come from this address (docs/reputation.md, "Notifications").
+      ...(values.MAILPLANE_ALERTS_FROM !== undefined && { alerts: { from: values.MAILPLANE_ALERTS_FROM } }),
+      // How often the reputation guard evaluates (docs/reputation.md, "Evaluation"); default every minute.
+      ...(values.MAILPLANE_REPUTATION_INTERVAL !== undefined && {
+        reputation: { evaluationIntervalMs: values.MAILPLANE_REPUTATION_INTERVAL },
+      }),
       // Automatic DKIM key rotation every N days (docs/domains.md, "DKIM key rotation"); unset: off.
       ...(values.MAILPLANE_DKIM_AUTO_ROTATE_DAYS !== undefined && {
         domains: { dkimAutoRotateDays: values.MAILPLANE_DKIM_AUTO_ROTATE_DAYS },

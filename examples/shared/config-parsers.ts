@@ -72,6 +72,14 @@ export function formatDuration(ms: number): string {
   return `${ms}ms`;
 }
 
+/** One duration ({@link durationMs}) from `min` to `max` ms. */
+export function duration(min: number, max: number): TextParser<number> {
+  return z.string().transform((text, ctx) => {
+    const ms = durationMs(text, min, max);
+    return typeof ms === 'string' ? fail(ctx, text, ms) : ms;
+  });
+}
+
 /** Comma-separated durations ({@link durationMs}), at least one and at most `maxEntries`, each from `min` to `max` ms. */
 export function durationList(min: number, max: number, maxEntries: number): TextParser<number[]> {
   return z.string().transform((text, ctx) => {
@@ -93,6 +101,12 @@ export const emailList: TextParser<string[]> = z.string().transform((text, ctx) 
   const bad = addresses.find((address) => !isEmailAddress(address));
   return bad === undefined ? addresses : fail(ctx, text, `${JSON.stringify(bad)} is not an email address`);
 });
+
+/** One email address. */
+export const emailAddress: TextParser<string> = z
+  .string()
+  .trim()
+  .transform((text, ctx) => (isEmailAddress(text) ? text : fail(ctx, text, 'not an email address')));
 
 /** A host name or an IP address (IPv6 without brackets) to listen on. */
 export const listenHost: TextParser<string> = z

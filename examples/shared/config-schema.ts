@@ -11,7 +11,9 @@ import {
   certificateFile,
   databaseUrl,
   dnsServers,
+  duration,
   durationList,
+  emailAddress,
   emailList,
   formatDuration,
   headerCredential,
@@ -139,6 +141,20 @@ export const CONFIG_VARIABLES = {
     parser: wholeNumber(0, MAX_DAYS),
     description:
       'days messages and events are kept before the retention job deletes them (statistics are kept); `0` keeps them forever ([docs/activity.md](docs/activity.md))',
+  }),
+  MAILPLANE_ALERTS_FROM: variable({
+    whenUnset: 'no incident emails (webhooks and Slack still go)',
+    accepts: 'an email address on a verified sending domain of the account',
+    parser: emailAddress,
+    description:
+      'the address incident notification emails are sent from, as the sub-account that owns its verified domain ([docs/reputation.md](docs/reputation.md#notifications))',
+  }),
+  MAILPLANE_REPUTATION_INTERVAL: variable({
+    whenUnset: '`1m`',
+    accepts: 'a duration from 1s to 1h: milliseconds (60000) or a number with a unit: 30s, 1m',
+    parser: duration(1_000, 3_600_000),
+    description:
+      'how often alert rules and the automatic protection are evaluated, on one node of a cluster ([docs/reputation.md](docs/reputation.md#evaluation))',
   }),
   MAILPLANE_DKIM_AUTO_ROTATE_DAYS: variable({
     whenUnset: 'off',

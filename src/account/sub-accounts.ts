@@ -4,7 +4,15 @@ import { ConflictError, NotFoundError } from '../errors.js';
 import type { ListQuery } from '../model/paging.js';
 import { nowNs } from '../model/time.js';
 import { SUBACCOUNT_KEY_PREFIX } from './keys.js';
-import type { SmtpAuthRecord, SubAccountRecord, SubAccountType } from '../store/index.js';
+import type {
+  IncidentRecord,
+  MailplaneStore,
+  SmtpAuthRecord,
+  SubAccountRecord,
+  SubAccountType,
+} from '../store/index.js';
+import { blockIncidentTopic, closeTopicIncident } from '../alerts/topics.js';
+import { notifyProtectionIncident } from '../alerts/protection-api.js';
 
 /** A sub-account with its SMTP credentials: what the API shows. */
 export interface SubAccountView {
@@ -108,7 +116,27 @@ export const subAccountService = {
       ...(input.blocked === undefined && input.blockReason !== undefined && { blockReason: input.blockReason }),
       ...(input.retentionDays !== undefined && { retentionDays: input.retentionDays }),
     };
-    const outcome = await ctx.store.subAccounts.update(accountId, id, patch);
+    // The operator's undo of an automatic block is recorded on its incident, in the same transaction;
+    // blocking by hand opens none.
+    let unblocked: IncidentRecord | null = null;
+    const apply = async (store: MailplaneStore) => {
+      const updated = await store.subAccounts.update(accountId, id, patch);
+      if (updated.ok && input.blocked === false)
+        unblocked = await closeTopicIncident(
+          { store, clock: ctx.clock },
+          {
+            accountId,
+            topic: blockIncidentTopic(id),
+            by: 'operator',
+            action: 'unblocked',
+            detail: 'unblocked through the API',
+            notify: (tx, incident) => notifyProtectionIncident(ctx, tx, incident, 'resolved'),
+          },
+        );
+      return updated;
+    };
+    const outcome = input.blocked === false ? await ctx.store.transaction(apply) : await apply(ctx.store);
+    if (unblocked) ctx.jobs.notify();
     if (!outcome.ok) throw outcome.reason === 'not-found' ? notFound(id) : duplicateName(input.name ?? '');
     const [view] = await withSmtpAuths(ctx, [outcome.value]);
     return view!;

@@ -81,23 +81,29 @@ function resolveEntity(
   return { entityType: type, entityId };
 }
 
-/** The Slack-compatible URL, checked as a webhook target is: `null` for none. */
-function resolveSlackUrl(ctx: MailplaneContext, raw: string | null, issues: RuleIssue[]): string | null {
-  if (raw === null || raw === '') return null;
+/**
+ * A Slack-compatible URL checked as a webhook target is: the URL (`null` for none given), or why it
+ * is refused. Used by rules and by the protection settings' `slackUrl`.
+ */
+export function checkSlackUrl(
+  ctx: Pick<MailplaneContext, 'config'>,
+  raw: string | null,
+): { ok: true; url: string | null } | { ok: false; message: string } {
+  if (raw === null || raw === '') return { ok: true, url: null };
   const parsed = parseWebhookUrl(raw);
-  if (!parsed.ok) {
-    issues.push({ code: 'ALERT_SLACK_URL_REFUSED', path: 'slackUrl', message: parsed.message });
-    return null;
-  }
+  if (!parsed.ok) return { ok: false, message: parsed.message };
   const target = checkWebhookTarget(parsed.url, { allowPrivateTargets: ctx.config.webhooks.allowPrivateTargets });
-  if (!target.allowed) {
-    issues.push({
-      code: 'ALERT_SLACK_URL_REFUSED',
-      path: 'slackUrl',
-      message: `must reach a public address (${target.host} is ${target.category})`,
-    });
-  }
-  return parsed.url;
+  if (!target.allowed)
+    return { ok: false, message: `must reach a public address (${target.host} is ${target.category})` };
+  return { ok: true, url: parsed.url };
+}
+
+/** The Slack-compatible URL of a rule: `null` for none; a refusal is added to `issues`. */
+function resolveSlackUrl(ctx: MailplaneContext, raw: string | null, issues: RuleIssue[]): string | null {
+  const checked = checkSlackUrl(ctx, raw);
+  if (checked.ok) return checked.url;
+  issues.push({ code: 'ALERT_SLACK_URL_REFUSED', path: 'slackUrl', message: checked.message });
+  return null;
 }
 
 /**

@@ -68,3 +68,7 @@ export const alertProviderName = (provider: number | null): string =>
  * most one open incident, and deleting the rule resolves that one.
  */
 export const alertIncidentTopic = (alertId: number): string => `alert:${alertId}`;
+
+/** A window in words, for summaries and notifications: `1 hour`, `24 hours`, `7 days`. */
+export const alertWindowWords = (hours: number): string =>
+  hours === 1 ? '1 hour' : hours === 168 ? '7 days' : `${hours} hours`;

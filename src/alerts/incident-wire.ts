@@ -20,6 +20,10 @@ export const incidentWireSchema = z.object({
   status: z.int(),
   state: z.enum(['open', 'resolved']),
   summary: z.string(),
+  topic: z.string().meta({
+    description:
+      'What the incident is about (one open per topic): `alert:<rule id>`, `block:<sub-account id>`, `warn:<sub-account id>:<parameter>` or `pause:<shaping key>`.',
+  }),
   created: epochNsSchema,
   updated: epochNsSchema,
   closed: epochNsSchema.nullable(),
@@ -49,6 +53,7 @@ export function incidentToWire(record: IncidentRecord): z.output<typeof incident
     status: record.state === 'open' ? IncidentStatus.Open : IncidentStatus.Resolved,
     state: record.state,
     summary: record.summary,
+    topic: record.topic,
     created: record.started,
     updated: record.updated,
     closed: record.resolvedAt,

@@ -9,7 +9,7 @@ import type { MailplaneContext } from '../context.js';
 import { applyLifecycle } from '../lifecycle/apply.js';
 import { attemptOutcome } from '../lifecycle/table.js';
 import { providerLabel, replyClass } from '../metrics/metrics.js';
-import { classifyByDomain, domainOf, MailboxProvider } from '../routing/providers.js';
+import { providerOfAddress } from '../routing/providers.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import type { MessageStatus, MessageRecord, SendBatchRecord } from '../store/index.js';
 import type { DeliveryResult, DeliveryRoute } from './transport.js';
@@ -40,7 +40,7 @@ function countOutcome(
   outcome: string | null,
   nowMs: number,
 ): void {
-  const provider = route.warmup?.provider ?? classifyByDomain(domainOf(message.to.email)) ?? MailboxProvider.Default;
+  const provider = route.warmup?.provider ?? providerOfAddress(message.to.email);
   ctx.metrics.smtpReplies.inc({ class: replyClass(result.smtpCode), provider: providerLabel(provider) });
   if (outcome === null) return;
   ctx.metrics.messages.inc({ outcome });

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { subAccountWireSchema } from '../account/sub-account-wire.js';
 import { alertWireSchema } from '../alerts/alert-wire.js';
 import { incidentWireSchema } from '../alerts/incident-wire.js';
+import { protectionWireSchema } from '../alerts/protection-api.js';
 import { eventPageWireSchema, messagePageWireSchema } from '../activity/list.js';
 import { messageItemViewSchema, messageViewSchema } from '../activity/rendered-subject.js';
 import { domainWireSchema } from '../domain/domain-wire.js';
@@ -73,6 +74,7 @@ const NAMED_SCHEMAS: ReadonlyArray<[string, z.ZodType]> = [
   ['WebhookReplay', queuedReplayWireSchema],
   ['DetailedAlert', alertWireSchema],
   ['Incident', incidentWireSchema],
+  ['Protection', protectionWireSchema],
   ['ShapingRules', shapingRulesWireSchema],
   ['ShapingState', shapingStateWireSchema],
 ];

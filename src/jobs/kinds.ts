@@ -33,10 +33,22 @@ export const WEBHOOK_REPLAY_JOB = 'webhook-replay';
 /** Job kind that deletes messages and events past the retention period (src/retention/jobs.ts). */
 export const RETENTION_JOB = 'retention';
 
+/** Job kind of the reputation guard's evaluation, once a minute on one node (src/alerts/evaluation-job.ts). */
+export const REPUTATION_JOB = 'reputation';
+
 /** Job kind that releases a scheduled send at its `sendAt` (src/scheduling/scheduled-jobs.ts). */
 export const DELIVER_SCHEDULED_JOB = 'deliver-scheduled';
 /** Job kind that follows one domain's DKIM rotation: checks the pending key's record, then retires the old key (src/domain/verification-jobs.ts). */
 export const DKIM_ROTATION_JOB = 'dkim-rotation';
+
+/** Job kind that posts an incident's change to the account's webhooks with `incident` on (src/alerts/notify-jobs.ts). */
+export const INCIDENT_WEBHOOK_JOB = 'incident-webhook';
+/** Job kind of one Slack-compatible POST of an incident's change, retried on its own schedule (src/alerts/notify-jobs.ts). */
+export const INCIDENT_SLACK_JOB = 'incident-slack';
+/** Job kind that sends one incident notification email through the accept path (src/alerts/notify-jobs.ts). */
+export const INCIDENT_EMAIL_JOB = 'incident-email';
+/** Job kind that posts one received message to its inbound route's webhook, retried on the webhook schedule (src/inbound/webhook-job.ts). */
+export const INBOUND_WEBHOOK_JOB = 'inbound-webhook';
 
 /** An event as a `webhook-events` job carries it (JSON: `created`, ns, as a decimal string). */
 const outboxEventSchema = z.object({
@@ -79,6 +91,8 @@ export const jobPayloadSchemas = {
   }),
   /** No payload: the job reads the retention settings of the instance that runs it. */
   [RETENTION_JOB]: z.object({}),
+  /** No payload: the job reads the alert rules and protection settings from the store. */
+  [REPUTATION_JOB]: z.object({}),
   /** The scheduled send; due at its `sendAt`. */
   [DELIVER_SCHEDULED_JOB]: z.object({ batchId: z.string() }),
   /**
@@ -96,6 +110,36 @@ export const jobPayloadSchemas = {
     after: z.object({ at: z.string().regex(/^\d{1,20}$/), id: z.string() }).optional(),
   }),
   [DKIM_ROTATION_JOB]: z.object({ domainId: id(), subAccountId: id() }),
+  /**
+   * `notificationId`: the Standard Webhooks `webhook-id` of this incident and change; `body`: the
+   * JSON posted, made when the change committed; `webhookIds`: post to these only (put off while busy).
+   */
+  [INCIDENT_WEBHOOK_JOB]: z.object({
+    accountId: id(),
+    notificationId: z.string(),
+    body: z.string(),
+    webhookIds: z.array(id()).optional(),
+  }),
+  /** The rule's `slackUrl` and the Slack message (JSON), made when the change committed. */
+  [INCIDENT_SLACK_JOB]: z.object({
+    accountId: id(),
+    notificationId: z.string(),
+    url: z.string(),
+    body: z.string(),
+  }),
+  /** One recipient's email, sent as `subAccountId` (the owner of `from`'s domain) from `from`. */
+  [INCIDENT_EMAIL_JOB]: z.object({
+    accountId: id(),
+    subAccountId: id(),
+    notificationId: z.string(),
+    from: z.string(),
+    to: z.string(),
+    subject: z.string(),
+    text: z.string(),
+    html: z.string(),
+  }),
+  /** `body`: the payload JSON, made when the message was received, signed again at each attempt. */
+  [INBOUND_WEBHOOK_JOB]: z.object({ messageId: z.string(), subAccountId: id(), routeId: id(), body: z.string() }),
 };
 
 /** A job kind mailplane runs. */

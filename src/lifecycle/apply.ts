@@ -11,6 +11,7 @@ import { DELIVER_MESSAGE_JOB } from '../jobs/kinds.js';
 import { msToNs } from '../model/time.js';
 import type { MailplaneStore, MessageOutcome, MessageRecord, MessageStatus, SendBatchRecord } from '../store/index.js';
 import { recordMessageEvent } from './events.js';
+import { endsDelivery } from './reputation-counts.js';
 import { lifecycleRow, NEW, stepCounters, type LifecycleOutcome, type LifecycleStep } from './table.js';
 
 /** What {@link applyLifecycle} is asked to record. */
@@ -80,6 +81,9 @@ export async function applyLifecycle(
 
   const metadata = typeof input.metadata === 'function' ? input.metadata(first) : (input.metadata ?? {});
   const counters = stepCounters(step, { firstAttempt: message.attempts === 0, firstEvent: first });
+  // A delivery attempt writes its route with its outcome: its IP is the one the counters file it under.
+  const attempt =
+    input.fields?.ipId !== undefined ? { ipId: input.fields.ipId, ended: endsDelivery(outcome) } : undefined;
   for (const [index, event] of step.events.entries()) {
     await recordMessageEvent(ctx, tx, {
       message,
@@ -88,6 +92,7 @@ export async function applyLifecycle(
       metadata: event.reason ? { ...metadata, reason: event.reason } : metadata,
       // A step's counters go with its first event.
       counters: index === 0 ? counters : {},
+      ...(index === 0 && attempt && { attempt }),
       atMs,
     });
   }

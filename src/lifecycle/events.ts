@@ -16,6 +16,7 @@ import {
   type SendBatchRecord,
 } from '../store/index.js';
 import type { StoredCounter } from '../store/stats-store.js';
+import { reputationIncrements } from './reputation-counts.js';
 
 /** Counters to add, each by its amount. */
 export type CounterDelta = Partial<Record<StoredCounter, number>>;
@@ -71,11 +72,17 @@ export interface MessageEventInput {
   counters: CounterDelta;
   /** When it happened, in epoch milliseconds; default: now by the instance clock. */
   atMs?: number;
+  /**
+   * The delivery attempt this event records, when it records one: the IP it left from (`message`
+   * is the record the attempt started with, whose `ipId` may be an earlier attempt's), and whether
+   * it ended the message (counted as `sent` in the reputation counters).
+   */
+  attempt?: { ipId: number | null; ended: boolean };
 }
 
 /**
  * Appends one event to a message's log, queues its webhook posts (the outbox) and adds its
- * counters, through `store`: a transaction's store, so that all of it commits or none does.
+ * counters (the daily ones and the reputation guard's hourly ones), through `store`: a transaction's store, so that all of it commits or none does.
  * Returns the event written.
  */
 export async function recordMessageEvent(
@@ -91,5 +98,18 @@ export async function recordMessageEvent(
   if (Object.keys(input.counters).length > 0) {
     await store.stats.increment(counterIncrements(message, batch.content.groups, dayOfMs(nowMs), input.counters));
   }
+  const reputation = reputationIncrements([
+    {
+      accountId: message.accountId,
+      subAccountId: message.subAccountId,
+      domainId: batch.domainId,
+      recipient: message.to.email,
+      ipId: input.attempt ? input.attempt.ipId : message.ipId,
+      atMs: nowMs,
+      counters: input.counters,
+      sent: input.attempt?.ended === true,
+    },
+  ]);
+  if (reputation.length > 0) await store.reputation.increment(reputation);
   return event;
 }

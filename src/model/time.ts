@@ -42,6 +42,11 @@ export function msToNs(ms: number): EpochNs {
   return BigInt(Math.round(ms * 1000)) * 1000n;
 }
 
+/** Epoch nanoseconds as whole epoch milliseconds (rounded down). */
+export function nsToMs(ns: EpochNs): number {
+  return Number(ns / 1_000_000n);
+}
+
 /** The clock's current time in epoch nanoseconds. */
 export function nowNs(clock: Clock): EpochNs {
   return msToNs(clock.now());

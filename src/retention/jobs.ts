@@ -1,16 +1,17 @@
 /**
  * The retention job: one durable job row (dedupe key `retention`) that deletes messages and
  * events older than `retention.days` (or a sub-account's own `retentionDays`), webhook delivery log
- * rows older than `retention.days`, expired idempotency keys, expired suppressions and idle shaping states, `batchSize` rows per statement, then moves itself to its
- * next run (`RetryJobError` without counting an attempt). Statistics counters are separate rows
- * and are never touched. The kind and its payload schema are in the job registry (src/jobs/kinds.ts).
+ * rows older than `retention.days`, expired idempotency keys, expired suppressions, idle shaping states
+ * and the reputation guard's hourly counters older than 8 days, `batchSize` rows per statement, then
+ * moves itself to its next run (`RetryJobError` without counting an attempt). The daily statistics
+ * counters are separate rows and are never touched. The kind and its payload schema are in the job registry (src/jobs/kinds.ts).
  */
 import type { MailplaneContext } from '../context.js';
 import { RetryJobError } from '../jobs/errors.js';
 import { RETENTION_JOB, jobHandler } from '../jobs/kinds.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
 import { msToNs } from '../model/time.js';
-import type { RetentionScope } from '../store/index.js';
+import { hourOfMs, type RetentionScope } from '../store/index.js';
 
 const DAY_MS = 86_400_000;
 
@@ -146,6 +147,29 @@ export async function purgeExpiredSuppressions(
 /** How long a traffic-shaping state is kept after its last use. */
 const SHAPING_STATE_KEPT_MS = 2 * 86_400_000;
 
+/** Hours of reputation counters kept: the longest alert window (7 days) and a day's margin. */
+const REPUTATION_HOURS_KEPT = 8 * 24;
+
+/**
+ * Deletes the reputation guard's hourly buckets older than {@link REPUTATION_HOURS_KEPT}, as
+ * {@link purgeIdempotencyKeys} does: `batchSize` per statement, at most `batchesPerRun` statements.
+ */
+export async function purgeReputationBuckets(
+  ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>,
+  signal?: AbortSignal,
+): Promise<{ deleted: number; more: boolean }> {
+  const { batchSize, batchesPerRun } = ctx.config.retention;
+  const beforeHour = hourOfMs(ctx.clock.now()) - REPUTATION_HOURS_KEPT;
+  let deleted = 0;
+  for (let batch = 0; batch < batchesPerRun; batch += 1) {
+    if (signal?.aborted) return { deleted, more: true };
+    const count = await ctx.store.reputation.deleteBefore(beforeHour, batchSize);
+    deleted += count;
+    if (count < batchSize) return { deleted, more: false };
+  }
+  return { deleted, more: true };
+}
+
 /** Enqueues the retention job unless one is already pending or running (called by `start()`). */
 export async function scheduleRetention(ctx: Pick<MailplaneContext, 'jobs' | 'clock'>): Promise<void> {
   await ctx.jobs.enqueue([{ kind: RETENTION_JOB, payload: {}, runAt: ctx.clock.now(), dedupeKey: RETENTION_JOB }]);
@@ -160,13 +184,15 @@ export function retentionJobHandlers(ctx: MailplaneContext): Record<string, JobH
     const suppressions = await purgeExpiredSuppressions(ctx, signal);
     // Traffic-shaping states idle for two days (docs/shaping.md): a few rows per source and destination.
     const shapingStates = await ctx.store.shaping.prune(ctx.clock.now() - SHAPING_STATE_KEPT_MS);
+    const reputation = await purgeReputationBuckets(ctx, signal);
     if (
       run.messages > 0 ||
       run.events > 0 ||
       keys.deleted > 0 ||
       log.deleted > 0 ||
       suppressions.deleted > 0 ||
-      shapingStates > 0
+      shapingStates > 0 ||
+      reputation.deleted > 0
     ) {
       ctx.logger.info('retention deleted old rows', {
         messages: run.messages,
@@ -175,9 +201,10 @@ export function retentionJobHandlers(ctx: MailplaneContext): Record<string, JobH
         webhookDeliveries: log.deleted,
         expiredSuppressions: suppressions.deleted,
         shapingStates,
+        reputationBuckets: reputation.deleted,
       });
     }
-    const more = run.more || keys.more || log.more || suppressions.more;
+    const more = run.more || keys.more || log.more || suppressions.more || reputation.more;
     const runAt = ctx.clock.now() + (more ? 0 : ctx.config.retention.intervalMs);
     throw new RetryJobError(more ? 'more old rows to delete' : 'next retention run', { runAt, countAttempt: false });
   });

@@ -122,6 +122,15 @@ export function classifyByDomain(domain: string): MailboxProvider | null {
 }
 
 /**
+ * The provider of an address by its domain alone, {@link MailboxProvider.Default} when it is no
+ * consumer domain: how counters and metrics file a recipient where no MX lookup can be made (at
+ * accept, and so at every later event of the message, to land in the same bucket).
+ */
+export function providerOfAddress(address: string): MailboxProvider {
+  return classifyByDomain(domainOf(address)) ?? P.Default;
+}
+
+/**
  * MX host suffixes of the providers' mail platforms, matched against a host or its parent domains.
  * Order matters: AOL's MX hosts live under Yahoo's `yahoodns.net`, so the AOL pattern comes first.
  */

@@ -6,6 +6,7 @@
 import type { MailplaneContext } from '../context.js';
 import { addCounters, newEvent, type CounterDelta } from '../lifecycle/events.js';
 import { lifecycleStep, NEW, stepCounters, type LifecycleStep } from '../lifecycle/table.js';
+import type { ReputationEvent } from '../lifecycle/reputation-counts.js';
 import type { EpochNs } from '../model/time.js';
 import {
   EventType,
@@ -69,6 +70,8 @@ export interface AcceptedSend {
   counters: CounterDelta;
   /** How many of `messages` were refused at once: when all of them were, nothing is queued for delivery. */
   dropped: number;
+  /** Each message's counters, for the reputation guard's hourly buckets (`reputationIncrements`). */
+  reputation: ReputationEvent[];
   entries: SendResponseEntry[];
 }
 
@@ -142,6 +145,7 @@ export function acceptRecipients(
     events: [],
     counters: { processed: 0, dropped: 0 },
     dropped: 0,
+    reputation: [],
     entries: [],
   };
   const scope: SendScope = { ctx, ipPoolId: route.ipPoolId, schedule: route.schedule, accepted };
@@ -241,5 +245,15 @@ function recordStep(scope: SendScope, message: MessageRecord, step: LifecycleSte
     const metadata = type === EventType.Dropped && drop ? { reason: drop.reason, description: drop.detail } : {};
     accepted.events.push(newEvent(scope.ctx, message, type, message.submittedAt, metadata));
   }
-  addCounters(accepted.counters, stepCounters(step, { firstAttempt: true, firstEvent: true }));
+  const counters = stepCounters(step, { firstAttempt: true, firstEvent: true });
+  addCounters(accepted.counters, counters);
+  accepted.reputation.push({
+    accountId: message.accountId,
+    subAccountId: message.subAccountId,
+    domainId: accepted.batch.domainId,
+    recipient: message.to.email,
+    ipId: null,
+    atMs: Number(message.submittedAt / 1_000_000n),
+    counters,
+  });
 }

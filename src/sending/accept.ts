@@ -2,6 +2,7 @@ import type { MailplaneContext } from '../context.js';
 import { normaliseDomainName } from '../domain/name.js';
 import { ForbiddenError, ValidationError } from '../errors.js';
 import { counterIncrements } from '../lifecycle/events.js';
+import { reputationIncrements } from '../lifecycle/reputation-counts.js';
 import { DELIVER_BATCH_JOB, DELIVER_SCHEDULED_JOB, type MailplaneJobs } from '../jobs/kinds.js';
 import { deliveryClass } from '../jobs/delivery-class.js';
 import type { EnqueueJob } from '../jobs/queue.js';
@@ -177,9 +178,9 @@ async function planRecipientDrops(
 
 /**
  * Commits everything the response acknowledges in one transaction (batch, messages, events, their
- * webhook posts, counters, the idempotency key and the delivery job), shared with concurrent sends by group
- * commit: each still answers only after its commit. No job is queued when every recipient was
- * dropped.
+ * webhook posts, the daily counters and the reputation guard's hourly ones, the idempotency key and
+ * the delivery job), shared with concurrent sends by group commit: each still answers only after its
+ * commit. No job is queued when every recipient was dropped.
  */
 async function commitSend(
   ctx: Pick<MailplaneContext, 'writes' | 'jobs' | 'webhookOutbox'>,
@@ -189,6 +190,7 @@ async function commitSend(
   const { batch, messages, events, entries } = accepted;
   const { schedule, nowMs, idempotency } = commit;
   const increments = counterIncrements(batch, batch.content.groups, dayOfMs(nowMs), accepted.counters);
+  const reputation = reputationIncrements(accepted.reputation);
   const queues = accepted.dropped < messages.length;
   await ctx.writes.commit(async (tx) => {
     // First, so a send that lost its key to a concurrent one writes nothing before it rolls back.
@@ -196,6 +198,7 @@ async function commitSend(
     await tx.messages.insertAccepted(batch, messages, events);
     await ctx.webhookOutbox.add(tx, events);
     await tx.stats.increment(increments);
+    await tx.reputation.increment(reputation);
     if (queues) await ctx.jobs.enqueue([deliveryJob(batch, schedule, nowMs)], { store: tx });
   });
   if (queues) ctx.jobs.notify();

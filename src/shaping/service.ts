@@ -22,6 +22,7 @@ import {
   type Source,
 } from './rules.js';
 import { throttleActionFor, type ReplySeen, type ThrottleAction } from './throttle-replies.js';
+import { SourcePauseWatch, type SourcePauseListener } from './source-pauses.js';
 import { withDefaults } from '../model/defaults.js';
 
 /** How shaping behaves (`MailplaneOptions.shaping`); every field has a default. */
@@ -78,6 +79,8 @@ export interface TrafficShapingDeps {
   readonly config: ShapingConfig;
   /** Where push-backs and waits are counted (`mailplane_shaping_*_total`). */
   readonly metrics?: Pick<MailplaneMetrics, 'shapingPushBacks' | 'shapingWaits'>;
+  /** Who records blocklist pauses and their end (the reputation guard's incidents); none: only the state says. */
+  readonly pauses?: SourcePauseListener;
 }
 
 /** The shaping of one attempt that was admitted: kept on the route, ended by {@link TrafficShaping.release}. */
@@ -107,9 +110,11 @@ export class TrafficShaping {
   private readonly accounts = new Map<number, { rules: ShapingRuleSet; loadedAt: number }>();
   private suspendedKeys = new Map<string, number>();
   private suspendedLoadedAt = -Infinity;
+  private readonly pauseWatch: SourcePauseWatch;
 
   constructor(private readonly deps: TrafficShapingDeps) {
     this.base = deps.config.defaultRules ? [DEFAULT_SHAPING_RULES, deps.config.rules] : [deps.config.rules];
+    this.pauseWatch = new SourcePauseWatch(deps.pauses, deps.logger);
   }
 
   /** The built-in table and the configuration's rules, as the API shows them. */
@@ -225,6 +230,7 @@ export class TrafficShaping {
     if (reply.delivered) {
       if (shaping.factor < 1)
         await store.shaping.recover(shaping.key, nowMs, config.quietPeriodMs, config.recoveryStep);
+      await this.pauseWatch.delivered(shaping.accountId, shaping.key, nowMs);
       return { kind: 'none' };
     }
     const action = throttleActionFor(shaping.provider, reply);
@@ -255,10 +261,24 @@ export class TrafficShaping {
       reason: action.reason,
       ...(until !== null && { until }),
     });
+    if (action.kind === 'blocklist' && until !== null)
+      await this.pauseWatch.paused({
+        accountId: shaping.accountId,
+        key: shaping.key,
+        provider: shaping.provider,
+        untilMs: until,
+        reason: action.reason,
+        reply: reply.text,
+      });
     // Soon, not at the suspension's end: routing then skips the suspended source, and the message
     // overflows to another where its pool allows (or waits for the suspension, booked).
     const jitter = Math.floor(Math.random() * (config.throttleWaitMs / 5));
     return { kind: 'wait', retryAt: nowMs + config.throttleWaitMs + jitter, action };
+  }
+
+  /** The operator lifted the suspension of `key` (`POST /account/shaping/state/resume`): its pause is recorded as resumed. */
+  resumed(accountId: number, key: string): Promise<void> {
+    return this.pauseWatch.resumed(accountId, key);
   }
 
   private async rulesOf(accountId: number): Promise<ShapingRuleSet> {

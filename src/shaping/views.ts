@@ -133,10 +133,14 @@ export async function shapingStatesView(deps: ShapingViewDeps, accountId: number
   return views;
 }
 
-/** Lifts a suspension and restores the full rate of one source × destination of the account (406 when unknown). */
+/**
+ * Lifts a suspension and restores the full rate of one source × destination of the account (406 when
+ * unknown); the incident of its blocklist pause, if one is open, is resolved by the operator.
+ */
 export async function resumeShaping(deps: ShapingViewDeps, accountId: number, key: string): Promise<StateWire> {
   if (!(await deps.store.shaping.resume(accountId, key)))
     throw new NotFoundError('SHAPING_STATE_NOT_FOUND', `no shaping state "${key.slice(0, 200)}" in this account`);
+  await deps.shaping.resumed(accountId, key);
   const states = await deps.store.shaping.states(accountId, deps.nowMs, 10_000);
   const state = states.find((s) => s.key === key);
   const open = states.find((s) => s.key === `${key}${CONNECTIONS_SUFFIX}`)?.inFlight;

@@ -67,7 +67,19 @@ export type AlertPatch = Partial<Omit<AlertRecord, 'id' | 'accountId' | 'created
  *   sub-account, IP, IP pool or sending domain (a domain of one of its sub-accounts) of it.
  * - `list` MUST order by id and match `search` case-insensitively as a substring of the name;
  *   `count` MUST count what `list` would answer without paging.
+ * - `listActive` MUST answer only `active` rules, of every account, ordered by id.
  */
+/**
+ * The automatic protection's stored settings of an account (`subAccountId` 0) or of one of its
+ * sub-accounts: JSON the application checks (src/alerts/protection.ts), opaque to the store.
+ */
+export interface ProtectionSettingsRecord {
+  accountId: number;
+  subAccountId: number;
+  settings: Record<string, unknown>;
+  updated: EpochNs;
+}
+
 export interface AlertStore {
   create(input: NewAlert): Promise<Outcome<AlertRecord, 'entity-not-found'>>;
   get(accountId: number, id: number): Promise<AlertRecord | null>;
@@ -79,4 +91,18 @@ export interface AlertStore {
     patch: AlertPatch,
   ): Promise<Outcome<AlertRecord, 'not-found' | 'entity-not-found'>>;
   delete(accountId: number, id: number): Promise<AlertRecord | null>;
+  /** Active rules of every account with `id > afterId`, by id, at most `limit`: the evaluation's pages. */
+  listActive(afterId: number, limit: number): Promise<AlertRecord[]>;
+  /** The account's protection settings rows (its own, `subAccountId` 0, first; then by sub-account). */
+  protection(accountId: number): Promise<ProtectionSettingsRecord[]>;
+  /**
+   * Stores (or with `null` removes) the settings of the account (`subAccountId` 0) or of one of its
+   * sub-accounts; answers `false`, writing nothing, for a sub-account not the account's.
+   */
+  setProtection(
+    accountId: number,
+    subAccountId: number,
+    settings: Record<string, unknown> | null,
+    updated: EpochNs,
+  ): Promise<boolean>;
 }

@@ -1,5 +1,11 @@
 import { createBatcher } from './batcher.js';
-import type { EventRecord, MailplaneStore, StatsIncrement, WarmupTrafficIncrement } from './index.js';
+import type {
+  EventRecord,
+  MailplaneStore,
+  ReputationIncrement,
+  StatsIncrement,
+  WarmupTrafficIncrement,
+} from './index.js';
 
 /** A write that must be committed before its caller answers. */
 export type StoreWrite = (store: MailplaneStore) => Promise<void>;
@@ -18,7 +24,7 @@ interface Pending {
 
 /**
  * A view of transaction `tx` in which the appends that only add up (events, counter increments,
- * warmup traffic) are gathered, to be written by `flush` in one statement each: a multi-row insert
+ * reputation counters, warmup traffic) are gathered, to be written by `flush` in one statement each: a multi-row insert
  * and merged increments instead of one statement per write. Nothing a write does reads them back
  * within the transaction, so they can wait for its end; a failing flush fails the group like any
  * failing write.
@@ -26,12 +32,16 @@ interface Pending {
 function gatheringAppends(tx: MailplaneStore): { store: MailplaneStore; flush: () => Promise<void> } {
   const events: EventRecord[] = [];
   const increments: StatsIncrement[] = [];
+  const reputation: ReputationIncrement[] = [];
   const traffic: WarmupTrafficIncrement[] = [];
   const override = <T extends object>(target: T, name: keyof T, gather: (entries: never[]) => void): T =>
     Object.create(target, { [name]: { value: async (entries: never[]) => gather(entries) } }) as T;
   const store = Object.create(tx, {
     messages: { value: override(tx.messages, 'addEvents', (entries: EventRecord[]) => events.push(...entries)) },
     stats: { value: override(tx.stats, 'increment', (entries: StatsIncrement[]) => increments.push(...entries)) },
+    reputation: {
+      value: override(tx.reputation, 'increment', (entries: ReputationIncrement[]) => reputation.push(...entries)),
+    },
     warmup: {
       value: override(tx.warmup, 'addTraffic', (entries: WarmupTrafficIncrement[]) => traffic.push(...entries)),
     },
@@ -39,6 +49,7 @@ function gatheringAppends(tx: MailplaneStore): { store: MailplaneStore; flush: (
   const flush = async () => {
     if (events.length > 0) await tx.messages.addEvents(events);
     if (increments.length > 0) await tx.stats.increment(increments);
+    if (reputation.length > 0) await tx.reputation.increment(reputation);
     if (traffic.length > 0) await tx.warmup.addTraffic(traffic);
   };
   return { store, flush };

@@ -53,12 +53,20 @@ export interface IncidentRecord {
   resolvedAt: EpochNs | null;
   resolvedBy: IncidentResolver | null;
   updated: EpochNs;
+  /**
+   * When the evaluation first saw the rate back on the good side of the line, `null` while it is
+   * not (and for incidents no rule measures): it resolves by itself once that has lasted its window.
+   */
+  clearSince: EpochNs | null;
   /** Every action, oldest first; the first is `opened`. */
   timeline: IncidentAction[];
 }
 
 /** What {@link IncidentStore.open} needs. */
-export type NewIncident = Omit<IncidentRecord, 'id' | 'state' | 'resolvedAt' | 'resolvedBy' | 'updated' | 'timeline'>;
+export type NewIncident = Omit<
+  IncidentRecord,
+  'id' | 'state' | 'resolvedAt' | 'resolvedBy' | 'updated' | 'clearSince' | 'timeline'
+>;
 
 /** What {@link IncidentStore.list} reads: a page, newest first, optionally of one state. */
 export interface IncidentListQuery {
@@ -90,6 +98,9 @@ export interface IncidentResolution {
  * - `addAction` appends to the timeline (and sets `updated` to the action's time).
  * - `list` MUST order newest first (by id, descending); `search` matches the summary as the alert
  *   list's does the name (case-insensitive, `%` and `_` literal).
+ * - `setClearSince` changes an open incident's `clearSince` only (not `updated`, not the timeline)
+ *   and answers whether it found the incident open.
+ * - `lastResolved` answers the most recently resolved incident of `topic` (by `resolvedAt`), if any.
  */
 export interface IncidentStore {
   open(input: NewIncident): Promise<{ incident: IncidentRecord; opened: boolean }>;
@@ -103,4 +114,8 @@ export interface IncidentStore {
     id: number,
     resolution: IncidentResolution,
   ): Promise<Outcome<IncidentRecord, 'not-found' | 'already-resolved'>>;
+  setClearSince(accountId: number, id: number, since: EpochNs | null): Promise<boolean>;
+  lastResolved(accountId: number, topic: string): Promise<IncidentRecord | null>;
+  /** Open incidents of every account with `id > afterId`, by id, at most `limit`: the evaluation's pages. */
+  listOpen(afterId: number, limit: number): Promise<IncidentRecord[]>;
 }

@@ -21,6 +21,8 @@ import type { IdempotencyStore } from './idempotency-store.js';
 import type { DashboardSessionStore } from './dashboard-session-store.js';
 import type { AlertStore } from './alert-store.js';
 import type { IncidentStore } from './incident-store.js';
+import type { ReputationStore } from './reputation-store.js';
+import type { InboundStore } from './inbound-store.js';
 
 export type * from './account-store.js';
 export type * from './sub-account-store.js';
@@ -43,6 +45,9 @@ export type * from './idempotency-store.js';
 export type * from './dashboard-session-store.js';
 export type * from './alert-store.js';
 export type * from './incident-store.js';
+export type * from './reputation-store.js';
+export type * from './inbound-store.js';
+export { REPUTATION_COUNTERS, hourOfMs } from './reputation-store.js';
 export { AlertParameter } from './alert-store.js';
 export { EventType } from './message-store.js';
 export type { Outcome } from './outcome.js';
@@ -93,6 +98,13 @@ export interface MailplaneStore {
   readonly alerts: AlertStore;
   /** Incidents the rules and the automatic protections open (`/account/incident`, docs/reputation.md). */
   readonly incidents: IncidentStore;
+  /**
+   * Hourly counters per sub-account × sending domain × mailbox provider × IP: what the reputation
+   * guard measures (docs/reputation.md, "Counters").
+   */
+  readonly reputation: ReputationStore;
+  /** Receiving mail: the domains that receive, the routes of sub-accounts, the messages received (docs/inbound.md). */
+  readonly inbound: InboundStore;
   transaction<T>(work: (store: MailplaneStore) => Promise<T>): Promise<T>;
   /**
    * Whether the store can serve now: the database answers and its schema is current (no migration

@@ -24,6 +24,7 @@ import { dkimKeysConformance } from './conformance/dkim-keys.js';
 import { dashboardSessionStoreConformance } from './conformance/dashboard-sessions.js';
 import { alertStoreConformance } from './conformance/alerts.js';
 import { incidentStoreConformance } from './conformance/incidents.js';
+import { reputationStoreConformance } from './conformance/reputation.js';
 
 /** Options of {@link runStoreConformance}. */
 export interface StoreConformanceOptions {
@@ -83,5 +84,6 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     webhookDeliveryConformance(store);
     alertStoreConformance(store);
     incidentStoreConformance(store);
+    reputationStoreConformance(store);
   });
 }

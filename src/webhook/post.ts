@@ -93,7 +93,7 @@ async function addressesOf(
 
 /**
  * POSTs `body` to `url` signed with `secrets` (the current one first; during a rotation the previous
- * one too). A 2xx status is success as soon as the headers arrive; any other status, a missed
+ * one too; none: unsigned, for receivers without a secret such as Slack's incoming webhooks). A 2xx status is success as soon as the headers arrive; any other status, a missed
  * deadline or a network failure may be retried; a target outside the allowed address ranges is
  * refused without a connection and is not retried. The promise settles with the headers; the body
  * is read afterwards, within `bodyTimeoutMs`, only to keep the connection.
@@ -133,8 +133,11 @@ export async function postWebhook(
       'content-type': 'application/json',
       'content-length': bytes.length,
       'user-agent': USER_AGENT,
-      ...standardWebhookHeaders(secrets, options.messageId, Math.floor(options.nowMs / 1000), bytes),
-      [WEBHOOK_SIGNATURE_HEADER]: signWebhookPayload(secrets, Math.floor(options.nowMs / 1000), bytes),
+      // No secret: a POST to a receiver that has none (a Slack incoming webhook), unsigned.
+      ...(secrets.length > 0 && {
+        ...standardWebhookHeaders(secrets, options.messageId, Math.floor(options.nowMs / 1000), bytes),
+        [WEBHOOK_SIGNATURE_HEADER]: signWebhookPayload(secrets, Math.floor(options.nowMs / 1000), bytes),
+      }),
       ...(options.replayId !== undefined && { [WEBHOOK_REPLAY_HEADER]: options.replayId }),
     },
     agent: secure ? options.agents.https : options.agents.http,

@@ -18,7 +18,7 @@ import type { EnqueueJob } from '../jobs/queue.js';
 import { msToNs, nowNs, type EpochNs } from '../model/time.js';
 import type { NewWebhookDelivery, WebhookRecord } from '../store/index.js';
 import { WebhookPostSlots, type ReleaseSlot } from './post-slots.js';
-import { postWebhook, WebhookAgents, type WebhookAttempt } from './post.js';
+import { postWebhook, WebhookAgents, type PostWebhookOptions, type WebhookAttempt } from './post.js';
 import { disabledReason, webhookService } from './webhooks.js';
 
 /** One event's POST to one webhook. */
@@ -84,6 +84,11 @@ export interface WebhookSender {
    * account was) when their turn came: none of their posts was attempted, and the caller puts them off.
    */
   postAll(posts: readonly WebhookPost[]): Promise<{ busy: BusyWebhook[] }>;
+  /**
+   * One unsigned POST of `body` to `url`, a receiver that is not a webhook resource (an alert rule's
+   * Slack URL): the same target check, pinned connection and deadlines, nothing recorded.
+   */
+  postUnsigned(url: string, body: string): Promise<WebhookAttempt>;
   /** Destroys this sender's connections (kept alive, or reading a body); call once its jobs have stopped. */
   close(): void;
 }
@@ -117,6 +122,18 @@ export function webhookSender(ctx: MailplaneContext): WebhookSender {
     }
   };
 
+  /** The options of one POST made now: this sender's connections, the configured target rule and deadlines. */
+  const postOptions = (messageId: string): PostWebhookOptions => ({
+    resolver: ctx.resolver,
+    allowPrivateTargets: config.allowPrivateTargets,
+    agents,
+    timeoutMs: config.timeoutMs,
+    connectTimeoutMs: config.connectTimeoutMs,
+    bodyTimeoutMs: config.bodyTimeoutMs,
+    nowMs: ctx.clock.now(),
+    messageId,
+  });
+
   /** One attempt in a slot of its webhook and account, given back as soon as the POST is decided. */
   const attemptInSlot = async (post: WebhookPost, slot: ReleaseSlot): Promise<TimedWebhookAttempt> => {
     const { webhook } = post;
@@ -125,14 +142,7 @@ export function webhookSender(ctx: MailplaneContext): WebhookSender {
     let posted: WebhookAttempt;
     try {
       posted = await postWebhook(webhook.url, post.body, webhookService.signingSecrets(ctx, webhook), {
-        resolver: ctx.resolver,
-        allowPrivateTargets: config.allowPrivateTargets,
-        agents,
-        timeoutMs: config.timeoutMs,
-        connectTimeoutMs: config.connectTimeoutMs,
-        bodyTimeoutMs: config.bodyTimeoutMs,
-        nowMs: ctx.clock.now(),
-        messageId: post.eventId,
+        ...postOptions(post.eventId),
         ...(post.replayId !== undefined && { replayId: post.replayId }),
       });
     } finally {
@@ -219,5 +229,8 @@ export function webhookSender(ctx: MailplaneContext): WebhookSender {
     return { busy };
   };
 
-  return { attempt, log, postAll, close: () => agents.close() };
+  const postUnsigned = (url: string, body: string): Promise<WebhookAttempt> =>
+    postWebhook(url, body, [], postOptions(''));
+
+  return { attempt, log, postAll, postUnsigned, close: () => agents.close() };
 }

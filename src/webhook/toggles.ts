@@ -1,7 +1,8 @@
 import type { WebhookToggle, WebhookToggles } from '../store/index.js';
 
 /**
- * Every webhook switch, in the order the reference document lists them. `satisfies` plus the
+ * Every webhook switch, in the order the reference document lists them, then mailplane's `incident`
+ * (incidents opened and resolved: src/alerts/notify.ts). `satisfies` plus the
  * check below keep this list and the {@link WebhookToggle} union in step.
  */
 export const WEBHOOK_TOGGLES = [
@@ -18,6 +19,7 @@ export const WEBHOOK_TOGGLES = [
   'smtpDropped',
   'uniqueOpen',
   'uniqueClick',
+  'incident',
 ] as const satisfies readonly WebhookToggle[];
 
 // Fails to compile when a toggle is added to the union but not to the list.

@@ -23,6 +23,8 @@ const PAGES = [
   'Suppressions',
   'IPs and pools',
   'Shaping',
+  'Alerts',
+  'Incidents',
   'Webhooks',
   'Sandbox inbox',
   'Overview',

@@ -19,6 +19,7 @@ import {
   signInToDashboard,
   watchPageProblems,
 } from '../support/chromium.js';
+import { contextOf } from '../../src/instance-context.js';
 import { startDashboardServer, type DashboardServer } from '../support/dashboard-server.js';
 import { RCPT_DOMAIN, startDeliveryEnv, type DeliveryEnv } from '../support/delivery-env.js';
 
@@ -86,6 +87,39 @@ describe.skipIf(!haveChromium)(`the dashboard's layout at 1280, 390 and 360 px (
       body: { name: 'Bulk', ips: [{ publicIp: '203.0.113.7' }] },
     });
     expect(pool.status, pool.text).toBe(200);
+    // A rule with long addresses to notify, and an incident of a blocked sub-account, with its timeline.
+    const rule = await api.call('POST', '/account/alert/', {
+      ...account,
+      body: {
+        name: 'Hard bounces of the marketing group',
+        entityType: 'subAccount',
+        entityValue: sub.id,
+        parameter: 0,
+        threshold: '5',
+        emails: [`${'operations-on-call-'.repeat(2)}team@example.com`, 'postmaster@example.com'],
+      },
+    });
+    expect(rule.status, rule.text).toBe(200);
+    const blocked = await api.call('PUT', `/account/subaccount/${sub.id}`, {
+      ...account,
+      body: { blocked: true, block_reason: 'hard-bounce rate 20.5 % over the last hour' },
+    });
+    expect(blocked.status, blocked.text).toBe(200);
+    const { incident } = await contextOf(api.mailplane).store.incidents.open({
+      accountId: sub.accountId,
+      topic: `block:${sub.id}`,
+      alertId: null,
+      entityType: 'subAccount',
+      entityId: sub.id,
+      parameter: 0,
+      provider: null,
+      threshold: 10,
+      windowHours: 1,
+      measuredValue: 20.5,
+      sampleSize: 1000,
+      summary: 'hard-bounce rate 20.5 % of 1000 processed over 1 hour crossed 10 %',
+      started: BigInt(Date.now()) * 1_000_000n,
+    });
 
     const pages = [
       'overview',
@@ -96,6 +130,9 @@ describe.skipIf(!haveChromium)(`the dashboard's layout at 1280, 390 and 360 px (
       `suppressions/${sub.id}`,
       'ips',
       'shaping',
+      'alerts',
+      'incidents',
+      `incidents/${incident.id}`,
       'webhooks',
       'sandbox',
     ];

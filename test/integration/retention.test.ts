@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { contextOf } from '../../src/instance-context.js';
-import { manualClock } from 'mailplane';
+import { hourOfMs, manualClock } from 'mailplane';
 import { useTestApi } from '../support/api.js';
 import { storeKinds } from '../support/databases.js';
 import { createSender, sendBody, type Sender } from '../support/sending.js';
@@ -66,6 +66,34 @@ describe.each(storeKinds)('retention on %s', (kind) => {
     expect(await aggregate()).toEqual(counters);
     // One job row carries retention: it waits for its next run.
     expect(await contextOf(api.mailplane).store.jobs.countByState('retention')).toMatchObject({ pending: 1, dead: 0 });
+  });
+
+  it('deletes the reputation counters older than 8 days in bounded runs, keeping newer hours', async () => {
+    const store = contextOf(api.mailplane).store;
+    const hours = async (from: number, to: number) =>
+      (await store.reputation.total({ accountId: shop.subAccount.accountId }, from, to)).processed;
+    const start = hourOfMs(clock.now());
+    // Three hours of sends: three buckets, more than one statement (2 rows) deletes.
+    for (let hour = 0; hour < 3; hour += 1) {
+      await send([`old${hour}@example.org`]);
+      clock.advance(3_600_000);
+    }
+    clock.advance(7 * DAY - 3 * 3_600_000);
+    await send(['new@example.org']);
+    const recent = hourOfMs(clock.now());
+    expect(await hours(start, recent)).toBe(4);
+
+    // Nine days after the first sends, two after the last.
+    clock.advance(2 * DAY);
+    await api.mailplane.start();
+    contextOf(api.mailplane).jobs.notify();
+    const deadline = Date.now() + 20_000;
+    while ((await hours(start, start + 2)) > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      contextOf(api.mailplane).jobs.notify();
+    }
+    expect(await hours(start, start + 2)).toBe(0);
+    expect(await hours(recent, recent)).toBe(1);
   });
 
   it("keeps a sub-account's mail for its own retentionDays, set through the sub-account API, in bounded runs", async () => {

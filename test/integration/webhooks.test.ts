@@ -19,6 +19,7 @@ const TOGGLES = [
   'smtpDropped',
   'uniqueOpen',
   'uniqueClick',
+  'incident',
 ];
 
 /** The reference's CreateWebhookRequest example, verbatim. */
@@ -65,10 +66,11 @@ describe.each(storeKinds)('webhooks API on %s', (kind) => {
     expect(schemaErrors('Webhook', created.body)).toEqual([]);
     const { secret, ...webhook } = created.body;
     // mailplane's additions (docs/webhooks.md): null on a webhook that was never disabled or rotated.
-    const additions = { disabledReason: null, disabledAt: null, previousSecretExpiresAt: null };
+    // `incident` too, off unless given (incident notifications, docs/reputation.md).
+    const additions = { disabledReason: null, disabledAt: null, previousSecretExpiresAt: null, incident: false };
     expect(webhook).toEqual({ ...referenceExample, ...additions, id: webhook.id, created: webhook.created });
     expect(Object.keys(webhook).sort()).toEqual(
-      ['id', 'enabled', 'url', 'created', ...TOGGLES, ...Object.keys(additions)].sort(),
+      [...new Set(['id', 'enabled', 'url', 'created', ...TOGGLES, ...Object.keys(additions)])].sort(),
     );
     expect(secret).toMatch(SECRET);
     expect(created.text).toMatch(/"created":\d{19}[,}]/);

@@ -68,6 +68,7 @@ export function badConfigurations(dir: string): BadConfiguration[] {
     single('MAILPLANE_MX_PORT', '0', 'below 1'),
     single('MAILPLANE_SANDBOX', 'maybe', 'not a yes/no value'),
     single('MAILPLANE_RETENTION_DAYS', '1.5', 'not a whole number'),
+    single('MAILPLANE_ALERTS_FROM', 'alerts-at-example.com', 'not an email address'),
     single('MAILPLANE_DKIM_AUTO_ROTATE_DAYS', '-7', 'below 0'),
     single('MAILPLANE_RETRY_DELAYS_MS', '10m,soon', '"soon" is not a duration'),
     single('MAILPLANE_SMTP_PORT', '25x', 'not a whole number'),

@@ -9,6 +9,7 @@ import { mxTransport } from '../../adapters/transport/smtp/index.js';
 import type { DeliveryConfig } from '../../src/delivery/config.js';
 import { contextOf } from '../../src/instance-context.js';
 import type { WebhookDeliveryConfig } from '../../src/webhook/config.js';
+import type { AlertNotifyConfig } from '../../src/alerts/notify-config.js';
 import { createTestApi, type TestApi } from './api.js';
 import type { StoreKind } from './databases.js';
 import { startTestDnsServer, type TestDnsServer } from './dns-server.js';
@@ -64,6 +65,7 @@ export async function startDeliveryEnv(
   {
     logger,
     webhooks,
+    alerts,
     dnsTimeoutMs = 500,
     ...jobs
   }: {
@@ -74,6 +76,8 @@ export async function startDeliveryEnv(
     lanes?: Record<string, number>;
     logger?: Logger;
     webhooks?: Partial<WebhookDeliveryConfig>;
+    /** The `alerts` option (incident notification emails' `from`). */
+    alerts?: Partial<AlertNotifyConfig>;
     dnsTimeoutMs?: number;
   } = {},
 ): Promise<DeliveryEnv> {
@@ -90,6 +94,7 @@ export async function startDeliveryEnv(
   const api = await createTestApi(kind, {
     ...(logger && { logger }),
     ...(webhooks && { webhooks }),
+    ...(alerts && { alerts }),
     clock,
     dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: dnsTimeoutMs, retries: 0 },
     delivery: config,

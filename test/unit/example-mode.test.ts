@@ -43,6 +43,13 @@ describe('the example servers choose sandbox mode', () => {
     expect(readConfig({}).mailplane.delivery).toBeUndefined();
   });
 
+  it('reads the notification sender from MAILPLANE_ALERTS_FROM', () => {
+    expect(readConfig({ MAILPLANE_ALERTS_FROM: ' alerts@mail.example.com ' }).mailplane.alerts).toEqual({
+      from: 'alerts@mail.example.com',
+    });
+    expect(readConfig({}).mailplane.alerts).toBeUndefined();
+  });
+
   it('reads the retention from MAILPLANE_RETENTION_DAYS', () => {
     expect(readConfig({ MAILPLANE_RETENTION_DAYS: '90' }).mailplane.retention).toEqual({ days: 90 });
     expect(readConfig({}).mailplane.retention).toBeUndefined();

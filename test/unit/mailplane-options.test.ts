@@ -88,6 +88,12 @@ const BAD_OPTIONS: [string, Record<string, unknown>, string, RegExp][] = [
   ['retention of 4000 days', { retention: { days: 4000 } }, 'retention.days', /from 0 to 3650/],
   ['a template cache of -1', { templateCache: { maxTemplates: -1 } }, 'templateCache.maxTemplates', /at least 0/],
   ['an empty metrics token', { metrics: { token: '' } }, 'metrics.token', /non-empty/],
+  [
+    'an alerts sender that is no address',
+    { alerts: { from: 'alerts at example.com' } },
+    'alerts.from',
+    /email address/,
+  ],
   ['a transport that is a string', { transport: 'smtp://localhost' }, 'transport', /Transport/],
   ['a sandbox that is not started', { sandbox: true }, 'sandbox', /startSandbox/],
   [
@@ -137,6 +143,7 @@ describe('createMailplane options', () => {
         retention: { days: 0 },
         metrics: {},
         templateCache: { maxTemplates: 0 },
+        alerts: { from: 'alerts@mail.example.com' },
         transport: () => ({ send: async () => ({ kind: 'sent' }), close: async () => {} }),
       }),
     ).toBeUndefined();

@@ -186,5 +186,61 @@ export function kyselyAlertStore(ctx: KyselyStoreContext): AlertStore {
         .executeTakeFirst();
       return row ? toAlert(row) : null;
     },
+
+    async listActive(afterId, limit) {
+      const rows = await db
+        .selectFrom('alerts')
+        .selectAll()
+        .where('active', '=', fromBool(true))
+        .where('id', '>', afterId)
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map(toAlert);
+    },
+
+    async protection(accountId) {
+      const rows = await db
+        .selectFrom('protection_settings')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .orderBy('sub_account_id')
+        .execute();
+      return rows.map((row) => ({
+        accountId: toNumber(row.account_id),
+        subAccountId: toNumber(row.sub_account_id),
+        settings: JSON.parse(row.settings) as Record<string, unknown>,
+        updated: toBigint(row.updated),
+      }));
+    },
+
+    setProtection(accountId, subAccountId, settings, updated) {
+      return atomically(ctx, async (trx) => {
+        if (subAccountId !== 0) {
+          const owned = await trx
+            .selectFrom('sub_accounts')
+            .select('id')
+            .where('id', '=', subAccountId)
+            .where('account_id', '=', accountId)
+            .executeTakeFirst();
+          if (!owned) return false;
+        }
+        if (settings === null) {
+          await trx
+            .deleteFrom('protection_settings')
+            .where('account_id', '=', accountId)
+            .where('sub_account_id', '=', subAccountId)
+            .execute();
+          return true;
+        }
+        const json = JSON.stringify(settings);
+        await trx
+          .insertInto('protection_settings')
+          .values({ account_id: accountId, sub_account_id: subAccountId, settings: json, updated })
+          .onConflict((oc) => oc.columns(['account_id', 'sub_account_id']).doUpdateSet({ settings: json, updated }))
+          .execute();
+        return true;
+      });
+    },
   };
 }

@@ -37,6 +37,7 @@ function toIncident(row: Selectable<IncidentsTable>, actions: Selectable<Inciden
     resolvedAt: row.resolved_at === null ? null : toBigint(row.resolved_at),
     resolvedBy: row.resolved_by as IncidentResolver | null,
     updated: toBigint(row.updated),
+    clearSince: row.clear_since === null ? null : toBigint(row.clear_since),
     timeline: actions.map((a) => ({
       at: toBigint(a.at),
       action: a.action,
@@ -179,6 +180,7 @@ export function kyselyIncidentStore(ctx: KyselyStoreContext): IncidentStore {
             resolved_at: resolution.at,
             resolved_by: resolution.by,
             updated: resolution.at,
+            clear_since: null,
           })
           .where('account_id', '=', accountId)
           .where('id', '=', id)
@@ -192,6 +194,44 @@ export function kyselyIncidentStore(ctx: KyselyStoreContext): IncidentStore {
         await appendAction(trx, id, { at: resolution.at, action: 'resolved', actor, detail: resolution.detail });
         return success((await readOne(trx, accountId, id))!);
       });
+    },
+
+    async setClearSince(accountId, id, since) {
+      const updated = await db
+        .updateTable('incidents')
+        .set({ clear_since: since })
+        .where('account_id', '=', accountId)
+        .where('id', '=', id)
+        .where('state', '=', 'open')
+        .returning('id')
+        .executeTakeFirst();
+      return updated !== undefined;
+    },
+
+    async lastResolved(accountId, topic) {
+      const row = await db
+        .selectFrom('incidents')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('topic', '=', topic)
+        .where('resolved_at', 'is not', null)
+        .orderBy('resolved_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row ? (await withTimelines(db, [row]))[0]! : null;
+    },
+
+    async listOpen(afterId, limit) {
+      const rows = await db
+        .selectFrom('incidents')
+        .selectAll()
+        .where('state', '=', 'open')
+        .where('id', '>', afterId)
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return withTimelines(db, rows);
     },
   };
 }

@@ -16,6 +16,8 @@ import type { CacheVersionTables } from './tables/cache-version.js';
 import type { IdempotencyTables } from './tables/idempotency.js';
 import type { DashboardSessionTables } from './tables/dashboard-sessions.js';
 import type { AlertTables } from './tables/alerts.js';
+import type { ReputationTables } from './tables/reputation.js';
+import type { InboundTables } from './tables/inbound.js';
 
 /*
  * Column types as the drivers deliver them. SQLite runs with safe integers (every INTEGER comes
@@ -92,7 +94,9 @@ export interface Database
     CacheVersionTables,
     IdempotencyTables,
     DashboardSessionTables,
-    AlertTables {
+    AlertTables,
+    ReputationTables,
+    InboundTables {
   accounts: AccountsTable;
   sub_accounts: SubAccountsTable;
   smtp_auths: SmtpAuthsTable;

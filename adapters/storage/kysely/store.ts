@@ -23,6 +23,8 @@ import { kyselyIdempotencyStore } from './idempotency-store.js';
 import { kyselyDashboardSessionStore } from './dashboard-session-store.js';
 import { kyselyAlertStore } from './alert-store.js';
 import { kyselyIncidentStore } from './incident-store.js';
+import { kyselyReputationStore } from './reputation-store.js';
+import { kyselyInboundStore } from './inbound-store.js';
 
 /** Options of {@link kyselyStore}. */
 export interface KyselyStoreOptions {
@@ -61,6 +63,8 @@ function buildStore(ctx: KyselyStoreContext, close: () => Promise<void>): Mailpl
     dashboardSessions: kyselyDashboardSessionStore(ctx),
     alerts: kyselyAlertStore(ctx),
     incidents: kyselyIncidentStore(ctx),
+    reputation: kyselyReputationStore(ctx),
+    inbound: kyselyInboundStore(ctx),
     ready: () => kyselyReadiness(ctx),
     async transaction(work) {
       if (ctx.inTransaction) return work(buildStore(ctx, close));

@@ -22,6 +22,7 @@ const TOGGLE_COLUMNS = {
   smtpDropped: 'smtp_dropped',
   uniqueOpen: 'unique_open',
   uniqueClick: 'unique_click',
+  incident: 'incident',
 } as const satisfies Record<WebhookToggle, keyof WebhooksTable>;
 
 const TOGGLES = Object.keys(TOGGLE_COLUMNS) as WebhookToggle[];

@@ -10,12 +10,13 @@ export interface SessionState {
   csrfToken?: string;
 }
 
-/** An error answer of the API or the dashboard: its status, code and message. */
+/** An error answer of the API or the dashboard: its status, code, message and each problem's field. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
+    readonly details: readonly { path: string; message: string }[] = [],
   ) {
     super(message);
   }
@@ -60,12 +61,13 @@ export class Api {
     const text = await response.text();
     const parsed = text === '' ? null : (JSON.parse(text) as unknown);
     if (!response.ok) {
-      const error = (parsed ?? {}) as { code?: string; message?: string };
+      const error = (parsed ?? {}) as { code?: string; message?: string; details?: unknown };
       if (response.status === 401 && error.code === 'NOT_SIGNED_IN') this.onSignedOut();
       throw new ApiError(
         response.status,
         error.code ?? 'ERROR',
         error.message ?? `the request failed (${response.status})`,
+        Array.isArray(error.details) ? (error.details as { path: string; message: string }[]) : [],
       );
     }
     return parsed as T;

@@ -89,6 +89,13 @@ export const EmptyState = ({ children }: { children: ComponentChildren }) =>
 export const TableScroll = ({ children }: { children: ComponentChildren }) =>
   html`<div class="table-scroll">${children}</div>`;
 
+/** A time of epoch milliseconds in the viewer's locale and time zone. */
+export const LocalTime = ({ ms }: { ms: number }) =>
+  html`<time datetime=${new Date(ms).toISOString()}>${new Date(ms).toLocaleString()}</time>`;
+
+/** A wire time (epoch nanoseconds, possibly rounded by `JSON.parse`) as epoch milliseconds. */
+export const msOfNs = (ns: number | string): number => Math.floor(Number(ns) / 1e6);
+
 /** Runs `action` once the person confirms `question` (a destructive change: a block, a removal, a deletion). */
 export function confirmed(question: string, action: () => unknown): void {
   if (window.confirm(question)) void action();

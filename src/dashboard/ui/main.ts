@@ -17,6 +17,8 @@ import { SandboxInbox } from './pages/sandbox.js';
 import { Webhooks } from './pages/webhooks.js';
 import { IpsAndPools } from './pages/ips.js';
 import { Shaping } from './pages/shaping.js';
+import { Alerts } from './pages/alerts.js';
+import { Incidents } from './pages/incidents.js';
 
 const root = document.getElementById('app')!;
 const api = new Api(root.dataset.base ?? '');
@@ -62,6 +64,8 @@ const ACCOUNT_PAGES = [
   ['suppressions', 'Suppressions'],
   ['ips', 'IPs and pools'],
   ['shaping', 'Shaping'],
+  ['alerts', 'Alerts'],
+  ['incidents', 'Incidents'],
   ['webhooks', 'Webhooks'],
   ['sandbox', 'Sandbox inbox'],
 ] as const;
@@ -95,6 +99,8 @@ function Page({ page, arg }: { page: string; arg: string | undefined }) {
   if (page === 'webhooks') return html`<${Webhooks} />`;
   if (page === 'ips') return html`<${IpsAndPools} arg=${arg} />`;
   if (page === 'shaping') return html`<${Shaping} />`;
+  if (page === 'alerts') return html`<${Alerts} />`;
+  if (page === 'incidents') return html`<${Incidents} arg=${arg} />`;
   return html`<${Overview} />`;
 }
 

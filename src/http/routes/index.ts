@@ -11,6 +11,7 @@ import { activityRoutes } from './activity.js';
 import { emailCancelRoutes } from './email-cancel.js';
 import { templateRoutes } from './templates.js';
 import { alertRoutes, incidentRoutes } from './alerts.js';
+import { protectionRoutes } from './protection.js';
 import { shapingRoutes } from './shaping.js';
 
 /** The route table of the whole `/api/v1` surface. */
@@ -27,6 +28,7 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...emailCancelRoutes,
   ...templateRoutes,
   ...alertRoutes,
+  ...protectionRoutes,
   ...incidentRoutes,
   ...shapingRoutes,
 ];

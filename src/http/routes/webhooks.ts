@@ -19,7 +19,7 @@ import { queuedReplayToWire, queuedReplayWireSchema, startReplay } from '../../w
 import { EventType } from '../../store/index.js';
 import { route, type AnyRoute } from '../route.js';
 
-/** The thirteen switches, each an optional boolean, as the reference's `CreateWebhookRequest` has them. */
+/** The switches, each an optional boolean, as the reference's `CreateWebhookRequest` has them (and mailplane's `incident`). */
 const toggleFields = Object.fromEntries(WEBHOOK_TOGGLES.map((toggle) => [toggle, z.boolean().optional()])) as Record<
   WebhookToggle,
   z.ZodOptional<z.ZodBoolean>

@@ -1,5 +1,5 @@
 import { vitest } from '../vitest.js';
-import type { AlertEntityType, MailplaneStore, NewAlert } from '../../store/index.js';
+import type { AlertEntityType, AlertRecord, MailplaneStore, NewAlert } from '../../store/index.js';
 import { sampleDomain } from './domains.js';
 import { newAccount, newSubAccount, unique } from './fixtures.js';
 
@@ -173,6 +173,47 @@ export function alertStoreConformance(store: () => MailplaneStore): void {
       expect(await store().alerts.get(account.id, created.value.id)).toBeNull();
       expect(await store().alerts.delete(account.id, created.value.id)).toBeNull();
       expect(await store().incidents.get(account.id, incident.id)).toMatchObject({ alertId: null, threshold: 2.5 });
+    });
+
+    it('lists the active rules of every account in pages by id', async () => {
+      const first = await newAccount(store());
+      const second = await newAccount(store());
+      const made: AlertRecord[] = [];
+      for (const [accountId, active] of [
+        [first.id, true],
+        [second.id, false],
+        [second.id, true],
+      ] as const) {
+        const created = await store().alerts.create(sampleAlert(accountId, { active }));
+        if (!created.ok) throw new Error('rule not created');
+        made.push(created.value);
+      }
+      const afterId = made[0]!.id - 1;
+      const active = (await store().alerts.listActive(afterId, 1000)).filter((r) => r.id <= made[2]!.id);
+      expect(active.map((r) => r.id)).toEqual([made[0]!.id, made[2]!.id]);
+      expect((await store().alerts.listActive(afterId, 1)).map((r) => r.id)).toEqual([made[0]!.id]);
+      expect((await store().alerts.listActive(made[0]!.id, 1))[0]!.id).toBe(made[2]!.id);
+    });
+
+    it("stores the protection settings of an account and its sub-accounts, never another account's", async () => {
+      const account = await newAccount(store());
+      const sub = await newSubAccount(store(), account.id);
+      const other = await newAccount(store());
+      const otherSub = await newSubAccount(store(), other.id);
+      expect(await store().alerts.protection(account.id)).toEqual([]);
+      expect(await store().alerts.setProtection(account.id, 0, { enabled: true, minProcessed: 50 }, T)).toBe(true);
+      expect(await store().alerts.setProtection(account.id, sub.id, { enabled: false }, T + 1n)).toBe(true);
+      expect(await store().alerts.setProtection(account.id, otherSub.id, { enabled: false }, T)).toBe(false);
+      expect(await store().alerts.protection(account.id)).toEqual([
+        { accountId: account.id, subAccountId: 0, settings: { enabled: true, minProcessed: 50 }, updated: T },
+        { accountId: account.id, subAccountId: sub.id, settings: { enabled: false }, updated: T + 1n },
+      ]);
+      expect(await store().alerts.setProtection(account.id, 0, { enabled: false }, T + 2n)).toBe(true);
+      expect(await store().alerts.setProtection(account.id, sub.id, null, T + 3n)).toBe(true);
+      expect(await store().alerts.protection(account.id)).toEqual([
+        { accountId: account.id, subAccountId: 0, settings: { enabled: false }, updated: T + 2n },
+      ]);
+      expect(await store().alerts.protection(other.id)).toEqual([]);
     });
   });
 }

@@ -135,6 +135,44 @@ export function incidentStoreConformance(store: () => MailplaneStore): void {
       expect((await store().incidents.open({ ...sampleIncident(other.id, null), topic: 't1' })).opened).toBe(true);
     });
 
+    it('marks when the rate came back under the line, and finds the last resolved incident of a topic', async () => {
+      const account = await newAccount(store());
+      const input = sampleIncident(account.id, null);
+      expect(await store().incidents.lastResolved(account.id, input.topic)).toBeNull();
+      const first = (await store().incidents.open(input)).incident;
+      expect(first.clearSince).toBeNull();
+      expect(await store().incidents.setClearSince(account.id, first.id, T + 7n)).toBe(true);
+      const marked = await store().incidents.get(account.id, first.id);
+      expect(marked).toMatchObject({ clearSince: T + 7n, updated: T });
+      expect(marked!.timeline).toHaveLength(1);
+      expect(await store().incidents.setClearSince(account.id, first.id, null)).toBe(true);
+      expect((await store().incidents.get(account.id, first.id))!.clearSince).toBeNull();
+      await store().incidents.resolve(account.id, first.id, { at: T + 10n, by: 'mailplane', detail: '' });
+      expect(await store().incidents.setClearSince(account.id, first.id, T + 11n)).toBe(false);
+      const second = (await store().incidents.open({ ...input, started: T + 20n })).incident;
+      await store().incidents.resolve(account.id, second.id, { at: T + 30n, by: 'operator', detail: 'unblocked' });
+      expect(await store().incidents.lastResolved(account.id, input.topic)).toMatchObject({
+        id: second.id,
+        resolvedBy: 'operator',
+      });
+      const other = await newAccount(store());
+      expect(await store().incidents.lastResolved(other.id, input.topic)).toBeNull();
+      expect(await store().incidents.setClearSince(other.id, second.id, T)).toBe(false);
+    });
+
+    it('lists the open incidents of every account in pages by id', async () => {
+      const first = await newAccount(store());
+      const second = await newAccount(store());
+      const a = (await store().incidents.open({ ...sampleIncident(first.id, null), topic: 'open-a' })).incident;
+      const b = (await store().incidents.open({ ...sampleIncident(second.id, null), topic: 'open-b' })).incident;
+      const c = (await store().incidents.open({ ...sampleIncident(second.id, null), topic: 'open-c' })).incident;
+      await store().incidents.resolve(second.id, b.id, { at: T + 1n, by: 'operator', detail: '' });
+      const open = (await store().incidents.listOpen(a.id - 1, 1000)).filter((i) => i.id <= c.id);
+      expect(open.map((i) => i.id)).toEqual([a.id, c.id]);
+      expect(open[1]).toMatchObject({ accountId: second.id, topic: 'open-c', state: 'open' });
+      expect((await store().incidents.listOpen(a.id - 1, 1)).map((i) => i.id)).toEqual([a.id]);
+    });
+
     it('rolls an open back with its transaction', async () => {
       const account = await newAccount(store());
       const input = sampleIncident(account.id, null);

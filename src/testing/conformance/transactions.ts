@@ -67,6 +67,7 @@ async function writeEverywhere(tx: MailplaneStore, accountId: number, subAccount
     smtpDropped: false,
     uniqueOpen: false,
     uniqueClick: false,
+    incident: false,
   };
   const webhook = await tx.webhooks.create({
     accountId,

@@ -16,6 +16,7 @@ const NO_TOGGLES: WebhookToggles = {
   smtpDropped: false,
   uniqueOpen: false,
   uniqueClick: false,
+  incident: false,
 };
 
 /** A valid webhook for `accountId` with every switch off unless `toggles` turns it on. */

@@ -83,6 +83,40 @@ export function memoryAlertStore(ctx: MemoryContext): AlertStore {
           if (incident.alertId === id) tables.incidents.set(incident.key, { ...incident, alertId: null });
         return toRecord(row);
       }),
+
+    listActive: (afterId, limit) =>
+      ctx.read((tables) =>
+        [...tables.alerts.values()]
+          .filter((a) => a.active && a.id > afterId)
+          .sort((a, b) => a.id - b.id)
+          .slice(0, limit)
+          .map((row) => toRecord(row)),
+      ),
+
+    protection: (accountId) =>
+      ctx.read((tables) =>
+        [...tables.protectionSettings.values()]
+          .filter((row) => row.accountId === accountId)
+          .sort((a, b) => a.subAccountId - b.subAccountId)
+          .map((row) => toRecord(row)),
+      ),
+
+    setProtection: (accountId, subAccountId, settings, updated) =>
+      ctx.write((tables) => {
+        requireParent(tables.accounts.has(accountId), `account ${accountId}`);
+        if (subAccountId !== 0 && tables.subAccounts.get(subAccountId)?.accountId !== accountId) return false;
+        const key = `${accountId}:${subAccountId}`;
+        if (settings === null) tables.protectionSettings.delete(key);
+        else
+          tables.protectionSettings.set(key, {
+            key,
+            accountId,
+            subAccountId,
+            settings: structuredClone(settings),
+            updated,
+          });
+        return true;
+      }),
   };
 }
 
@@ -119,6 +153,7 @@ export function memoryIncidentStore(ctx: MemoryContext): IncidentStore {
           resolvedAt: null,
           resolvedBy: null,
           updated: input.started,
+          clearSince: null,
           timeline: [opened],
         };
         tables.incidents.set(id, row);
@@ -169,10 +204,36 @@ export function memoryIncidentStore(ctx: MemoryContext): IncidentStore {
           resolvedAt: resolution.at,
           resolvedBy: resolution.by,
           updated: resolution.at,
+          clearSince: null,
           timeline: [...row.timeline, resolved],
         };
         tables.incidents.set(id, next);
         return success(toRecord(next));
       }),
+
+    setClearSince: (accountId, id, since) =>
+      ctx.write((tables) => {
+        const row = ownedIncident(tables, accountId, id);
+        if (row?.state !== 'open') return false;
+        tables.incidents.set(id, { ...row, clearSince: since });
+        return true;
+      }),
+
+    lastResolved: (accountId, topic) =>
+      ctx.read((tables) => {
+        const resolved = [...tables.incidents.values()]
+          .filter((i) => i.accountId === accountId && i.topic === topic && i.resolvedAt !== null)
+          .sort((a, b) => Number(b.resolvedAt! - a.resolvedAt!) || b.id - a.id);
+        return resolved[0] ? toRecord(resolved[0]) : null;
+      }),
+
+    listOpen: (afterId, limit) =>
+      ctx.read((tables) =>
+        [...tables.incidents.values()]
+          .filter((i) => i.state === 'open' && i.id > afterId)
+          .sort((a, b) => a.id - b.id)
+          .slice(0, limit)
+          .map((row) => toRecord(row)),
+      ),
   };
 }

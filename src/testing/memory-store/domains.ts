@@ -102,6 +102,11 @@ export function memoryDomainStore(ctx: MemoryContext): DomainStore {
       }),
 
     delete: (subAccountId, id) =>
-      ctx.write((tables) => (owned(tables, subAccountId, id) ? tables.domains.delete(id) : false)),
+      ctx.write((tables) => {
+        if (!owned(tables, subAccountId, id)) return false;
+        // As the schema's ON DELETE CASCADE: the domain no longer receives.
+        tables.inboundDomains.delete(id);
+        return tables.domains.delete(id);
+      }),
   };
 }

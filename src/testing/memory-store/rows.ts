@@ -25,9 +25,11 @@ import type {
   WebhookDeliveryRecord,
 } from '../../store/index.js';
 import type { IdempotencyKeyRecord } from '../../store/idempotency-store.js';
-import type { AlertRecord } from '../../store/alert-store.js';
+import type { AlertRecord, ProtectionSettingsRecord } from '../../store/alert-store.js';
 import type { IncidentRecord } from '../../store/incident-store.js';
 import type { ShapingRule, ShapingStateRecord } from '../../store/shaping-store.js';
+import type { ReputationCounters, ReputationIncrement } from '../../store/reputation-store.js';
+import type { InboundDomainRecord, InboundMessageRecord, InboundRouteRecord } from '../../store/inbound-store.js';
 
 /** Every row knows its primary key (`key`), so an overlay of tables.ts can tell which parent rows it shadows. */
 export interface Keyed<K> {
@@ -150,6 +152,8 @@ export type IdempotencyKeyRow = IdempotencyKeyRecord & Keyed<string>;
 export type AlertRow = AlertRecord & Keyed<number>;
 /** An incident with its timeline (migration 0029). */
 export type IncidentRow = IncidentRecord & Keyed<number>;
+/** The automatic protection's settings of an account or sub-account (migration 0031). */
+export type ProtectionSettingsRow = ProtectionSettingsRecord & Keyed<string>;
 
 /** One source × destination's state, keyed by its key (the in-flight count lives in the flights). */
 export type ShapingStateRow = Omit<ShapingStateRecord, 'inFlight'> & Keyed<string>;
@@ -163,3 +167,15 @@ export interface ShapingFlightRow extends Keyed<string> {
 export interface ShapingRulesRow extends Keyed<number> {
   rules: ShapingRule[];
 }
+
+/** One hourly reputation bucket (migration 0030), keyed by `reputationBucketKey`. */
+export interface ReputationRow extends Keyed<string>, Omit<ReputationIncrement, 'counters'> {
+  counters: ReputationCounters;
+}
+
+/** A receiving domain (migration 0033), keyed by its domain id; the row exists only while enabled. */
+export type InboundDomainRow = InboundDomainRecord & Keyed<number>;
+/** A route of inbound mail (migration 0033). */
+export type InboundRouteRow = InboundRouteRecord & Keyed<number>;
+/** A received message (migration 0033), keyed by its UUID. */
+export type InboundMessageRow = InboundMessageRecord & Keyed<string>;

@@ -19,6 +19,8 @@ import { memoryWebhookStore } from './webhooks.js';
 import { memoryTemplateStore } from './templates.js';
 import { memoryIdempotencyStore } from './idempotency.js';
 import { memoryAlertStore, memoryIncidentStore } from './alerts.js';
+import { memoryReputationStore } from './reputation.js';
+import { memoryInboundStore } from './inbound.js';
 
 /** Runs one piece of work at a time, in arrival order. */
 function createMutex() {
@@ -162,6 +164,8 @@ function buildStore(
     idempotency: memoryIdempotencyStore(access),
     alerts: memoryAlertStore(access),
     incidents: memoryIncidentStore(access),
+    reputation: memoryReputationStore(access),
+    inbound: memoryInboundStore(access),
     settings: {
       async claim(name, value) {
         assertOpen(db);

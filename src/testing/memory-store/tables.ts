@@ -113,6 +113,14 @@ export interface TableRows {
   shapingRules: Rows<number, R.ShapingRulesRow>;
   alerts: Rows<number, R.AlertRow>;
   incidents: Rows<number, R.IncidentRow>;
+  /** Hourly reputation buckets, keyed by account, sub-account, hour, domain, provider and IP. */
+  reputation: Rows<string, R.ReputationRow>;
+  /** The automatic protection's settings, keyed by `<accountId>:<subAccountId>`. */
+  protectionSettings: Rows<string, R.ProtectionSettingsRow>;
+  /** Receiving (inbound.ts): enabled domains by domain id, routes by id, messages by UUID. */
+  inboundDomains: Rows<number, R.InboundDomainRow>;
+  inboundRoutes: Rows<number, R.InboundRouteRow>;
+  inboundMessages: Rows<string, R.InboundMessageRow>;
 }
 
 /** Table names, in one list so creating and overlaying them cannot forget one. */
@@ -147,6 +155,11 @@ const TABLES = [
   'shapingRules',
   'alerts',
   'incidents',
+  'reputation',
+  'protectionSettings',
+  'inboundDomains',
+  'inboundRoutes',
+  'inboundMessages',
 ] as const satisfies ReadonlyArray<keyof TableRows>;
 
 /** Empty committed tables. */

@@ -30,6 +30,7 @@ const TOGGLES: ReadonlySet<string> = new Set([
   'smtpDropped',
   'uniqueOpen',
   'uniqueClick',
+  'incident',
 ]);
 
 /** The state of a new webhook (migration 0020's columns). */

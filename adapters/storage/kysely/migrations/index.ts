@@ -27,7 +27,11 @@ import { webhookDeliveriesMigration } from './0025-webhook-deliveries.js';
 import { shapingMigration } from './0026-shaping.js';
 import { jobPriorityMigration } from './0027-job-priority.js';
 import { alertsMigration } from './0029-alerts.js';
+import { protectionMigration } from './0031-protection.js';
+import { webhookIncidentMigration } from './0032-webhook-incident.js';
+import { inboundMigration } from './0033-inbound.js';
 import { suppressionScaleMigration } from './0028-suppression-scale.js';
+import { reputationMigration } from './0030-reputation.js';
 
 /*
  * Versioned migrations, applied in name order on start. Never edit a migration that has shipped:
@@ -62,6 +66,10 @@ const migrationFactories: Record<string, (dialect: DialectName) => Migration> = 
   '0027-job-priority': jobPriorityMigration,
   '0029-alerts': alertsMigration,
   '0028-suppression-scale': suppressionScaleMigration,
+  '0030-reputation': reputationMigration,
+  '0031-protection': protectionMigration,
+  '0032-webhook-incident': webhookIncidentMigration,
+  '0033-inbound': inboundMigration,
 };
 
 /** The Kysely migration provider of the mailplane schema for one dialect. */

@@ -50,6 +50,8 @@ export interface IncidentsTable {
   /** `IncidentResolver`. */
   resolved_by: string | null;
   updated: DbInt;
+  /** Migration 0031: when the evaluation first saw the rate back under the line; NULL while over it. */
+  clear_since: DbIntNull;
 }
 
 /** Migration 0029: one action of an incident's timeline. */
@@ -62,9 +64,19 @@ export interface IncidentActionsTable {
   detail: string;
 }
 
-/** The tables of alert rules and incidents. */
+/** Migration 0031: the automatic protection's settings of an account (`sub_account_id` 0) or sub-account. */
+export interface ProtectionSettingsTable {
+  account_id: DbInt;
+  sub_account_id: DbInt;
+  /** JSON: `ProtectionSettings` for the account, `ProtectionOverrides` for a sub-account. */
+  settings: string;
+  updated: DbInt;
+}
+
+/** The tables of alert rules, incidents and the automatic protection's settings. */
 export interface AlertTables {
   alerts: AlertsTable;
   incidents: IncidentsTable;
   incident_actions: IncidentActionsTable;
+  protection_settings: ProtectionSettingsTable;
 }

@@ -1,6 +1,6 @@
 import type { DbFlag, DbId, DbInt, DbIntNull } from '../schema.js';
 
-/** One webhook of an account; the thirteen event switches are 0/1 flag columns. */
+/** One webhook of an account; the event switches (thirteen of the reference, `incident` of mailplane) are 0/1 flag columns. */
 export interface WebhooksTable {
   id: DbId;
   account_id: DbInt;
@@ -22,6 +22,8 @@ export interface WebhooksTable {
   smtp_dropped: DbFlag;
   unique_open: DbFlag;
   unique_click: DbFlag;
+  /** Migration 0032: incidents opened and resolved (mailplane's switch). */
+  incident: DbFlag;
   /** The signing secret, encrypted by the core's SecretBox. */
   secret_sealed: string;
   /** Migration 0020: the secret a rotation replaced, and until when (ns) it still signs. */

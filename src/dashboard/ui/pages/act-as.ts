@@ -9,6 +9,7 @@
 import { useEffect } from 'preact/hooks';
 import { startSubAccount } from '../format.js';
 import { EmptyState, html, useApp, useLoad, type AppState } from '../lib.js';
+import { subAccountOptionText } from './names.js';
 import type { SubAccount } from './sub-accounts.js';
 
 /** What {@link useActAs} gives a page. */
@@ -78,7 +79,7 @@ export function useActAs(page: string, arg: string | undefined): ActAs {
             value=${String(actAs)}
             onChange=${(e: Event) => (location.hash = `#/${page}/${(e.target as HTMLSelectElement).value}`)}
           >
-            ${subs.map((s) => html`<option value=${String(s.id)}>${s.name}</option>`)}
+            ${subs.map((s) => html`<option value=${String(s.id)}>${subAccountOptionText(s)}</option>`)}
           </select>
         </label>
         ${

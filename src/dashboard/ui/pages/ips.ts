@@ -3,11 +3,13 @@
  * stage per mailbox provider; each pool's routing strategy, overflow pool and members (IPs and
  * third-party sending providers), with a form to create a pool and one to edit each; allocating
  * IPs to the account and releasing them, deleting a pool (both confirmed). `#/ips/ip-<id>` and
- * `#/ips/pool-<id>` mark that row: the page names elsewhere link to.
+ * `#/ips/pool-<id>` mark that row: the page names elsewhere link to. An IP traffic shaping has
+ * suspended for a destination says so ("paused for Gmail").
  */
 import { useState } from 'preact/hooks';
 import { formatNs, warmupStages } from '../format.js';
 import { confirmed, EmptyState, ErrorNote, html, Status, TableScroll, useApp, useLoad } from '../lib.js';
+import { pausesOfIp, type SuspendableState } from '../reputation-format.js';
 import { useMarkedRow } from './marked-row.js';
 import { AllocateIps } from './ip-allocate.js';
 import { PoolForm, STRATEGIES, type Pool, type Tpsp } from './pool-form.js';
@@ -32,6 +34,10 @@ export function IpsAndPools({ arg }: { arg?: string | undefined }) {
   const ips = useLoad(() => api.call<Ip[]>('GET', '/account/ip', { query: { limit: '100' } }), []);
   const pools = useLoad(() => api.call<Pool[]>('GET', '/account/ippool', { query: { limit: '100' } }), []);
   const tpsps = useLoad(() => api.call<Tpsp[]>('GET', '/account/tpsp', { query: { limit: '100' } }), []);
+  const shaping = useLoad(
+    () => api.call<SuspendableState[]>('GET', '/account/shaping/state', { query: { limit: '100' } }),
+    [],
+  );
   const [editing, setEditing] = useState<number | undefined>();
   const [error, setError] = useState<string | undefined>();
   const marked = useMarkedRow(arg, ips.data !== undefined && pools.data !== undefined);
@@ -81,7 +87,12 @@ export function IpsAndPools({ arg }: { arg?: string | undefined }) {
               html`<tr ...${marked(`ip-${ip.id}`)}>
                 <td>${ip.publicIp}</td>
                 <td>${ip.reverseDnsHostname || '—'}</td>
-                <td>${IP_STATES[ip.state] ?? `state ${ip.state}`}</td>
+                <td>
+                  ${IP_STATES[ip.state] ?? `state ${ip.state}`}
+                  ${pausesOfIp(shaping.data ?? [], ip.id, Date.now()).map(
+                    (destination) => html`<span class="badge status-deferred">paused for ${destination}</span>`,
+                  )}
+                </td>
                 <td>
                   ${
                     ip.autoWarmupEnabled

@@ -9,6 +9,7 @@ import { useState } from 'preact/hooks';
 import { DailyChart } from '../chart.js';
 import { inBatches, lastDays } from '../format.js';
 import { ErrorNote, html, Status, TableScroll, useApp, useLoad } from '../lib.js';
+import { subAccountOptionText } from './names.js';
 import {
   COUNTERS,
   counterOf,
@@ -26,6 +27,7 @@ import { Comparison } from './overview-compare.js';
 interface SubAccountItem {
   id: number;
   name: string;
+  blocked: boolean;
 }
 
 /** The daily and aggregate `/stat` paths of a scope: the account, a sub-account (`sub:<id>`) or a group (`group:<name>`). */
@@ -179,7 +181,7 @@ export function Overview() {
           >Scope
           <select value=${scope} onChange=${(e: Event) => setScope((e.target as HTMLSelectElement).value)}>
             <option value="all">Whole account</option>
-            ${(subAccounts.data ?? []).map((s) => html`<option value=${`sub:${s.id}`}>Sub-account: ${s.name}</option>`)}
+            ${(subAccounts.data ?? []).map((s) => html`<option value=${`sub:${s.id}`}>Sub-account: ${subAccountOptionText(s)}</option>`)}
             ${(groups.data ?? []).map((g) => html`<option value=${`group:${g}`}>Group: ${g}</option>`)}
           </select>
         </label>`

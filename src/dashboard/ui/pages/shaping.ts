@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { shownText } from '../format.js';
-import { confirmed, EmptyState, ErrorNote, html, Status, TableScroll, useApp, useLoad } from '../lib.js';
+import { confirmed, EmptyState, ErrorNote, html, LocalTime, Status, TableScroll, useApp, useLoad } from '../lib.js';
 import { limitText, parseStateSource, shortReply } from '../shaping-format.js';
 import { IpLink, useNames, type Names } from './names.js';
 import type { Tpsp } from './pool-form.js';
@@ -35,10 +35,6 @@ function sourceLabel(source: string, names: Names, tpsps: readonly Tpsp[]): stri
   if (parsed.kind === 'tpsp') return tpsps.find((t) => t.id === parsed.id)?.name ?? `TPSP ${parsed.id}`;
   return "the server's own address";
 }
-
-/** A time of epoch milliseconds in the viewer's locale and time zone. */
-const LocalTime = ({ ms }: { ms: number }) =>
-  html`<time datetime=${new Date(ms).toISOString()}>${new Date(ms).toLocaleString()}</time>`;
 
 /** Why a source was slowed or suspended: the reason's code and the receiver's reply, long ones folded. */
 function Why({ state }: { state: ShapingState }) {

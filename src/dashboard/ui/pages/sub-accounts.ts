@@ -116,7 +116,7 @@ export function SubAccounts({ arg }: { arg?: string | undefined }) {
                 <td>${s.name}</td>
                 <td>${formatNs(s.created)}</td>
                 <td>
-                  ${s.blocked ? html`<span class="badge status-hard_bounced">blocked</span> ${s.block_reason ?? ''}` : html`<span class="badge status-delivered">active</span>`}
+                  ${s.blocked ? html`<span class="badge status-hard_bounced" title=${s.block_reason || 'blocked'}>blocked</span> ${s.block_reason ?? ''}` : html`<span class="badge status-delivered">active</span>`}
                 </td>
                 <td>
                   <div class="row-actions">

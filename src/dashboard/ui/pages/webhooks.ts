@@ -1,7 +1,8 @@
 /**
  * Webhooks of the account (docs/webhooks.md): register (the signing secret shown once), turn a
- * webhook and each of its events on and off, rotate the secret (shown once), delete; why and when
- * mailplane disabled a webhook that kept failing; its recent deliveries (webhook-deliveries.ts).
+ * webhook and each of its events on and off (and mailplane's `incident` switch: incidents opened or
+ * resolved, docs/reputation.md), rotate the secret (shown once), delete; why and when mailplane
+ * disabled a webhook that kept failing; its recent deliveries (webhook-deliveries.ts).
  */
 import { useState } from 'preact/hooks';
 import { formatNs } from '../format.js';
@@ -130,6 +131,18 @@ export function Webhooks() {
                   ${label}</label
                 >`,
             )}
+            <label class="check"
+              ><input
+                type="checkbox"
+                checked=${hook.incident === true}
+                aria-describedby=${`hook-${hook.id}-incident-hint`}
+                onChange=${() => update(hook, { incident: hook.incident !== true })}
+              />
+              Incident</label
+            >
+            <span class="hint" id=${`hook-${hook.id}-incident-hint`}
+              >incident opened or resolved: docs/reputation.md</span
+            >
           </fieldset>
           <div class="actions">
             <button
