@@ -66,6 +66,7 @@ describe.each(storeKinds)('incidents API on %s', (kind) => {
       status: 0,
       state: 'open',
       summary: 'hard-bounce rate 20.5 % of 1000 crossed 10 % over 1 hour',
+      topic: `alert:${alert.id}`,
       created: Number(STARTED),
       updated: Number(STARTED),
       closed: null,
