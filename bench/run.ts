@@ -2,7 +2,7 @@
  * `npm run bench`: every benchmark of the project, each reported as a ratio against a baseline
  * measured in the same run on the same machine. `BENCH_SECONDS` sets each measured window (default 10).
  * `npm run bench -- activity` (or any case names: send, stats, routing, relay, delivery, cluster,
- * activity, hostile, fair-queues, shaping) runs only the named cases; the activity case, which fills PostgreSQL
+ * activity, hostile, fair-queues, shaping, reputation) runs only the named cases; the activity case, which fills PostgreSQL
  * with 10,000,000 messages, and the fair-queues case (about 3 minutes), run only when named.
  */
 import { benchSend } from './send.js';
@@ -15,6 +15,7 @@ import { benchCluster } from './cluster.js';
 import { benchHostile } from './hostile.js';
 import { benchFairQueues } from './fair-queues.js';
 import { benchShaping } from './shaping.js';
+import { benchReputation } from './reputation.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const named = process.argv.slice(2);
@@ -89,4 +90,11 @@ if (selected('shaping')) {
     'Traffic shaping: 2,000 messages through 2 IPs to an MX that takes 60 a window and 2 connections per IP, answering 421 4.7.28 past that (time 60x faster than a minute; aim: no retry spent, ratio to the ideal time near 1):',
   );
   console.table(await benchShaping());
+}
+
+if (selected('reputation')) {
+  console.log(
+    'Reputation evaluation, one run on SQLite (every rule and the protection of every sub-account): median ms; ratio to the small account; the last two rows hold the same buckets with 100x the mail (aim: ratio between them about 1):',
+  );
+  console.table(await benchReputation());
 }
