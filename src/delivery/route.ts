@@ -181,6 +181,10 @@ export class DeliveryRouting {
         if (refused.size > 0) return { kind: 'refused', refusals: [...refused.values()], accountId: message.accountId };
         return { kind: 'wait', reason: waitReason(decision), retryAt, route: unrouted };
       }
+      // The host's own pool is chosen whatever the availability says (it has nothing else): once its
+      // source refused, routing again would pick it again, forever.
+      if (refused.has(prefix!))
+        return { kind: 'refused', refusals: [...refused.values()], accountId: message.accountId };
       let send: WarmupSend | undefined;
       // A warming IP whose cap other nodes reached since the table was loaded refuses the
       // reservation and counts as full from then on: route again, past it.

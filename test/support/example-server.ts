@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+/** How long a stopping server may take to close before it is killed. */
+const STOP_GRACE_MS = 15_000;
 
 /** A running example server. */
 export interface ExampleServer {
@@ -53,6 +55,8 @@ export async function startExample(
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own, so that stop() can end tsx and the server it runs together.
+    detached: true,
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
@@ -83,7 +87,11 @@ export async function startExample(
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');
+        // A server whose event loop is stuck never handles SIGTERM: kill its process group (tsx and
+        // the node process it started) rather than leave it spinning after the tests.
+        const stuck = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), STOP_GRACE_MS);
         await exited;
+        clearTimeout(stuck);
       }
       if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
     },

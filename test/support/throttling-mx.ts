@@ -7,7 +7,9 @@
  * - past `connectionsPerIp` sessions open at once, greets a new one with Microsoft's `421 4.7.652`
  *   "exceeded the maximum number of connections" and closes it;
  * - refuses a `blocklisted` IP with a Spamhaus `5.7.1` reply, at the greeting (554, closing) or at
- *   MAIL FROM (550, as Microsoft does).
+ *   MAIL FROM (550, as Microsoft does);
+ * - while a storm is on ({@link ThrottlingMx.refuseEveryMessage}), answers every RCPT TO from every
+ *   IP with the storm's reply and closes.
  * It speaks SMTP itself, like smtp-sink.ts, because the replies must be these bytes exactly:
  * smtp-server writes an application's refusal as one line with an enhanced code of its choosing. It
  * offers no STARTTLS (a plain session, so the counts are all it tests).
@@ -55,6 +57,8 @@ export interface ClientCounts {
   refusedConnections: number;
   /** Refusals of a blocklisted IP. */
   blocklistRefusals: number;
+  /** RCPT TOs refused by a storm ({@link ThrottlingMx.refuseEveryMessage}). */
+  stormRefusals: number;
   messages: AcceptedMessage[];
 }
 
@@ -64,6 +68,11 @@ export interface ThrottlingMx {
   readonly port: number;
   /** The counts of one client IP (all zero for one never seen). */
   client(ip: string): ClientCounts;
+  /**
+   * Starts a storm: every RCPT TO, from every IP, gets `reply(ip)` and the connection is closed,
+   * whatever the limits, until called again with `null`.
+   */
+  refuseEveryMessage(reply: ((ip: string) => string) | null): void;
   close(): Promise<void>;
 }
 
@@ -76,6 +85,19 @@ export function gmailRateLimitedReply(ip: string): string {
     '421-4.7.28 rate limited. Please visit',
     '421-4.7.28  https://support.google.com/mail/?p=UnsolicitedRateLimitError to',
     '421 4.7.28 review our Bulk Email Senders Guidelines. a1si5120915wrx.123 - gsmtp',
+  ].join('\r\n');
+}
+
+/**
+ * Gmail's `421 4.7.0` for a sender whose unsolicited-mail rate got it blocked for a while (a block,
+ * not a rate limit: the providers' table suspends the source), line for line.
+ */
+export function gmailTemporarilyBlockedReply(ip: string): string {
+  return [
+    `421-4.7.0 [${ip}      15] Our system has detected an unusual rate of`,
+    '421-4.7.0 unsolicited mail originating from your IP address. To protect our',
+    '421-4.7.0 users from spam, mail sent from your IP address has been temporarily',
+    '421 4.7.0 blocked. Review our Bulk Senders Guidelines. a1si5120915wrx.124 - gsmtp',
   ].join('\r\n');
 }
 
@@ -99,6 +121,8 @@ export async function startThrottlingMx(options: ThrottlingMxOptions = {}): Prom
   const clients = new Map<string, ClientCounts>();
   const acceptedTimes = new Map<string, number[]>();
   const sockets = new Set<Socket>();
+  // The receiver's own switch (a test turns a storm on and off), not shared between receivers.
+  let stormReply: ((ip: string) => string) | null = null;
   const countsOf = (ip: string): ClientCounts => {
     let counts = clients.get(ip);
     if (!counts) {
@@ -110,6 +134,7 @@ export async function startThrottlingMx(options: ThrottlingMxOptions = {}): Prom
         replies421: 0,
         refusedConnections: 0,
         blocklistRefusals: 0,
+        stormRefusals: 0,
         messages: [],
       };
       clients.set(ip, counts);
@@ -172,7 +197,10 @@ export async function startThrottlingMx(options: ThrottlingMxOptions = {}): Prom
         rcptTo = [];
         say('250 2.1.0 OK');
       } else if (verb === 'RCPT' && mailFrom === null) say('503 5.5.1 MAIL first');
-      else if (verb === 'RCPT' && rateFull(ip)) throttle();
+      else if (verb === 'RCPT' && stormReply !== null) {
+        counts.stormRefusals += 1;
+        refuse(stormReply(ip));
+      } else if (verb === 'RCPT' && rateFull(ip)) throttle();
       else if (verb === 'RCPT') {
         rcptTo.push(address.toLowerCase());
         say('250 2.1.5 OK');
@@ -231,6 +259,9 @@ export async function startThrottlingMx(options: ThrottlingMxOptions = {}): Prom
     host: options.host ?? '127.0.0.1',
     port: address.port,
     client: countsOf,
+    refuseEveryMessage(reply) {
+      stormReply = reply;
+    },
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
