@@ -5,24 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { kyselyStore, migrateToLatest } from '../../adapters/storage/kysely/index.js';
-import { allToggles } from '../../src/webhook/toggles.js';
 import { storeKinds } from '../support/databases.js';
-import { withDatabaseAt } from '../support/migration-db.js';
+import { insertWebhookBefore0032, withDatabaseAt } from '../support/migration-db.js';
 
 describe.each(storeKinds)('migration 0025-webhook-deliveries on %s', (kind) => {
   it('gives existing webhooks an empty delivery log that records and purges attempts', async () => {
     await withDatabaseAt(kind, '0024-event-keys', async (db, dialect) => {
       const before = kyselyStore({ db, dialect });
       const account = await before.accounts.create({ name: 'old', apiKeyHash: 'h', apiKeySealed: 's', created: 1n });
-      const created = await before.webhooks.create({
-        accountId: account.id,
-        url: 'https://old.example/hook',
-        enabled: true,
-        ...allToggles(true),
-        secretSealed: 'sealed',
-        created: 5n,
-      });
-      const id = created.ok ? created.value.id : 0;
+      const id = await insertWebhookBefore0032(db, account.id, 'https://old.example/hook');
 
       await migrateToLatest(db, dialect);
       const store = kyselyStore({ db, dialect });

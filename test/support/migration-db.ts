@@ -40,3 +40,44 @@ export async function withDatabaseAt(
     await drop();
   }
 }
+
+/** The webhook switch columns of every schema from 0015 to 0031 (0032 added `incident`). */
+const SWITCHES_BEFORE_0032 = [
+  'processed',
+  'delivered',
+  'dropped',
+  'soft_bounced',
+  'hard_bounced',
+  'opened',
+  'clicked',
+  'unsubscribed',
+  'spam',
+  'sent',
+  'smtp_dropped',
+  'unique_open',
+  'unique_click',
+];
+
+/**
+ * Inserts a webhook of `accountId` as a version before migration 0032 wrote it (every switch on,
+ * secret `sealed`, created at 5 ns), answering its id: the store of today writes columns an older
+ * schema lacks.
+ */
+export async function insertWebhookBefore0032(db: Kysely<Database>, accountId: number, url: string): Promise<number> {
+  const values: Record<string, unknown> = {
+    account_id: accountId,
+    url,
+    url_key: url.toLowerCase(),
+    enabled: 1,
+    secret_sealed: 'sealed',
+    created: 5n,
+    updated: 5n,
+    ...Object.fromEntries(SWITCHES_BEFORE_0032.map((column) => [column, 1])),
+  };
+  const row = await db
+    .insertInto('webhooks')
+    .values(values as never)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
