@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark of the project, each reported as a ratio against a baseline
  * measured in the same run on the same machine. `BENCH_SECONDS` sets each measured window (default 10).
- * `npm run bench -- activity` (or any case names: send, stats, routing, relay, delivery, cluster,
+ * `npm run bench -- activity` (or any case names: send, stats, routing, relay, inbound, delivery, cluster,
  * activity, hostile, fair-queues, shaping, reputation) runs only the named cases; the activity case, which fills PostgreSQL
  * with 10,000,000 messages, and the fair-queues case (about 3 minutes), run only when named.
  */
@@ -10,6 +10,7 @@ import { benchStats } from './stats.js';
 import { benchRouting } from './routing.js';
 import { benchDelivery } from './delivery.js';
 import { benchRelay } from './relay.js';
+import { benchInbound } from './inbound.js';
 import { benchActivity } from './activity.js';
 import { benchCluster } from './cluster.js';
 import { benchHostile } from './hostile.js';
@@ -46,6 +47,13 @@ if (selected('relay')) {
     'SMTP relay ingest: messages accepted and committed per second (ratio vs a bare smtp-server that discards, same client):',
   );
   console.table(await benchRelay(seconds * 1000));
+}
+
+if (selected('inbound')) {
+  console.log(
+    'Inbound intake on SQLite: 10 KB messages with an attachment taken by the MX listener a second (store route; webhook route posting to a loopback receiver), beside the relay and a bare smtp-server that discards, same client (ratio vs bare):',
+  );
+  console.table(await benchInbound(seconds * 1000));
 }
 
 if (selected('delivery')) {

@@ -10,6 +10,7 @@ import { reputationJobHandlers } from './alerts/evaluation-job.js';
 import { scheduledJobHandlers } from './scheduling/scheduled-jobs.js';
 import { INCIDENT_EMAIL_JOB } from './jobs/kinds.js';
 import { incidentNotifyJobHandlers } from './alerts/notify-jobs.js';
+import { inboundWebhookJobHandlers } from './inbound/webhook-job.js';
 
 /**
  * Every kind of background job this instance runs, keyed by job kind. Each capability contributes
@@ -24,6 +25,7 @@ export function backgroundJobHandlers(
   return {
     ...inLane(DELIVERY_LANE, { ...deliveryJobHandlers(ctx), ...scheduledJobHandlers(ctx) }),
     ...inLane(WEBHOOK_LANE, webhookJobHandlers(ctx, webhookSender)),
+    ...inLane(WEBHOOK_LANE, inboundWebhookJobHandlers(ctx, webhookSender)),
     ...incidentNotifyJobs(ctx, webhookSender),
     ...domainVerificationJobHandlers(ctx),
     ...warmupJobHandlers(ctx),

@@ -25,6 +25,7 @@ import type { TemplateCacheConfig } from './template/cache.js';
 import type { TemplateCompiler } from './template/renderer.js';
 import type { AlertNotifyConfig } from './alerts/notify-config.js';
 import type { ReputationConfig } from './alerts/reputation-config.js';
+import type { InboundConfig } from './inbound/config.js';
 
 // The logger has a module of its own, so that the layers below the context can name it without
 // importing this file (which imports them: a cycle); it is re-exported here for the rest.
@@ -54,6 +55,8 @@ export interface MailplaneConfig {
   alerts: AlertNotifyConfig;
   /** How often the reputation guard evaluates, and the automatic protection's defaults. */
   reputation: ReputationConfig;
+  /** Receiving mail: the inbound MX host that receiving domains point at. */
+  inbound: InboundConfig;
 }
 
 /** The collaborators every service of one mailplane instance shares; built by `createMailplane`. */

@@ -21,6 +21,8 @@ export type ErrorKind =
   | 'conflict'
   /** A resource the request names (usually by id) does not exist, or is not the caller's. */
   | 'not-found'
+  /** The resource exists, but the part asked for was removed for good (a received message's raw copy). */
+  | 'gone'
   /** No operation answers this path. */
   | 'unknown-route'
   /** The path exists, but not with this method. */
@@ -45,6 +47,7 @@ export const ERROR_KINDS: readonly ErrorKind[] = [
   'forbidden',
   'conflict',
   'not-found',
+  'gone',
   'unknown-route',
   'method-not-allowed',
   'invalid',
@@ -118,6 +121,13 @@ export class ConflictError extends MailplaneError {
 export class NotFoundError extends MailplaneError {
   constructor(code: string, message: string) {
     super('not-found', code, message);
+  }
+}
+
+/** `gone`: the resource exists, but what was asked of it was removed for good (not kept, or deleted by retention). */
+export class GoneError extends MailplaneError {
+  constructor(code: string, message: string) {
+    super('gone', code, message);
   }
 }
 

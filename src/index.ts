@@ -32,6 +32,14 @@ export { createSmtpRelay, type SmtpRelay, type SmtpRelayOptions } from './smtp/r
 export type { SmtpListener } from './smtp/server.js';
 export type { LoginThrottleOptions } from './smtp/login-throttle.js';
 export { createBounceReceiver, type BounceReceiver, type BounceReceiverOptions } from './bounce/receiver.js';
+export { createInboundReceiver, type InboundReceiver, type InboundReceiverOptions } from './inbound/receiver.js';
+export {
+  MAX_PAYLOAD_HEADERS,
+  type InboundPayload,
+  type PayloadAddress,
+  type PayloadAttachment,
+} from './inbound/payload.js';
+export type { InboundConfig } from './inbound/config.js';
 export { DEFAULT_BODY_LIMIT, type RouterOptions } from './http/router.js';
 export {
   defaultRateLimitConfig,

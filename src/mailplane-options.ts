@@ -23,6 +23,7 @@ import type { MetricsHandlerOptions } from './http/metrics-handler.js';
 import type { TemplateCacheConfig } from './template/cache.js';
 import type { AlertNotifyConfig } from './alerts/notify-config.js';
 import type { ReputationOptions } from './alerts/reputation-config.js';
+import type { InboundConfig } from './inbound/config.js';
 
 /**
  * What a `transport` factory is given: the instance's DNS resolver (the sandbox's when there is
@@ -149,4 +150,13 @@ export interface MailplaneOptions {
    * createMailplane({ store, secret, reputation: { protection: { enabled: false } } });
    */
   reputation?: ReputationOptions;
+  /**
+   * Receiving mail (docs/inbound.md): `hostname` is the inbound MX listener's host name, the value
+   * of the MX record each receiving domain publishes. Unset: receiving cannot be enabled (422
+   * `INBOUND_NOT_CONFIGURED`).
+   *
+   * @example
+   * createMailplane({ store, secret, inbound: { hostname: 'mx.mail.example.net' } });
+   */
+  inbound?: Partial<InboundConfig>;
 }

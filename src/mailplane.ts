@@ -45,6 +45,7 @@ import { createMetricsHandler } from './http/metrics-handler.js';
 import { MailplaneMetrics } from './metrics/metrics.js';
 import { resolveTemplateCacheConfig } from './template/cache.js';
 import { resolveAlertNotifyConfig } from './alerts/notify-config.js';
+import { resolveInboundConfig } from './inbound/config.js';
 import { sourcePauseIncidents } from './alerts/source-pause.js';
 import { notifyProtectionIncident } from './alerts/protection-api.js';
 import { TemplateCompiler } from './template/renderer.js';
@@ -175,6 +176,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       templateCache: resolveTemplateCacheConfig(options.templateCache),
       alerts: resolveAlertNotifyConfig(options.alerts),
       reputation: resolveReputationConfig(options.reputation),
+      inbound: resolveInboundConfig(options.inbound),
     },
     store,
     secrets: createSecretBox(options.secret),

@@ -230,6 +230,12 @@ export const mailplaneOptionsSchema = z.strictObject(
       })
       .partial()
       .optional(),
+    inbound: z
+      .strictObject({
+        hostname: z.string().regex(HOST_NAME_PATTERN, { error: 'a host name with a dot, e.g. mx.example.net' }),
+      })
+      .partial()
+      .optional(),
   },
   { error: 'an object of options: { store, secret, … }' },
 );

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import {
   consoleLogger,
   createBounceReceiver,
+  createInboundReceiver,
   createMailplane,
   pinoLogger,
   createSmtpRelay,
@@ -52,7 +53,7 @@ export interface ExampleConfig {
    */
   mailplane: Pick<
     MailplaneOptions,
-    'dns' | 'delivery' | 'webhooks' | 'rateLimits' | 'metrics' | 'retention' | 'domains' | 'alerts'
+    'dns' | 'delivery' | 'webhooks' | 'rateLimits' | 'metrics' | 'retention' | 'domains' | 'alerts' | 'inbound'
   >;
   /** The SMTP relay: off unless a port is given. */
   smtp: {
@@ -64,6 +65,8 @@ export interface ExampleConfig {
     tls?: { key: string; cert: string };
     /** The bounce and complaint receiver's port (25 on the internet); `MAILPLANE_BOUNCE_PORT`. */
     bouncePort?: number;
+    /** The inbound MX listener's port (25 on the internet); `MAILPLANE_INBOUND_PORT`. */
+    inboundPort?: number;
     /** Addresses that receive complaint reports; `MAILPLANE_FEEDBACK_ADDRESSES`, comma-separated. */
     feedbackAddresses: string[];
     /** Connections at once per SMTP listener; `MAILPLANE_SMTP_MAX_CLIENTS` (default 100). */
@@ -146,6 +149,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
       ...(values.MAILPLANE_RETENTION_DAYS !== undefined && { retention: { days: values.MAILPLANE_RETENTION_DAYS } }),
       // Incident notification emails come from this address (docs/reputation.md, "Notifications").
       ...(values.MAILPLANE_ALERTS_FROM !== undefined && { alerts: { from: values.MAILPLANE_ALERTS_FROM } }),
+      // The MX host receiving domains point at (docs/inbound.md); unset: receiving cannot be enabled.
+      ...(values.MAILPLANE_INBOUND_HOSTNAME !== undefined && {
+        inbound: { hostname: values.MAILPLANE_INBOUND_HOSTNAME },
+      }),
       // How often the reputation guard evaluates (docs/reputation.md, "Evaluation"); default every minute.
       ...(values.MAILPLANE_REPUTATION_INTERVAL !== undefined && {
         reputation: { evaluationIntervalMs: values.MAILPLANE_REPUTATION_INTERVAL },
@@ -161,6 +168,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
       // The schema refuses one file without the other, so the relay never falls back to plaintext.
       ...(tlsKey && tlsCert && { tls: { key: tlsKey.pem, cert: tlsCert.pem } }),
       ...(values.MAILPLANE_BOUNCE_PORT !== undefined && { bouncePort: values.MAILPLANE_BOUNCE_PORT }),
+      ...(values.MAILPLANE_INBOUND_PORT !== undefined && { inboundPort: values.MAILPLANE_INBOUND_PORT }),
       feedbackAddresses: values.MAILPLANE_FEEDBACK_ADDRESSES ?? [],
       ...(values.MAILPLANE_SMTP_MAX_CLIENTS !== undefined && { maxClients: values.MAILPLANE_SMTP_MAX_CLIENTS }),
       ...(values.MAILPLANE_SMTP_MAX_CONNECTIONS_PER_ADDRESS !== undefined && {
@@ -171,12 +179,14 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
 }
 
 /**
- * Starts the SMTP servers the configuration asks for (relays, the bounce receiver), on the same
+ * Starts the SMTP servers the configuration asks for (relays, the bounce receiver, the inbound MX
+ * listener), on the same
  * host as the HTTP server. Without a certificate, relay logins over the unencrypted connection are
  * allowed from loopback clients only (the relay's default, decided per connection).
  */
 export async function startSmtpServers(mailplane: Mailplane, config: ExampleConfig): Promise<SmtpListener[]> {
-  const { port, tlsPort, tls, bouncePort, feedbackAddresses, maxClients, maxConnectionsPerAddress } = config.smtp;
+  const { port, tlsPort, tls, bouncePort, inboundPort, feedbackAddresses, maxClients, maxConnectionsPerAddress } =
+    config.smtp;
   const limits = {
     ...(maxClients !== undefined && { maxClients }),
     ...(maxConnectionsPerAddress !== undefined && { maxConnectionsPerAddress }),
@@ -203,6 +213,14 @@ export async function startSmtpServers(mailplane: Mailplane, config: ExampleConf
       createBounceReceiver(mailplane, { feedbackAddresses, ...(tls && { tls }), ...limits }),
       bouncePort,
       'bounce and complaint receiver',
+    );
+  }
+  if (inboundPort !== undefined) {
+    // Its host name is the inbound.hostname option (MAILPLANE_INBOUND_HOSTNAME) the receiver reads itself.
+    await start(
+      createInboundReceiver(mailplane, { ...(tls && { tls }), ...limits }),
+      inboundPort,
+      'inbound MX listener',
     );
   }
   return relays;

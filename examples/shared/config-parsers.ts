@@ -119,6 +119,16 @@ export const listenHost: TextParser<string> = z
     'not a host name or IP address',
   );
 
+/** A public host name of two labels or more (an MX record's value, e.g. mx.mail.example.net). */
+export const hostName: TextParser<string> = z
+  .string()
+  .trim()
+  .refine(
+    (host) =>
+      /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i.test(host),
+    'not a host name with a dot, e.g. mx.example.net',
+  );
+
 /** An `http://` or `https://` URL without query or fragment, returned without trailing slashes. */
 export const publicUrl: TextParser<string> = z
   .string()

@@ -17,6 +17,7 @@ import {
   emailList,
   formatDuration,
   headerCredential,
+  hostName,
   keyMatchesCertificate,
   listenHost,
   logLevel,
@@ -149,6 +150,13 @@ export const CONFIG_VARIABLES = {
     description:
       'the address incident notification emails are sent from, as the sub-account that owns its verified domain ([docs/reputation.md](docs/reputation.md#notifications))',
   }),
+  MAILPLANE_INBOUND_HOSTNAME: variable({
+    whenUnset: 'receiving cannot be enabled on a domain',
+    accepts: 'a host name with a dot, e.g. mx.mail.example.net',
+    parser: hostName,
+    description:
+      'host name of the inbound MX listener: the value of the MX record receiving domains publish ([docs/inbound.md](docs/inbound.md))',
+  }),
   MAILPLANE_REPUTATION_INTERVAL: variable({
     whenUnset: '`1m`',
     accepts: 'a duration from 1s to 1h: milliseconds (60000) or a number with a unit: 30s, 1m',
@@ -200,6 +208,13 @@ export const CONFIG_VARIABLES = {
     accepts: PORT,
     parser: port(),
     description: 'port of the bounce and complaint receiver (25 on the internet: the MX of the return-path target)',
+  }),
+  MAILPLANE_INBOUND_PORT: variable({
+    whenUnset: 'off',
+    accepts: PORT,
+    parser: port(),
+    description:
+      'port of the inbound MX listener that receives mail for the domains with receiving enabled (25 on the internet; [docs/inbound.md](docs/inbound.md#in-the-example-servers))',
   }),
   MAILPLANE_FEEDBACK_ADDRESSES: variable({
     whenUnset: 'none',
@@ -356,7 +371,13 @@ function crossProblems(env: NodeJS.ProcessEnv, values: Partial<ConfigValues>): C
     );
   }
   // Every listener binds HOST: a port named twice would fail after the start printed its key.
-  const listeners = ['PORT', 'MAILPLANE_SMTP_PORT', 'MAILPLANE_SMTPS_PORT', 'MAILPLANE_BOUNCE_PORT'] as const;
+  const listeners = [
+    'PORT',
+    'MAILPLANE_SMTP_PORT',
+    'MAILPLANE_SMTPS_PORT',
+    'MAILPLANE_BOUNCE_PORT',
+    'MAILPLANE_INBOUND_PORT',
+  ] as const;
   listeners.forEach((name, index) => {
     const taken = listeners
       .slice(0, index)

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { epochNsSchema } from '../model/wire-schemas.js';
-import type { DomainRecord } from '../store/index.js';
+import type { DomainRecord, InboundDomainRecord } from '../store/index.js';
 import { dkimTextValue, domainDnsRecords, type DnsRecord } from './records.js';
 import { dkimHost } from './dkim-rotation.js';
 
@@ -58,6 +58,39 @@ const dkimRecordWireSchema = dnsRecordWireSchema.extend({
   retireAt: epochNsSchema.optional(),
 });
 
+/** Whether the domain receives mail and, when it does, the MX record to publish and its check (docs/inbound.md). */
+const domainInboundWireSchema = z.union([
+  z.object({
+    enabled: z.literal(true),
+    mxRecord: z.object({ type: z.literal('MX'), host: z.string(), value: z.string(), priority: z.int() }),
+    mxVerified: z.boolean(),
+    mxFailureReason: z.string(),
+  }),
+  z.object({ enabled: z.literal(false) }),
+]);
+
+/** The receiving state {@link domainToWire} shows: the domain's row when it receives, and the receiving host. */
+export interface DomainReceiving {
+  inbound: InboundDomainRecord | null;
+  /** The instance's `inbound.hostname`; `null` when unset. */
+  hostname: string | null;
+}
+
+/** The `inbound` field of a domain. */
+function inboundOf(domain: DomainRecord, receiving: DomainReceiving): z.output<typeof domainInboundWireSchema> {
+  const { inbound, hostname } = receiving;
+  if (!inbound) return { enabled: false };
+  return {
+    enabled: true,
+    mxRecord: { type: 'MX', host: domain.name, value: hostname ?? '', priority: 10 },
+    mxVerified: inbound.mxVerified,
+    mxFailureReason: inbound.mxFailureReason,
+  };
+}
+
+/** A domain as the API answers it. */
+export type DomainWire = z.output<typeof domainWireSchema>;
+
 /** The wire shape of {@link domainToWire}. */
 export const domainWireSchema = z.object({
   id: z.int(),
@@ -83,15 +116,17 @@ export const domainWireSchema = z.object({
   dnsProvider: z.string(),
   domainRegisteredDate: z.string(),
   created: epochNsSchema,
+  /** mailplane addition: receiving mail on the domain (docs/inbound.md). */
+  inbound: domainInboundWireSchema,
 });
 
 /**
- * The `Domain` of the reference document, plus `dnsProvider` and `spfFailureReason` (mailplane
+ * The `Domain` of the reference document, plus `dnsProvider`, `spfFailureReason` and `inbound` (mailplane
  * additions). The DKIM private key never leaves the store. The reference's `gpt`, `gptVerified`,
  * `mailboxVerified` and `dkimConfig` are omitted: mailplane has no such checks, and an omitted
  * optional field tells a client less that is false than a permanent `false` would.
  */
-export function domainToWire(domain: DomainRecord): z.output<typeof domainWireSchema> {
+export function domainToWire(domain: DomainRecord, receiving: DomainReceiving): DomainWire {
   const records = domainDnsRecords(domain);
   return {
     id: domain.id,
@@ -117,5 +152,6 @@ export function domainToWire(domain: DomainRecord): z.output<typeof domainWireSc
     dnsProvider: domain.dnsProvider,
     domainRegisteredDate: domain.domainRegisteredDate,
     created: domain.created,
+    inbound: inboundOf(domain, receiving),
   };
 }

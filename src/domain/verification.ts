@@ -10,6 +10,7 @@ import type { DomainRecord, DomainVerificationPatch } from '../store/index.js';
 import { domainDnsRecords } from './records.js';
 import { scheduleNextDomainCheck, type DomainJobDeps } from './verification-schedule.js';
 import { advanceDkimRotation, type DkimRotationDeps } from './dkim-rotation.js';
+import { checkReceivingMx } from './receiving.js';
 
 /**
  * The records a stored domain is checked against. Everything comes from what was stored when the
@@ -71,7 +72,10 @@ export interface DomainVerifierDeps extends DkimRotationDeps, DomainJobDeps {
   readonly logger: Logger;
   readonly metrics: MailplaneMetrics;
   /** The instance's settings: the checks read those of sending domains and of DNS (RDAP). */
-  readonly config: DkimRotationDeps['config'] & { readonly dns: DnsConfig };
+  readonly config: DkimRotationDeps['config'] & {
+    readonly dns: DnsConfig;
+    readonly inbound: { readonly hostname: string | null };
+  };
 }
 
 /**
@@ -147,6 +151,8 @@ export class DomainVerifier {
     // A rotation under way moves on with every check: its pending key signs once its record verifies.
     if (updated && (updated.dkimPending || updated.dkimPrevious))
       updated = await advanceDkimRotation(this.deps, updated, options.fresh ?? true);
+    // A receiving domain's MX record is checked with its other records (docs/inbound.md).
+    if (updated) await checkReceivingMx(this.deps, updated, options.fresh ?? true);
     if (updated && (options.ensureSchedule ?? true)) {
       // Domains added before the schedule existed, or whose job died, get one back; a pending job
       // keeps its time (dedupe), so this is one no-op insert in the usual case.

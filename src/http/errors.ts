@@ -49,6 +49,7 @@ export const HTTP_ERROR_RULES: Readonly<Record<ErrorKind, HttpErrorRule>> = {
   conflict: { status: 403, fault: false },
   // The spec's "missing resource id" is 406, not 404.
   'not-found': { status: 406, fault: false },
+  gone: { status: 410, fault: false },
   'unknown-route': { status: 404, fault: false },
   'method-not-allowed': {
     status: 405,

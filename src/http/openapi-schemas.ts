@@ -34,6 +34,8 @@ import {
 } from '../template/template-wire.js';
 import { queuedReplayWireSchema } from '../webhook/replay.js';
 import { webhookUpdateWireSchema, webhookWireSchema, webhookWithSecretWireSchema } from '../webhook/webhook-wire.js';
+import { routeWireSchema, routeWithSecretWireSchema } from '../inbound/route-wire.js';
+import { inboundMessageWireSchema } from '../inbound/message-wire.js';
 import type { AnyRoute } from './route.js';
 
 /** A JSON Schema object as the document holds it. */
@@ -77,6 +79,9 @@ const NAMED_SCHEMAS: ReadonlyArray<[string, z.ZodType]> = [
   ['Protection', protectionWireSchema],
   ['ShapingRules', shapingRulesWireSchema],
   ['ShapingState', shapingStateWireSchema],
+  ['InboundRoute', routeWireSchema],
+  ['InboundRouteWithSecret', routeWithSecretWireSchema],
+  ['InboundMessage', inboundMessageWireSchema],
 ];
 
 /** Where a component is referred to from anywhere in the document. */
@@ -144,6 +149,7 @@ export function responseSchemas(routes: readonly AnyRoute[]): ResponseSchemas {
     components,
     contentOf(route) {
       const schema = schemaOf(route);
+      if (route.mediaType) return { [route.mediaType]: { schema: { type: 'string', format: 'binary' } } };
       if (!route.export) return { 'application/json': { schema } };
       const csv = { schema: { type: 'string', description: 'A header line, then one line per row.' } };
       if (route.export === 'csv') return { [EXPORT_MEDIA_TYPES.csv]: csv };

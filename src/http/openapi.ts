@@ -18,6 +18,7 @@ const ERROR_STATUSES: Readonly<Record<string, string>> = {
   '401': 'The API key is missing or unknown.',
   '403': 'Not allowed: a duplicate, a blocked key or a resource of another owner.',
   '406': 'No resource with this id.',
+  '410': 'Gone: what was asked of the resource was removed for good.',
   '413': 'The request body is larger than the body limit.',
   '422': 'The query or body is malformed; `details` lists each problem.',
   '429': 'Rate limited; `Retry-After` says when to try again.',
@@ -83,6 +84,7 @@ function errorResponses(route: AnyRoute): Record<string, unknown> {
   if (route.path.includes(':')) statuses.push('406');
   if (route.body || route.streamedBody) statuses.push('413');
   if (route.body || route.query || route.streamedBody) statuses.push('422');
+  for (const status of route.alsoAnswers ?? []) if (!statuses.includes(status)) statuses.push(status);
   statuses.sort();
   return Object.fromEntries(
     statuses.map((status) => [

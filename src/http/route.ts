@@ -73,6 +73,10 @@ export interface RouteDefinition<A extends AuthKind, Q, B, R = unknown> {
    * `format` (`true`), or CSV alone (`'csv'`).
    */
   export?: true | 'csv';
+  /** Set when the success answer is a file of this media type (a raw message's `message/rfc822`), not JSON. */
+  mediaType?: string;
+  /** Error statuses the route answers beyond those its path, query and body imply (published in the OpenAPI document). */
+  alsoAnswers?: readonly ('410' | '422')[];
   /**
    * The members of the answer that hold a secret (a sub-account's `apiKey`, SMTP `password`s, a
    * webhook's signing `secret`), at any depth, and where they come from: `created` by this very

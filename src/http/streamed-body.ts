@@ -7,8 +7,8 @@ export class StreamedBody {
   constructor(
     /** The `content-type` of the answer. */
     readonly contentType: string,
-    /** The chunks, produced as the bridge writes (and so at the pace the client reads). */
-    readonly chunks: AsyncIterable<string>,
+    /** The chunks, produced as the bridge writes (and so at the pace the client reads); bytes are written unchanged. */
+    readonly chunks: AsyncIterable<string | Uint8Array>,
     /** Extra headers, e.g. `content-disposition`. */
     readonly headers: Record<string, string> = {},
   ) {}

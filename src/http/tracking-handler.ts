@@ -3,6 +3,7 @@ import { recordEngagement } from '../tracking/engagement.js';
 import { verifyClickToken, verifyLinkToken } from '../tracking/links.js';
 import { TRACKABLE_URL } from '../tracking/rewrite.js';
 import { unsubscribeByToken } from '../tracking/unsubscribe.js';
+import { ATTACHMENT_LINK_PATH, readAttachmentLink, type AttachmentLinkResult } from '../inbound/attachment-links.js';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './errors.js';
 import { listHeader } from './headers.js';
 import type { HttpHandler, HttpResponse } from './types.js';
@@ -63,6 +64,24 @@ function redirectLocation(target: string): string | null {
   }
 }
 
+/** An inbound attachment link's answer: the bytes as a download, never rendered on this origin (they are a stranger's). */
+function attachmentResponse(result: AttachmentLinkResult): HttpResponse {
+  if (!result.ok) return page(result.status, 'Attachment not available', result.message);
+  const filename = result.filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return {
+    status: 200,
+    headers: {
+      'content-type': 'application/octet-stream',
+      'content-disposition': `attachment; filename="${filename}"`,
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'private, no-store',
+      'referrer-policy': 'no-referrer',
+    },
+    body: result.content.toString('base64'),
+    bodyEncoding: 'base64',
+  };
+}
+
 /**
  * The public endpoints behind mailplane's links, mounted by the host at the path of
  * `trackingBaseUrl` (e.g. `/t`); they need no API key, the signed token is the authority.
@@ -74,6 +93,8 @@ function redirectLocation(target: string): string | null {
  * - `GET /open/<token>`: the open-tracking image; records an Opened event and answers a 1x1 GIF.
  * - `GET /click/<token>?url=<target>`: a tracked link; records a Clicked event and redirects (302)
  *   to the target, which the token's signature covers.
+ * - `GET /inbound/attachment/<message id>/<index>?sa=…&exp=…&sig=…`: an attachment of a received
+ *   message too large to be inline in its webhook payload (src/inbound/attachment-links.ts).
  *
  * `HEAD` on the open and click links answers the same without recording anything (link checkers).
  * A recording that fails still answers the image or the redirect: the reader is never stranded.
@@ -115,6 +136,11 @@ export function createTrackingHandler(ctx: MailplaneContext): HttpHandler {
         headers: { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' },
         body: '',
       };
+    }
+    const attachment = ATTACHMENT_LINK_PATH.exec(request.path);
+    if (attachment) {
+      if (method !== 'GET') return notAllowed('GET');
+      return attachmentResponse(await readAttachmentLink(ctx, attachment[1]!, Number(attachment[2]), request.query));
     }
     const unsubscribe = UNSUBSCRIBE_PATH.exec(request.path);
     if (!unsubscribe) return notFound();

@@ -45,9 +45,9 @@ export interface HttpResponse {
   /**
    * When set, the answer's body: chunks the bridge writes in order after the headers, waiting for
    * the client to take each one (`body` is then empty). A failure mid-way closes the connection,
-   * as the status is already sent.
+   * as the status is already sent. Bytes are written as they are (a received message's raw copy).
    */
-  stream?: AsyncIterable<string>;
+  stream?: AsyncIterable<string | Uint8Array>;
 }
 
 /** The bytes (or text) a bridge writes for `response`. */

@@ -138,8 +138,18 @@ export const jobPayloadSchemas = {
     text: z.string(),
     html: z.string(),
   }),
-  /** `body`: the payload JSON, made when the message was received, signed again at each attempt. */
-  [INBOUND_WEBHOOK_JOB]: z.object({ messageId: z.string(), subAccountId: id(), routeId: id(), body: z.string() }),
+  /**
+   * `body`: the payload JSON, made when the message was received, signed again at each attempt;
+   * `postsBefore`: POSTs made by the jobs this one took over from (put off while the route was busy).
+   */
+  [INBOUND_WEBHOOK_JOB]: z.object({
+    messageId: z.string(),
+    accountId: id(),
+    subAccountId: id(),
+    routeId: id(),
+    body: z.string(),
+    postsBefore: z.number().int().nonnegative().optional(),
+  }),
 };
 
 /** A job kind mailplane runs. */

@@ -57,6 +57,13 @@ export class TimeOrderedIds implements IdGenerator {
 /** A generator of {@link uuidV7} ids that keeps nothing: each one on its own (use {@link TimeOrderedIds} for ids in order). */
 export const randomIds: IdGenerator = { uuid: () => uuidV7() };
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether `id` is shaped as a UUID (any case): a path's message id that is not one names nothing, so no store is asked. */
+export function isUuid(id: string): boolean {
+  return UUID.test(id);
+}
+
 /**
  * The largest numeric resource id: ids are 32-bit in storage (PostgreSQL's `serial`), and a larger
  * number in a query is a database error there, not a miss, so it must never reach the store.

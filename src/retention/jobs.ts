@@ -1,7 +1,7 @@
 /**
  * The retention job: one durable job row (dedupe key `retention`) that deletes messages and
  * events older than `retention.days` (or a sub-account's own `retentionDays`), webhook delivery log
- * rows older than `retention.days`, expired idempotency keys, expired suppressions, idle shaping states
+ * rows and received messages older than `retention.days`, expired idempotency keys, expired suppressions, idle shaping states
  * and the reputation guard's hourly counters older than 8 days, `batchSize` rows per statement, then
  * moves itself to its next run (`RetryJobError` without counting an attempt). The daily statistics
  * counters are separate rows and are never touched. The kind and its payload schema are in the job registry (src/jobs/kinds.ts).
@@ -83,6 +83,32 @@ export async function runRetention(
   return run;
 }
 
+/** What a purge deleted, and whether rows are left for the next run (due at once). */
+interface PurgeResult {
+  deleted: number;
+  more: boolean;
+}
+
+/**
+ * Runs `deleteBatch` (one statement deleting at most `batchSize` rows, answering how many) until a
+ * batch is short, at most `batchesPerRun` times.
+ */
+async function purgeInBatches(
+  ctx: Pick<MailplaneContext, 'config'>,
+  signal: AbortSignal | undefined,
+  deleteBatch: (batchSize: number) => Promise<number>,
+): Promise<PurgeResult> {
+  const { batchSize, batchesPerRun } = ctx.config.retention;
+  let deleted = 0;
+  for (let batch = 0; batch < batchesPerRun; batch += 1) {
+    if (signal?.aborted) return { deleted, more: true };
+    const count = await deleteBatch(batchSize);
+    deleted += count;
+    if (count < batchSize) return { deleted, more: false };
+  }
+  return { deleted, more: true };
+}
+
 /**
  * Deletes expired idempotency keys (kept 24 hours, src/idempotency/keys.ts), at most
  * `batchSize` per statement and `batchesPerRun` statements; answers how many, and whether more are
@@ -91,16 +117,10 @@ export async function runRetention(
 export async function purgeIdempotencyKeys(
   ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>,
   signal?: AbortSignal,
-): Promise<{ deleted: number; more: boolean }> {
-  const { batchSize, batchesPerRun } = ctx.config.retention;
-  let deleted = 0;
-  for (let batch = 0; batch < batchesPerRun; batch += 1) {
-    if (signal?.aborted) return { deleted, more: true };
-    const count = await ctx.store.idempotency.deleteExpired(Math.floor(ctx.clock.now()), batchSize);
-    deleted += count;
-    if (count < batchSize) return { deleted, more: false };
-  }
-  return { deleted, more: true };
+): Promise<PurgeResult> {
+  return purgeInBatches(ctx, signal, (batchSize) =>
+    ctx.store.idempotency.deleteExpired(Math.floor(ctx.clock.now()), batchSize),
+  );
 }
 
 /**
@@ -111,18 +131,26 @@ export async function purgeIdempotencyKeys(
 export async function purgeWebhookDeliveries(
   ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>,
   signal?: AbortSignal,
-): Promise<{ deleted: number; more: boolean }> {
-  const { days, batchSize, batchesPerRun } = ctx.config.retention;
+): Promise<PurgeResult> {
+  const { days } = ctx.config.retention;
   if (days === 0) return { deleted: 0, more: false };
   const before = msToNs(ctx.clock.now() - days * DAY_MS);
-  let deleted = 0;
-  for (let batch = 0; batch < batchesPerRun; batch += 1) {
-    if (signal?.aborted) return { deleted, more: true };
-    const count = await ctx.store.webhooks.deleteDeliveriesBefore(before, batchSize);
-    deleted += count;
-    if (count < batchSize) return { deleted, more: false };
-  }
-  return { deleted, more: true };
+  return purgeInBatches(ctx, signal, (batchSize) => ctx.store.webhooks.deleteDeliveriesBefore(before, batchSize));
+}
+
+/**
+ * Deletes received messages (docs/inbound.md) older than `retention.days` (none when it is 0), as
+ * {@link purgeIdempotencyKeys} does. The instance's days apply to every sub-account: a
+ * sub-account's own `retentionDays` does not (yet) reach its received mail.
+ */
+export async function purgeInboundMessages(
+  ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>,
+  signal?: AbortSignal,
+): Promise<PurgeResult> {
+  const { days } = ctx.config.retention;
+  if (days === 0) return { deleted: 0, more: false };
+  const before = msToNs(ctx.clock.now() - days * DAY_MS);
+  return purgeInBatches(ctx, signal, (batchSize) => ctx.store.inbound.deleteMessagesBefore(before, batchSize));
 }
 
 /**
@@ -132,16 +160,10 @@ export async function purgeWebhookDeliveries(
 export async function purgeExpiredSuppressions(
   ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>,
   signal?: AbortSignal,
-): Promise<{ deleted: number; more: boolean }> {
-  const { batchSize, batchesPerRun } = ctx.config.retention;
-  let deleted = 0;
-  for (let batch = 0; batch < batchesPerRun; batch += 1) {
-    if (signal?.aborted) return { deleted, more: true };
-    const count = await ctx.store.suppressions.deleteExpired(msToNs(ctx.clock.now()), batchSize);
-    deleted += count;
-    if (count < batchSize) return { deleted, more: false };
-  }
-  return { deleted, more: true };
+): Promise<PurgeResult> {
+  return purgeInBatches(ctx, signal, (batchSize) =>
+    ctx.store.suppressions.deleteExpired(msToNs(ctx.clock.now()), batchSize),
+  );
 }
 
 /** How long a traffic-shaping state is kept after its last use. */
@@ -157,17 +179,9 @@ const REPUTATION_HOURS_KEPT = 8 * 24;
 export async function purgeReputationBuckets(
   ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>,
   signal?: AbortSignal,
-): Promise<{ deleted: number; more: boolean }> {
-  const { batchSize, batchesPerRun } = ctx.config.retention;
+): Promise<PurgeResult> {
   const beforeHour = hourOfMs(ctx.clock.now()) - REPUTATION_HOURS_KEPT;
-  let deleted = 0;
-  for (let batch = 0; batch < batchesPerRun; batch += 1) {
-    if (signal?.aborted) return { deleted, more: true };
-    const count = await ctx.store.reputation.deleteBefore(beforeHour, batchSize);
-    deleted += count;
-    if (count < batchSize) return { deleted, more: false };
-  }
-  return { deleted, more: true };
+  return purgeInBatches(ctx, signal, (batchSize) => ctx.store.reputation.deleteBefore(beforeHour, batchSize));
 }
 
 /** Enqueues the retention job unless one is already pending or running (called by `start()`). */
@@ -185,6 +199,7 @@ export function retentionJobHandlers(ctx: MailplaneContext): Record<string, JobH
     // Traffic-shaping states idle for two days (docs/shaping.md): a few rows per source and destination.
     const shapingStates = await ctx.store.shaping.prune(ctx.clock.now() - SHAPING_STATE_KEPT_MS);
     const reputation = await purgeReputationBuckets(ctx, signal);
+    const inbound = await purgeInboundMessages(ctx, signal);
     if (
       run.messages > 0 ||
       run.events > 0 ||
@@ -192,7 +207,8 @@ export function retentionJobHandlers(ctx: MailplaneContext): Record<string, JobH
       log.deleted > 0 ||
       suppressions.deleted > 0 ||
       shapingStates > 0 ||
-      reputation.deleted > 0
+      reputation.deleted > 0 ||
+      inbound.deleted > 0
     ) {
       ctx.logger.info('retention deleted old rows', {
         messages: run.messages,
@@ -202,9 +218,10 @@ export function retentionJobHandlers(ctx: MailplaneContext): Record<string, JobH
         expiredSuppressions: suppressions.deleted,
         shapingStates,
         reputationBuckets: reputation.deleted,
+        inboundMessages: inbound.deleted,
       });
     }
-    const more = run.more || keys.more || log.more || suppressions.more || reputation.more;
+    const more = run.more || keys.more || log.more || suppressions.more || reputation.more || inbound.more;
     const runAt = ctx.clock.now() + (more ? 0 : ctx.config.retention.intervalMs);
     throw new RetryJobError(more ? 'more old rows to delete' : 'next retention run', { runAt, countAttempt: false });
   });

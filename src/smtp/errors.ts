@@ -43,6 +43,7 @@ export const SMTP_ERROR_REPLIES: Readonly<Record<ErrorKind, SmtpErrorReply>> = {
   forbidden: REFUSED,
   conflict: REFUSED,
   'not-found': REFUSED,
+  gone: REFUSED,
   'unknown-route': REFUSED,
   'method-not-allowed': REFUSED,
   invalid: REFUSED,

@@ -25,6 +25,7 @@ import { dashboardSessionStoreConformance } from './conformance/dashboard-sessio
 import { alertStoreConformance } from './conformance/alerts.js';
 import { incidentStoreConformance } from './conformance/incidents.js';
 import { reputationStoreConformance } from './conformance/reputation.js';
+import { inboundStoreConformance } from './conformance/inbound.js';
 
 /** Options of {@link runStoreConformance}. */
 export interface StoreConformanceOptions {
@@ -85,5 +86,6 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     alertStoreConformance(store);
     incidentStoreConformance(store);
     reputationStoreConformance(store);
+    inboundStoreConformance(store);
   });
 }

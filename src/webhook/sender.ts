@@ -89,6 +89,11 @@ export interface WebhookSender {
    * Slack URL): the same target check, pinned connection and deadlines, nothing recorded.
    */
   postUnsigned(url: string, body: string): Promise<WebhookAttempt>;
+  /**
+   * One POST of `body` to `url` signed with `secrets` (Standard Webhooks, `webhook-id` `messageId`),
+   * a receiver that is not a webhook resource (an inbound route's URL): as {@link WebhookSender.postUnsigned} otherwise.
+   */
+  postSigned(url: string, body: string, secrets: readonly string[], messageId: string): Promise<WebhookAttempt>;
   /** Destroys this sender's connections (kept alive, or reading a body); call once its jobs have stopped. */
   close(): void;
 }
@@ -232,5 +237,8 @@ export function webhookSender(ctx: MailplaneContext): WebhookSender {
   const postUnsigned = (url: string, body: string): Promise<WebhookAttempt> =>
     postWebhook(url, body, [], postOptions(''));
 
-  return { attempt, log, postAll, postUnsigned, close: () => agents.close() };
+  const postSigned = (url: string, body: string, secrets: readonly string[], messageId: string) =>
+    postWebhook(url, body, secrets, postOptions(messageId));
+
+  return { attempt, log, postAll, postUnsigned, postSigned, close: () => agents.close() };
 }

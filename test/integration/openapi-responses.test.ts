@@ -94,6 +94,8 @@ function battery(tenant: Tenant, made: Record<string, string | number>): Call[] 
     sandbox_message_id: made.sandbox_message_id!,
     template_id: made.template_id!,
     alert_id: tenant.alerts[0]!.id,
+    route_id: made.route_id!,
+    inbound_message_id: made.inbound_message_id!,
     incident_id: tenant.incidents[0]!.id,
     // Version 1, made by the creation; the update below makes version 2 and activating 1 goes back.
     version: 1,
@@ -114,9 +116,20 @@ function battery(tenant: Tenant, made: Record<string, string | number>): Call[] 
     }),
     c('GET', '/subaccount/domain', 'sub'),
     c('GET', '/subaccount/domain/:domain_id', 'sub'),
+    // Before the check below, which finds no records in the test zone and unverifies the domain.
+    c('POST', '/subaccount/domain/:domain_id/inbound', 'sub'),
     c('POST', '/subaccount/domain/:domain_id/verify', 'sub'),
     c('POST', '/subaccount/domain/:domain_id/dkim/rotate', 'sub'),
     c('DELETE', '/subaccount/domain/:domain_id/dkim/rotate', 'sub'),
+    c('GET', '/subaccount/route', 'sub', { query: { limit: '10' } }),
+    c('GET', '/subaccount/route/count', 'sub'),
+    c('GET', '/subaccount/route/:route_id', 'sub'),
+    c('PUT', '/subaccount/route/:route_id', 'sub', { body: { action: 'store' } }),
+    c('GET', '/subaccount/inbound/message', 'sub', { query: { limit: '10', routeId: String(made.route_id) } }),
+    c('GET', '/subaccount/inbound/message/:inbound_message_id', 'sub'),
+    c('GET', '/subaccount/inbound/message/:inbound_message_id/raw', 'sub'),
+    // After the route became a `store` route above: delivering again records it stored again.
+    c('POST', '/subaccount/inbound/message/:inbound_message_id/redeliver', 'sub'),
     c('GET', '/subaccount/suppression', 'sub', { query: { ...range, limit: '50' } }),
     c('POST', '/subaccount/suppression', 'sub', {
       body: {
@@ -215,6 +228,8 @@ function battery(tenant: Tenant, made: Record<string, string | number>): Call[] 
     c('PUT', '/account/protection/subaccount/:subaccount_id', 'account', { body: { enabled: false } }),
     del('/account/protection/subaccount/:subaccount_id', 'account'),
     del('/account/alert/:alert_id', 'account'),
+    del('/subaccount/route/:route_id', 'sub'),
+    c('DELETE', '/subaccount/domain/:domain_id/inbound', 'sub'),
     del('/subaccount/suppression', 'sub', { body: { suppressions: [{ email: `${tenant.tag}-more@example.org` }] } }),
     del('/account/suppression', 'account', { body: { suppressions: [{ email: `${tenant.tag}-all@example.org` }] } }),
     del('/subaccount/domain/:domain_id', 'sub'),
@@ -253,7 +268,10 @@ function checkAnswers(ours: Json, answers: Answer[]): { problems: string[]; vend
     // mailplane's own document, for every route.
     const mine = operationSchemas(ours, call.method, call.route, status);
     if (!mine) problems.push(`${name}: status ${status} is not in mailplane's document`);
-    else if (contentType.startsWith('text/csv')) {
+    else if (contentType.startsWith('message/rfc822')) {
+      if (!mine.media.includes('message/rfc822'))
+        problems.push(`${name}: answered a message, which the document does not list`);
+    } else if (contentType.startsWith('text/csv')) {
       if (!mine.media.includes('text/csv')) problems.push(`${name}: answered CSV, which the document does not list`);
       else if (text.split('\n')[0]!.length === 0) problems.push(`${name}: a CSV export without its header line`);
     } else {
@@ -324,6 +342,18 @@ describe("success answers against the vendor document and mailplane's own (sqlit
       )
     ).id;
     made.domain_id = (await create(c('POST', '/subaccount/domain', 'sub', { name: `${tenant.tag}-doomed.test` }))).id;
+    // Receiving on the tenant's verified domain, and a webhook route on it (its secret shown once).
+    const inboundPath = fill('/subaccount/domain/:domain_id/inbound', { domain_id: sub.domain.id });
+    await create({ ...c('POST', '/subaccount/domain/:domain_id/inbound', 'sub', undefined), path: inboundPath });
+    made.route_id = (
+      await create(
+        c('POST', '/subaccount/route', 'sub', {
+          pattern: `help@${sub.domain.name}`,
+          action: 'webhook',
+          url: `https://${tenant.tag}-hooks.example/inbound`,
+        }),
+      )
+    ).id;
     // A send with a cc copy, a suppressed recipient (dropped: errorCode and message) and a reply-to.
     const sent = await create(
       c('POST', '/subaccount/email', 'sub', {
@@ -428,6 +458,30 @@ describe("success answers against the vendor document and mailplane's own (sqlit
       received: 1_700_000_000_000_000_000n,
     };
     made.sandbox_message_id = (await contextOf(harness.mailplane).store.sandbox.capture(capture, 100)).id;
+    // A message the route received, as the listener records it (no listener runs here).
+    made.inbound_message_id = '0190f3a2-0000-7000-8000-00000000beef';
+    const received = Buffer.from(
+      `From: ann@remote.test\r\nTo: help@${sub.domain.name}\r\nSubject: Hi\r\n\r\nHello\r\n`,
+    );
+    await contextOf(harness.mailplane).store.inbound.insertMessage({
+      id: made.inbound_message_id,
+      accountId: tenant.accountId,
+      subAccountId: sub.id,
+      routeId: Number(made.route_id),
+      receivedAt: 1_700_000_000_000_000_000n,
+      mailFrom: 'ann@remote.test',
+      rcptTo: `help@${sub.domain.name}`,
+      from: 'ann@remote.test',
+      subject: 'Hi',
+      messageIdHeader: 'abc@remote.test',
+      inReplyToMessageId: null,
+      size: received.length,
+      raw: received,
+      auth: { spf: 'pass', dkim: 'none', dmarc: 'none', arc: 'none' },
+      status: 'failed',
+      detail: 'the receiver answered 500',
+      updated: 1_700_000_000_000_000_000n,
+    });
     // A source the receiver suspended, as delivery records it, for the state and its resume.
     made.shaping_key = `ip:${tenant.ips[0]!.id}|provider:gmail`;
     await contextOf(harness.mailplane).store.shaping.pushBack({

@@ -96,6 +96,49 @@ describe.each(storeKinds)('retention on %s', (kind) => {
     expect(await hours(recent, recent)).toBe(1);
   });
 
+  it('deletes received messages older than the retention in bounded runs, keeping newer ones', async () => {
+    const store = contextOf(api.mailplane).store;
+    const receive = (subject: string) =>
+      store.inbound.insertMessage({
+        id: contextOf(api.mailplane).ids.uuid(),
+        accountId: shop.subAccount.accountId,
+        subAccountId: shop.subAccount.id,
+        routeId: null,
+        receivedAt: BigInt(clock.now()) * 1_000_000n,
+        mailFrom: 'ann@example.org',
+        rcptTo: 'support@shop.example.com',
+        from: 'ann@example.org',
+        subject,
+        messageIdHeader: '',
+        inReplyToMessageId: null,
+        size: 5,
+        raw: Buffer.from('Hello'),
+        auth: { spf: 'none', dkim: 'none', dmarc: 'none', arc: 'none' },
+        status: 'stored',
+        detail: '',
+        updated: BigInt(clock.now()) * 1_000_000n,
+      });
+    // Five old messages: more than one statement (2 rows) deletes.
+    for (let i = 0; i < 5; i += 1) await receive(`old ${i}`);
+    clock.advance(20 * DAY);
+    await receive('recent');
+    const subjects = async () =>
+      (
+        await api.call('GET', '/subaccount/inbound/message', { sub: shop.subAccount.apiKey, query: { limit: 100 } })
+      ).body.map((m: { subject: string }) => m.subject);
+    expect(await subjects()).toHaveLength(6);
+
+    clock.advance(25 * DAY);
+    await api.mailplane.start();
+    contextOf(api.mailplane).jobs.notify();
+    const deadline = Date.now() + 20_000;
+    while ((await subjects()).length > 1 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      contextOf(api.mailplane).jobs.notify();
+    }
+    expect(await subjects()).toEqual(['recent']);
+  });
+
   it("keeps a sub-account's mail for its own retentionDays, set through the sub-account API, in bounded runs", async () => {
     const { runRetention } = await import('../../src/retention/jobs.js');
     const blog = await createSender(api, 'blog', 'blog.example.com');

@@ -1,13 +1,14 @@
 /**
- * Property-based fuzzing of the two SMTP listeners that read mail written by others, over real
+ * Property-based fuzzing of the three SMTP listeners that read mail written by others, over real
  * sockets on loopback: hostile MIME into the SMTP relay (with a sub-account's login), hostile
  * delivery-status and feedback reports into the bounce receiver (to real messages' VERP addresses
- * and the feedback address). Every message is answered (250, or a 4xx/5xx refusal with an enhanced
+ * and the feedback address), hostile MIME into the inbound listener (to a catch-all route). Every message is answered (250, or a 4xx/5xx refusal with an enhanced
  * code and words), never by a fault (`451`), a dropped connection or silence; nothing is logged as
  * an error; what the relay accepted is stored once per envelope recipient and delivered to the
  * sink, what it refused is not stored at all; and both listeners still do their work afterwards.
  *
- * CI runs MAILPLANE_SMTP_FUZZ_RUNS messages and reports per store kind (default 120); `npm run fuzz`
+ * CI runs MAILPLANE_SMTP_FUZZ_RUNS messages and reports per store kind (default 120; the inbound
+ * listener half as many, which its test shares with the relay's parsing); `npm run fuzz`
  * runs 3,000. A failure prints fast-check's seed and path: replay it with
  * `MAILPLANE_FUZZ_SEED=<seed> MAILPLANE_FUZZ_PATH=<path> npx vitest run test/integration/smtp-fuzz.test.ts`.
  */
@@ -15,7 +16,17 @@ import fc from 'fast-check';
 import { contextOf } from '../../src/instance-context.js';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createBounceReceiver, createSmtpRelay, type BounceReceiver, type Logger, type SmtpRelay } from 'mailplane';
+import {
+  createBounceReceiver,
+  createInboundReceiver,
+  createSmtpRelay,
+  type BounceReceiver,
+  type InboundReceiver,
+  type Logger,
+  type SmtpRelay,
+} from 'mailplane';
+import { parsePattern } from '../../src/inbound/patterns.js';
+import { nowNs } from '../../src/model/time.js';
 import { storeKinds } from '../support/databases.js';
 import { RCPT_DOMAIN, startDeliveryEnv, type DeliveryEnv } from '../support/delivery-env.js';
 import { describeBytes, hostileMessage, hostileReport } from '../support/fuzz-mime.js';
@@ -25,6 +36,8 @@ const RUNS = Number(process.env.MAILPLANE_SMTP_FUZZ_RUNS ?? 120);
 const SEED = process.env.MAILPLANE_FUZZ_SEED === undefined ? undefined : Number(process.env.MAILPLANE_FUZZ_SEED);
 const PATH = process.env.MAILPLANE_FUZZ_PATH;
 const TIMEOUT_MS = Math.max(120_000, RUNS * 200);
+/** The inbound listener's slice: it parses as the relay does, so half the runs cover what is its own. */
+const INBOUND_RUNS = Math.ceil(RUNS / 2);
 const FEEDBACK = 'fbl@bounces.mailplane.test';
 /** A refusal: a 4xx or 5xx reply with an enhanced status code and words after it. */
 const REFUSAL = /^[45]\d\d [45]\.\d{1,3}\.\d{1,3} \S/;
@@ -55,6 +68,8 @@ describe.each(storeKinds)('hostile mail into the SMTP listeners (%s)', (kind) =>
   let receiver: BounceReceiver;
   let relayClient: Transporter;
   let bounceClient: Transporter;
+  let inbound: InboundReceiver;
+  let inboundClient: Transporter;
   /** Envelope recipients of the messages the relay accepted. */
   const accepted = new Set<string>();
 
@@ -78,14 +93,32 @@ describe.each(storeKinds)('hostile mail into the SMTP listeners (%s)', (kind) =>
       auth: { user: auth.username, pass: auth.password },
     });
     bounceClient = nodemailer.createTransport({ ...common, port: (await receiver.listen(0, '127.0.0.1')).port });
+    // The inbound listener: the sender's domain receives, every address of it into a store route.
+    const store = contextOf(env.api.mailplane).store;
+    const { subAccount, domain } = env.sender;
+    await store.inbound.enableDomain(subAccount.id, domain.id, nowNs(env.clock));
+    const pattern = parsePattern(`*@${domain.name}`);
+    if (!pattern.ok) throw new Error(pattern.message);
+    const at = nowNs(env.clock);
+    const route = { ...pattern.value, action: 'store' as const, url: null, secretSealed: null, forwardTo: null };
+    await store.inbound.createRoute({
+      accountId: subAccount.accountId,
+      subAccountId: subAccount.id,
+      ...route,
+      created: at,
+    });
+    inbound = createInboundReceiver(env.api.mailplane, { hostname: 'mx.mailplane.test' });
+    inboundClient = nodemailer.createTransport({ ...common, port: (await inbound.listen(0, '127.0.0.1')).port });
   });
   // Each test counts its own errors: one that failed does not fail the next.
   beforeEach(() => void errors.splice(0));
   afterAll(async () => {
     relayClient?.close();
     bounceClient?.close();
+    inboundClient?.close();
     await relay?.close();
     await receiver?.close();
+    await inbound?.close();
     await env?.close();
   });
 
@@ -212,6 +245,52 @@ describe.each(storeKinds)('hostile mail into the SMTP listeners (%s)', (kind) =>
       );
       expect(ordinary).toMatchObject({ ok: true, response: expect.stringMatching(/^250 /) });
       await env.waitForStatus(kept!, 'hard_bounced');
+      expect(errors).toEqual([]);
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    'the inbound listener answers every message, and stores what it accepted once per recipient and nothing it refused',
+    async () => {
+      const domain = env.sender.domain.name;
+      const from = 'alice@remote.test';
+      const received: string[] = [];
+      let n = 0;
+      await fc.assert(
+        fc.asyncProperty(hostileMessage(from), fc.integer({ min: 1, max: 2 }), async (raw, count) => {
+          n += 1;
+          const to = Array.from({ length: count }, (_, j) => `fuzz${n}-${j}@${domain}`);
+          const outcome = await submit(inboundClient, from, to, raw);
+          const problem = answerProblem(outcome);
+          if (problem) throw new Error(`${problem} (the message: ${describeBytes(raw)})`);
+          if (outcome.ok) received.push(...to);
+          expect(errors).toEqual([]);
+        }),
+        {
+          numRuns: INBOUND_RUNS,
+          ...(SEED !== undefined && { seed: SEED }),
+          ...(PATH !== undefined && { path: PATH }),
+          endOnFailure: true,
+        },
+      );
+      const store = contextOf(env.api.mailplane).store;
+      const stored: string[] = [];
+      for (;;) {
+        const page = await store.inbound.listMessages(env.sender.subAccount.id, { limit: 1000, offset: stored.length });
+        stored.push(...page.map((message) => message.rcptTo));
+        if (page.length < 1000) break;
+      }
+      expect(stored.sort()).toEqual(received.sort());
+
+      // The listener still takes an ordinary message.
+      const canary = await submit(
+        inboundClient,
+        from,
+        [`canary@${domain}`],
+        Buffer.from(`From: ${from}\r\nTo: canary@${domain}\r\nSubject: still here\r\n\r\nhello\r\n`),
+      );
+      expect(canary).toMatchObject({ ok: true, response: expect.stringMatching(/^250 /) });
       expect(errors).toEqual([]);
     },
     TIMEOUT_MS,

@@ -73,6 +73,7 @@ export function badConfigurations(dir: string): BadConfiguration[] {
     single('MAILPLANE_RETRY_DELAYS_MS', '10m,soon', '"soon" is not a duration'),
     single('MAILPLANE_SMTP_PORT', '25x', 'not a whole number'),
     single('MAILPLANE_BOUNCE_PORT', '70000', 'above 65535'),
+    single('MAILPLANE_INBOUND_PORT', '25.5', 'not a whole number'),
     single(
       'MAILPLANE_FEEDBACK_ADDRESSES',
       'abuse@example.com,not-an-address',
@@ -141,6 +142,12 @@ export function badConfigurations(dir: string): BadConfiguration[] {
       env: { MAILPLANE_SMTP_PORT: '2525', MAILPLANE_BOUNCE_PORT: '2525' },
       variable: 'MAILPLANE_BOUNCE_PORT',
       reason: 'the same port as MAILPLANE_SMTP_PORT',
+      mergeable: false,
+    },
+    {
+      env: { MAILPLANE_BOUNCE_PORT: '2526', MAILPLANE_INBOUND_PORT: '2526' },
+      variable: 'MAILPLANE_INBOUND_PORT',
+      reason: 'the same port as MAILPLANE_BOUNCE_PORT',
       mergeable: false,
     },
   ];

@@ -31,6 +31,8 @@ export function harnessOptions(store: MailplaneStore, dns: TestDnsServer): Mailp
     // No RDAP: tests do not reach the internet (where the lookup would wait out its 5 s timeout).
     dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 500, retries: 0, rdapBaseUrl: null },
     rateLimits: { requestsPerMinute: 100_000_000, recipientsPerMinute: 100_000_000 },
+    // The receiving host, so the battery can enable receiving on a domain (docs/inbound.md).
+    inbound: { hostname: 'mx.harness.test' },
   };
 }
 

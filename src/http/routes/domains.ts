@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { MailplaneContext } from '../../context.js';
 import type { DomainRecord } from '../../store/index.js';
-import { domainToWire, domainWireSchema } from '../../domain/domain-wire.js';
+import { domainWireSchema } from '../../domain/domain-wire.js';
+import { domainWireOf, domainWiresOf } from '../../domain/receiving.js';
 import { deletedSchema } from '../../model/wire-schemas.js';
 import { domainService } from '../../domain/domains.js';
 import { domainNameSchema } from '../../domain/name.js';
@@ -25,7 +26,7 @@ function oneDomainRoute(
     auth: 'subaccount',
     response: domainWireSchema,
     handle: async ({ ctx, principal, params }) => ({
-      body: domainToWire(await act(ctx, principal.subAccount.id, parseResourceId(params.domain_id))),
+      body: await domainWireOf(ctx, await act(ctx, principal.subAccount.id, parseResourceId(params.domain_id))),
     }),
   });
 }
@@ -41,7 +42,7 @@ export const domainRoutes = [
     handle: async ({ ctx, principal, body }) => {
       const domain = await domainService.create(ctx, principal.subAccount.id, body.name);
       // 200 rather than 201: the reference document's create answers 200.
-      return { body: domainToWire(domain) };
+      return { body: await domainWireOf(ctx, domain) };
     },
   }),
   route({
@@ -52,7 +53,7 @@ export const domainRoutes = [
     query: listQuerySchema,
     handle: async ({ ctx, principal, query }) => {
       const domains = await domainService.list(ctx, principal.subAccount.id, query);
-      return { body: domains.map(domainToWire) };
+      return { body: await domainWiresOf(ctx, principal.subAccount.id, domains) };
     },
   }),
   oneDomainRoute('GET', '/subaccount/domain/:domain_id', (ctx, subAccountId, id) =>

@@ -1,4 +1,5 @@
 import { NotFoundError } from '../../errors.js';
+import { isUuid } from '../../model/ids.js';
 import { acceptSend } from '../../sending/accept.js';
 import { messageViewSchema, renderedSubject } from '../../activity/rendered-subject.js';
 import { messageToWire, sendResponseWireSchema } from '../../sending/message-wire.js';
@@ -7,9 +8,6 @@ import { templateSendRequest, templateSendRequestSchema } from '../../sending/te
 import { route } from '../route.js';
 import { parseOrThrow } from '../validation.js';
 import { IDEMPOTENT_SEND_HEADERS, idempotentSend } from '../idempotent-send.js';
-
-/** A message id is a UUID; anything else is an unknown id. */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Every envelope recipient of a send: each `to` entry and its cc and bcc copies. */
 function recipientCount<R extends Pick<SendRequest, 'to'>>(request: R): number {
@@ -60,7 +58,7 @@ export const emailRoutes = [
     response: messageViewSchema,
     handle: async ({ ctx, principal, params }) => {
       const id = params.message_id ?? '';
-      const found = UUID.test(id) ? await ctx.store.messages.get(principal.account.id, id.toLowerCase()) : null;
+      const found = isUuid(id) ? await ctx.store.messages.get(principal.account.id, id.toLowerCase()) : null;
       if (!found) throw new NotFoundError('MESSAGE_NOT_FOUND', `no message with id ${id} in this account`);
       const events = await ctx.store.messages.listEvents(found.message.id);
       const renderedSubjectText = await renderedSubject(ctx, found.message, found.batch);
@@ -75,7 +73,7 @@ export const emailRoutes = [
     response: messageViewSchema,
     handle: async ({ ctx, principal: { subAccount }, params }) => {
       const id = params.message_id ?? '';
-      const found = UUID.test(id) ? await ctx.store.messages.get(subAccount.accountId, id.toLowerCase()) : null;
+      const found = isUuid(id) ? await ctx.store.messages.get(subAccount.accountId, id.toLowerCase()) : null;
       if (!found || found.message.subAccountId !== subAccount.id)
         throw new NotFoundError('MESSAGE_NOT_FOUND', `no message with id ${id} in this sub-account`);
       const events = await ctx.store.messages.listEvents(found.message.id);

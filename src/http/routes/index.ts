@@ -13,6 +13,8 @@ import { templateRoutes } from './templates.js';
 import { alertRoutes, incidentRoutes } from './alerts.js';
 import { protectionRoutes } from './protection.js';
 import { shapingRoutes } from './shaping.js';
+import { inboundRoutes } from './inbound-routes.js';
+import { inboundMessageRoutes } from './inbound-messages.js';
 
 /** The route table of the whole `/api/v1` surface. */
 export const apiRoutes: readonly AnyRoute[] = [
@@ -31,4 +33,6 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...protectionRoutes,
   ...incidentRoutes,
   ...shapingRoutes,
+  ...inboundRoutes,
+  ...inboundMessageRoutes,
 ];

@@ -163,7 +163,8 @@ export function memoryInboundStore(ctx: MemoryContext): InboundStore {
     insertMessage: (message) =>
       ctx.write((tables) => {
         requireParent(tables.subAccounts.has(message.subAccountId), `sub-account ${message.subAccountId}`);
-        if (tables.inboundMessages.has(message.id)) throw new Error(`memory store: duplicate inbound message ${message.id}`);
+        if (tables.inboundMessages.has(message.id))
+          throw new Error(`memory store: duplicate inbound message ${message.id}`);
         const { raw, ...fields } = message;
         tables.inboundMessages.set(message.id, {
           key: message.id,
@@ -185,8 +186,7 @@ export function memoryInboundStore(ctx: MemoryContext): InboundStore {
           .filter((m) => query.routeId === undefined || m.routeId === query.routeId)
           .filter(
             (m) =>
-              query.search === undefined ||
-              [m.from, m.subject, m.rcptTo].some((text) => contains(text, query.search)),
+              query.search === undefined || [m.from, m.subject, m.rcptTo].some((text) => contains(text, query.search)),
           )
           .sort(newestFirst)
           .slice(query.offset, query.offset + query.limit)

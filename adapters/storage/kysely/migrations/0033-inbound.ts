@@ -16,9 +16,7 @@ export function inboundMigration(dialect: DialectName) {
         .createTable('inbound_domains')
         .addColumn('domain_id', 'integer', (c) => c.primaryKey().references('domains.id').onDelete('cascade'))
         .addColumn('account_id', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-        .addColumn('sub_account_id', 'integer', (c) =>
-          c.notNull().references('sub_accounts.id').onDelete('cascade'),
-        )
+        .addColumn('sub_account_id', 'integer', (c) => c.notNull().references('sub_accounts.id').onDelete('cascade'))
         .addColumn('name', 'text', (c) => c.notNull())
         .addColumn('enabled_at', 'bigint', (c) => c.notNull())
         .addColumn('mx_verified', 'integer', (c) => c.notNull())
@@ -37,9 +35,7 @@ export function inboundMigration(dialect: DialectName) {
         .createTable('inbound_routes')
         .$call(withIdColumn(dialect))
         .addColumn('account_id', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-        .addColumn('sub_account_id', 'integer', (c) =>
-          c.notNull().references('sub_accounts.id').onDelete('cascade'),
-        )
+        .addColumn('sub_account_id', 'integer', (c) => c.notNull().references('sub_accounts.id').onDelete('cascade'))
         .addColumn('pattern', 'text', (c) => c.notNull())
         .addColumn('kind', 'text', (c) => c.notNull())
         .addColumn('domain', 'text', (c) => c.notNull())
@@ -59,9 +55,7 @@ export function inboundMigration(dialect: DialectName) {
         .createTable('inbound_messages')
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('account_id', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-        .addColumn('sub_account_id', 'integer', (c) =>
-          c.notNull().references('sub_accounts.id').onDelete('cascade'),
-        )
+        .addColumn('sub_account_id', 'integer', (c) => c.notNull().references('sub_accounts.id').onDelete('cascade'))
         .addColumn('route_id', 'integer', (c) => c.references('inbound_routes.id').onDelete('set null'))
         .addColumn('received_at', 'bigint', (c) => c.notNull())
         .addColumn('mail_from', 'text', (c) => c.notNull())

@@ -1,0 +1,152 @@
+/**
+ * What the inbound listener does with one message once its DATA is read: one record per accepted
+ * recipient, threaded to the sent message it answers, with its route's action (store, or a durable
+ * `inbound-webhook` job that posts the payload), all committed in one transaction before the SMTP
+ * answer, so that nothing answered 250 is lost and nothing answered 451 was kept.
+ */
+import type { ParsedMail } from 'mailparser';
+import type { MailplaneContext } from '../context.js';
+import { INBOUND_WEBHOOK_JOB, type MailplaneJobs } from '../jobs/kinds.js';
+import type { EnqueueJob } from '../jobs/queue.js';
+import { stringifyJson } from '../model/json.js';
+import { nowNs } from '../model/time.js';
+import type {
+  InboundAuthResults,
+  InboundDomainRecord,
+  InboundMessageRecord,
+  InboundRouteRecord,
+  InboundStatus,
+} from '../store/inbound-store.js';
+import { attachmentUrl } from './attachment-links.js';
+import { inboundPayload, referencesOf } from './payload.js';
+import { threadedMessageId } from './threading.js';
+
+/** A recipient accepted at `RCPT TO`: its domain and the route that takes its mail. */
+export interface AcceptedRecipient {
+  address: string;
+  domain: InboundDomainRecord;
+  route: InboundRouteRecord;
+}
+
+/** One message as the listener read it. */
+export interface ReceivedMessage {
+  raw: Buffer;
+  /** `null`: its MIME could not be read; it is kept and posted as raw text. */
+  parsed: ParsedMail | null;
+  auth: InboundAuthResults;
+  mailFrom: string;
+  recipients: readonly AcceptedRecipient[];
+}
+
+/** The limits the listener was given. */
+export interface IntakeLimits {
+  maxStoredRawBytes: number;
+  inlineAttachmentBytes: number;
+}
+
+/** What a forward route does until forwarding is built: the message is kept, and says so. */
+export const FORWARD_NOT_BUILT = 'forwarding is not built yet: the message was stored';
+
+/** The status and detail a route's action gives a new record. */
+export function firstStatus(route: Pick<InboundRouteRecord, 'action'>): { status: InboundStatus; detail: string } {
+  if (route.action === 'webhook') return { status: 'pending', detail: '' };
+  if (route.action === 'forward') return { status: 'stored', detail: FORWARD_NOT_BUILT };
+  return { status: 'stored', detail: '' };
+}
+
+/**
+ * The `inbound-webhook` job that posts `record` to its route `routeId`; `dedupeKey` tells a post
+ * again (`POST /subaccount/inbound/message/{id}/redeliver`) from the first.
+ */
+export function inboundWebhookJob(
+  ctx: MailplaneContext,
+  record: InboundMessageRecord,
+  parsed: ParsedMail | null,
+  raw: Buffer,
+  routeId: number,
+  inlineAttachmentBytes: number,
+  dedupeKey = `inbound:${record.id}`,
+): EnqueueJob<MailplaneJobs> {
+  const nowMs = ctx.clock.now();
+  const payload = inboundPayload(record, parsed, raw, {
+    inlineAttachmentBytes,
+    attachmentUrl: (index) =>
+      record.raw === null ? null : attachmentUrl(ctx, record.subAccountId, record.id, index, nowMs),
+  });
+  return {
+    kind: INBOUND_WEBHOOK_JOB,
+    payload: {
+      messageId: record.id,
+      accountId: record.accountId,
+      subAccountId: record.subAccountId,
+      routeId,
+      body: stringifyJson(payload),
+    },
+    dedupeKey,
+  };
+}
+
+/** Characters of the `From` address and subject kept on the record, for lists and search. */
+const MAX_LISTED_TEXT = 998;
+
+/** `value` as a record keeps it: bounded, a NUL (which PostgreSQL cannot hold in text) as U+FFFD. */
+const listed = (value: string): string => value.slice(0, MAX_LISTED_TEXT).replace(/\u0000/g, '\ufffd');
+
+/**
+ * Records `message` for each of its recipients and queues the webhook posts, in one transaction;
+ * answers the records written. A failure throws (the listener answers `451 4.3.0`).
+ */
+export async function recordInbound(
+  ctx: MailplaneContext,
+  message: ReceivedMessage,
+  limits: IntakeLimits,
+): Promise<InboundMessageRecord[]> {
+  const { parsed, raw } = message;
+  const headers = {
+    inReplyTo: parsed?.inReplyTo ?? '',
+    references: parsed
+      ? referencesOf(parsed)
+          .map((id) => `<${id}>`)
+          .join(' ')
+      : '',
+  };
+  // Recipients of one account share the answer.
+  const threads = new Map<number, Promise<string | null>>();
+  const threadOf = (accountId: number) => {
+    let thread = threads.get(accountId);
+    if (!thread) threads.set(accountId, (thread = threadedMessageId(ctx.store.messages, accountId, headers)));
+    return thread;
+  };
+  const receivedAt = nowNs(ctx.clock);
+  const records: InboundMessageRecord[] = [];
+  const jobs: EnqueueJob<MailplaneJobs>[] = [];
+  for (const { address, domain, route } of message.recipients) {
+    const record: InboundMessageRecord = {
+      id: ctx.ids.uuid(),
+      accountId: domain.accountId,
+      subAccountId: domain.subAccountId,
+      routeId: route.id,
+      receivedAt,
+      mailFrom: listed(message.mailFrom),
+      rcptTo: listed(address),
+      from: listed(parsed?.from?.value[0]?.address ?? ''),
+      subject: listed(parsed?.subject ?? ''),
+      messageIdHeader: listed((parsed?.messageId ?? '').replace(/^<|>$/g, '')),
+      inReplyToMessageId: await threadOf(domain.accountId),
+      size: raw.length,
+      raw: raw.length <= limits.maxStoredRawBytes ? raw : null,
+      auth: message.auth,
+      ...firstStatus(route),
+      updated: receivedAt,
+    };
+    records.push(record);
+    if (route.action !== 'webhook') continue;
+    jobs.push(inboundWebhookJob(ctx, record, parsed, raw, route.id, limits.inlineAttachmentBytes));
+  }
+  await ctx.store.transaction(async (store) => {
+    for (const record of records) await store.inbound.insertMessage(record);
+    if (jobs.length > 0) await ctx.jobs.enqueue(jobs, { store });
+  });
+  if (jobs.length > 0) ctx.jobs.notify();
+  return records;
+}
