@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { MailplaneContext } from '../../context.js';
 import type { DomainRecord } from '../../store/index.js';
-import { domainWireSchema } from '../../domain/domain-wire.js';
+import { domainToWire, domainWireSchema } from '../../domain/domain-wire.js';
 import { domainWireOf, domainWiresOf } from '../../domain/receiving.js';
 import { deletedSchema } from '../../model/wire-schemas.js';
 import { domainService } from '../../domain/domains.js';
@@ -25,9 +25,16 @@ function oneDomainRoute(
     path,
     auth: 'subaccount',
     response: domainWireSchema,
-    handle: async ({ ctx, principal, params }) => ({
-      body: await domainWireOf(ctx, await act(ctx, principal.subAccount.id, parseResourceId(params.domain_id))),
-    }),
+    handle: async ({ ctx, principal, params }) => {
+      const subAccountId = principal.subAccount.id;
+      const domainId = parseResourceId(params.domain_id);
+      // Whether it receives is read first: a verify that close() waited for ends after the store
+      // closed, and only a receiving domain needs its state read again (its MX check just ran).
+      const receiving = domainId === null ? null : await ctx.store.inbound.getDomain(subAccountId, domainId);
+      const domain = await act(ctx, subAccountId, domainId);
+      const inbound = receiving && (await ctx.store.inbound.getDomain(subAccountId, domain.id));
+      return { body: domainToWire(domain, { inbound, hostname: ctx.config.inbound.hostname }) };
+    },
   });
 }
 
