@@ -4,8 +4,7 @@ import { isResourceId } from '../model/ids.js';
 import type { ListQuery } from '../model/paging.js';
 import { nowNs } from '../model/time.js';
 import type { AlertEntityType, AlertParameter, AlertRecord, AlertWindowHours, NewAlert } from '../store/index.js';
-import { checkWebhookTarget } from '../webhook/target.js';
-import { parseWebhookUrl } from '../webhook/url.js';
+import { checkPostTargetUrl } from '../webhook/target.js';
 import type { AlertInput } from './alert-wire.js';
 import {
   ALERT_ENTITY_TYPES,
@@ -81,26 +80,9 @@ function resolveEntity(
   return { entityType: type, entityId };
 }
 
-/**
- * A Slack-compatible URL checked as a webhook target is: the URL (`null` for none given), or why it
- * is refused. Used by rules and by the protection settings' `slackUrl`.
- */
-export function checkSlackUrl(
-  ctx: Pick<MailplaneContext, 'config'>,
-  raw: string | null,
-): { ok: true; url: string | null } | { ok: false; message: string } {
-  if (raw === null || raw === '') return { ok: true, url: null };
-  const parsed = parseWebhookUrl(raw);
-  if (!parsed.ok) return { ok: false, message: parsed.message };
-  const target = checkWebhookTarget(parsed.url, { allowPrivateTargets: ctx.config.webhooks.allowPrivateTargets });
-  if (!target.allowed)
-    return { ok: false, message: `must reach a public address (${target.host} is ${target.category})` };
-  return { ok: true, url: parsed.url };
-}
-
 /** The Slack-compatible URL of a rule: `null` for none; a refusal is added to `issues`. */
 function resolveSlackUrl(ctx: MailplaneContext, raw: string | null, issues: RuleIssue[]): string | null {
-  const checked = checkSlackUrl(ctx, raw);
+  const checked = checkPostTargetUrl(raw, { allowPrivateTargets: ctx.config.webhooks.allowPrivateTargets });
   if (checked.ok) return checked.url;
   issues.push({ code: 'ALERT_SLACK_URL_REFUSED', path: 'slackUrl', message: checked.message });
   return null;

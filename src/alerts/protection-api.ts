@@ -6,8 +6,8 @@ import { z } from 'zod';
 import type { MailplaneContext } from '../context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { nowNs } from '../model/time.js';
+import { checkPostTargetUrl } from '../webhook/target.js';
 import type { IncidentRecord, MailplaneStore } from '../store/index.js';
-import { checkSlackUrl } from './alerts.js';
 import { notifyIncident, type IncidentChange, type IncidentNotifyContext } from './notify.js';
 import {
   protectionView,
@@ -86,7 +86,9 @@ export async function updateProtection(
   windowHours: number,
 ) {
   if (input.slackUrl !== undefined) {
-    const checked = checkSlackUrl(ctx, input.slackUrl);
+    const checked = checkPostTargetUrl(input.slackUrl, {
+      allowPrivateTargets: ctx.config.webhooks.allowPrivateTargets,
+    });
     if (!checked.ok)
       throw new ValidationError(
         `the body is not valid (slackUrl: ${checked.message})`,

@@ -8,8 +8,7 @@ import { emailAddressProblem } from '../model/email-address.js';
 import type { ListQuery } from '../model/paging.js';
 import { nowNs } from '../model/time.js';
 import type { InboundAction, InboundRouteRecord, InboundRoutePatch } from '../store/index.js';
-import { checkWebhookTarget } from '../webhook/target.js';
-import { parseWebhookUrl } from '../webhook/url.js';
+import { checkPostTargetUrl } from '../webhook/target.js';
 import { generateWebhookSecret } from '../webhook/webhooks.js';
 import { parsePattern, type ParsedPattern } from './patterns.js';
 import type { RouteInput } from './route-wire.js';
@@ -48,16 +47,11 @@ type ResolvedRoute = ParsedPattern & { action: InboundAction; url: string | null
 
 /** The webhook URL, or why it is refused (the same checks as webhooks' targets). */
 function checkRouteUrl(ctx: MailplaneContext, raw: string): RouteIssue | { url: string } {
-  const parsed = parseWebhookUrl(raw);
-  if (!parsed.ok) return { code: 'ROUTE_URL_REFUSED', path: 'url', message: parsed.message };
-  const target = checkWebhookTarget(parsed.url, { allowPrivateTargets: ctx.config.webhooks.allowPrivateTargets });
-  if (!target.allowed)
-    return {
-      code: 'ROUTE_URL_REFUSED',
-      path: 'url',
-      message: `must reach a public address (${target.host} is ${target.category})`,
-    };
-  return { url: parsed.url };
+  const checked = checkPostTargetUrl(raw, { allowPrivateTargets: ctx.config.webhooks.allowPrivateTargets });
+  if (!checked.ok) return { code: 'ROUTE_URL_REFUSED', path: 'url', message: checked.message };
+  return checked.url === null
+    ? { code: 'ROUTE_URL_REFUSED', path: 'url', message: 'is required' }
+    : { url: checked.url };
 }
 
 /** The forward address, or why it is refused: invalid, or suppressed for the sub-account (as a send's recipient). */

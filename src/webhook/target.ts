@@ -1,4 +1,5 @@
 import { classifyAddress, type AddressCategory } from '../model/address-class.js';
+import { parseWebhookUrl } from './url.js';
 
 /**
  * What a webhook target's host is, as far as can be told without DNS:
@@ -58,4 +59,21 @@ export function checkWebhookTarget(url: string | URL, options: WebhookTargetOpti
   }
   const allowed = category === 'public' || category === 'hostname' || options.allowPrivateTargets === true;
   return { allowed, category, host };
+}
+
+/**
+ * A URL given for mailplane to POST to (an alert rule's Slack URL, an inbound route's webhook), parsed
+ * and checked as webhook URLs are: the normalised URL (`null` when none was given), or why it is refused.
+ */
+export function checkPostTargetUrl(
+  raw: string | null,
+  options: WebhookTargetOptions,
+): { ok: true; url: string | null } | { ok: false; message: string } {
+  if (raw === null || raw === '') return { ok: true, url: null };
+  const parsed = parseWebhookUrl(raw);
+  if (!parsed.ok) return { ok: false, message: parsed.message };
+  const target = checkWebhookTarget(parsed.url, options);
+  if (!target.allowed)
+    return { ok: false, message: `must reach a public address (${target.host} is ${target.category})` };
+  return { ok: true, url: parsed.url };
 }
