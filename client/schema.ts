@@ -1143,6 +1143,38 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/account/inbound/message': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations['getAccountInboundMessage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/account/inbound/message/{inbound_message_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations['getAccountInboundMessageByInboundMessageId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/subaccount/inbound/message': {
     parameters: {
       query?: never;
@@ -1201,6 +1233,22 @@ export interface paths {
     get?: never;
     put?: never;
     post: operations['postSubaccountInboundMessageByInboundMessageIdRedeliver'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/subaccount/inbound/message/{inbound_message_id}/attempt': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations['getSubaccountInboundMessageByInboundMessageIdAttempt'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1677,6 +1725,21 @@ export interface components {
       sendAt?: number;
       events: components['schemas']['Event'][];
       renderedSubject: string;
+      /** The received messages that answer this one (their `In-Reply-To` or `References` names it), newest first, at most 20; a sub-account key sees those its own domains received. mailplane’s addition. */
+      replies: {
+        /** The received message’s id: `GET …/inbound/message/{id}`. */
+        id: string;
+        /** The `From` header’s address. */
+        from: string;
+        subject: string;
+        /**
+         * Format: int64
+         * UNIX epoch nanoseconds.
+         */
+        receivedAt: number;
+        /** @enum {string} */
+        status: 'pending' | 'posted' | 'forwarded' | 'stored' | 'failed';
+      }[];
     };
     MessageItem: {
       messageID: string;
@@ -2152,6 +2215,13 @@ export interface components {
       updated: number;
       /** Whether the raw message is kept (`GET …/raw`, `POST …/redeliver`): up to `maxStoredRawBytes`. */
       rawKept: boolean;
+      /** The sub-account that received it (the owner of the receiving domain). */
+      subAccountId: number;
+      /** The route that took it, with its pattern; `null` once that route is deleted. */
+      route: {
+        id: number;
+        pattern: string;
+      } | null;
     };
     Error: {
       /** Stable error code (UPPER_SNAKE). */
@@ -11754,6 +11824,180 @@ export interface operations {
       };
     };
   };
+  getAccountInboundMessage: {
+    parameters: {
+      query?: {
+        routeId?: string;
+        status?: 'pending' | 'posted' | 'forwarded' | 'stored' | 'failed';
+        sender?: string;
+        recipient?: string;
+        from?: string;
+        to?: string;
+        subAccountId?: string;
+        search?: string;
+        cursor?: string;
+        limit?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** Success. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: components['schemas']['InboundMessage'][];
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** The API key is missing or unknown. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** Not allowed: a duplicate, a blocked key or a resource of another owner. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** The query or body is malformed; `details` lists each problem. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** Rate limited; `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** A service mailplane depends on is unavailable; try again later. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getAccountInboundMessageByInboundMessageId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        inbound_message_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** Success. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InboundMessage'];
+        };
+      };
+      /** The API key is missing or unknown. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** Not allowed: a duplicate, a blocked key or a resource of another owner. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** No resource with this id. */
+      406: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** Rate limited; `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** A service mailplane depends on is unavailable; try again later. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   getSubaccountInboundMessage: {
     parameters: {
       query?: {
@@ -11761,6 +12005,11 @@ export interface operations {
         offset?: string;
         search?: string;
         routeId?: string;
+        status?: 'pending' | 'posted' | 'forwarded' | 'stored' | 'failed';
+        sender?: string;
+        recipient?: string;
+        from?: string;
+        to?: string;
       };
       header?: never;
       path?: never;
@@ -12066,6 +12315,123 @@ export interface operations {
       };
       /** Gone: what was asked of the resource was removed for good. */
       410: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** The query or body is malformed; `details` lists each problem. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** Rate limited; `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** A service mailplane depends on is unavailable; try again later. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getSubaccountInboundMessageByInboundMessageIdAttempt: {
+    parameters: {
+      query?: {
+        limit?: string;
+        offset?: string;
+      };
+      header?: never;
+      path: {
+        inbound_message_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** Success. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            /** The received message posted (its `webhook-id`). */
+            messageId: string;
+            /** The route posted for (it may have been deleted since). */
+            routeId: number;
+            /** The URL posted to, as the route had it then. */
+            url: string;
+            /** 1 for the first POST, 2 for the first retry; a redelivery starts at 1. */
+            attempt: number;
+            /** @enum {string} */
+            result: 'delivered' | 'will-retry' | 'gave-up' | 'failed';
+            /** The receiver’s HTTP status; `null` when it did not answer. */
+            status: number | null;
+            /** Why the POST failed, in plain words; `null` on success. */
+            error: string | null;
+            durationMs: number;
+            /**
+             * Format: int64
+             * UNIX epoch nanoseconds.
+             */
+            created: number;
+            nextRetryAt: number | null;
+          }[];
+        };
+      };
+      /** The API key is missing or unknown. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** Not allowed: a duplicate, a blocked key or a resource of another owner. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** No resource with this id. */
+      406: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;

@@ -11,6 +11,7 @@ import { scheduledJobHandlers } from './scheduling/scheduled-jobs.js';
 import { INCIDENT_EMAIL_JOB } from './jobs/kinds.js';
 import { incidentNotifyJobHandlers } from './alerts/notify-jobs.js';
 import { inboundWebhookJobHandlers } from './inbound/webhook-job.js';
+import { inboundForwardJobHandlers } from './inbound/forward-job.js';
 
 /**
  * Every kind of background job this instance runs, keyed by job kind. Each capability contributes
@@ -27,6 +28,8 @@ export function backgroundJobHandlers(
     ...inLane(WEBHOOK_LANE, webhookJobHandlers(ctx, webhookSender)),
     ...inLane(WEBHOOK_LANE, inboundWebhookJobHandlers(ctx, webhookSender)),
     ...incidentNotifyJobs(ctx, webhookSender),
+    // A forward only accepts a send (its delivery is a delivery job): the default slots.
+    ...inboundForwardJobHandlers(ctx),
     ...domainVerificationJobHandlers(ctx),
     ...warmupJobHandlers(ctx),
     ...retentionJobHandlers(ctx),

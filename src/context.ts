@@ -26,6 +26,7 @@ import type { TemplateCompiler } from './template/renderer.js';
 import type { AlertNotifyConfig } from './alerts/notify-config.js';
 import type { ReputationConfig } from './alerts/reputation-config.js';
 import type { InboundConfig } from './inbound/config.js';
+import type { InboundRecipientDirectory } from './inbound/recipient-directory.js';
 
 // The logger has a module of its own, so that the layers below the context can name it without
 // importing this file (which imports them: a cycle); it is re-exported here for the rest.
@@ -77,6 +78,8 @@ export interface MailplaneContext {
   readonly writes: GroupCommit;
   /** Queues the webhook posts of the events a transaction records, in that transaction. */
   readonly webhookOutbox: WebhookOutbox;
+  /** The receiving domains and their routes as `RCPT TO` reads them, remembered a few seconds; changes call `changed()`. */
+  readonly inboundRecipients: InboundRecipientDirectory;
   /** Where delivery hands signed messages (e.g. `mxTransport` from `mailplane/transport/smtp`); none: messages wait. */
   readonly transport?: Transport;
   /** Builds the transport of a TPSP that a pool routes to (`MailplaneOptions.tpspTransport`); none: such messages wait. */

@@ -46,6 +46,8 @@ import { MailplaneMetrics } from './metrics/metrics.js';
 import { resolveTemplateCacheConfig } from './template/cache.js';
 import { resolveAlertNotifyConfig } from './alerts/notify-config.js';
 import { resolveInboundConfig } from './inbound/config.js';
+import { InboundRecipientDirectory } from './inbound/recipient-directory.js';
+import { SANDBOX_MX_HOST } from './sandbox/zone.js';
 import { sourcePauseIncidents } from './alerts/source-pause.js';
 import { notifyProtectionIncident } from './alerts/protection-api.js';
 import { TemplateCompiler } from './template/renderer.js';
@@ -176,7 +178,10 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       templateCache: resolveTemplateCacheConfig(options.templateCache),
       alerts: resolveAlertNotifyConfig(options.alerts),
       reputation: resolveReputationConfig(options.reputation),
-      inbound: resolveInboundConfig(options.inbound),
+      // In the sandbox every domain's MX is the catcher, which receives for receiving domains: that is the host.
+      inbound: resolveInboundConfig(
+        sandbox && !options.inbound?.hostname ? { ...options.inbound, hostname: SANDBOX_MX_HOST } : options.inbound,
+      ),
     },
     store,
     secrets: createSecretBox(options.secret),
@@ -187,6 +192,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
     jobs: createJobQueue({ store, clock, logger }),
     writes: createGroupCommit(store),
     webhookOutbox: new WebhookOutbox(clock),
+    inboundRecipients: new InboundRecipientDirectory(store, clock),
     resolver: createDnsResolver({
       ...(dns.servers.length > 0 && { servers: dns.servers }),
       timeoutMs: dns.timeoutMs,

@@ -53,7 +53,16 @@ export interface ExampleConfig {
    */
   mailplane: Pick<
     MailplaneOptions,
-    'dns' | 'delivery' | 'webhooks' | 'rateLimits' | 'metrics' | 'retention' | 'domains' | 'alerts' | 'inbound'
+    | 'dns'
+    | 'delivery'
+    | 'webhooks'
+    | 'rateLimits'
+    | 'metrics'
+    | 'retention'
+    | 'domains'
+    | 'alerts'
+    | 'inbound'
+    | 'shaping'
   >;
   /** The SMTP relay: off unless a port is given. */
   smtp: {
@@ -67,6 +76,8 @@ export interface ExampleConfig {
     bouncePort?: number;
     /** The inbound MX listener's port (25 on the internet); `MAILPLANE_INBOUND_PORT`. */
     inboundPort?: number;
+    /** Messages a minute the inbound MX listener takes from one client address; `MAILPLANE_INBOUND_RATE` (default 120). */
+    inboundRate?: number;
     /** Addresses that receive complaint reports; `MAILPLANE_FEEDBACK_ADDRESSES`, comma-separated. */
     feedbackAddresses: string[];
     /** Connections at once per SMTP listener; `MAILPLANE_SMTP_MAX_CLIENTS` (default 100). */
@@ -157,6 +168,15 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
       ...(values.MAILPLANE_REPUTATION_INTERVAL !== undefined && {
         reputation: { evaluationIntervalMs: values.MAILPLANE_REPUTATION_INTERVAL },
       }),
+      // Traffic shaping's timings (docs/shaping.md); unset: 30 s after a slow-down reply, rules re-read every 5 s.
+      ...((values.MAILPLANE_SHAPING_THROTTLE_WAIT !== undefined || values.MAILPLANE_SHAPING_CACHE !== undefined) && {
+        shaping: {
+          ...(values.MAILPLANE_SHAPING_THROTTLE_WAIT !== undefined && {
+            throttleWaitMs: values.MAILPLANE_SHAPING_THROTTLE_WAIT,
+          }),
+          ...(values.MAILPLANE_SHAPING_CACHE !== undefined && { cacheMs: values.MAILPLANE_SHAPING_CACHE }),
+        },
+      }),
       // Automatic DKIM key rotation every N days (docs/domains.md, "DKIM key rotation"); unset: off.
       ...(values.MAILPLANE_DKIM_AUTO_ROTATE_DAYS !== undefined && {
         domains: { dkimAutoRotateDays: values.MAILPLANE_DKIM_AUTO_ROTATE_DAYS },
@@ -169,6 +189,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
       ...(tlsKey && tlsCert && { tls: { key: tlsKey.pem, cert: tlsCert.pem } }),
       ...(values.MAILPLANE_BOUNCE_PORT !== undefined && { bouncePort: values.MAILPLANE_BOUNCE_PORT }),
       ...(values.MAILPLANE_INBOUND_PORT !== undefined && { inboundPort: values.MAILPLANE_INBOUND_PORT }),
+      ...(values.MAILPLANE_INBOUND_RATE !== undefined && { inboundRate: values.MAILPLANE_INBOUND_RATE }),
       feedbackAddresses: values.MAILPLANE_FEEDBACK_ADDRESSES ?? [],
       ...(values.MAILPLANE_SMTP_MAX_CLIENTS !== undefined && { maxClients: values.MAILPLANE_SMTP_MAX_CLIENTS }),
       ...(values.MAILPLANE_SMTP_MAX_CONNECTIONS_PER_ADDRESS !== undefined && {
@@ -185,8 +206,17 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ExampleConfig 
  * allowed from loopback clients only (the relay's default, decided per connection).
  */
 export async function startSmtpServers(mailplane: Mailplane, config: ExampleConfig): Promise<SmtpListener[]> {
-  const { port, tlsPort, tls, bouncePort, inboundPort, feedbackAddresses, maxClients, maxConnectionsPerAddress } =
-    config.smtp;
+  const {
+    port,
+    tlsPort,
+    tls,
+    bouncePort,
+    inboundPort,
+    inboundRate,
+    feedbackAddresses,
+    maxClients,
+    maxConnectionsPerAddress,
+  } = config.smtp;
   const limits = {
     ...(maxClients !== undefined && { maxClients }),
     ...(maxConnectionsPerAddress !== undefined && { maxConnectionsPerAddress }),
@@ -218,7 +248,11 @@ export async function startSmtpServers(mailplane: Mailplane, config: ExampleConf
   if (inboundPort !== undefined) {
     // Its host name is the inbound.hostname option (MAILPLANE_INBOUND_HOSTNAME) the receiver reads itself.
     await start(
-      createInboundReceiver(mailplane, { ...(tls && { tls }), ...limits }),
+      createInboundReceiver(mailplane, {
+        ...(tls && { tls }),
+        ...limits,
+        ...(inboundRate !== undefined && { maxMessagesPerMinutePerAddress: inboundRate }),
+      }),
       inboundPort,
       'inbound MX listener',
     );

@@ -164,6 +164,20 @@ export const CONFIG_VARIABLES = {
     description:
       'how often alert rules and the automatic protection are evaluated, on one node of a cluster ([docs/reputation.md](docs/reputation.md#evaluation))',
   }),
+  MAILPLANE_SHAPING_THROTTLE_WAIT: variable({
+    whenUnset: '`30s`',
+    accepts: 'a duration from 1s to 1h: milliseconds (30000) or a number with a unit: 30s, 1m',
+    parser: duration(1_000, 3_600_000),
+    description:
+      "how long a message waits, without a retry counted, after a receiver's slow-down reply before it is routed again ([docs/shaping.md](docs/shaping.md#adaptive-throttling))",
+  }),
+  MAILPLANE_SHAPING_CACHE: variable({
+    whenUnset: '`5s`',
+    accepts: 'a duration from 0s to 1m: milliseconds (5000) or a number with a unit: 5s, 1m',
+    parser: duration(0, 60_000),
+    description:
+      "how long each node keeps an account's shaping rules and the list of suspended sources before reading them again: a rule changed on another node applies within it ([docs/shaping.md](docs/shaping.md#how-delivery-keeps-to-them))",
+  }),
   MAILPLANE_DKIM_AUTO_ROTATE_DAYS: variable({
     whenUnset: 'off',
     accepts: `a whole number of days from 0 (off) to ${MAX_DAYS}`,
@@ -215,6 +229,13 @@ export const CONFIG_VARIABLES = {
     parser: port(),
     description:
       'port of the inbound MX listener that receives mail for the domains with receiving enabled (25 on the internet; [docs/inbound.md](docs/inbound.md#in-the-example-servers))',
+  }),
+  MAILPLANE_INBOUND_RATE: variable({
+    whenUnset: '`120`',
+    accepts: 'a whole number from 1 to 1000000',
+    parser: wholeNumber(1, 1_000_000),
+    description:
+      'messages a minute the inbound MX listener accepts from one client address (an IPv6 client by its /64); more are answered `450 4.7.1` at `MAIL FROM`',
   }),
   MAILPLANE_FEEDBACK_ADDRESSES: variable({
     whenUnset: 'none',

@@ -22,9 +22,10 @@ const STATUSES = [
 
 /**
  * A bound of the time range: nanoseconds since the epoch, or a UTC day `YYYY-MM-DD` (its first
- * instant; for `to`, the first instant of the next day, so the day is included).
+ * instant; for `to`, the first instant of the next day, so the day is included). The received
+ * messages' lists (inbound-list.ts) take the same.
  */
-const bound = (endOfDay: boolean) =>
+export const timeBound = (endOfDay: boolean) =>
   z.string().transform((value, ctx) => {
     if (/^[0-9]{1,20}$/.test(value)) return clamp(BigInt(value));
     const day = dayNumber(value);
@@ -33,23 +34,24 @@ const bound = (endOfDay: boolean) =>
     return z.NEVER;
   });
 
-const text = (max: number) => plainTextSchema(max).pipe(z.string().min(1));
+/** A text filter: plain text, not empty, at most `max` characters. */
+export const filterText = (max: number) => plainTextSchema(max).pipe(z.string().min(1));
 
 /** The filters of every activity list and export (docs/activity.md). */
 const filterShape = {
-  recipient: text(320).optional(),
-  sender: text(320).optional(),
+  recipient: filterText(320).optional(),
+  sender: filterText(320).optional(),
   status: z.enum(STATUSES).optional(),
-  group: text(100).optional(),
-  ippool: text(100).optional(),
+  group: filterText(100).optional(),
+  ippool: filterText(100).optional(),
   subAccountId: queryInt(1).optional(),
   /** One message's id (a UUID, any case). */
   messageId: z
     .string()
     .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a message id (a UUID)')
     .optional(),
-  from: bound(false).optional(),
-  to: bound(true).optional(),
+  from: timeBound(false).optional(),
+  to: timeBound(true).optional(),
   /** Events only: comma-separated event type numbers. */
   type: z
     .string()

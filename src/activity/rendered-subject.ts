@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { MailplaneContext } from '../context.js';
-import { messageItemWireSchema, messageWireSchema } from '../sending/message-wire.js';
+import { messageItemWireSchema } from '../sending/message-wire.js';
 import type { MessageRecord, SendBatchRecord } from '../store/index.js';
 import { unsubscribeUrl } from '../tracking/links.js';
 
@@ -13,9 +13,6 @@ const renderedSubjectShape = { renderedSubject: z.string() };
 
 /** An activity item ({@link messageItemWireSchema}) with its `renderedSubject`. */
 export const messageItemViewSchema = messageItemWireSchema.extend(renderedSubjectShape);
-
-/** A message with its events ({@link messageWireSchema}) with its `renderedSubject`. */
-export const messageViewSchema = messageWireSchema.extend(renderedSubjectShape);
 
 /**
  * The subject of `message` rendered for its recipient: its custom fields and its unsubscribe link,

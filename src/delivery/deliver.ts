@@ -2,9 +2,11 @@
 import type { MailplaneContext } from '../context.js';
 import { createGroupCommit, type GroupCommit } from '../store/group-commit.js';
 import { TemplateCache, renderMessage } from '../sending/render.js';
-import type { DomainRecord, MessageRecord, SendBatchRecord } from '../store/index.js';
+import { hostname } from 'node:os';
+import type { DomainRecord, ForwardedMessage, MessageRecord, SendBatchRecord } from '../store/index.js';
 import { SharedBodyCache } from './body-cache.js';
 import { composeMessage, DkimKeyCache } from './compose.js';
+import { composeForward } from './compose-forward.js';
 import { DkimSigner } from './dkim-signer.js';
 import { recordDeliveryOutcome, type RecordedOutcome } from './outcome.js';
 import { judgePushBack } from './push-back.js';
@@ -142,9 +144,47 @@ function domainGone(): DeliveryResult {
   };
 }
 
-/** Composes and sends the message. A failure to compose (storage, a template) throws: the job is retried. */
+/** Where a message of `batch` is signed: transactional mail ahead of bulk mail waiting for the signing thread. */
+function signerFor(caches: DeliveryCaches, batch: SendBatchRecord) {
+  return batch.content.stream === 'transactional' ? caches.signer.signUrgent : caches.signer.sign;
+}
+
+/** The outcome of a forward whose received message is no longer kept (retention, or deleted with its sub-account). */
+function forwardGone(): DeliveryResult {
+  return {
+    kind: 'dropped',
+    smtpCode: null,
+    text: 'INBOUND_MESSAGE_GONE: the received message to forward is no longer kept',
+  };
+}
+
+/**
+ * Composes and sends the message (a forward: the message received, src/delivery/compose-forward.ts).
+ * A failure to compose (storage, a template) throws: the job is retried.
+ */
 async function attemptDelivery(ctx: MailplaneContext, attempt: DeliveryAttempt): Promise<AttemptEnd> {
-  return sendComposed(ctx, attempt, await composeOutbound(ctx, attempt));
+  const { forward } = attempt.batch.content;
+  const outbound = forward ? await forwardOutbound(ctx, attempt, forward) : await composeOutbound(ctx, attempt);
+  if (outbound === null) return { result: forwardGone() };
+  return sendComposed(ctx, attempt, outbound);
+}
+
+/** The forward of a received message, or `null` when its raw bytes are gone. */
+async function forwardOutbound(
+  ctx: MailplaneContext,
+  { caches, message, batch, domain }: DeliveryAttempt,
+  forward: ForwardedMessage,
+): Promise<OutboundMessage | null> {
+  const received = await ctx.store.inbound.getMessage(batch.subAccountId, forward.inboundMessageId);
+  if (!received?.raw) return null;
+  return composeForward({
+    message,
+    received: { ...received, raw: received.raw },
+    domain,
+    dkimKey: caches.dkimKeys.get(ctx, domain),
+    authServId: ctx.config.inbound.hostname ?? hostname(),
+    sign: signerFor(caches, batch),
+  });
 }
 
 /** The message rendered for its recipient, composed as MIME and DKIM-signed for its sending domain. */
@@ -161,7 +201,7 @@ async function composeOutbound(
       rendered: renderMessage(ctx, await caches.templates.get(batch), message, batch),
       dkimKey: caches.dkimKeys.get(ctx, domain),
       dateMs: ctx.clock.now(),
-      sign: caches.signer.sign,
+      sign: signerFor(caches, batch),
     },
     caches.bodies,
   );

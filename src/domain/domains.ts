@@ -60,6 +60,8 @@ export const domainService = {
   async delete(ctx: MailplaneContext, subAccountId: number, id: number | null): Promise<DomainRecord> {
     const domain = id === null ? null : await ctx.store.domains.get(subAccountId, id);
     if (!domain || !(await ctx.store.domains.delete(subAccountId, domain.id))) throw notFound(id ?? 'given');
+    // Its receiving (and so its routes) went with it.
+    ctx.inboundRecipients.changed();
     return domain;
   },
 };

@@ -56,6 +56,12 @@ export async function checkReceivingMx(
   return { ...inbound, mxVerified: check.verified, mxFailureReason: check.reason, mxCheckedAt: at };
 }
 
+/** What enabling and disabling work with: {@link ReceivingDeps}, and the recipients `RCPT TO` remembers. */
+export interface ReceivingChangeDeps extends ReceivingDeps {
+  /** The listener's cache of receiving domains and routes (src/inbound/recipient-directory.ts): told of each change. */
+  readonly inboundRecipients: { changed(): void };
+}
+
 /** `POST` and `DELETE /subaccount/domain/{id}/inbound`. */
 export const receivingService = {
   /**
@@ -63,7 +69,7 @@ export const receivingService = {
    * Throws 406 `DOMAIN_NOT_FOUND`, 422 `INBOUND_NOT_CONFIGURED` (no `inbound.hostname`), 422
    * `DOMAIN_NOT_VERIFIED`, 403 `INBOUND_DOMAIN_TAKEN` (another sub-account receives on that name).
    */
-  async enable(deps: ReceivingDeps, subAccountId: number, domainId: number | null): Promise<DomainWire> {
+  async enable(deps: ReceivingChangeDeps, subAccountId: number, domainId: number | null): Promise<DomainWire> {
     const domain = domainId === null ? null : await deps.store.domains.get(subAccountId, domainId);
     if (!domain) throw notFound(domainId ?? 'given');
     if (deps.config.inbound.hostname === null)
@@ -80,15 +86,17 @@ export const receivingService = {
       throw new ConflictError('INBOUND_DOMAIN_TAKEN', `another sub-account already receives mail for ${domain.name}`);
     const enabled = await deps.store.inbound.enableDomain(subAccountId, domain.id, nowNs(deps.clock));
     if (!enabled.ok) throw notFound(domain.id);
+    deps.inboundRecipients.changed();
     const inbound = (await checkReceivingMx(deps, domain, true)) ?? enabled.value;
     return domainToWire(domain, { inbound, hostname: deps.config.inbound.hostname });
   },
 
   /** Stops receiving on the domain (its routes are kept); answers the domain. Throws 406 `DOMAIN_NOT_FOUND`. */
-  async disable(deps: ReceivingDeps, subAccountId: number, domainId: number | null): Promise<DomainWire> {
+  async disable(deps: ReceivingChangeDeps, subAccountId: number, domainId: number | null): Promise<DomainWire> {
     const domain = domainId === null ? null : await deps.store.domains.get(subAccountId, domainId);
     if (!domain) throw notFound(domainId ?? 'given');
     await deps.store.inbound.disableDomain(subAccountId, domain.id);
+    deps.inboundRecipients.changed();
     return domainToWire(domain, { inbound: null, hostname: deps.config.inbound.hostname });
   },
 };

@@ -12,7 +12,8 @@ import { alertWireSchema } from '../alerts/alert-wire.js';
 import { incidentWireSchema } from '../alerts/incident-wire.js';
 import { protectionWireSchema } from '../alerts/protection-api.js';
 import { eventPageWireSchema, messagePageWireSchema } from '../activity/list.js';
-import { messageItemViewSchema, messageViewSchema } from '../activity/rendered-subject.js';
+import { messageItemViewSchema } from '../activity/rendered-subject.js';
+import { messageViewSchema } from '../activity/message-view.js';
 import { domainWireSchema } from '../domain/domain-wire.js';
 import {
   ipAllocationWireSchema,
@@ -35,7 +36,7 @@ import {
 import { queuedReplayWireSchema } from '../webhook/replay.js';
 import { webhookUpdateWireSchema, webhookWireSchema, webhookWithSecretWireSchema } from '../webhook/webhook-wire.js';
 import { routeWireSchema, routeWithSecretWireSchema } from '../inbound/route-wire.js';
-import { inboundMessageWireSchema } from '../inbound/message-wire.js';
+import { inboundMessageItemWireSchema } from '../inbound/message-wire.js';
 import type { AnyRoute } from './route.js';
 
 /** A JSON Schema object as the document holds it. */
@@ -81,7 +82,7 @@ const NAMED_SCHEMAS: ReadonlyArray<[string, z.ZodType]> = [
   ['ShapingState', shapingStateWireSchema],
   ['InboundRoute', routeWireSchema],
   ['InboundRouteWithSecret', routeWithSecretWireSchema],
-  ['InboundMessage', inboundMessageWireSchema],
+  ['InboundMessage', inboundMessageItemWireSchema],
 ];
 
 /** Where a component is referred to from anywhere in the document. */

@@ -1,7 +1,7 @@
 /**
  * What the inbound listener does with one message once its DATA is read: one record per accepted
  * recipient, threaded to the sent message it answers, with its route's action (store, or a durable
- * `inbound-webhook` job that posts the payload), all committed in one transaction before the SMTP
+ * `inbound-webhook` job that posts the payload, or an `inbound-forward` job), all committed in one transaction before the SMTP
  * answer, so that nothing answered 250 is lost and nothing answered 451 was kept.
  */
 import type { ParsedMail } from 'mailparser';
@@ -18,6 +18,7 @@ import type {
   InboundStatus,
 } from '../store/inbound-store.js';
 import { attachmentUrl } from './attachment-links.js';
+import { inboundForwardJob } from './forward-job.js';
 import { inboundPayload, referencesOf } from './payload.js';
 import { threadedMessageId } from './threading.js';
 
@@ -44,14 +45,18 @@ export interface IntakeLimits {
   inlineAttachmentBytes: number;
 }
 
-/** What a forward route does until forwarding is built: the message is kept, and says so. */
-export const FORWARD_NOT_BUILT = 'forwarding is not built yet: the message was stored';
-
-/** The status and detail a route's action gives a new record. */
+/** The status and detail a route's action gives a new record: a post or a forward to come is `pending`. */
 export function firstStatus(route: Pick<InboundRouteRecord, 'action'>): { status: InboundStatus; detail: string } {
-  if (route.action === 'webhook') return { status: 'pending', detail: '' };
-  if (route.action === 'forward') return { status: 'stored', detail: FORWARD_NOT_BUILT };
+  if (route.action === 'webhook' || route.action === 'forward') return { status: 'pending', detail: '' };
   return { status: 'stored', detail: '' };
+}
+
+/**
+ * Whether the raw copy of a message of `size` bytes is kept: up to the configured size, and
+ * always for a forward, which sends it on (the listener's message size limit bounds it).
+ */
+export function keepsRaw(route: Pick<InboundRouteRecord, 'action'>, size: number, limits: IntakeLimits): boolean {
+  return route.action === 'forward' || size <= limits.maxStoredRawBytes;
 }
 
 /**
@@ -134,14 +139,15 @@ export async function recordInbound(
       messageIdHeader: listed((parsed?.messageId ?? '').replace(/^<|>$/g, '')),
       inReplyToMessageId: await threadOf(domain.accountId),
       size: raw.length,
-      raw: raw.length <= limits.maxStoredRawBytes ? raw : null,
+      raw: keepsRaw(route, raw.length, limits) ? raw : null,
       auth: message.auth,
       ...firstStatus(route),
       updated: receivedAt,
     };
     records.push(record);
-    if (route.action !== 'webhook') continue;
-    jobs.push(inboundWebhookJob(ctx, record, parsed, raw, route.id, limits.inlineAttachmentBytes));
+    if (route.action === 'forward') jobs.push(inboundForwardJob(record, route.id));
+    if (route.action === 'webhook')
+      jobs.push(inboundWebhookJob(ctx, record, parsed, raw, route.id, limits.inlineAttachmentBytes));
   }
   await ctx.store.transaction(async (store) => {
     for (const record of records) await store.inbound.insertMessage(record);

@@ -1,4 +1,4 @@
-/** Types of the part of mailauth's `authenticate` the inbound listener reads. */
+/** Types of the parts of mailauth the inbound listener (`authenticate`) and forwarding (`sealMessage`) use. */
 declare module 'mailauth' {
   interface Verdict {
     status?: { result?: string; comment?: string | false };
@@ -19,4 +19,17 @@ declare module 'mailauth' {
     dmarc?: Verdict | false;
     arc?: Verdict | false;
   }>;
+  /** The ARC set (ARC-Seal, ARC-Message-Signature, ARC-Authentication-Results) to prepend to `input`. */
+  export function sealMessage(
+    input: Buffer,
+    seal: {
+      signingDomain: string;
+      selector: string;
+      privateKey: string | Buffer;
+      /** The `ARC-Authentication-Results` payload after `i=N;`. */
+      authResults: string;
+      /** The chain's verdict before this set: `none` (no chain) or `pass`. */
+      cv: string;
+    },
+  ): Promise<Buffer>;
 }

@@ -3,14 +3,8 @@
  * "Received messages"): everything the record holds but the raw copy, which has its own endpoint.
  */
 import { z } from 'zod';
-import { listQuerySchema, queryInt } from '../model/paging.js';
 import { epochNsSchema } from '../model/wire-schemas.js';
-import type { InboundMessageRecord } from '../store/index.js';
-
-/** The query of `GET /subaccount/inbound/message`: the list query and, optionally, one route's messages. */
-export const inboundMessageQuerySchema = listQuerySchema.extend({
-  routeId: queryInt(1).optional().meta({ description: 'Only the messages this route took.' }),
-});
+import type { InboundMessageRecord, InboundMessageSummary } from '../store/index.js';
 
 const verdict = z.string().meta({ description: 'mailauth’s verdict in a lower-case word: `pass`, `fail`, `none`, …' });
 
@@ -57,5 +51,28 @@ export function inboundMessageToWire(message: InboundMessageRecord): z.output<ty
     receivedAt: message.receivedAt,
     updated: message.updated,
     rawKept: message.raw !== null,
+  };
+}
+
+/**
+ * A received message as the lists and `GET …/inbound/message/{id}` answer it: {@link inboundMessageWireSchema}
+ * with its sub-account and its route (`null` once deleted).
+ */
+export const inboundMessageItemWireSchema = inboundMessageWireSchema.extend({
+  subAccountId: z.int().meta({ description: 'The sub-account that received it (the owner of the receiving domain).' }),
+  route: z
+    .object({ id: z.int(), pattern: z.string() })
+    .nullable()
+    .meta({ description: 'The route that took it, with its pattern; `null` once that route is deleted.' }),
+});
+
+/** A message of a list as {@link inboundMessageItemWireSchema} answers it. */
+export function inboundSummaryToWire(summary: InboundMessageSummary): z.output<typeof inboundMessageItemWireSchema> {
+  const { rawKept, routePattern, ...message } = summary;
+  return {
+    ...inboundMessageToWire({ ...message, raw: null }),
+    rawKept,
+    subAccountId: summary.subAccountId,
+    route: summary.routeId === null || routePattern === null ? null : { id: summary.routeId, pattern: routePattern },
   };
 }

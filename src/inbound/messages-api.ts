@@ -1,13 +1,15 @@
 /**
  * The received messages of a sub-account through the API (docs/inbound.md, "Received messages"):
- * the list, one message, its raw copy, and delivering it again through its route.
+ * one message, its raw copy, and delivering it again through its route (the lists:
+ * src/activity/inbound-list.ts).
  */
 import type { MailplaneContext } from '../context.js';
 import { GoneError, NotFoundError, ValidationError } from '../errors.js';
 import { isUuid } from '../model/ids.js';
 import { nowNs } from '../model/time.js';
 import { parseReceivedMime } from '../smtp/server.js';
-import type { InboundMessageQuery, InboundMessageRecord } from '../store/index.js';
+import type { InboundMessageRecord } from '../store/index.js';
+import { inboundForwardJob } from './forward-job.js';
 import { firstStatus, inboundWebhookJob } from './intake.js';
 
 /**
@@ -15,15 +17,6 @@ import { firstStatus, inboundWebhookJob } from './intake.js';
  * does not know the `inlineAttachmentBytes` the listener was given.
  */
 export const REDELIVERY_INLINE_ATTACHMENT_BYTES = 256 * 1024;
-
-/** A page of the sub-account's received messages, newest first; `search` matches sender, recipient and subject. */
-export function listInboundMessages(
-  ctx: MailplaneContext,
-  subAccountId: number,
-  query: InboundMessageQuery,
-): Promise<InboundMessageRecord[]> {
-  return ctx.store.inbound.listMessages(subAccountId, query);
-}
 
 /** A received message of the sub-account; throws 406 INBOUND_MESSAGE_NOT_FOUND. */
 export async function getInboundMessage(
@@ -53,8 +46,8 @@ const rawNotKept = (size: number) =>
 
 /**
  * Runs the message's route action again from its raw copy, as the route is now: a `webhook` route
- * gets a new `inbound-webhook` job (the message is `pending` again, then `posted` or `failed`), a
- * `store` or `forward` route records its status again. Answers the message as it is after.
+ * gets a new `inbound-webhook` job and a `forward` route a new `inbound-forward` job (the message is
+ * `pending` again, then `posted`/`forwarded` or `failed`), a `store` route records its status again. Answers the message as it is after.
  * Throws 406, 410 INBOUND_RAW_NOT_KEPT, 422 INBOUND_ROUTE_DELETED, or 422 INBOUND_ROUTE_REFUSES.
  */
 export async function redeliverInboundMessage(
@@ -80,15 +73,24 @@ export async function redeliverInboundMessage(
     );
   const updated = nowNs(ctx.clock);
   const { status, detail } = firstStatus(route);
-  if (route.action !== 'webhook') {
+  if (route.action === 'store') {
     await ctx.store.inbound.setMessageStatus(message.id, status, detail, updated);
     return { ...message, status, detail, updated };
   }
-  // Malformed MIME is posted as raw text again, as the listener did when it arrived.
-  const parsed = await parseReceivedMime(raw).catch(() => null);
-  // A key of its own: the first post's job (done or not) must not swallow this one.
-  const again = `inbound:${message.id}:again:${ctx.ids.uuid()}`;
-  const job = inboundWebhookJob(ctx, message, parsed, raw, route.id, REDELIVERY_INLINE_ATTACHMENT_BYTES, again);
+  // Keys of their own: the first post's or forward's job (done or not) must not swallow this one.
+  const job =
+    route.action === 'forward'
+      ? inboundForwardJob(message, route.id, `mailplane-forward:${message.id}:again:${ctx.ids.uuid()}`)
+      : inboundWebhookJob(
+          ctx,
+          message,
+          // Malformed MIME is posted as raw text again, as the listener did when it arrived.
+          await parseReceivedMime(raw).catch(() => null),
+          raw,
+          route.id,
+          REDELIVERY_INLINE_ATTACHMENT_BYTES,
+          `inbound:${message.id}:again:${ctx.ids.uuid()}`,
+        );
   await ctx.store.transaction(async (store) => {
     await store.inbound.setMessageStatus(message.id, status, detail, updated);
     await ctx.jobs.enqueue([job], { store });

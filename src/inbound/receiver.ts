@@ -6,18 +6,15 @@
  * and records it per recipient with its route's action (src/inbound/intake.ts) before answering.
  * It needs no login: mail comes from any server on the internet.
  */
-import { SMTPServer, type SMTPServerSession } from 'smtp-server';
-import type { ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
 import { hostname as osHostname } from 'node:os';
 import { contextOf } from '../instance-context.js';
 import type { Mailplane } from '../mailplane.js';
 import { connectionGuard } from '../smtp/connection-guard.js';
-import { parseReceivedMime, readMessage, smtpListener, smtpReply as reply, type SmtpListener } from '../smtp/server.js';
+import { readMessage, smtpListener, smtpReply as reply, type SmtpListener } from '../smtp/server.js';
 import { sessionLog } from '../smtp/session-log.js';
-import { normalizeName } from '../dns/names.js';
-import { authenticateInbound } from './authentication.js';
-import { recordInbound, type AcceptedRecipient } from './intake.js';
-import { matchRoute } from './patterns.js';
+import { ClientMessageRate } from './client-message-rate.js';
+import { DEFAULT_INTAKE_LIMITS, InboundIntake, unknownRecipient } from './inbound-intake.js';
 
 /** Options of {@link createInboundReceiver}. */
 export interface InboundReceiverOptions {
@@ -35,6 +32,12 @@ export interface InboundReceiverOptions {
   maxClients?: number;
   /** Connections at once from one client address, an IPv6 client by its /64 (default 10); more are answered `421 4.7.0`. */
   maxConnectionsPerAddress?: number;
+  /**
+   * Messages a minute one client address may send, an IPv6 client by its /64 (default 120): each
+   * `MAIL FROM` takes one, and the allowance refills evenly over the minute; beyond it `MAIL FROM` is
+   * answered `450 4.7.1` and the client tries again later.
+   */
+  maxMessagesPerMinutePerAddress?: number;
   /**
    * Bytes of messages being received held at once, all connections together (default 256 MB, and
    * never below `maxMessageBytes`); a message that does not fit is read, discarded and answered `452 4.3.1`.
@@ -61,27 +64,19 @@ export function createInboundReceiver(mailplane: Mailplane, options: InboundRece
   const ctx = contextOf(mailplane);
   const maxMessageBytes = options.maxMessageBytes ?? 25 * MB;
   const limits = {
-    maxStoredRawBytes: options.maxStoredRawBytes ?? MB,
-    inlineAttachmentBytes: options.inlineAttachmentBytes ?? 256 * 1024,
+    maxStoredRawBytes: options.maxStoredRawBytes ?? DEFAULT_INTAKE_LIMITS.maxStoredRawBytes,
+    inlineAttachmentBytes: options.inlineAttachmentBytes ?? DEFAULT_INTAKE_LIMITS.inlineAttachmentBytes,
   };
   const hostname = options.hostname ?? ctx.config.inbound.hostname ?? osHostname();
   const budget = { used: 0, max: Math.max(options.maxBufferedBytes ?? 256 * MB, maxMessageBytes) };
   const guard = connectionGuard({ maxMessageBytes, maxConnectionsPerAddress: options.maxConnectionsPerAddress ?? 10 });
-  // The route each accepted recipient of a session's transaction matched, dropped with the session.
-  const accepted = new WeakMap<SMTPServerSession, Map<string, AcceptedRecipient>>();
-
-  /** The recipient as accepted, or the reply refusing it. */
-  async function recipient(address: string): Promise<AcceptedRecipient | Error> {
-    const at = address.lastIndexOf('@');
-    const unknown = reply(550, `5.1.1 <${address}>: no such recipient here`);
-    if (at <= 0) return unknown;
-    const domain = await ctx.store.inbound.receivingDomain(normalizeName(address.slice(at + 1)));
-    if (!domain) return unknown;
-    const route = matchRoute(await ctx.store.inbound.routesForDomain(domain.name), address.slice(0, at));
-    if (!route) return unknown;
-    if (route.action === 'refuse') return reply(550, `5.7.1 <${address}>: mail to this address is refused`);
-    return { address, domain, route };
-  }
+  const perMinute = options.maxMessagesPerMinutePerAddress ?? 120;
+  if (!Number.isInteger(perMinute) || perMinute < 1)
+    throw new Error(
+      `createInboundReceiver: maxMessagesPerMinutePerAddress must be a positive integer, got ${perMinute}`,
+    );
+  const rate = new ClientMessageRate(perMinute, ctx.clock);
+  const intake = new InboundIntake(ctx, { limits, hostname, logName: 'inbound receiver' });
 
   const sessions = sessionLog(ctx, 'inbound receiver');
   const server = new SMTPServer({
@@ -96,33 +91,32 @@ export function createInboundReceiver(mailplane: Mailplane, options: InboundRece
     onConnect: (session, callback) => (sessions.opened(session), guard.onConnect(session, callback)),
     onClose: (session) => (guard.onClose(session), sessions.closed(session)),
     onMailFrom(_address, session, callback) {
-      accepted.set(session, new Map());
+      // 450, not 421: the client keeps its connection and tries this message again later.
+      if (!rate.take(session.remoteAddress))
+        return callback(
+          reply(
+            450,
+            `4.7.1 Too many messages from your address: at most ${rate.perMinute} a minute are accepted, try again later`,
+          ),
+        );
+      intake.begin(session);
       callback();
     },
     onRcptTo(address, session, callback) {
-      const kept = accepted.get(session) ?? new Map<string, AcceptedRecipient>();
-      accepted.set(session, kept);
-      if (kept.size >= MAX_INBOUND_RECIPIENTS) return callback(reply(452, '4.5.3 Too many recipients'));
-      recipient(address.address).then(
-        (found) => {
-          if (found instanceof Error) return callback(found);
-          kept.set(found.address.toLowerCase(), found);
-          callback();
-        },
-        (error: unknown) => {
-          ctx.logger.error('inbound receiver: looking up a recipient failed', {
-            error: error instanceof Error ? error.message : String(error),
-          });
-          callback(reply(451, '4.3.0 Temporary failure, try again later'));
-        },
-      );
+      if (intake.acceptedCount(session) >= MAX_INBOUND_RECIPIENTS)
+        return callback(reply(452, '4.5.3 Too many recipients'));
+      // decide() answers a failed lookup itself (451); it never rejects.
+      void intake.decide(session, address.address).then((decision) => {
+        if (decision === null) return callback(unknownRecipient(address.address));
+        callback(decision instanceof Error ? decision : null);
+      });
     },
     onData(stream, session, callback) {
       readMessage(
         stream,
         callback,
         async (raw) => {
-          const count = await receive(raw, session);
+          const count = (await intake.receive(raw, session)).length;
           sessions.accepted(session);
           return `2.0.0 Received for ${count} recipient${count === 1 ? '' : 's'}`;
         },
@@ -134,31 +128,6 @@ export function createInboundReceiver(mailplane: Mailplane, options: InboundRece
       );
     },
   });
-
-  /** Records `raw` for the session's accepted recipients; answers how many. */
-  async function receive(raw: Buffer, session: SMTPServerSession): Promise<number> {
-    const kept = accepted.get(session);
-    const recipients = session.envelope.rcptTo.flatMap(({ address }) => kept?.get(address.toLowerCase()) ?? []);
-    const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-    // Malformed MIME is received all the same, as raw: the tenant decides what it is worth.
-    const parsed: ParsedMail | null = await parseReceivedMime(raw).catch(() => null);
-    const auth = await authenticateInbound(
-      raw,
-      { ip: session.remoteAddress, helo: session.hostNameAppearsAs ?? '', mailFrom, mta: hostname },
-      ctx.resolver,
-    );
-    const records = await recordInbound(ctx, { raw, parsed, auth, mailFrom, recipients }, limits);
-    for (const record of records) {
-      ctx.logger.info('inbound receiver: message received', {
-        messageId: record.id,
-        subAccountId: record.subAccountId,
-        routeId: record.routeId,
-        status: record.status,
-        size: record.size,
-      });
-    }
-    return records.length;
-  }
 
   guard.attach(server);
   return smtpListener(server, ctx.logger, 'inbound receiver');

@@ -10,6 +10,7 @@ import { nowNs } from '../model/time.js';
 import type { InboundAction, InboundRouteRecord, InboundRoutePatch } from '../store/index.js';
 import { checkPostTargetUrl } from '../webhook/target.js';
 import { generateWebhookSecret } from '../webhook/webhooks.js';
+import { domainOfAddress } from './forward-job.js';
 import { parsePattern, type ParsedPattern } from './patterns.js';
 import type { RouteInput } from './route-wire.js';
 
@@ -54,7 +55,10 @@ function checkRouteUrl(ctx: MailplaneContext, raw: string): RouteIssue | { url: 
     : { url: checked.url };
 }
 
-/** The forward address, or why it is refused: invalid, or suppressed for the sub-account (as a send's recipient). */
+/**
+ * The forward address, or why it is refused: invalid, suppressed for the sub-account (as a send's
+ * recipient), or on a domain this instance receives for (a loop).
+ */
 async function checkForwardTo(
   ctx: MailplaneContext,
   subAccountId: number,
@@ -68,6 +72,13 @@ async function checkForwardTo(
       code: 'ROUTE_FORWARD_REFUSED',
       path: 'forwardTo',
       message: `${address} is on the suppression list of this sub-account`,
+    };
+  // Mail forwarded to a domain this instance receives for comes back to a route: a loop.
+  if (await ctx.store.inbound.receivingDomain(domainOfAddress(address)))
+    return {
+      code: 'ROUTE_FORWARD_LOOP',
+      path: 'forwardTo',
+      message: `${address} is on a domain this instance receives mail for: forwarding to it would loop`,
     };
   return { address };
 }
@@ -108,12 +119,6 @@ async function resolveRoute(
     const checked = await checkForwardTo(ctx, subAccountId, forwardText);
     if ('address' in checked) forwardTo = checked.address;
     else issues.push(checked);
-    // Refused rather than stored: a route that says it forwards and does not would lose mail quietly.
-    issues.push({
-      code: 'ROUTE_ACTION_NOT_AVAILABLE',
-      path: 'action',
-      message: 'forwarding is not available yet: use webhook, store or refuse (docs/inbound.md)',
-    });
   }
   if (parsed.ok) {
     const receiving = await ctx.store.inbound.listDomains(subAccountId);
@@ -147,7 +152,7 @@ function refusal(reason: 'not-found' | 'duplicate-pattern' | 'domain-not-receivi
 /**
  * Creates a route; a `webhook` route gets a signing secret (`whsec_…`), answered here only.
  * Throws 422 (ROUTE_PATTERN_INVALID, ROUTE_ACTION_UNKNOWN, ROUTE_TARGET_REQUIRED, ROUTE_URL_REFUSED,
- * ROUTE_FORWARD_REFUSED, ROUTE_DOMAIN_NOT_RECEIVING) or 403 ROUTE_PATTERN_EXISTS.
+ * ROUTE_FORWARD_REFUSED, ROUTE_FORWARD_LOOP, ROUTE_DOMAIN_NOT_RECEIVING) or 403 ROUTE_PATTERN_EXISTS.
  */
 export async function createRoute(
   ctx: MailplaneContext,
@@ -163,6 +168,7 @@ export async function createRoute(
     created: nowNs(ctx.clock),
   });
   if (!outcome.ok) throw refusal(outcome.reason, 0, resolved);
+  ctx.inboundRecipients.changed();
   return secret === undefined ? { route: outcome.value } : { route: outcome.value, secret };
 }
 
@@ -199,6 +205,7 @@ export async function updateRoute(
   const patch: InboundRoutePatch = { ...resolved, secretSealed: sealed, updated: nowNs(ctx.clock) };
   const outcome = await ctx.store.inbound.updateRoute(subAccountId, base.id, patch);
   if (!outcome.ok) throw refusal(outcome.reason, base.id, resolved);
+  ctx.inboundRecipients.changed();
   return secret === undefined ? { route: outcome.value } : { route: outcome.value, secret };
 }
 
@@ -206,5 +213,6 @@ export async function updateRoute(
 export async function deleteRoute(ctx: MailplaneContext, subAccountId: number, id: number | null) {
   const route = id === null ? null : await ctx.store.inbound.deleteRoute(subAccountId, id);
   if (!route) throw notFound(id ?? 'given');
+  ctx.inboundRecipients.changed();
   return route;
 }

@@ -6,17 +6,24 @@
  * `posted`, or `failed` with the reason once the schedule is used up or the target is refused.
  *
  * As for event webhooks, at most `webhooks.maxConcurrentPerWebhook` POSTs to one route and
- * `webhooks.maxConcurrentPerAccount` of one account are under way per process: a job that finds its
- * route or account at the cap hands its post to a new job due within `webhooks.busyDelayMs`, without
- * counting an attempt, so a route whose receiver hangs holds a few of the webhook lane's slots at most.
+ * `webhooks.maxConcurrentPerAccount` of one account are under way per process. A job that finds its
+ * route or account at the cap waits for a slot in this process, first come first served, so a
+ * backlog of one route drains at its receiver's pace (see `patience` below for how many wait, and
+ * how long); one that may not wait, or waits in vain, hands its post to a new job due within
+ * `webhooks.busyDelayMs`, without counting an attempt. So a route whose receiver hangs holds a few
+ * of the webhook lane's slots at most. Every POST is a row of the message's post log
+ * (`InboundStore.recordPostAttempt`).
  */
 import type { MailplaneContext } from '../context.js';
 import { PermanentJobError, RetryJobError } from '../jobs/errors.js';
 import { INBOUND_WEBHOOK_JOB, jobGiveUp, jobHandler } from '../jobs/kinds.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
 import { nowNs } from '../model/time.js';
+import type { NewInboundPostAttempt } from '../store/index.js';
 import { WebhookPostSlots } from '../webhook/post-slots.js';
-import type { WebhookSender } from '../webhook/sender.js';
+import { RouteFlow, SLOW_POST_MS } from './route-flow.js';
+import type { WebhookAttempt } from '../webhook/post.js';
+import { attemptLogFields, type TimedWebhookAttempt, type WebhookSender } from '../webhook/sender.js';
 
 /** Characters of a failure's reason kept in the message's detail. */
 const MAX_DETAIL = 500;
@@ -29,6 +36,7 @@ export function inboundWebhookJobHandlers(
   const config = ctx.config.webhooks;
   // Routes' POSTs under way in this process, apart from the event webhooks' (a route id is no webhook id).
   const slots = new WebhookPostSlots(config);
+  const flow = new RouteFlow();
   const settle = (messageId: string, status: 'posted' | 'failed', detail: string) =>
     ctx.store.inbound.setMessageStatus(messageId, status, detail.slice(0, MAX_DETAIL), nowNs(ctx.clock));
   const fail = async (messageId: string, reason: string): Promise<never> => {
@@ -36,13 +44,45 @@ export function inboundWebhookJobHandlers(
     throw new PermanentJobError(reason);
   };
 
-  const post = jobHandler(INBOUND_WEBHOOK_JOB, async (job) => {
+  /**
+   * How long a job that finds its route or account busy waits for a slot, and unless how many jobs
+   * of the account wait already: `maxConcurrentPerWebhook` wait up to `busyDelayMs` whatever the
+   * receiver does; while it is not slow, `maxConcurrentPerAccount` more (the jobs claimed with them
+   * in a backlog) wait up to {@link SLOW_POST_MS}, so they are served at the receiver's pace instead
+   * of being put off, and a receiver that starts hanging keeps them a second at most.
+   */
+  const patience = (routeId: number, accountId: number, jobSignal: AbortSignal) => {
+    const few = config.maxConcurrentPerWebhook;
+    const patient = slots.waitingOf(accountId) < few || flow.slow(routeId);
+    const waitMs = patient ? config.busyDelayMs : Math.min(SLOW_POST_MS, config.busyDelayMs);
+    return {
+      maxWaiting: patient ? few : few + config.maxConcurrentPerAccount,
+      signal: AbortSignal.any([jobSignal, AbortSignal.timeout(waitMs)]),
+    };
+  };
+
+  /** Appends an attempt to the post log; a failure to write is logged, never fails the post. */
+  const log = async (attempt: NewInboundPostAttempt) => {
+    try {
+      await ctx.store.inbound.recordPostAttempt(attempt);
+    } catch (error) {
+      ctx.logger.warn('inbound: the post log could not be written', {
+        messageId: attempt.messageId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  };
+
+  const post = jobHandler(INBOUND_WEBHOOK_JOB, async (job, { signal }) => {
     const { messageId, accountId, subAccountId, routeId, body, postsBefore = 0 } = job.payload;
     // The route as it is now: a changed URL or secret applies to the posts still to be made.
     const route = await ctx.store.inbound.getRoute(subAccountId, routeId);
     if (!route || route.action !== 'webhook' || route.url === null)
       return fail(messageId, 'the route was deleted or no longer posts to a webhook');
-    const slot = slots.tryAcquire({ id: routeId, accountId });
+    const slot = await slots.acquireWithin({ id: routeId, accountId }, patience(routeId, accountId, signal));
+    if (!slot && signal.aborted)
+      // The runner is stopping and gives the job back: a put-off copy would post the message twice.
+      throw new RetryJobError('the job runner is stopping', { runAt: ctx.clock.now(), countAttempt: false });
     if (!slot) {
       const putOff = { ...job.payload, postsBefore: postsBefore + job.attempts - 1 };
       // Spread over the delay, not all at its end: put-off jobs that came due together would find the
@@ -54,14 +94,34 @@ export function inboundWebhookJobHandlers(
       return;
     }
     const secrets = route.secretSealed === null ? [] : [ctx.secrets.decrypt(route.secretSealed)];
-    const result = await sender.postSigned(route.url, body, secrets, messageId).finally(slot);
-    if (result.ok) return void (await settle(messageId, 'posted', `posted: HTTP ${result.status}`));
-    if (!result.retry) return fail(messageId, result.error);
+    const at = nowNs(ctx.clock);
+    const started = performance.now();
+    const ended = flow.begin(routeId);
+    let posted: WebhookAttempt | undefined;
+    try {
+      posted = await sender.postSigned(route.url, body, secrets, messageId);
+    } finally {
+      slot();
+      ended(posted?.status !== undefined);
+    }
+    const result: TimedWebhookAttempt = { ...posted, at, durationMs: Math.round(performance.now() - started) };
     // The retry after POST n waits retryDelaysMs[n - 1].
     const posts = postsBefore + job.attempts;
-    const next = config.retryDelaysMs[posts - 1];
-    if (next === undefined) return fail(messageId, `gave up after ${posts} attempts: ${result.error}`);
-    throw new RetryJobError(result.error, { runAt: ctx.clock.now() + next });
+    const next = result.ok || !result.retry ? undefined : config.retryDelaysMs[posts - 1];
+    const runAt = next === undefined ? null : ctx.clock.now() + next;
+    await log({
+      messageId,
+      accountId,
+      subAccountId,
+      routeId,
+      url: route.url,
+      attempt: posts,
+      ...attemptLogFields(result, runAt),
+    });
+    if (result.ok) return void (await settle(messageId, 'posted', `posted: HTTP ${result.status}`));
+    if (!result.retry) return fail(messageId, result.error);
+    if (runAt === null) return fail(messageId, `gave up after ${posts} attempts: ${result.error}`);
+    throw new RetryJobError(result.error, { runAt });
   });
 
   return {

@@ -49,6 +49,8 @@ export const INCIDENT_SLACK_JOB = 'incident-slack';
 export const INCIDENT_EMAIL_JOB = 'incident-email';
 /** Job kind that posts one received message to its inbound route's webhook, retried on the webhook schedule (src/inbound/webhook-job.ts). */
 export const INBOUND_WEBHOOK_JOB = 'inbound-webhook';
+/** Job kind that forwards one received message through the accept path (src/inbound/forward-job.ts). */
+export const INBOUND_FORWARD_JOB = 'inbound-forward';
 
 /** An event as a `webhook-events` job carries it (JSON: `created`, ns, as a decimal string). */
 const outboxEventSchema = z.object({
@@ -149,6 +151,14 @@ export const jobPayloadSchemas = {
     routeId: id(),
     body: z.string(),
     postsBefore: z.number().int().nonnegative().optional(),
+  }),
+  /** `sendKey`: the idempotency key of the forward's send, so a job run again sends nothing twice. */
+  [INBOUND_FORWARD_JOB]: z.object({
+    messageId: z.string(),
+    accountId: id(),
+    subAccountId: id(),
+    routeId: id(),
+    sendKey: z.string().max(255),
   }),
 };
 

@@ -1,10 +1,11 @@
 /**
- * The retention job: one durable job row (dedupe key `retention`) that deletes messages and
- * events older than `retention.days` (or a sub-account's own `retentionDays`), webhook delivery log
- * rows and received messages older than `retention.days`, expired idempotency keys, expired suppressions, idle shaping states
- * and the reputation guard's hourly counters older than 8 days, `batchSize` rows per statement, then
- * moves itself to its next run (`RetryJobError` without counting an attempt). The daily statistics
- * counters are separate rows and are never touched. The kind and its payload schema are in the job registry (src/jobs/kinds.ts).
+ * The retention job: one durable job row (dedupe key `retention`) that deletes messages, events and
+ * received messages older than `retention.days` (or a sub-account's own `retentionDays`), webhook
+ * delivery log rows and the received messages' post log older than `retention.days`, expired
+ * idempotency keys, expired suppressions, idle shaping states and the reputation guard's hourly
+ * counters older than 8 days, `batchSize` rows per statement, then moves itself to its next run
+ * (`RetryJobError` without counting an attempt). The daily statistics counters are separate rows and
+ * are never touched. The kind and its payload schema are in the job registry (src/jobs/kinds.ts).
  */
 import type { MailplaneContext } from '../context.js';
 import { RetryJobError } from '../jobs/errors.js';
@@ -58,29 +59,42 @@ export async function runRetention(
   ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>,
   signal?: AbortSignal,
 ): Promise<RetentionRun> {
-  const { batchSize, batchesPerRun } = ctx.config.retention;
-  const run: RetentionRun = { messages: 0, events: 0, more: false };
+  const { batchSize } = ctx.config.retention;
   const passes = await retentionPasses(ctx);
-  for (const [table, remove] of [
-    ['events', (pass: RetentionPass) => ctx.store.messages.deleteEventsBefore(pass.before, batchSize, pass.scope)],
-    ['messages', (pass: RetentionPass) => ctx.store.messages.deleteMessagesBefore(pass.before, batchSize, pass.scope)],
-  ] as const) {
-    let fullBatches = 0;
-    for (const pass of passes) {
-      let deleted = batchSize;
-      while (deleted === batchSize && fullBatches < batchesPerRun) {
-        if (signal?.aborted) return { ...run, more: true };
-        deleted = await remove(pass);
-        run[table] += deleted;
-        if (deleted === batchSize) fullBatches += 1;
-      }
-      if (deleted === batchSize) {
-        run.more = true;
-        break;
-      }
+  const events = await deleteByPasses(ctx, passes, signal, (pass) =>
+    ctx.store.messages.deleteEventsBefore(pass.before, batchSize, pass.scope),
+  );
+  if (events.more && signal?.aborted) return { messages: 0, events: events.deleted, more: true };
+  const messages = await deleteByPasses(ctx, passes, signal, (pass) =>
+    ctx.store.messages.deleteMessagesBefore(pass.before, batchSize, pass.scope),
+  );
+  return { messages: messages.deleted, events: events.deleted, more: events.more || messages.more };
+}
+
+/**
+ * Runs `remove` (one statement deleting at most `batchSize` rows of a pass, answering how many) for
+ * each pass until a batch is short, at most `batchesPerRun` full batches in all.
+ */
+async function deleteByPasses(
+  ctx: Pick<MailplaneContext, 'config'>,
+  passes: readonly RetentionPass[],
+  signal: AbortSignal | undefined,
+  remove: (pass: RetentionPass) => Promise<number>,
+): Promise<PurgeResult> {
+  const { batchSize, batchesPerRun } = ctx.config.retention;
+  let deleted = 0;
+  let fullBatches = 0;
+  for (const pass of passes) {
+    let count = batchSize;
+    while (count === batchSize && fullBatches < batchesPerRun) {
+      if (signal?.aborted) return { deleted, more: true };
+      count = await remove(pass);
+      deleted += count;
+      if (count === batchSize) fullBatches += 1;
     }
+    if (count === batchSize) return { deleted, more: true };
   }
-  return run;
+  return { deleted, more: false };
 }
 
 /** What a purge deleted, and whether rows are left for the next run (due at once). */
@@ -139,18 +153,32 @@ export async function purgeWebhookDeliveries(
 }
 
 /**
- * Deletes received messages (docs/inbound.md) older than `retention.days` (none when it is 0), as
- * {@link purgeIdempotencyKeys} does. The instance's days apply to every sub-account: a
- * sub-account's own `retentionDays` does not (yet) reach its received mail.
+ * Deletes received messages (docs/inbound.md) as {@link runRetention} deletes sent ones: older than
+ * the sub-account's own `retentionDays`, or else `retention.days` (none when it is 0), `batchSize`
+ * per statement, at most `batchesPerRun` full statements. Their post log goes with them.
  */
 export async function purgeInboundMessages(
+  ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>,
+  signal?: AbortSignal,
+): Promise<PurgeResult> {
+  const { batchSize } = ctx.config.retention;
+  return deleteByPasses(ctx, await retentionPasses(ctx), signal, (pass) =>
+    ctx.store.inbound.deleteMessagesBefore(pass.before, batchSize, pass.scope),
+  );
+}
+
+/**
+ * Deletes rows of the received messages' post log older than `retention.days` (none when it is 0),
+ * as {@link purgeWebhookDeliveries} deletes the webhook delivery log's.
+ */
+export async function purgeInboundPostAttempts(
   ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>,
   signal?: AbortSignal,
 ): Promise<PurgeResult> {
   const { days } = ctx.config.retention;
   if (days === 0) return { deleted: 0, more: false };
   const before = msToNs(ctx.clock.now() - days * DAY_MS);
-  return purgeInBatches(ctx, signal, (batchSize) => ctx.store.inbound.deleteMessagesBefore(before, batchSize));
+  return purgeInBatches(ctx, signal, (batchSize) => ctx.store.inbound.deletePostAttemptsBefore(before, batchSize));
 }
 
 /**
@@ -200,6 +228,7 @@ export function retentionJobHandlers(ctx: MailplaneContext): Record<string, JobH
     const shapingStates = await ctx.store.shaping.prune(ctx.clock.now() - SHAPING_STATE_KEPT_MS);
     const reputation = await purgeReputationBuckets(ctx, signal);
     const inbound = await purgeInboundMessages(ctx, signal);
+    const inboundLog = await purgeInboundPostAttempts(ctx, signal);
     if (
       run.messages > 0 ||
       run.events > 0 ||
@@ -208,7 +237,8 @@ export function retentionJobHandlers(ctx: MailplaneContext): Record<string, JobH
       suppressions.deleted > 0 ||
       shapingStates > 0 ||
       reputation.deleted > 0 ||
-      inbound.deleted > 0
+      inbound.deleted > 0 ||
+      inboundLog.deleted > 0
     ) {
       ctx.logger.info('retention deleted old rows', {
         messages: run.messages,
@@ -219,9 +249,11 @@ export function retentionJobHandlers(ctx: MailplaneContext): Record<string, JobH
         shapingStates,
         reputationBuckets: reputation.deleted,
         inboundMessages: inbound.deleted,
+        inboundPostAttempts: inboundLog.deleted,
       });
     }
-    const more = run.more || keys.more || log.more || suppressions.more || reputation.more || inbound.more;
+    const more =
+      run.more || keys.more || log.more || suppressions.more || reputation.more || inbound.more || inboundLog.more;
     const runAt = ctx.clock.now() + (more ? 0 : ctx.config.retention.intervalMs);
     throw new RetryJobError(more ? 'more old rows to delete' : 'next retention run', { runAt, countAttempt: false });
   });

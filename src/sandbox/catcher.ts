@@ -1,16 +1,20 @@
 /**
  * The sandbox mail catcher: an SMTP server on loopback that is the MX of every domain while the
- * sandbox runs. It keeps what it receives in the store (bounded per account) instead of passing
- * it on, and answers by the recipient's local part so every outcome can be seen locally:
+ * sandbox runs. Mail for a domain with receiving enabled goes to the inbound intake, decided and
+ * recorded exactly as the inbound listener does it (src/inbound/inbound-intake.ts), so a reply
+ * round trip runs on one machine. Anything else it keeps in the store (bounded per account) instead
+ * of passing it on, and answers by the recipient's local part so every outcome can be seen locally:
  * `bounce@` 550 5.1.1, `defer@` 421 4.7.0, `complaint@` delivered and then reported as spam.
  */
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { silentLogger, type MailplaneContext } from '../context.js';
 import { messageIdOfVerp } from '../delivery/verp.js';
+import { DEFAULT_INTAKE_LIMITS, InboundIntake } from '../inbound/inbound-intake.js';
 import { msToNs } from '../model/time.js';
 import { parseReceivedMime, readMessage, smtpListener, smtpReply, type SmtpListener } from '../smtp/server.js';
 import { applySandboxComplaint } from './complaint.js';
+import { SANDBOX_MX_HOST } from './zone.js';
 
 /** The catcher's view of mailplane, given once mailplane is built. */
 export interface CatcherTarget {
@@ -23,6 +27,16 @@ const localPart = (address: string) => address.slice(0, address.lastIndexOf('@')
 /** How long a complaint waits for its message's delivery to be recorded before it is applied anyway. */
 const COMPLAINT_WAIT_MS = 30_000;
 
+/** The catcher's answer to a recipient of a domain that does not receive here: chosen by its local part. */
+function sandboxAnswer(address: string): Error | null {
+  const local = localPart(address);
+  if (local === 'bounce') return smtpReply(550, '5.1.1 The sandbox bounces this recipient (bounce@)');
+  // smtp-server closes the connection after a 421 (RFC 5321 3.8), as a real MX does: the
+  // client must take the 421 as its answer, not the close (adapters/transport/smtp).
+  if (local === 'defer') return smtpReply(421, '4.7.0 The sandbox defers this recipient (defer@), try again later');
+  return null;
+}
+
 /** The running catcher. */
 export interface SandboxCatcher {
   readonly port: number;
@@ -33,6 +47,8 @@ export interface SandboxCatcher {
 /** Starts the catcher on 127.0.0.1, an ephemeral port. Until it is attached it answers 421 (try later). */
 export async function startSandboxCatcher(): Promise<SandboxCatcher> {
   let target: CatcherTarget | null = null;
+  // Built with the target: receiving needs the instance.
+  let intake: InboundIntake | null = null;
   const pending = new Set<NodeJS.Timeout>();
   let closed = false;
 
@@ -66,7 +82,7 @@ export async function startSandboxCatcher(): Promise<SandboxCatcher> {
     if (!found) {
       // Only mailplane's own deliveries are kept: they name the account that may read them.
       ctx.logger.warn('sandbox: received a message that is not a mailplane delivery; discarded', { mailFrom });
-      return '2.0.0 Discarded (not a mailplane message)';
+      return 'Discarded (not a mailplane message)';
     }
     const mail = await parseReceivedMime(raw);
     const stored = await ctx.store.sandbox.capture(
@@ -82,7 +98,7 @@ export async function startSandboxCatcher(): Promise<SandboxCatcher> {
       keep,
     );
     for (const recipient of rcptTo) if (localPart(recipient) === 'complaint') complainLater(messageId!, raw, recipient);
-    return `2.0.0 Captured by the sandbox as message ${stored.id}`;
+    return `Captured by the sandbox as message ${stored.id}`;
   }
 
   const budget = { used: 0, max: 64 * 1024 * 1024 };
@@ -93,23 +109,38 @@ export async function startSandboxCatcher(): Promise<SandboxCatcher> {
     size: 30 * 1024 * 1024,
     disableReverseLookup: true,
     logger: false,
-    onRcptTo(address, _session, callback) {
-      const local = localPart(address.address);
-      if (local === 'bounce') return callback(smtpReply(550, '5.1.1 The sandbox bounces this recipient (bounce@)'));
-      // smtp-server closes the connection after a 421 (RFC 5321 3.8), as a real MX does: the
-      // client must take the 421 as its answer, not the close (adapters/transport/smtp).
-      if (local === 'defer')
-        return callback(smtpReply(421, '4.7.0 The sandbox defers this recipient (defer@), try again later'));
+    onMailFrom(_address, session, callback) {
+      intake?.begin(session);
       callback();
+    },
+    onRcptTo(address, session, callback) {
+      // Until attached nothing receives: the DATA is answered 421 below.
+      if (!intake) return callback(sandboxAnswer(address.address));
+      // decide() answers a failed lookup itself (451); it never rejects.
+      void intake.decide(session, address.address).then((decision) => {
+        if (decision === null) return callback(sandboxAnswer(address.address));
+        callback(decision instanceof Error ? decision : null);
+      });
     },
     onData(stream, session, callback) {
       const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
       const rcptTo = session.envelope.rcptTo.map((r) => r.address);
+      const received = intake ? rcptTo.filter((address) => intake!.holds(session, address)) : [];
+      const caught = rcptTo.filter((address) => !received.includes(address));
       const failed = (error: unknown) =>
         target?.ctx.logger.error('sandbox: capturing failed', {
           error: error instanceof Error ? error.message : String(error),
         });
-      readMessage(stream, callback, (raw) => capture(raw, mailFrom, rcptTo), failed, budget);
+      const handle = async (raw: Buffer) => {
+        const answers: string[] = [];
+        if (received.length > 0) {
+          const count = (await intake!.receive(raw, session)).length;
+          answers.push(`Received for ${count} recipient${count === 1 ? '' : 's'} of receiving domains`);
+        }
+        if (caught.length > 0) answers.push(await capture(raw, mailFrom, caught));
+        return `2.0.0 ${answers.join('; ')}`;
+      };
+      readMessage(stream, callback, handle, failed, budget);
     },
   });
   // A client that drops a connection is no news in a sandbox.
@@ -117,7 +148,14 @@ export async function startSandboxCatcher(): Promise<SandboxCatcher> {
   const bound: AddressInfo = await listener.listen(0, '127.0.0.1');
   return {
     port: bound.port,
-    attach: (next) => void (target = next),
+    attach(next) {
+      target = next;
+      intake = new InboundIntake(next.ctx, {
+        limits: DEFAULT_INTAKE_LIMITS,
+        hostname: SANDBOX_MX_HOST,
+        logName: 'sandbox catcher',
+      });
+    },
     close: async () => {
       closed = true;
       for (const timer of pending) clearTimeout(timer);

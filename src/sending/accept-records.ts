@@ -13,6 +13,7 @@ import {
   type CopyRecipient,
   type DomainRecord,
   type EventRecord,
+  type ForwardedMessage,
   type JobStream,
   type MessageRecord,
   type SendBatchRecord,
@@ -86,6 +87,8 @@ export interface BatchInput {
   template: TemplateUse | undefined;
   /** The send's priority class (src/sending/stream.ts), kept with the send. */
   stream: JobStream;
+  /** The received message the send forwards (src/inbound/forward-job.ts), kept with the send. */
+  forward?: ForwardedMessage | undefined;
   now: EpochNs;
 }
 
@@ -115,6 +118,7 @@ export function newSendBatch(ctx: Pick<MailplaneContext, 'ids'>, input: BatchInp
       ...(schedule && { sendAt: schedule.sendAt }),
       ...(template && { template }),
       stream: input.stream,
+      ...(input.forward && { forward: input.forward }),
     },
     created: input.now,
   };

@@ -12,6 +12,7 @@ import { msToNs } from '../model/time.js';
 import {
   EventType,
   type DomainRecord,
+  type ForwardedMessage,
   type MailplaneStore,
   type SendBatchRecord,
   type SubAccountRecord,
@@ -83,6 +84,11 @@ export interface AcceptOptions {
    * (the SMTP relay refuses a message whose domain cannot send before it accepts it).
    */
   senderDomain?: Awaited<ReturnType<typeof senderDomain>>;
+  /**
+   * The received message this send forwards (an inbound `forward` route): delivery sends its raw
+   * bytes instead of composing the request's parts (src/delivery/compose-forward.ts).
+   */
+  forward?: ForwardedMessage;
 }
 
 /**
@@ -109,7 +115,11 @@ export async function acceptSend(
   const nowMs = ctx.clock.now();
   const { domain, planned } = await planRecipientDrops(ctx.store, subAccount, request, options.senderDomain, nowMs);
   const { template } = options;
-  const batch = newSendBatch(ctx, { subAccount, request, domain, schedule, template, stream, now: msToNs(nowMs) });
+  const { forward } = options;
+  const batch = newSendBatch(ctx, {
+    ...{ subAccount, request, domain, schedule, template, stream, forward },
+    now: msToNs(nowMs),
+  });
   const accepted = acceptRecipients(ctx, batch, planned, { ipPoolId, schedule });
   await commitSend(ctx, accepted, { schedule, nowMs, idempotency: options.idempotency });
   countAccepted(ctx, accepted);

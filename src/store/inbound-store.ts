@@ -1,5 +1,8 @@
 import type { ListQuery } from '../model/paging.js';
 import type { EpochNs } from '../model/time.js';
+import type { ActivityCursor } from './message-store.js';
+import type { InboundPostLog } from './inbound-post-log.js';
+import type { RetentionScope } from './message-store.js';
 import type { Outcome } from './outcome.js';
 
 /**
@@ -129,10 +132,13 @@ export interface InboundMessageQuery extends ListQuery {
  * - `disableDomain` keeps the domain's routes (they match again once it is enabled again).
  * - `insertMessage` stores a message; `setMessageStatus` changes its status and detail (and
  *   `updated`); `listMessages` orders newest first (by `receivedAt`, then id).
- * - `deleteMessagesBefore` removes at most `limit` messages received before `before`, answering how
- *   many.
+ * - `deleteMessagesBefore` removes at most `limit` messages received before `before`, of every
+ *   sub-account or only those `scope` selects (a sub-account's own retention), answering how many;
+ *   their post log goes with them.
+ * - The lists of the API and the activity: {@link InboundListQueries}.
+ * - The post log of webhook routes: {@link InboundPostLog}.
  */
-export interface InboundStore {
+export interface InboundStore extends InboundListQueries, InboundPostLog {
   enableDomain(subAccountId: number, domainId: number, at: EpochNs): Promise<Outcome<InboundDomainRecord, 'not-found'>>;
   disableDomain(subAccountId: number, domainId: number): Promise<boolean>;
   getDomain(subAccountId: number, domainId: number): Promise<InboundDomainRecord | null>;
@@ -158,5 +164,63 @@ export interface InboundStore {
   getMessage(subAccountId: number, id: string): Promise<InboundMessageRecord | null>;
   listMessages(subAccountId: number, query: InboundMessageQuery): Promise<InboundMessageRecord[]>;
   setMessageStatus(id: string, status: InboundStatus, detail: string, updated: EpochNs): Promise<void>;
-  deleteMessagesBefore(before: EpochNs, limit: number): Promise<number>;
+  deleteMessagesBefore(before: EpochNs, limit: number, scope?: RetentionScope): Promise<number>;
+}
+
+/**
+ * The lists of received messages (docs/inbound.md, "Received messages"; docs/activity.md): an
+ * account's or one sub-account's, filtered and paged, and the replies threaded to a sent message.
+ */
+
+/**
+ * What {@link InboundListQueries.listMessageSummaries} selects. Every filter is optional but the
+ * account; addresses are compared exactly and case-insensitively (the caller lower-cases them).
+ */
+export interface InboundMessageFilter {
+  accountId: number;
+  subAccountId?: number;
+  /** One message, by its id (lower-case). */
+  id?: string;
+  routeId?: number;
+  status?: InboundStatus;
+  /** The `From` header's address, lower-cased. */
+  sender?: string;
+  /** The envelope recipient (`RCPT TO`), lower-cased. */
+  recipient?: string;
+  /** Case-insensitive, literal substring of the sender, the recipient or the subject. */
+  search?: string;
+  /** The sent message the received ones answer (`inReplyToMessageId`). */
+  inReplyToMessageId?: string;
+  /** Inclusive lower bound on `receivedAt`. */
+  from?: EpochNs;
+  /** Exclusive upper bound on `receivedAt`. */
+  to?: EpochNs;
+}
+
+/** One page: after a cursor (`receivedAt`, `id`), or after `offset` rows (the sub-account list's paging). */
+export interface InboundMessagePage {
+  limit: number;
+  after?: ActivityCursor;
+  offset?: number;
+}
+
+/**
+ * A received message as the lists show it: the record without its raw bytes (a list of 100
+ * messages must not read 100 MB), whether they are kept, and its route's pattern (`null` once the
+ * route is deleted).
+ */
+export interface InboundMessageSummary extends Omit<InboundMessageRecord, 'raw'> {
+  rawKept: boolean;
+  routePattern: string | null;
+}
+
+/**
+ * The list queries of the inbound store.
+ *
+ * - `listMessageSummaries` answers the messages of `filter`, newest first by (`receivedAt`, `id`),
+ *   strictly after `page.after` when given, skipping `page.offset` when given, at most `page.limit`.
+ *   Another account's message never matches.
+ */
+export interface InboundListQueries {
+  listMessageSummaries(filter: InboundMessageFilter, page: InboundMessagePage): Promise<InboundMessageSummary[]>;
 }

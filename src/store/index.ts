@@ -47,6 +47,7 @@ export type * from './alert-store.js';
 export type * from './incident-store.js';
 export type * from './reputation-store.js';
 export type * from './inbound-store.js';
+export type * from './inbound-post-log.js';
 export { REPUTATION_COUNTERS, hourOfMs } from './reputation-store.js';
 export { AlertParameter } from './alert-store.js';
 export { EventType } from './message-store.js';

@@ -77,6 +77,18 @@ export interface MessageContent {
    * its delivery jobs are claimed in it. Absent on sends accepted before classes existed.
    */
   stream?: JobStream;
+  /**
+   * Set on a forward of a received message (an inbound route's `forward` action, docs/inbound.md):
+   * delivery sends that message's raw bytes as received, ARC-sealed and DKIM-signed for the sending
+   * domain, instead of composing the parts above (which only describe it in lists).
+   */
+  forward?: ForwardedMessage;
+}
+
+/** The received message a forward delivers (see {@link MessageContent.forward}). */
+export interface ForwardedMessage {
+  /** The received message's id (`InboundMessageRecord.id`), of the same sub-account. */
+  inboundMessageId: string;
 }
 
 /** Which stored template, and which of its versions, a send used. */

@@ -26,6 +26,8 @@ import { alertStoreConformance } from './conformance/alerts.js';
 import { incidentStoreConformance } from './conformance/incidents.js';
 import { reputationStoreConformance } from './conformance/reputation.js';
 import { inboundStoreConformance } from './conformance/inbound.js';
+import { inboundListConformance } from './conformance/inbound-list.js';
+import { inboundPostLogConformance } from './conformance/inbound-post-log.js';
 
 /** Options of {@link runStoreConformance}. */
 export interface StoreConformanceOptions {
@@ -87,5 +89,7 @@ export function runStoreConformance(options: StoreConformanceOptions): void {
     incidentStoreConformance(store);
     reputationStoreConformance(store);
     inboundStoreConformance(store);
+    inboundListConformance(store);
+    inboundPostLogConformance(store);
   });
 }

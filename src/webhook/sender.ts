@@ -47,13 +47,26 @@ export function deliveryLogEntry(
   result: TimedWebhookAttempt,
   retryAtMs: number | null,
 ): NewWebhookDelivery {
-  const outcome = result.ok ? 'delivered' : !result.retry ? 'failed' : retryAtMs !== null ? 'will-retry' : 'gave-up';
   return {
     accountId: post.webhook.accountId,
     webhookId: post.webhook.id,
     eventId: post.eventId,
     replayId: post.replayId ?? null,
     attempt,
+    ...attemptLogFields(result, retryAtMs),
+  };
+}
+
+/**
+ * What a log row says of one attempt, whatever was posted (an event, a received message):
+ * `retryAtMs` as {@link deliveryLogEntry}'s.
+ */
+export function attemptLogFields(
+  result: TimedWebhookAttempt,
+  retryAtMs: number | null,
+): Pick<NewWebhookDelivery, 'result' | 'status' | 'error' | 'durationMs' | 'created' | 'nextRetryAt'> {
+  const outcome = result.ok ? 'delivered' : !result.retry ? 'failed' : retryAtMs !== null ? 'will-retry' : 'gave-up';
+  return {
     result: outcome,
     status: result.status ?? null,
     error: result.ok ? null : result.error.slice(0, MAX_LOGGED_ERROR),

@@ -4,9 +4,8 @@
  * tenant strings in it (issue 31, item 6): the page never scrolls sideways (a wide table scrolls in
  * its own box), the header spans the screen, a DKIM value keeps a readable width, the pool form's
  * checkboxes sit beside their labels, no page shows `null`, `undefined` or `NaN`, and no page logs a
- * console error or fails a request. The
- * markup does not depend on the store: SQLite only (the pages' data on both is in
- * dashboard-everyday.test.ts). Screenshots go to test-results/.
+ * console error or fails a request. On SQLite and PostgreSQL (issue 31 asks for both). Screenshots
+ * go to test-results/.
  */
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +20,7 @@ import {
 } from '../support/chromium.js';
 import { contextOf } from '../../src/instance-context.js';
 import { startDashboardServer, type DashboardServer } from '../support/dashboard-server.js';
+import { storeKinds } from '../support/databases.js';
 import { RCPT_DOMAIN, startDeliveryEnv, type DeliveryEnv } from '../support/delivery-env.js';
 
 const RESULTS = 'test-results';
@@ -28,8 +28,6 @@ const WIDTHS = [1280, 390, 360];
 const PLACEHOLDERS = /\b(null|undefined|NaN)\b|\[object Object\]/;
 
 let browser: Browser | undefined;
-let env: DeliveryEnv | undefined;
-let server: DashboardServer | undefined;
 beforeAll(async () => {
   if (!haveChromium) return;
   mkdirSync(RESULTS, { recursive: true });
@@ -37,8 +35,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
-  await env?.close();
 });
 
 /** How the page sits in the viewport: its scroll width, the viewport's and the header's widths. */
@@ -55,129 +51,142 @@ async function settled(page: Page): Promise<void> {
   await expect.poll(() => page.getByText(/^(Loading|Searching)/).count(), POLL).toBe(0);
 }
 
-describe.skipIf(!haveChromium)(`the dashboard's layout at 1280, 390 and 360 px (sqlite)${chromiumSkipNote}`, () => {
-  it('has no page-level horizontal scroll, console error or failed request on any page', async () => {
-    env = await startDeliveryEnv('sqlite');
-    server = await startDashboardServer(env.api);
-    const { api } = env;
-    const account = { account: api.accountKey };
-    const sub = env.sender.subAccount;
-    // Long strings where tenants put them: a sub-account's name, a subject, an address, a webhook URL.
-    const longName = `Marketing and transactional mail of the ${'very-long-brand-name-'.repeat(2)}group`;
-    expect((await api.call('POST', '/account/subaccount', { ...account, body: { name: longName } })).status).toBe(201);
-    const local = `a.very.long.recipient.address.with.many.parts.${'x'.repeat(14)}`;
-    const [sent] = await env.send([`${local}@${RCPT_DOMAIN}`], {
-      subject: `A subject without spaces: ${'Supercalifragilistic'.repeat(6)}`,
-    });
-    await env.waitForStatus(sent!.messageId, ['delivered', 'dropped']);
-    const suppressed = await api.call('POST', '/subaccount/suppression', {
-      sub: env.key,
-      body: { manual: [{ email: `${local}@example.com` }] },
-    });
-    expect(suppressed.status, suppressed.text).toBeLessThan(300);
-    const hook = await api.call('POST', '/account/webhook', {
-      ...account,
-      body: { url: `https://hooks.example.com/${'mail-events/'.repeat(8)}receiver`, enabled: false },
-    });
-    expect(hook.status, hook.text).toBeLessThan(300);
-    const allocated = await api.call('PUT', '/account/ip/allocate', { ...account, body: { ips: ['203.0.113.7'] } });
-    expect(allocated.status, allocated.text).toBeLessThan(300);
-    const pool = await api.call('POST', '/account/ippool', {
-      ...account,
-      body: { name: 'Bulk', ips: [{ publicIp: '203.0.113.7' }] },
-    });
-    expect(pool.status, pool.text).toBe(200);
-    // A rule with long addresses to notify, and an incident of a blocked sub-account, with its timeline.
-    const rule = await api.call('POST', '/account/alert/', {
-      ...account,
-      body: {
-        name: 'Hard bounces of the marketing group',
-        entityType: 'subAccount',
-        entityValue: sub.id,
-        parameter: 0,
-        threshold: '5',
-        emails: [`${'operations-on-call-'.repeat(2)}team@example.com`, 'postmaster@example.com'],
-      },
-    });
-    expect(rule.status, rule.text).toBe(200);
-    const blocked = await api.call('PUT', `/account/subaccount/${sub.id}`, {
-      ...account,
-      body: { blocked: true, block_reason: 'hard-bounce rate 20.5 % over the last hour' },
-    });
-    expect(blocked.status, blocked.text).toBe(200);
-    const { incident } = await contextOf(api.mailplane).store.incidents.open({
-      accountId: sub.accountId,
-      topic: `block:${sub.id}`,
-      alertId: null,
-      entityType: 'subAccount',
-      entityId: sub.id,
-      parameter: 0,
-      provider: null,
-      threshold: 10,
-      windowHours: 1,
-      measuredValue: 20.5,
-      sampleSize: 1000,
-      summary: 'hard-bounce rate 20.5 % of 1000 processed over 1 hour crossed 10 %',
-      started: BigInt(Date.now()) * 1_000_000n,
+describe.skipIf(!haveChromium).each(storeKinds)(
+  `the dashboard's layout at 1280, 390 and 360 px (%s)${chromiumSkipNote}`,
+  (kind) => {
+    let env: DeliveryEnv | undefined;
+    let server: DashboardServer | undefined;
+    afterAll(async () => {
+      await server?.close();
+      await env?.close();
     });
 
-    const pages = [
-      'overview',
-      'activity',
-      `message/${sent!.messageId}`,
-      'subaccounts',
-      `domains/${sub.id}`,
-      `suppressions/${sub.id}`,
-      'ips',
-      'shaping',
-      'alerts',
-      'incidents',
-      `incidents/${incident.id}`,
-      'webhooks',
-      'sandbox',
-    ];
-    const overflowing: string[] = [];
-    for (const width of WIDTHS) {
-      const context = await browser!.newContext({ viewport: { width, height: 800 } });
-      const page = await context.newPage();
-      const problems = watchPageProblems(page);
-      try {
-        await page.goto(`${server.origin}/dashboard`);
-        await page.getByLabel('Account or sub-account API key').waitFor(POLL);
-        const signIn = await layout(page);
-        if (signIn.scrollWidth > signIn.innerWidth) overflowing.push(`sign-in at ${width}: ${signIn.scrollWidth}`);
-        await signInToDashboard(page, server.origin, api.accountKey);
-        for (const route of pages) {
-          await page.goto(`${server.origin}/dashboard#/${route}`);
-          await settled(page);
-          const seen = await layout(page);
-          if (seen.scrollWidth > seen.innerWidth || seen.header !== seen.innerWidth)
-            overflowing.push(`${route} at ${width}: page ${seen.scrollWidth}, header ${seen.header}`);
-          // What a person reads is never a program's placeholder.
-          const placeholder = PLACEHOLDERS.exec(await page.locator('body').innerText());
-          if (placeholder) overflowing.push(`${route} at ${width}: shows "${placeholder[0]}"`);
-          await page.screenshot({
-            path: `${RESULTS}/dashboard-layout-${width}-${route.split('/')[0]}.png`,
-            fullPage: true,
-          });
-          if (route.startsWith('domains')) {
-            // The DKIM value wraps in lines of a readable width, not a character a line.
-            const value = await page.locator('.records code.value').first().boundingBox();
-            expect(value!.width, `DKIM value at ${width}`).toBeGreaterThan(180);
+    it('has no page-level horizontal scroll, console error or failed request on any page', async () => {
+      env = await startDeliveryEnv(kind);
+      server = await startDashboardServer(env.api);
+      const { api } = env;
+      const account = { account: api.accountKey };
+      const sub = env.sender.subAccount;
+      // Long strings where tenants put them: a sub-account's name, a subject, an address, a webhook URL.
+      const longName = `Marketing and transactional mail of the ${'very-long-brand-name-'.repeat(2)}group`;
+      expect((await api.call('POST', '/account/subaccount', { ...account, body: { name: longName } })).status).toBe(
+        201,
+      );
+      const local = `a.very.long.recipient.address.with.many.parts.${'x'.repeat(14)}`;
+      const [sent] = await env.send([`${local}@${RCPT_DOMAIN}`], {
+        subject: `A subject without spaces: ${'Supercalifragilistic'.repeat(6)}`,
+      });
+      await env.waitForStatus(sent!.messageId, ['delivered', 'dropped']);
+      const suppressed = await api.call('POST', '/subaccount/suppression', {
+        sub: env.key,
+        body: { manual: [{ email: `${local}@example.com` }] },
+      });
+      expect(suppressed.status, suppressed.text).toBeLessThan(300);
+      const hook = await api.call('POST', '/account/webhook', {
+        ...account,
+        body: { url: `https://hooks.example.com/${'mail-events/'.repeat(8)}receiver`, enabled: false },
+      });
+      expect(hook.status, hook.text).toBeLessThan(300);
+      const allocated = await api.call('PUT', '/account/ip/allocate', { ...account, body: { ips: ['203.0.113.7'] } });
+      expect(allocated.status, allocated.text).toBeLessThan(300);
+      const pool = await api.call('POST', '/account/ippool', {
+        ...account,
+        body: { name: 'Bulk', ips: [{ publicIp: '203.0.113.7' }] },
+      });
+      expect(pool.status, pool.text).toBe(200);
+      // A rule with long addresses to notify, and an incident of a blocked sub-account, with its timeline.
+      const rule = await api.call('POST', '/account/alert/', {
+        ...account,
+        body: {
+          name: 'Hard bounces of the marketing group',
+          entityType: 'subAccount',
+          entityValue: sub.id,
+          parameter: 0,
+          threshold: '5',
+          emails: [`${'operations-on-call-'.repeat(2)}team@example.com`, 'postmaster@example.com'],
+        },
+      });
+      expect(rule.status, rule.text).toBe(200);
+      const blocked = await api.call('PUT', `/account/subaccount/${sub.id}`, {
+        ...account,
+        body: { blocked: true, block_reason: 'hard-bounce rate 20.5 % over the last hour' },
+      });
+      expect(blocked.status, blocked.text).toBe(200);
+      const { incident } = await contextOf(api.mailplane).store.incidents.open({
+        accountId: sub.accountId,
+        topic: `block:${sub.id}`,
+        alertId: null,
+        entityType: 'subAccount',
+        entityId: sub.id,
+        parameter: 0,
+        provider: null,
+        threshold: 10,
+        windowHours: 1,
+        measuredValue: 20.5,
+        sampleSize: 1000,
+        summary: 'hard-bounce rate 20.5 % of 1000 processed over 1 hour crossed 10 %',
+        started: BigInt(Date.now()) * 1_000_000n,
+      });
+
+      const pages = [
+        'overview',
+        'activity',
+        `message/${sent!.messageId}`,
+        'subaccounts',
+        `domains/${sub.id}`,
+        `suppressions/${sub.id}`,
+        'ips',
+        'shaping',
+        'alerts',
+        'incidents',
+        `incidents/${incident.id}`,
+        'webhooks',
+        'received',
+        'sandbox',
+      ];
+      const overflowing: string[] = [];
+      for (const width of WIDTHS) {
+        const context = await browser!.newContext({ viewport: { width, height: 800 } });
+        const page = await context.newPage();
+        const problems = watchPageProblems(page);
+        try {
+          await page.goto(`${server.origin}/dashboard`);
+          await page.getByLabel('Account or sub-account API key').waitFor(POLL);
+          const signIn = await layout(page);
+          if (signIn.scrollWidth > signIn.innerWidth) overflowing.push(`sign-in at ${width}: ${signIn.scrollWidth}`);
+          await signInToDashboard(page, server.origin, api.accountKey);
+          for (const route of pages) {
+            await page.goto(`${server.origin}/dashboard#/${route}`);
+            await settled(page);
+            const seen = await layout(page);
+            if (seen.scrollWidth > seen.innerWidth || seen.header !== seen.innerWidth)
+              overflowing.push(`${route} at ${width}: page ${seen.scrollWidth}, header ${seen.header}`);
+            // What a person reads is never a program's placeholder.
+            const placeholder = PLACEHOLDERS.exec(await page.locator('body').innerText());
+            if (placeholder) overflowing.push(`${route} at ${width}: shows "${placeholder[0]}"`);
+            await page.screenshot({
+              path: `${RESULTS}/dashboard-layout-${kind}-${width}-${route.split('/')[0]}.png`,
+              fullPage: true,
+            });
+            if (route.startsWith('domains')) {
+              // The DKIM value wraps in lines of a readable width, not a character a line.
+              const value = await page.locator('.records code.value').first().boundingBox();
+              expect(value!.width, `DKIM value at ${width}`).toBeGreaterThan(180);
+            }
+            if (route === 'ips') {
+              // The pool form's checkbox sits on the line of its label.
+              const overflow = page.getByLabel('Overflow to another pool').first();
+              const box = (await overflow.boundingBox())!;
+              const label = (await page.locator('label.check', { has: overflow }).first().boundingBox())!;
+              expect(label.height, `overflow label at ${width}`).toBeLessThan(box.height * 2.5);
+            }
           }
-          if (route === 'ips') {
-            // The pool form's checkbox sits on the line of its label.
-            const overflow = page.getByLabel('Overflow to another pool').first();
-            const box = (await overflow.boundingBox())!;
-            const label = (await page.locator('label.check', { has: overflow }).first().boundingBox())!;
-            expect(label.height, `overflow label at ${width}`).toBeLessThan(box.height * 2.5);
-          }
+          expect(problems, `at ${width}`).toEqual([]);
+        } finally {
+          await context.close();
         }
-        expect(problems, `at ${width}`).toEqual([]);
-      } finally {
-        await context.close();
       }
-    }
-    expect(overflowing).toEqual([]);
-  }, 120_000);
-});
+      expect(overflowing).toEqual([]);
+    }, 120_000);
+  },
+);

@@ -9,6 +9,8 @@
  *   `posted`, shows it, answers its raw copy and delivers it again.
  * - A reply to a message sent through the API is threaded to it.
  * - An unknown recipient is refused at `RCPT TO`; a 30 MB message is refused `552` and nothing is stored.
+ * - A `forward` route sends the message on, as received and ARC-sealed, to the next hop (a real SMTP
+ *   sink, the MX of `rcpt.test`), and the forward is a send in the activity.
  */
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
@@ -19,6 +21,7 @@ import { startTestDnsServer, type TestDnsServer } from '../support/dns-server.js
 import { exampleApi, verifiedSender, type ExampleApi } from '../support/example-api.js';
 import { startExample, type ExampleServer } from '../support/example-server.js';
 import { publishRemoteSender, REMOTE_DOMAIN } from '../support/inbound.js';
+import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON shapes
@@ -46,15 +49,20 @@ describe.each(cases)('receiving mail through the %s example on %s', (name, kind)
   let secret: string;
   let dkim: ReturnType<typeof publishRemoteSender>;
   let inboundPort: number;
+  let sink: SmtpSink;
 
   beforeAll(async () => {
     dns = await startTestDnsServer();
     dkim = publishRemoteSender(dns);
     hook = await startWebhookReceiver();
+    sink = await startSmtpSink();
+    dns.set('rcpt.test', 'MX', [{ exchange: 'mx.rcpt.test', preference: 10 }]);
+    dns.set('mx.rcpt.test', 'A', ['127.0.0.1']);
     database = kind === 'postgres' ? await freshDatabaseUrl('postgres') : undefined;
     server = await startExample(name, {
       MAILPLANE_DNS_SERVERS: dns.address,
       MAILPLANE_INBOUND_PORT: '0',
+      MAILPLANE_MX_PORT: String(sink.port),
       MAILPLANE_INBOUND_HOSTNAME: MX_HOST,
       MAILPLANE_WEBHOOKS_ALLOW_PRIVATE: 'on',
       ...(database && { MAILPLANE_DATABASE_URL: database.url }),
@@ -75,6 +83,7 @@ describe.each(cases)('receiving mail through the %s example on %s', (name, kind)
   afterAll(async () => {
     await server?.stop();
     await hook?.close();
+    await sink?.close();
     await dns?.close();
     await database?.drop();
   });
@@ -161,6 +170,27 @@ describe.each(cases)('receiving mail through the %s example on %s', (name, kind)
     expect(posts(subject)[0]!.json.inReplyToMessageId).toBe(sent.messageId);
     const listed = (await received()).find((message) => message.subject === subject);
     expect(listed.inReplyToMessageId).toBe(sent.messageId);
+  });
+
+  it("forwards a message as received, ARC-sealed, through the sub-account's own delivery", async () => {
+    const to = `desk-${name}@rcpt.test`;
+    await api.ok('POST', '/subaccount/route', key, { pattern: `desk@${DOMAIN}`, action: 'forward', forwardTo: to });
+    const subject = `Forward me (${name})`;
+    await submit({ to: `desk@${DOMAIN}`, subject, text: 'Please pass this on.' });
+
+    await expect.poll(() => sink.received.filter((m) => m.rcptTo.includes(to)).length, POLL).toBe(1);
+    const [forwarded] = sink.received.filter((m) => m.rcptTo.includes(to));
+    const raw = forwarded!.raw.toString();
+    expect(raw).toMatch(/^DKIM-Signature: [^]*d=acme\.test;[^]*\r\nARC-Seal: i=1; [^]*cv=none; d=acme\.test;/);
+    expect(raw).toContain(`From: Alice <alice@${REMOTE_DOMAIN}>`);
+    expect(raw).toContain('Please pass this on.');
+    const listed = async () => (await received()).find((message) => message.subject === subject);
+    await expect.poll(async () => (await listed())?.status, POLL).toBe('forwarded');
+    expect(await listed()).toMatchObject({ envelope: { rcptTo: `desk@${DOMAIN}` } });
+    const forwardId = /as message ([0-9a-f-]{36})/.exec((await listed()).detail)?.[1];
+    await expect
+      .poll(async () => (await api.ok('GET', `/subaccount/message/${forwardId}`, key)).status, POLL)
+      .toBe('delivered');
   });
 
   it('refuses an unknown recipient at RCPT TO, and a 30 MB message with 552, storing nothing', async () => {

@@ -52,7 +52,7 @@ describe.skipIf(!pgUrl)('two nodes on one PostgreSQL', () => {
 
   /** Both nodes' options: each greets with its own EHLO name, so the sink tells who sent what. */
   const options = (name: string, pageSize: number): Partial<MailplaneOptions> => ({
-    dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 500, retries: 0 },
+    dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 5_000, retries: 1 },
     delivery: {
       mxPort: sink.port,
       pageSize,

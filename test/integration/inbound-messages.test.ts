@@ -69,6 +69,8 @@ describe.each(storeKinds)('/subaccount/inbound/message (%s)', (kind) => {
       receivedAt: expect.any(Number),
       updated: expect.any(Number),
       rawKept: true,
+      subAccountId: bench.env.sender.subAccount.id,
+      route: { id: support.id, pattern: `support@${bench.domain}` },
     });
     const unknown = await call('GET', '/0190f3a2-0000-7000-8000-000000000000');
     expect(unknown.status).toBe(406);

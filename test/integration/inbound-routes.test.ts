@@ -174,7 +174,11 @@ describe.each(storeKinds)('receiving and /subaccount/route on %s', (kind) => {
       [{ pattern: at('a'), action: 'webhook', url: 'ftp://hooks.example.com/x' }, 'ROUTE_URL_REFUSED'],
       [{ pattern: at('a'), action: 'forward', forwardTo: 'not an address' }, 'ROUTE_FORWARD_REFUSED'],
       [{ pattern: at('a'), action: 'forward', forwardTo: 'Gone@elsewhere.example' }, 'ROUTE_FORWARD_REFUSED'],
-      [{ pattern: at('a'), action: 'forward', forwardTo: 'desk@elsewhere.example' }, 'ROUTE_ACTION_NOT_AVAILABLE'],
+      [{ pattern: at('a'), action: 'forward', forwardTo: at('b') }, 'ROUTE_FORWARD_LOOP'],
+      [
+        { pattern: at('a'), action: 'forward', forwardTo: `desk@${other.domain.name.toUpperCase()}` },
+        'ROUTE_FORWARD_LOOP',
+      ],
       [{ pattern: `a@${other.domain.name}`, action: 'store' }, 'ROUTE_DOMAIN_NOT_RECEIVING'],
       [{ pattern: 'a@unknown.example', action: 'store' }, 'ROUTE_DOMAIN_NOT_RECEIVING'],
     ];
@@ -186,6 +190,9 @@ describe.each(storeKinds)('receiving and /subaccount/route on %s', (kind) => {
     expect((await api.call('GET', '/subaccount/route/count', { sub })).body).toEqual({ count: 0 });
 
     expect((await create({ pattern: at('a'), action: 'store' })).status).toBe(201);
+    const forward = await create({ pattern: at('f'), action: 'forward', forwardTo: 'Desk@elsewhere.example' });
+    expect(forward.status).toBe(201);
+    expect(forward.body).toMatchObject({ action: 'forward', forwardTo: 'Desk@elsewhere.example', url: null });
     expectError(await create({ pattern: at('A'), action: 'refuse' }), 403, 'ROUTE_PATTERN_EXISTS');
     const second = await create({ pattern: at('b'), action: 'store' });
     const clash = await api.call('PUT', `/subaccount/route/${second.body.id}`, { sub, body: { pattern: at('a') } });

@@ -127,7 +127,10 @@ function battery(tenant: Tenant, made: Record<string, string | number>): Call[] 
     c('PUT', '/subaccount/route/:route_id', 'sub', { body: { action: 'store' } }),
     c('GET', '/subaccount/inbound/message', 'sub', { query: { limit: '10', routeId: String(made.route_id) } }),
     c('GET', '/subaccount/inbound/message/:inbound_message_id', 'sub'),
+    c('GET', '/account/inbound/message', 'account', { query: { limit: '10', sender: 'ANN@remote.test' } }),
+    c('GET', '/account/inbound/message/:inbound_message_id', 'account'),
     c('GET', '/subaccount/inbound/message/:inbound_message_id/raw', 'sub'),
+    c('GET', '/subaccount/inbound/message/:inbound_message_id/attempt', 'sub', { query: { limit: '10' } }),
     // After the route became a `store` route above: delivering again records it stored again.
     c('POST', '/subaccount/inbound/message/:inbound_message_id/redeliver', 'sub'),
     c('GET', '/subaccount/suppression', 'sub', { query: { ...range, limit: '50' } }),
@@ -474,7 +477,8 @@ describe("success answers against the vendor document and mailplane's own (sqlit
       from: 'ann@remote.test',
       subject: 'Hi',
       messageIdHeader: 'abc@remote.test',
-      inReplyToMessageId: null,
+      // A reply to the tenant's first message: its `replies` are then not empty.
+      inReplyToMessageId: sub.messageIds[0]!,
       size: received.length,
       raw: received,
       auth: { spf: 'pass', dkim: 'none', dmarc: 'none', arc: 'none' },

@@ -312,7 +312,7 @@ describe.skipIf(!pgUrl)('a scheduled send across a restart, on two nodes sharing
       secret: TEST_SECRET,
       logger: silentLogger,
       clock,
-      dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 500, retries: 0 },
+      dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 5_000, retries: 1 },
       delivery: { mxPort: env.sink.port, socketTimeoutMs: 1500, greetingTimeoutMs: 1500, connectionTimeoutMs: 1500 },
       jobs: { pollIntervalMs: 25 },
       transport: (ctx) =>

@@ -41,7 +41,7 @@ describe.each(storeKinds)('incidents of paused sources and their undo (%s)', (ki
   });
   const api = useTestApi(kind, () => ({
     clock,
-    dns: { servers: [{ host: bench.dns.host, port: bench.dns.port }], timeoutMs: 500, retries: 0 },
+    dns: { servers: [{ host: bench.dns.host, port: bench.dns.port }], timeoutMs: 5_000, retries: 1 },
     delivery: {
       mxPort: bench.sink.port,
       socketTimeoutMs: 2000,

@@ -42,7 +42,7 @@ describe.each(storeKinds)('IP warmup at delivery (%s)', (kind) => {
     clock = manualClock(T0);
     return {
       clock,
-      dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 500, retries: 0 },
+      dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: 5_000, retries: 1 },
       delivery: { mxPort: sink.port, socketTimeoutMs: 2000, greetingTimeoutMs: 2000, connectionTimeoutMs: 2000 },
       jobs: { pollIntervalMs: 25 },
       // The manual clock stands still, so the default table's Gmail rate would hold gw.test's mail

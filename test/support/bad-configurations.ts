@@ -74,6 +74,7 @@ export function badConfigurations(dir: string): BadConfiguration[] {
     single('MAILPLANE_SMTP_PORT', '25x', 'not a whole number'),
     single('MAILPLANE_BOUNCE_PORT', '70000', 'above 65535'),
     single('MAILPLANE_INBOUND_PORT', '25.5', 'not a whole number'),
+    single('MAILPLANE_INBOUND_RATE', '0', 'below 1'),
     single(
       'MAILPLANE_FEEDBACK_ADDRESSES',
       'abuse@example.com,not-an-address',

@@ -109,6 +109,8 @@ export async function startInboundEnv(
         created: at,
       });
       if (!created.ok) throw new Error(`route: ${created.reason}`);
+      // Written past the API, which is what tells the listener's lookups that routes changed.
+      ctx.inboundRecipients.changed();
       return created.value;
     },
     submit(mail, { dkim: sign = true } = {}) {

@@ -22,6 +22,25 @@ describe('DkimSigner (signatures on worker threads, in batches)', () => {
     }
   });
 
+  it('signs an urgent request (transactional mail) before the ordinary ones that waited longer', async () => {
+    const signer = new DkimSigner(1);
+    try {
+      const order: string[] = [];
+      const track = (name: string, signature: Promise<Buffer>) =>
+        signature.then((value) => (order.push(name), verifies(name, value)));
+      // 300 ordinary ones queue behind the first (in flight alone); the urgent one comes last.
+      const ordinary = Array.from({ length: 300 }, (_, i) => track(`bulk ${i}`, signer.sign(`bulk ${i}`, privateKey)));
+      const urgent = track('urgent', signer.signUrgent('urgent', privateKey));
+      expect((await Promise.all([...ordinary, urgent])).every(Boolean)).toBe(true);
+      // It leaves in the first batch after the one in flight: at most 1 + 64 are signed before it.
+      expect(order.indexOf('urgent')).toBeLessThanOrEqual(65);
+      // The ordinary ones keep their order among themselves.
+      expect(order.filter((name) => name !== 'urgent')).toEqual(Array.from({ length: 300 }, (_, i) => `bulk ${i}`));
+    } finally {
+      await signer.close();
+    }
+  });
+
   it('signs with each request’s own key when several domains are in one batch, and again after the worker ended idle', async () => {
     const other = pair();
     const signer = new DkimSigner(2);

@@ -100,6 +100,22 @@ describe('the example servers read the values users wrote as meant', () => {
       expect(readConfig({ MAILPLANE_METRICS: word, MAILPLANE_WORKERS: word }).workers).toBe(false);
   });
 
+  it('reads MAILPLANE_INBOUND_RATE as the inbound listener’s messages a minute per client address', () => {
+    expect(readConfig({ MAILPLANE_INBOUND_PORT: '0', MAILPLANE_INBOUND_RATE: '30' }).smtp).toMatchObject({
+      inboundPort: 0,
+      inboundRate: 30,
+    });
+    expect(readConfig({}).smtp.inboundRate).toBeUndefined();
+  });
+
+  it('reads the traffic shaping timings, and refuses one out of range', () => {
+    const env = { MAILPLANE_SHAPING_THROTTLE_WAIT: '10s', MAILPLANE_SHAPING_CACHE: '0' };
+    expect(readConfig(env).mailplane.shaping).toEqual({ throttleWaitMs: 10_000, cacheMs: 0 });
+    expect(readConfig({ MAILPLANE_SHAPING_CACHE: '2s' }).mailplane.shaping).toEqual({ cacheMs: 2_000 });
+    expect(readConfig({}).mailplane.shaping).toBeUndefined();
+    expect(() => readConfig({ MAILPLANE_SHAPING_THROTTLE_WAIT: '2h' })).toThrow(/MAILPLANE_SHAPING_THROTTLE_WAIT/);
+  });
+
   it('counts a blank variable as unset, and applies the defaults', () => {
     const config = readConfig({ PORT: '', MAILPLANE_SECRET: ' ', MAILPLANE_RATE_LIMITS: '' });
     expect(config).toMatchObject({

@@ -2,20 +2,19 @@ import type { Kysely, Selectable } from 'kysely';
 import { normalizeName } from '../../../src/dns/names.js';
 import type {
   InboundAction,
-  InboundAuthResults,
   InboundDomainRecord,
-  InboundMessageRecord,
   InboundPatternKind,
   InboundRouteRecord,
-  InboundStatus,
   InboundStore,
 } from '../../../src/store/index.js';
 import { failure, success } from '../../../src/store/outcome.js';
 import { atomically, type KyselyStoreContext } from './context.js';
 import { containsText, isUniqueViolation } from './dialect.js';
-import { fromBool, toBigint, toBool, toNumber, toNumberOrNull } from './rows.js';
+import { kyselyInboundListQueries } from './inbound-list.js';
+import { kyselyInboundMessages } from './inbound-messages.js';
+import { fromBool, toBigint, toBool, toNumber } from './rows.js';
 import type { Database } from './schema.js';
-import type { InboundDomainsTable, InboundMessagesTable, InboundRoutesTable } from './tables/inbound.js';
+import type { InboundDomainsTable, InboundRoutesTable } from './tables/inbound.js';
 
 function toDomain(row: Selectable<InboundDomainsTable>): InboundDomainRecord {
   return {
@@ -44,28 +43,6 @@ function toRoute(row: Selectable<InboundRoutesTable>): InboundRouteRecord {
     secretSealed: row.secret_sealed,
     forwardTo: row.forward_to,
     created: toBigint(row.created),
-    updated: toBigint(row.updated),
-  };
-}
-
-function toMessage(row: Selectable<InboundMessagesTable>): InboundMessageRecord {
-  return {
-    id: row.id,
-    accountId: toNumber(row.account_id),
-    subAccountId: toNumber(row.sub_account_id),
-    routeId: toNumberOrNull(row.route_id),
-    receivedAt: toBigint(row.received_at),
-    mailFrom: row.mail_from,
-    rcptTo: row.rcpt_to,
-    from: row.from_address,
-    subject: row.subject,
-    messageIdHeader: row.message_id_header,
-    inReplyToMessageId: row.in_reply_to_message_id,
-    size: toNumber(row.size),
-    raw: row.raw === null ? null : Buffer.from(row.raw),
-    auth: JSON.parse(row.auth) as InboundAuthResults,
-    status: row.status as InboundStatus,
-    detail: row.detail,
     updated: toBigint(row.updated),
   };
 }
@@ -109,6 +86,7 @@ export function kyselyInboundStore(ctx: KyselyStoreContext): InboundStore {
     return search === undefined ? select : select.where(containsText('pattern', search));
   };
   return {
+    ...kyselyInboundListQueries(ctx),
     enableDomain(subAccountId, domainId, at) {
       return atomically(ctx, async (trx) => {
         const domain = await trx
@@ -314,73 +292,6 @@ export function kyselyInboundStore(ctx: KyselyStoreContext): InboundStore {
       return rows.map(toRoute);
     },
 
-    async insertMessage(message) {
-      await db
-        .insertInto('inbound_messages')
-        .values({
-          id: message.id,
-          account_id: message.accountId,
-          sub_account_id: message.subAccountId,
-          route_id: message.routeId,
-          received_at: message.receivedAt,
-          mail_from: message.mailFrom,
-          rcpt_to: message.rcptTo,
-          from_address: message.from,
-          subject: message.subject,
-          message_id_header: message.messageIdHeader,
-          in_reply_to_message_id: message.inReplyToMessageId,
-          size: message.size,
-          raw: message.raw,
-          auth: JSON.stringify(message.auth),
-          status: message.status,
-          detail: message.detail,
-          updated: message.updated,
-        })
-        .execute();
-    },
-
-    async getMessage(subAccountId, id) {
-      const row = await db
-        .selectFrom('inbound_messages')
-        .selectAll()
-        .where('sub_account_id', '=', subAccountId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return row ? toMessage(row) : null;
-    },
-
-    async listMessages(subAccountId, query) {
-      let select = db.selectFrom('inbound_messages').selectAll().where('sub_account_id', '=', subAccountId);
-      if (query.routeId !== undefined) select = select.where('route_id', '=', query.routeId);
-      const { search } = query;
-      if (search !== undefined)
-        select = select.where((eb) =>
-          eb.or(['from_address', 'subject', 'rcpt_to'].map((column) => containsText(column, search, { lower: true }))),
-        );
-      const rows = await select
-        .orderBy('received_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(query.limit)
-        .offset(query.offset)
-        .execute();
-      return rows.map(toMessage);
-    },
-
-    async setMessageStatus(id, status, detail, updated) {
-      await db.updateTable('inbound_messages').set({ status, detail, updated }).where('id', '=', id).execute();
-    },
-
-    async deleteMessagesBefore(before, limit) {
-      if (limit <= 0) return 0;
-      const oldest = db
-        .selectFrom('inbound_messages')
-        .select('id')
-        .where('received_at', '<', before)
-        .orderBy('received_at')
-        .orderBy('id')
-        .limit(limit);
-      const result = await db.deleteFrom('inbound_messages').where('id', 'in', oldest).executeTakeFirst();
-      return Number(result.numDeletedRows);
-    },
+    ...kyselyInboundMessages(ctx),
   };
 }

@@ -29,7 +29,13 @@ export type { StatsDailyTable } from './tables/stats.js';
 export type { AccountSuppressionsTable, SuppressionsTable } from './tables/suppressions.js';
 export type { AlertsTable, IncidentActionsTable, IncidentsTable, ProtectionSettingsTable } from './tables/alerts.js';
 export type { ReputationHourlyTable } from './tables/reputation.js';
-export type { DbBytes, InboundDomainsTable, InboundMessagesTable, InboundRoutesTable } from './tables/inbound.js';
+export type {
+  DbBytes,
+  InboundDomainsTable,
+  InboundMessagesTable,
+  InboundPostAttemptsTable,
+  InboundRoutesTable,
+} from './tables/inbound.js';
 export type { DbReal, ShapingFlightsTable, ShapingRulesTable, ShapingStateTable } from './tables/shaping.js';
 export type { WebhookDeliveriesTable, WebhooksTable } from './tables/webhooks.js';
 export type { CacheVersionTable } from './tables/cache-version.js';

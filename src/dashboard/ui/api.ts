@@ -93,11 +93,28 @@ export class Api {
     this.csrfToken = '';
   }
 
-  /** Calls the API route `path` (e.g. `/account/stat`) with the session's key. */
-  async call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
+  /** The request of a call to the API route `path`: its URL and the act-as header. */
+  private target(path: string, options: CallOptions): { url: string; headers: Record<string, string> } {
     const query = options.query ? `?${new URLSearchParams(options.query).toString()}` : '';
     const headers: Record<string, string> =
       options.actAs !== undefined ? { 'x-dashboard-subaccount': String(options.actAs) } : {};
-    return this.json<T>(await this.send(method, `${this.base}/api/v1${path}${query}`, options.body, headers));
+    return { url: `${this.base}/api/v1${path}${query}`, headers };
+  }
+
+  /** Calls the API route `path` (e.g. `/account/stat`) with the session's key. */
+  async call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
+    const { url, headers } = this.target(path, options);
+    return this.json<T>(await this.send(method, url, options.body, headers));
+  }
+
+  /**
+   * The bytes a `GET` of the API route `path` answers (a raw message), for the browser to save: a
+   * link cannot carry the act-as header. An error answer throws as {@link call}'s do.
+   */
+  async download(path: string, options: CallOptions = {}): Promise<Blob> {
+    const { url, headers } = this.target(path, options);
+    const response = await this.send('GET', url, undefined, { ...headers, accept: '*/*' });
+    if (!response.ok) await this.json(response);
+    return response.blob();
   }
 }

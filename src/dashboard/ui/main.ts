@@ -19,6 +19,8 @@ import { IpsAndPools } from './pages/ips.js';
 import { Shaping } from './pages/shaping.js';
 import { Alerts } from './pages/alerts.js';
 import { Incidents } from './pages/incidents.js';
+import { Received } from './pages/received.js';
+import { ReceivedMessagePage } from './pages/received-message.js';
 
 const root = document.getElementById('app')!;
 const api = new Api(root.dataset.base ?? '');
@@ -59,6 +61,7 @@ function SignIn({ onSignedIn }: { onSignedIn: (s: SessionState) => void }) {
 const ACCOUNT_PAGES = [
   ['overview', 'Overview'],
   ['activity', 'Activity'],
+  ['received', 'Received'],
   ['subaccounts', 'Sub-accounts'],
   ['domains', 'Domains'],
   ['suppressions', 'Suppressions'],
@@ -72,6 +75,7 @@ const ACCOUNT_PAGES = [
 const SUBACCOUNT_PAGES = [
   ['overview', 'Overview'],
   ['activity', 'Activity'],
+  ['received', 'Received'],
   ['domains', 'Domains'],
   ['suppressions', 'Suppressions'],
 ] as const;
@@ -92,6 +96,7 @@ function useHash(): string {
 function Page({ page, arg }: { page: string; arg: string | undefined }) {
   if (page === 'activity') return html`<${Activity} />`;
   if (page === 'message' && arg) return html`<${MessagePage} id=${arg} />`;
+  if (page === 'received') return arg ? html`<${ReceivedMessagePage} id=${arg} />` : html`<${Received} />`;
   if (page === 'subaccounts') return html`<${SubAccounts} arg=${arg} />`;
   if (page === 'domains') return html`<${Domains} subAccountId=${arg} />`;
   if (page === 'suppressions') return html`<${Suppressions} subAccountId=${arg} />`;

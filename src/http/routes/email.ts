@@ -1,8 +1,6 @@
-import { NotFoundError } from '../../errors.js';
-import { isUuid } from '../../model/ids.js';
 import { acceptSend } from '../../sending/accept.js';
-import { messageViewSchema, renderedSubject } from '../../activity/rendered-subject.js';
-import { messageToWire, sendResponseWireSchema } from '../../sending/message-wire.js';
+import { messageView, messageViewSchema } from '../../activity/message-view.js';
+import { sendResponseWireSchema } from '../../sending/message-wire.js';
 import { sendRequestSchema, type SendRequest } from '../../sending/request.js';
 import { templateSendRequest, templateSendRequestSchema } from '../../sending/template-send.js';
 import { route } from '../route.js';
@@ -56,14 +54,9 @@ export const emailRoutes = [
     path: '/account/message/:message_id',
     auth: 'account',
     response: messageViewSchema,
-    handle: async ({ ctx, principal, params }) => {
-      const id = params.message_id ?? '';
-      const found = isUuid(id) ? await ctx.store.messages.get(principal.account.id, id.toLowerCase()) : null;
-      if (!found) throw new NotFoundError('MESSAGE_NOT_FOUND', `no message with id ${id} in this account`);
-      const events = await ctx.store.messages.listEvents(found.message.id);
-      const renderedSubjectText = await renderedSubject(ctx, found.message, found.batch);
-      return { body: { ...messageToWire(found.message, found.batch, events), renderedSubject: renderedSubjectText } };
-    },
+    handle: async ({ ctx, principal, params }) => ({
+      body: await messageView(ctx, { accountId: principal.account.id }, params.message_id ?? ''),
+    }),
   }),
   route({
     // The same answer for a sub-account's key, of its own messages only: another sub-account's id is unknown.
@@ -71,14 +64,12 @@ export const emailRoutes = [
     path: '/subaccount/message/:message_id',
     auth: 'subaccount',
     response: messageViewSchema,
-    handle: async ({ ctx, principal: { subAccount }, params }) => {
-      const id = params.message_id ?? '';
-      const found = isUuid(id) ? await ctx.store.messages.get(subAccount.accountId, id.toLowerCase()) : null;
-      if (!found || found.message.subAccountId !== subAccount.id)
-        throw new NotFoundError('MESSAGE_NOT_FOUND', `no message with id ${id} in this sub-account`);
-      const events = await ctx.store.messages.listEvents(found.message.id);
-      const renderedSubjectText = await renderedSubject(ctx, found.message, found.batch);
-      return { body: { ...messageToWire(found.message, found.batch, events), renderedSubject: renderedSubjectText } };
-    },
+    handle: async ({ ctx, principal: { subAccount }, params }) => ({
+      body: await messageView(
+        ctx,
+        { accountId: subAccount.accountId, subAccountId: subAccount.id },
+        params.message_id ?? '',
+      ),
+    }),
   }),
 ];

@@ -15,6 +15,7 @@ import { protectionRoutes } from './protection.js';
 import { shapingRoutes } from './shaping.js';
 import { inboundRoutes } from './inbound-routes.js';
 import { inboundMessageRoutes } from './inbound-messages.js';
+import { inboundPostAttemptRoutes } from './inbound-post-attempts.js';
 
 /** The route table of the whole `/api/v1` surface. */
 export const apiRoutes: readonly AnyRoute[] = [
@@ -35,4 +36,5 @@ export const apiRoutes: readonly AnyRoute[] = [
   ...shapingRoutes,
   ...inboundRoutes,
   ...inboundMessageRoutes,
+  ...inboundPostAttemptRoutes,
 ];

@@ -3,10 +3,11 @@ import type { InboundMessageRecord, MailplaneStore, NewInboundRoute } from '../.
 import { sampleDomain } from './domains.js';
 import { newAccount, newSubAccount, unique } from './fixtures.js';
 
-const T = 1_790_000_000_000_000_000n;
+/** The time the fixtures are received at. */
+export const T = 1_790_000_000_000_000_000n;
 
 /** A sub-account with one domain (named `name`, unique unless given) that receives mail. */
-async function receivingSubAccount(store: MailplaneStore, name = `${unique('in')}.example.com`) {
+export async function receivingSubAccount(store: MailplaneStore, name = `${unique('in')}.example.com`) {
   const account = await newAccount(store);
   const sub = await newSubAccount(store, account.id);
   const domain = await store.domains.create(sampleDomain(sub.id, name));
@@ -17,7 +18,7 @@ async function receivingSubAccount(store: MailplaneStore, name = `${unique('in')
 }
 
 /** A route on `domain` of the sub-account, `support@<domain>` unless `localPart` says otherwise. */
-function sampleRoute(
+export function sampleRoute(
   owner: { accountId: number; subAccountId: number },
   domain: string,
   extra: Partial<NewInboundRoute> = {},
@@ -40,7 +41,10 @@ function sampleRoute(
 }
 
 /** A received message of the owner, every field filled; `raw` holds bytes that are not UTF-8. */
-function sampleMessage(owner: { accountId: number; subAccountId: number }, extra: Partial<InboundMessageRecord> = {}) {
+export function sampleMessage(
+  owner: { accountId: number; subAccountId: number },
+  extra: Partial<InboundMessageRecord> = {},
+) {
   const message: InboundMessageRecord = {
     id: crypto.randomUUID(),
     accountId: owner.accountId,

@@ -6,7 +6,7 @@ import type {
   ActivityPage,
   RetentionScope,
 } from '../../store/index.js';
-import { toRecord } from './common.js';
+import { inRetentionScope, toRecord } from './common.js';
 import type { MessageRow } from './rows.js';
 import type { TableRows } from './tables.js';
 
@@ -33,13 +33,6 @@ const newestFirst = (a: ActivityCursor, b: ActivityCursor) =>
 
 const afterCursor = (key: ActivityCursor, after: ActivityCursor | undefined) =>
   after === undefined || newestFirst(key, after) > 0;
-
-/** Whether a row (message, event or send) is one a retention delete of `scope` may remove. */
-function inScope(row: { accountId: number; subAccountId: number }, scope: RetentionScope | undefined): boolean {
-  const own = scope?.subAccount;
-  if (own && (row.accountId !== own.accountId || row.subAccountId !== own.subAccountId)) return false;
-  return !scope?.exceptSubAccountIds?.includes(row.subAccountId);
-}
 
 /** The activity queries of the in-memory store (a scan: it is for tests, not for scale). */
 export function memoryActivityQueries(tables: TableRows) {
@@ -88,19 +81,21 @@ export function memoryActivityQueries(tables: TableRows) {
 
     deleteMessagesBefore(before: bigint, limit: number, scope?: RetentionScope): number {
       const old = [...tables.messages.values()]
-        .filter((m) => m.submittedAt < before && inScope(m, scope))
+        .filter((m) => m.submittedAt < before && inRetentionScope(m, scope))
         .slice(0, limit);
       for (const m of old) tables.messages.delete(m.id);
       const live = new Set([...tables.messages.values()].map((m) => m.batchId));
       const orphans = [...tables.batches.values()]
-        .filter((b) => b.created < before && !live.has(b.id) && inScope(b, scope))
+        .filter((b) => b.created < before && !live.has(b.id) && inRetentionScope(b, scope))
         .slice(0, limit);
       for (const b of orphans) tables.batches.delete(b.id);
       return old.length;
     },
 
     deleteEventsBefore(before: bigint, limit: number, scope?: RetentionScope): number {
-      const old = [...tables.events.values()].filter((e) => e.created < before && inScope(e, scope)).slice(0, limit);
+      const old = [...tables.events.values()]
+        .filter((e) => e.created < before && inRetentionScope(e, scope))
+        .slice(0, limit);
       for (const e of old) tables.events.delete(e.id);
       return old.length;
     },

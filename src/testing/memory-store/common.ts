@@ -1,4 +1,5 @@
 import type { ListQuery } from '../../model/paging.js';
+import type { RetentionScope } from '../../store/index.js';
 import type { TableRows } from './tables.js';
 
 /**
@@ -52,4 +53,14 @@ export function requireParent(exists: boolean, what: string): void {
 /** Throws as a database's unique index would. */
 export function uniqueViolation(what: string): never {
   throw new Error(`memory store: duplicate ${what} (unique constraint)`);
+}
+
+/** Whether a row (message, event, send, received message) is one a retention delete of `scope` may remove. */
+export function inRetentionScope(
+  row: { accountId: number; subAccountId: number },
+  scope: RetentionScope | undefined,
+): boolean {
+  const own = scope?.subAccount;
+  if (own && (row.accountId !== own.accountId || row.subAccountId !== own.subAccountId)) return false;
+  return !scope?.exceptSubAccountIds?.includes(row.subAccountId);
 }

@@ -6,7 +6,9 @@ import type {
   InboundRouteRecord,
   InboundStore,
 } from '../../store/inbound-store.js';
-import { contains, page, requireParent, toRecord, type MemoryContext } from './common.js';
+import { contains, inRetentionScope, page, requireParent, toRecord, type MemoryContext } from './common.js';
+import { memoryInboundListQueries } from './inbound-list.js';
+import { memoryInboundPostLog } from './inbound-post-log.js';
 import type { InboundDomainRow, InboundMessageRow, InboundRouteRow } from './rows.js';
 import type { TableRows } from './tables.js';
 
@@ -44,6 +46,8 @@ export function memoryInboundStore(ctx: MemoryContext): InboundStore {
   const routesOf = (tables: TableRows, subAccountId: number, search: string | undefined) =>
     [...tables.inboundRoutes.values()].filter((r) => r.subAccountId === subAccountId && contains(r.pattern, search));
   return {
+    ...memoryInboundListQueries(ctx),
+    ...memoryInboundPostLog(ctx),
     enableDomain: (subAccountId, domainId, at) =>
       ctx.write((tables) => {
         const domain = tables.domains.get(domainId);
@@ -199,13 +203,17 @@ export function memoryInboundStore(ctx: MemoryContext): InboundStore {
         if (row) tables.inboundMessages.set(id, { ...row, status, detail, updated });
       }),
 
-    deleteMessagesBefore: (before, limit) =>
+    deleteMessagesBefore: (before, limit, scope) =>
       ctx.write((tables) => {
         const old = [...tables.inboundMessages.values()]
-          .filter((m) => m.receivedAt < before)
+          .filter((m) => m.receivedAt < before && inRetentionScope(m, scope))
           .sort((a, b) => -newestFirst(a, b))
           .slice(0, Math.max(0, limit));
+        const gone = new Set(old.map((row) => row.id));
         for (const row of old) tables.inboundMessages.delete(row.key);
+        // As the schema's ON DELETE CASCADE: the post log goes with its message.
+        for (const attempt of [...tables.inboundPostAttempts.values()])
+          if (gone.has(attempt.messageId)) tables.inboundPostAttempts.delete(attempt.key);
         return old.length;
       }),
   };

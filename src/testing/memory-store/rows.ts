@@ -30,6 +30,7 @@ import type { IncidentRecord } from '../../store/incident-store.js';
 import type { ShapingRule, ShapingStateRecord } from '../../store/shaping-store.js';
 import type { ReputationCounters, ReputationIncrement } from '../../store/reputation-store.js';
 import type { InboundDomainRecord, InboundMessageRecord, InboundRouteRecord } from '../../store/inbound-store.js';
+import type { InboundPostAttemptRecord } from '../../store/inbound-post-log.js';
 
 /** Every row knows its primary key (`key`), so an overlay of tables.ts can tell which parent rows it shadows. */
 export interface Keyed<K> {
@@ -179,3 +180,5 @@ export type InboundDomainRow = InboundDomainRecord & Keyed<number>;
 export type InboundRouteRow = InboundRouteRecord & Keyed<number>;
 /** A received message (migration 0033), keyed by its UUID. */
 export type InboundMessageRow = InboundMessageRecord & Keyed<string>;
+/** One POST of a received message to its route's webhook (migration 0035). */
+export type InboundPostAttemptRow = InboundPostAttemptRecord & Keyed<number>;

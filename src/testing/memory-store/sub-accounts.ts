@@ -117,7 +117,12 @@ export function memorySubAccountStore(ctx: MemoryContext): SubAccountStore {
           for (const v of [...tables.templateVersions.values()])
             if (v.templateId === t.id) tables.templateVersions.delete(v.key);
         }
-        for (const table of [tables.inboundDomains, tables.inboundRoutes, tables.inboundMessages] as const)
+        for (const table of [
+          tables.inboundDomains,
+          tables.inboundRoutes,
+          tables.inboundMessages,
+          tables.inboundPostAttempts,
+        ] as const)
           for (const row of [...table.values()]) if (row.subAccountId === id) table.delete(row.key as never);
         return true;
       }),

@@ -121,6 +121,8 @@ export interface TableRows {
   inboundDomains: Rows<number, R.InboundDomainRow>;
   inboundRoutes: Rows<number, R.InboundRouteRow>;
   inboundMessages: Rows<string, R.InboundMessageRow>;
+  /** The post log of received messages (inbound-post-log.ts), by id. */
+  inboundPostAttempts: Rows<number, R.InboundPostAttemptRow>;
 }
 
 /** Table names, in one list so creating and overlaying them cannot forget one. */
@@ -160,6 +162,7 @@ const TABLES = [
   'inboundDomains',
   'inboundRoutes',
   'inboundMessages',
+  'inboundPostAttempts',
 ] as const satisfies ReadonlyArray<keyof TableRows>;
 
 /** Empty committed tables. */

@@ -30,6 +30,8 @@ import { alertsMigration } from './0029-alerts.js';
 import { protectionMigration } from './0031-protection.js';
 import { webhookIncidentMigration } from './0032-webhook-incident.js';
 import { inboundMigration } from './0033-inbound.js';
+import { inboundActivityMigration } from './0034-inbound-activity.js';
+import { inboundPostAttemptsMigration } from './0035-inbound-post-attempts.js';
 import { suppressionScaleMigration } from './0028-suppression-scale.js';
 import { reputationMigration } from './0030-reputation.js';
 
@@ -70,6 +72,8 @@ const migrationFactories: Record<string, (dialect: DialectName) => Migration> = 
   '0031-protection': protectionMigration,
   '0032-webhook-incident': webhookIncidentMigration,
   '0033-inbound': inboundMigration,
+  '0034-inbound-activity': inboundActivityMigration,
+  '0035-inbound-post-attempts': inboundPostAttemptsMigration,
 };
 
 /** The Kysely migration provider of the mailplane schema for one dialect. */

@@ -57,9 +57,27 @@ export interface InboundMessagesTable {
   updated: DbInt;
 }
 
+/** One POST of a received message to its route's webhook (migration 0035). */
+export interface InboundPostAttemptsTable {
+  id: DbId;
+  message_id: string;
+  account_id: DbInt;
+  sub_account_id: DbInt;
+  route_id: DbInt;
+  url: string;
+  attempt: DbInt;
+  result: string;
+  status: DbIntNull;
+  error: string | null;
+  duration_ms: DbInt;
+  created: DbInt;
+  next_retry_at: DbIntNull;
+}
+
 /** Tables of receiving. */
 export interface InboundTables {
   inbound_domains: InboundDomainsTable;
   inbound_routes: InboundRoutesTable;
   inbound_messages: InboundMessagesTable;
+  inbound_post_attempts: InboundPostAttemptsTable;
 }

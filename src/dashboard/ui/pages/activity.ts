@@ -7,6 +7,7 @@ import { useState } from 'preact/hooks';
 import { activityQuery, eventIsProblem, eventName, formatNs, shownText, smtpReplyText } from '../format.js';
 import { EmptyState, ErrorNote, html, Status, TableScroll, useApp, useLoad } from '../lib.js';
 import { IpLink, PoolLink, SubAccountLink, useNames, type Names } from './names.js';
+import { Replies } from './received-message.js';
 
 /** A message as the activity list answers it (the fields the dashboard shows). */
 interface MessageItem {
@@ -25,6 +26,8 @@ interface MessageItem {
   accountIPPoolID?: number;
   ipPool?: string;
   events?: EventItem[];
+  /** The received messages that answer it (the single message's answer only). */
+  replies?: { id: string; from: string; subject: string; receivedAt: number; status: string }[];
 }
 
 /** An event as the event list answers it. */
@@ -263,7 +266,8 @@ export function MessagePage({ id }: { id: string }) {
               }
             </li>`;
           })}
-        </ol>`
+        </ol>
+        <${Replies} replies=${m.replies} />`
     }
   </section>`;
 }

@@ -6,11 +6,9 @@
 import { formatNs } from '../format.js';
 import { EmptyState, ErrorNote, html, TableScroll, useApp, useLoad } from '../lib.js';
 
-/** One attempt as the API answers it. */
-interface Delivery {
+/** One POST as a delivery log answers it: an event webhook's, or a received message's to its route. */
+export interface PostAttempt {
   id: number;
-  eventId: string;
-  replayId: string | null;
   attempt: number;
   result: 'delivered' | 'will-retry' | 'gave-up' | 'failed';
   status: number | null;
@@ -20,8 +18,14 @@ interface Delivery {
   nextRetryAt: number | null;
 }
 
+/** One attempt of an event webhook. */
+interface Delivery extends PostAttempt {
+  eventId: string;
+  replayId: string | null;
+}
+
 /** How the page names each result. */
-const RESULTS: Record<Delivery['result'], string> = {
+const RESULTS: Record<PostAttempt['result'], string> = {
   delivered: 'delivered',
   'will-retry': 'failed, will retry',
   'gave-up': 'failed, gave up',
@@ -32,7 +36,7 @@ const RESULTS: Record<Delivery['result'], string> = {
 const SHOWN = 20;
 
 /** The receiver's answer or the error, in one cell. */
-const outcomeText = (d: Delivery) =>
+const outcomeText = (d: PostAttempt) =>
   [d.status === null ? '' : `HTTP ${d.status}`, d.error !== null && d.error !== `HTTP ${d.status}` ? d.error : '']
     .filter(Boolean)
     .join(': ') || '—';
@@ -56,36 +60,11 @@ export function RecentDeliveries({ id, url }: { id: number; url: string }) {
     ${
       log.data &&
       log.data.length > 0 &&
-      html`<${TableScroll}><table class="list">
-        <caption>
-          Recent deliveries to ${url}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Event</th>
-            <th scope="col">Attempt</th>
-            <th scope="col">Result</th>
-            <th scope="col">Status or error</th>
-            <th scope="col">Took</th>
-            <th scope="col">Next retry</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${log.data.map(
-            (d) =>
-              html`<tr>
-                <td>${formatNs(d.created)}</td>
-                <td><code>${d.eventId}</code>${d.replayId !== null && html` (replay)`}</td>
-                <td>${d.attempt}</td>
-                <td><span class=${`badge result-${d.result}`}>${RESULTS[d.result] ?? d.result}</span></td>
-                <td>${outcomeText(d)}</td>
-                <td>${d.durationMs} ms</td>
-                <td>${formatNs(d.nextRetryAt)}</td>
-              </tr>`,
-          )}
-        </tbody>
-      </table></${TableScroll}>`
+      html`<${PostAttemptsTable}
+        caption=${`Recent deliveries to ${url}`}
+        attempts=${log.data}
+        what=${(d: Delivery) => html`<code>${d.eventId}</code>${d.replayId !== null && html` (replay)`}`}
+      />`
     }
     <button
       type="button"
@@ -97,4 +76,49 @@ export function RecentDeliveries({ id, url }: { id: number; url: string }) {
       Refresh deliveries
     </button>
   </div>`;
+}
+
+/**
+ * A table of POST attempts, newest first: time, what was posted (`what`, when given), attempt,
+ * result, the receiver's status or the error, how long it took, and when a retry is due.
+ */
+export function PostAttemptsTable<T extends PostAttempt>({
+  caption,
+  attempts,
+  what,
+}: {
+  caption: string;
+  attempts: readonly T[];
+  what?: (attempt: T) => unknown;
+}) {
+  return html`<${TableScroll}><table class="list">
+    <caption>
+      ${caption}
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">Time</th>
+        ${what && html`<th scope="col">Event</th>`}
+        <th scope="col">Attempt</th>
+        <th scope="col">Result</th>
+        <th scope="col">Status or error</th>
+        <th scope="col">Took</th>
+        <th scope="col">Next retry</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${attempts.map(
+        (d) =>
+          html`<tr>
+            <td>${formatNs(d.created)}</td>
+            ${what && html`<td>${what(d)}</td>`}
+            <td>${d.attempt}</td>
+            <td><span class=${`badge result-${d.result}`}>${RESULTS[d.result] ?? d.result}</span></td>
+            <td>${outcomeText(d)}</td>
+            <td>${d.durationMs} ms</td>
+            <td>${formatNs(d.nextRetryAt)}</td>
+          </tr>`,
+      )}
+    </tbody>
+  </table></${TableScroll}>`;
 }
