@@ -22,6 +22,7 @@ import { nowNs } from '../model/time.js';
 import { createRateLimiter } from '../rate-limits/limiter.js';
 import { acceptSend, type SendResponseEntry } from '../sending/accept.js';
 import type { SendRequest } from '../sending/request.js';
+import { literalTemplate } from '../template/renderer.js';
 import type { InboundMessageRecord } from '../store/inbound-store.js';
 
 /** Error kinds of a send that another try may get past (the database, a fault); the rest are final. */
@@ -58,14 +59,14 @@ export function inboundForwardJob(
 /**
  * The send request of a forward: from the address that received the message (a verified sending
  * domain of the sub-account: only those receive), to the route's address. Its parts only describe
- * the forward in lists; the message delivered is the one received. The subject is escaped, since
- * the accept path reads it as a template.
+ * the forward in lists; the message delivered is the one received. The subject is made a literal
+ * template, since the accept path reads it as one.
  */
 export function forwardRequest(record: InboundMessageRecord, forwardTo: string): SendRequest {
   return {
     from: { email: record.rcptTo },
     to: [{ email: forwardTo }],
-    subject: record.subject.replace(/\{\{/g, '\\{{'),
+    subject: literalTemplate(record.subject),
     textBody: '',
     trackOpens: false,
     trackClicks: false,

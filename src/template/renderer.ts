@@ -191,6 +191,16 @@ const renderPieces = (pieces: Pieces, data: Record<string, string>) => {
 };
 
 /**
+ * `text` as a template that renders it (mailplane's own sends of text it did not write: a forwarded
+ * message's subject). Every `{{` is escaped as `\{{`; backslashes just before one are dropped,
+ * since Handlebars reads `\\{{` as a backslash and a real expression, so no input compiles to an
+ * expression or fails to compile.
+ */
+export function literalTemplate(text: string): string {
+  return text.replace(/\\*\{\{/g, '\\{{');
+}
+
+/**
  * Compiles message templates for one mailplane instance, which builds it once (`createMailplane`,
  * `context.templateCompiler`) with the bound of its cache (`MailplaneOptions.templateCache`).
  * Compiled parts are kept by a SHA-256 of their source, so a template sent again (the common case,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import Handlebars from 'handlebars';
 import { resolveTemplateCacheConfig } from '../../src/template/cache.js';
-import { TemplateCompiler } from '../../src/template/renderer.js';
+import fc from 'fast-check';
+import { literalTemplate, TemplateCompiler } from '../../src/template/renderer.js';
 import { httpStatusOf, ValidationError } from 'mailplane';
 
 const unsubscribeUrl = 'https://t.example/u/abc?x=1&y=2';
@@ -112,5 +113,32 @@ describe('the cache of a TemplateCompiler', () => {
       maxTemplates: 10,
       maxCharacters: 64 * 1024 * 1024,
     });
+  });
+});
+
+describe('literalTemplate (text mailplane did not write, sent through the accept path)', () => {
+  const unsubscribeUrl = 'https://t.example/u';
+  const subjectOf = async (compiler: TemplateCompiler, text: string) =>
+    (await compiler.compile({ subject: literalTemplate(text) })).render({ customFields: { x: 'X' }, unsubscribeUrl })
+      .subject;
+
+  it('renders as written whatever mustaches, blocks and comments it holds', async () => {
+    const compiler = new TemplateCompiler();
+    for (const text of ['{{x}}', '{{#if x}}', '{{{x}}}', '{{!--', '}}{{', '{{>p}}', '{{{{raw}}}}', 'Re: {{x}} \\ {{'])
+      expect(await subjectOf(compiler, text)).toBe(text);
+  });
+
+  it('never fails to compile nor renders a value, only dropping backslashes just before a {{', async () => {
+    const compiler = new TemplateCompiler();
+    const pieces = fc.constantFrom('{{', '}}', '{', '}', '\\', '#if', '#each x', 'x', '/if', ' ', '>', '!--', 'else');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(pieces, { maxLength: 30 }).map((parts) => parts.join('')),
+        async (text) => {
+          expect(await subjectOf(compiler, text)).toBe(text.replace(/\\+(?=\{\{)/g, ''));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
