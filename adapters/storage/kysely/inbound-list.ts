@@ -1,13 +1,8 @@
 import { sql, type Selectable } from 'kysely';
-import type {
-  InboundAuthResults,
-  InboundListQueries,
-  InboundMessageSummary,
-  InboundStatus,
-} from '../../../src/store/index.js';
+import type { InboundListQueries, InboundMessageSummary } from '../../../src/store/index.js';
 import type { KyselyStoreContext } from './context.js';
 import { containsText } from './dialect.js';
-import { toBigint, toNumber, toNumberOrNull } from './rows.js';
+import { inboundMessageFields } from './inbound-messages.js';
 import type { InboundMessagesTable } from './tables/inbound.js';
 
 /** A row of the list: the message's columns but its raw bytes, and its route's pattern. */
@@ -18,22 +13,7 @@ type SummaryRow = Omit<Selectable<InboundMessagesTable>, 'raw'> & {
 
 function toSummary(row: SummaryRow): InboundMessageSummary {
   return {
-    id: row.id,
-    accountId: toNumber(row.account_id),
-    subAccountId: toNumber(row.sub_account_id),
-    routeId: toNumberOrNull(row.route_id),
-    receivedAt: toBigint(row.received_at),
-    mailFrom: row.mail_from,
-    rcptTo: row.rcpt_to,
-    from: row.from_address,
-    subject: row.subject,
-    messageIdHeader: row.message_id_header,
-    inReplyToMessageId: row.in_reply_to_message_id,
-    size: toNumber(row.size),
-    auth: JSON.parse(row.auth) as InboundAuthResults,
-    status: row.status as InboundStatus,
-    detail: row.detail,
-    updated: toBigint(row.updated),
+    ...inboundMessageFields(row),
     rawKept: Boolean(Number(row.raw_kept)),
     routePattern: row.route_pattern,
   };

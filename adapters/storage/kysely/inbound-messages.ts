@@ -11,7 +11,10 @@ import { kyselyInboundPostLog } from './inbound-post-log.js';
 import { toBigint, toNumber, toNumberOrNull } from './rows.js';
 import type { InboundMessagesTable } from './tables/inbound.js';
 
-function toMessage(row: Selectable<InboundMessagesTable>): InboundMessageRecord {
+/** A received message's fields from its row, all but the raw bytes (the list reads without them). */
+export function inboundMessageFields(
+  row: Omit<Selectable<InboundMessagesTable>, 'raw'>,
+): Omit<InboundMessageRecord, 'raw'> {
   return {
     id: row.id,
     accountId: toNumber(row.account_id),
@@ -25,12 +28,15 @@ function toMessage(row: Selectable<InboundMessagesTable>): InboundMessageRecord 
     messageIdHeader: row.message_id_header,
     inReplyToMessageId: row.in_reply_to_message_id,
     size: toNumber(row.size),
-    raw: row.raw === null ? null : Buffer.from(row.raw),
     auth: JSON.parse(row.auth) as InboundAuthResults,
     status: row.status as InboundStatus,
     detail: row.detail,
     updated: toBigint(row.updated),
   };
+}
+
+function toMessage(row: Selectable<InboundMessagesTable>): InboundMessageRecord {
+  return { ...inboundMessageFields(row), raw: row.raw === null ? null : Buffer.from(row.raw) };
 }
 
 /** The received messages of the Kysely {@link InboundStore}, with their post log. */
