@@ -197,7 +197,8 @@ const renderPieces = (pieces: Pieces, data: Record<string, string>) => {
  * expression or fails to compile.
  */
 export function literalTemplate(text: string): string {
-  return text.replace(/\\*\{\{/g, '\\{{');
+  // A run of backslashes is matched from its start only (the lookbehind), so the scan stays linear.
+  return text.replace(/(?<!\\)\\*\{\{/g, '\\{{');
 }
 
 /**

@@ -128,6 +128,12 @@ describe('literalTemplate (text mailplane did not write, sent through the accept
       expect(await subjectOf(compiler, text)).toBe(text);
   });
 
+  it('reads a long run of backslashes in one pass', () => {
+    // Quadratic backtracking would take hours on this; a linear scan takes milliseconds.
+    const text = `${'\\'.repeat(1_000_000)}x{{y`;
+    expect(literalTemplate(text)).toBe(`${'\\'.repeat(1_000_000)}x\\{{y`);
+  });
+
   it('never fails to compile nor renders a value, only dropping backslashes just before a {{', async () => {
     const compiler = new TemplateCompiler();
     const pieces = fc.constantFrom('{{', '}}', '{', '}', '\\', '#if', '#each x', 'x', '/if', ' ', '>', '!--', 'else');
