@@ -17,6 +17,7 @@ import {
   haveChromium,
   launchChromium,
   signInToDashboard,
+  signOutOfDashboard,
   watchPageProblems,
 } from '../support/chromium.js';
 import { createSubAccount } from '../support/api.js';
@@ -120,7 +121,7 @@ describe.skipIf(!haveChromium)(`the dashboard's Received page at 1280 and 390 px
         await page.getByRole('heading', { name: 'Received message' }).waitFor(POLL);
 
         // A sub-account that has received nothing is told how to receive.
-        await page.getByRole('button', { name: 'Sign out' }).click();
+        await signOutOfDashboard(page);
         await signInToDashboard(page, server.origin, empty.apiKey);
         await page.goto(`${server.origin}/dashboard#/received`);
         await page.getByText(/No mail received yet\. Enable receiving on a verified domain/).waitFor(POLL);
