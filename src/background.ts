@@ -1,5 +1,6 @@
 import type { MailplaneContext } from './context.js';
 import { deliveryJobHandlers } from './delivery/jobs.js';
+import type { DeliveryService } from './delivery/service.js';
 import { domainVerificationJobHandlers } from './domain/verification-jobs.js';
 import { warmupJobHandlers } from './warmup/jobs.js';
 import type { JobHandler, JobKindOptions } from './jobs/types.js';
@@ -16,15 +17,16 @@ import { inboundForwardJobHandlers } from './inbound/forward-job.js';
 /**
  * Every kind of background job this instance runs, keyed by job kind. Each capability contributes
  * its handlers here (delivery, DNS re-checks, webhook deliveries, warmup), and delivery and webhooks
- * run in lanes of their own. `webhookSender` is the instance's, which owns the connections to
- * webhook receivers and the per-account cap on their POSTs, and is closed with the instance.
+ * run in lanes of their own. `delivery` and `webhookSender` are the instance's services, closed with
+ * it: delivery owns its caches and DKIM signing threads, the sender the connections to webhook
+ * receivers and the per-account cap on their POSTs.
  */
 export function backgroundJobHandlers(
   ctx: MailplaneContext,
-  webhookSender: WebhookSender,
+  { delivery, webhookSender }: { delivery: DeliveryService; webhookSender: WebhookSender },
 ): Record<string, JobHandler | JobKindOptions> {
   return {
-    ...inLane(DELIVERY_LANE, { ...deliveryJobHandlers(ctx), ...scheduledJobHandlers(ctx) }),
+    ...inLane(DELIVERY_LANE, { ...deliveryJobHandlers(ctx, delivery), ...scheduledJobHandlers(ctx) }),
     ...inLane(WEBHOOK_LANE, webhookJobHandlers(ctx, webhookSender)),
     ...inLane(WEBHOOK_LANE, inboundWebhookJobHandlers(ctx, webhookSender)),
     ...incidentNotifyJobs(ctx, webhookSender),

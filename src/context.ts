@@ -1,64 +1,27 @@
-import type { RetentionConfig } from './retention/config.js';
 import type { SecretBox } from './crypto/secrets.js';
-import type { DomainRecordsConfig } from './domain/config.js';
 import type { MailplaneJobs } from './jobs/kinds.js';
 import type { JobQueue } from './jobs/queue.js';
-import type { DnsConfig } from './dns/config.js';
 import type { DnsResolver } from './dns/resolver.js';
-import type { DeliveryConfig } from './delivery/config.js';
 import type { Transport } from './delivery/transport.js';
 import type { TpspTransportFactory } from './delivery/routing-transports.js';
 import type { IdGenerator } from './model/ids.js';
 import type { Clock } from './model/time.js';
 import type { MailplaneStore } from './store/index.js';
 import type { GroupCommit } from './store/group-commit.js';
-import type { WarmupConfig } from './warmup/config.js';
 import type { WarmupService } from './warmup/service.js';
 import type { DeliveryRouting } from './delivery/route.js';
 import type { DomainVerifier } from './domain/verification.js';
-import type { WebhookDeliveryConfig } from './webhook/config.js';
 import type { WebhookOutbox } from './webhook/outbox.js';
-import type { RateLimitConfig } from './rate-limits/limiter.js';
 import type { MailplaneMetrics } from './metrics/metrics.js';
 import type { Logger } from './logging/logger.js';
-import type { TemplateCacheConfig } from './template/cache.js';
 import type { TemplateCompiler } from './template/renderer.js';
-import type { AlertNotifyConfig } from './alerts/notify-config.js';
-import type { ReputationConfig } from './alerts/reputation-config.js';
-import type { InboundConfig } from './inbound/config.js';
 import type { InboundRecipientDirectory } from './inbound/recipient-directory.js';
+import type { MailplaneConfig } from './mailplane-config.js';
 
 // The logger has a module of its own, so that the layers below the context can name it without
 // importing this file (which imports them: a cycle); it is re-exported here for the rest.
 export { consoleLogger, silentLogger, type Logger } from './logging/logger.js';
-
-/** Settings resolved from `MailplaneOptions`, with defaults filled in. */
-export interface MailplaneConfig {
-  /** Targets of the DNS records sending domains publish. */
-  domains: DomainRecordsConfig;
-  /** Public base URL of the tracking and unsubscribe endpoints, without a trailing slash. */
-  trackingBaseUrl: string;
-  /** Resolvers and RDAP. */
-  dns: DnsConfig;
-  /** SMTP delivery. */
-  delivery: DeliveryConfig;
-  /** How warming IPs grow. */
-  warmup: WarmupConfig;
-  /** How webhook events are posted. */
-  webhooks: WebhookDeliveryConfig;
-  /** API rate limits per key, or `false` when they are off. */
-  rateLimits: RateLimitConfig | false;
-  /** How long messages and events are kept. */
-  retention: RetentionConfig;
-  /** How many compiled templates the instance keeps. */
-  templateCache: TemplateCacheConfig;
-  /** Where incident notification emails come from. */
-  alerts: AlertNotifyConfig;
-  /** How often the reputation guard evaluates, and the automatic protection's defaults. */
-  reputation: ReputationConfig;
-  /** Receiving mail: the inbound MX host that receiving domains point at. */
-  inbound: InboundConfig;
-}
+export type { MailplaneConfig } from './mailplane-config.js';
 
 /** The collaborators every service of one mailplane instance shares; built by `createMailplane`. */
 export interface MailplaneContext {

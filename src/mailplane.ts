@@ -26,6 +26,7 @@ import { resolveDeliveryConfig } from './delivery/config.js';
 import { resolveWarmupConfig } from './warmup/config.js';
 import { WarmupService } from './warmup/service.js';
 import { DeliveryRouting } from './delivery/route.js';
+import { DeliveryService } from './delivery/service.js';
 import { DomainVerifier } from './domain/verification.js';
 import { apiRoutes } from './http/routes/index.js';
 import type { HttpHandler } from './http/types.js';
@@ -240,13 +241,14 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   const context: MailplaneContext = transport ? { ...base, transport } : base;
   // Owns the connections to webhook receivers and the per-account cap on their POSTs.
   const webhooks = webhookSender(context);
+  const delivery = new DeliveryService(context);
   const lanes = { ...defaultLaneSlots, ...options.jobs?.lanes };
   const runner = createJobRunner(context, {
     ...options.jobs,
     lanes,
     transactionalSlots: { ...defaultTransactionalSlots(lanes), ...options.jobs?.transactionalSlots },
     queue: context.jobs,
-    handlers: backgroundJobHandlers(context, webhooks),
+    handlers: backgroundJobHandlers(context, { delivery, webhookSender: webhooks }),
   });
   let started = false;
   // Set by the first start() and kept through stop(): a node that ran workers and stopped is not ready.
@@ -317,6 +319,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       closed = true;
       if (started) await runner.stop();
       webhooks.close();
+      await delivery.close();
       await domainVerifier.close();
       await context.transport?.close();
       await routing.close();

@@ -14,9 +14,7 @@
  * messages it still held are dropped with reason `JOB_FAILED` (src/delivery/job-failure.ts) rather
  * than left `queued` for a job that will never run again.
  */
-import PQueue from 'p-queue';
 import type { MailplaneContext } from '../context.js';
-import { RetryJobError } from '../jobs/errors.js';
 import {
   DELIVER_BATCH_JOB,
   DELIVER_MESSAGE_JOB,
@@ -28,32 +26,18 @@ import {
 import type { EnqueueJob } from '../jobs/queue.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
 import { canAttempt } from '../lifecycle/table.js';
-import type { JobRecord, MessageRecord, SendBatchRecord } from '../store/index.js';
-import { createDeliveryCaches, deliverOne, sendingDomain } from './deliver.js';
+import type { JobRecord, MessageRecord } from '../store/index.js';
+import type { DeliveryService } from './service.js';
 import { dropForFailedJob } from './job-failure.js';
-
-/** How long delivery jobs wait when the instance has no transport configured. */
-const NO_TRANSPORT_WAIT_MS = 60_000;
 
 /** Messages read per query when a batch job gives up (a batch holds at most 2,000, and their copies). */
 const GIVE_UP_PAGE = 500;
 
-/** The delivery job handlers (deliver-batch, deliver-page, deliver-message). */
-export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHandler | JobKindOptions> {
-  const caches = createDeliveryCaches(ctx);
-  let warned = false;
-  const transportOrWait = () => {
-    if (ctx.transport) return ctx.transport;
-    if (!warned) {
-      warned = true;
-      ctx.logger.warn('delivery: no transport configured (MailplaneOptions.transport); messages stay queued');
-    }
-    throw new RetryJobError('no transport configured', {
-      runAt: ctx.clock.now() + NO_TRANSPORT_WAIT_MS,
-      countAttempt: false,
-    });
-  };
-
+/** The delivery job handlers (deliver-batch, deliver-page, deliver-message), sending through `delivery`. */
+export function deliveryJobHandlers(
+  ctx: MailplaneContext,
+  delivery: DeliveryService,
+): Record<string, JobHandler | JobKindOptions> {
   const splitBatch = jobHandler(DELIVER_BATCH_JOB, async (job, helpers) => {
     const { batchId, afterId } = job.payload;
     const pageSize = ctx.config.delivery.pageSize;
@@ -91,7 +75,7 @@ export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHa
   });
 
   const deliverPage = jobHandler(DELIVER_PAGE_JOB, async (job, helpers) => {
-    transportOrWait();
+    delivery.transport();
     const { batchId, afterId, ids } = job.payload;
     const wanted = new Set(ids);
     // The page's messages are the first queued ones after afterId when it was split; the queued
@@ -119,37 +103,16 @@ export function deliveryJobHandlers(ctx: MailplaneContext): Record<string, JobHa
     if (messages.length === 0) return;
     const first = await ctx.store.messages.getForDelivery(messages[0]!.id);
     if (!first) return;
-    await deliverMany(messages, first.batch, signal);
-  }
-
-  async function deliverMany(messages: MessageRecord[], batch: SendBatchRecord, signal: AbortSignal): Promise<void> {
-    const transport = transportOrWait();
-    const domain = await sendingDomain(ctx, batch);
-    // Each job routes with the pools, IP states and default pool as they are when it starts.
-    await ctx.routing.refresh(batch.accountId, batch.subAccountId);
-    const queue = new PQueue({ concurrency: ctx.config.delivery.concurrency });
-    const settled = await Promise.allSettled(
-      messages.map((message) =>
-        queue.add(async () => {
-          if (signal.aborted) return;
-          await deliverOne(ctx, transport, caches, message, batch, domain, signal);
-        }),
-      ),
-    );
-    // A storage failure fails the job: it is retried, and the messages recorded meanwhile are skipped.
-    const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failure) throw failure.reason;
+    await delivery.deliverAll(messages, first.batch, signal);
   }
 
   const retryMessage = jobHandler(DELIVER_MESSAGE_JOB, async (job, helpers) => {
-    const transport = transportOrWait();
+    delivery.transport();
     const found = await ctx.store.messages.getForDelivery(job.payload.messageId);
     // Already moved on (delivered meanwhile, or this retry already ran): nothing to do. A message
     // deferred by routing may still be `queued` (src/delivery/routing-wait.ts).
     if (!found || !canAttempt(found.message.status) || found.message.attempts !== job.payload.attempt) return;
-    const domain = await sendingDomain(ctx, found.batch);
-    await ctx.routing.refresh(found.batch.accountId, found.batch.subAccountId);
-    await deliverOne(ctx, transport, caches, found.message, found.batch, domain, helpers.signal, job.payload.slot);
+    await delivery.deliverAgain(found.message, found.batch, helpers.signal, job.payload.slot);
   });
 
   // A batch job that died enqueued no page after `afterId`: the messages still queued there were its to send.
