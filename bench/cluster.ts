@@ -8,7 +8,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { openKyselyStore } from '../adapters/storage/kysely/index.js';
-import { silentLogger } from '../src/context.js';
+import { silentLogger } from '../src/logging/logger.js';
 import { createJobQueue } from '../src/jobs/queue.js';
 import { createJobRunner } from '../src/jobs/runner.js';
 import type { MailplaneStore } from '../src/store/index.js';

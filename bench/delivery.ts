@@ -17,7 +17,7 @@ import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { openKyselyStore } from '../adapters/storage/kysely/index.js';
 import { mxTransport } from '../adapters/transport/smtp/index.js';
-import { silentLogger } from '../src/context.js';
+import { silentLogger } from '../src/logging/logger.js';
 import { createMailplane } from '../src/mailplane.js';
 import { startServer } from './lib/process.js';
 import { sinkCeiling } from './lib/smtp-ceiling.js';

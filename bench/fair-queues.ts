@@ -27,7 +27,7 @@ import { pathToFileURL } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
 import { openKyselyStore } from '../adapters/storage/kysely/index.js';
 import { mxTransport } from '../adapters/transport/smtp/index.js';
-import { silentLogger } from '../src/context.js';
+import { silentLogger } from '../src/logging/logger.js';
 import { createMailplane, type Mailplane } from '../src/mailplane.js';
 import { startTestDnsServer } from '../test/support/dns-server.js';
 import { percentile } from './lib/median.js';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openKyselyStore } from '../adapters/storage/kysely/index.js';
-import { silentLogger } from '../src/context.js';
+import { silentLogger } from '../src/logging/logger.js';
 import { createMailplane } from '../src/mailplane.js';
 import { benchSender } from './lib/sender.js';
 

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openKyselyStore } from '../adapters/storage/kysely/index.js';
 import { mxTransport } from '../adapters/transport/smtp/index.js';
-import { silentLogger } from '../src/context.js';
+import { silentLogger } from '../src/logging/logger.js';
 import { contextOf } from '../src/instance-context.js';
 import { createMailplane } from '../src/mailplane.js';
 import type { ShapingRule } from '../src/shaping/rules.js';

@@ -11,19 +11,20 @@ import type { GroupCommit } from './store/group-commit.js';
 import type { WarmupService } from './warmup/service.js';
 import type { DeliveryRouting } from './delivery/route.js';
 import type { DomainVerifier } from './domain/verification.js';
-import type { WebhookOutbox } from './webhook/outbox.js';
+import type { WebhookOutbox } from './lifecycle/webhook-outbox.js';
 import type { MailplaneMetrics } from './metrics/metrics.js';
 import type { Logger } from './logging/logger.js';
 import type { TemplateCompiler } from './template/renderer.js';
-import type { InboundRecipientDirectory } from './inbound/recipient-directory.js';
+import type { InboundRecipientDirectory } from './domain/recipient-directory.js';
 import type { MailplaneConfig } from './mailplane-config.js';
 
-// The logger has a module of its own, so that the layers below the context can name it without
-// importing this file (which imports them: a cycle); it is re-exported here for the rest.
-export { consoleLogger, silentLogger, type Logger } from './logging/logger.js';
-export type { MailplaneConfig } from './mailplane-config.js';
-
-/** The collaborators every service of one mailplane instance shares; built by `createMailplane`. */
+/**
+ * Every collaborator of one mailplane instance, as `createMailplane` builds them: the composition
+ * root's record, and only its. A module names what it uses in an interface of its own (`AcceptDeps`,
+ * `DeliveryServiceDeps`, `ApiDeps`, …, each a few of these fields), so that no function outside the
+ * composition root takes the whole instance and no module depends on every other through this file
+ * (test/unit/architecture.test.ts holds both).
+ */
 export interface MailplaneContext {
   readonly config: MailplaneConfig;
   readonly store: MailplaneStore;

@@ -49,7 +49,7 @@ export {
 } from './rate-limits/limiter.js';
 export { stringifyJson } from './model/json.js';
 export { errorResponse, httpStatusOf, HTTP_ERROR_RULES, type HttpErrorRule } from './http/errors.js';
-export { consoleLogger, silentLogger, type Logger } from './context.js';
+export { consoleLogger, silentLogger, type Logger } from './logging/logger.js';
 export { defaultDomainRecordsConfig, resolveDomainRecordsConfig, type DomainRecordsConfig } from './domain/config.js';
 export { expectedDnsRecords } from './domain/records.js';
 export { systemClock, manualClock, msToNs, nowNs, type Clock, type EpochNs } from './model/time.js';

@@ -1,7 +1,7 @@
 /**
  * The options of `createMailplane` (src/mailplane.ts), as types; src/options.ts checks them.
  */
-import type { Logger } from './context.js';
+import type { Logger } from './logging/logger.js';
 import type { RouterOptions } from './http/router.js';
 import type { RateLimitConfig } from './rate-limits/limiter.js';
 import type { JobRunnerOptions } from './jobs/types.js';

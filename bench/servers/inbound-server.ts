@@ -11,7 +11,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openKyselyStore } from '../../adapters/storage/kysely/index.js';
-import { silentLogger } from '../../src/context.js';
+import { silentLogger } from '../../src/logging/logger.js';
 import { createInboundReceiver } from '../../src/inbound/receiver.js';
 import { createMailplane, type Mailplane } from '../../src/mailplane.js';
 import { startTestDnsServer } from '../../test/support/dns-server.js';

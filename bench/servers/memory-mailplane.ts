@@ -20,7 +20,7 @@ import { writeHeapSnapshot } from 'node:v8';
 import { openKyselyStore } from '../../adapters/storage/kysely/index.js';
 import { toNodeHandler } from '../../adapters/http/node/index.js';
 import { mxTransport } from '../../adapters/transport/smtp/index.js';
-import { silentLogger } from '../../src/context.js';
+import { silentLogger } from '../../src/logging/logger.js';
 import { DELIVER_BATCH_JOB, DELIVER_MESSAGE_JOB, DELIVER_PAGE_JOB } from '../../src/jobs/kinds.js';
 import { createMailplane } from '../../src/mailplane.js';
 import { benchSender } from '../lib/sender.js';

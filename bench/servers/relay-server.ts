@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { openKyselyStore } from '../../adapters/storage/kysely/index.js';
-import { silentLogger } from '../../src/context.js';
+import { silentLogger } from '../../src/logging/logger.js';
 import { createMailplane } from '../../src/mailplane.js';
 import { createSmtpRelay } from '../../src/smtp/relay.js';
 import { benchSender } from '../lib/sender.js';

@@ -1,9 +1,15 @@
-import type { MailplaneContext } from '../context.js';
-import { randomToken } from '../crypto/secrets.js';
-import { nowNs } from '../model/time.js';
-import type { AccountRecord, SubAccountRecord } from '../store/index.js';
+import { randomToken, type SecretBox } from '../crypto/secrets.js';
+import { nowNs, type Clock } from '../model/time.js';
+import type { AccountRecord, MailplaneStore, SubAccountRecord } from '../store/index.js';
 import { ACCOUNT_KEY_PREFIX } from './keys.js';
 import { createSubAccountRecord } from './sub-accounts.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface AccountsDeps {
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+}
 
 /** Name of the sub-account every account starts with. */
 export const DEFAULT_SUBACCOUNT_NAME = 'Default';
@@ -28,10 +34,7 @@ export interface CreateAccountResult {
 }
 
 /** Creates an account with its default sub-account, atomically. */
-export async function createAccount(
-  ctx: MailplaneContext,
-  options: CreateAccountOptions,
-): Promise<CreateAccountResult> {
+export async function createAccount(ctx: AccountsDeps, options: CreateAccountOptions): Promise<CreateAccountResult> {
   const apiKey = options.apiKey ?? generateAccountKey();
   return ctx.store.transaction(async (store) => {
     const account = await store.accounts.create({
@@ -62,7 +65,7 @@ export interface EnsureAccountResult {
  * `apiKey` is given makes it the account's key. A generated key is returned once and never again.
  */
 export async function ensureAccount(
-  ctx: MailplaneContext,
+  ctx: AccountsDeps,
   options: { apiKey?: string; name?: string } = {},
 ): Promise<EnsureAccountResult> {
   const existing = await ctx.store.accounts.first();
@@ -79,13 +82,13 @@ export async function ensureAccount(
 }
 
 /** The account a presented key belongs to, compared in constant time, or `null`. */
-export async function authenticateAccount(ctx: MailplaneContext, apiKey: string): Promise<AccountRecord | null> {
+export async function authenticateAccount(ctx: AccountsDeps, apiKey: string): Promise<AccountRecord | null> {
   const account = await ctx.store.accounts.findByApiKeyHash(ctx.secrets.lookupHash(apiKey));
   return account && ctx.secrets.matches(apiKey, account.apiKeyHash) ? account : null;
 }
 
 /** The sub-account a presented key belongs to, compared in constant time, or `null`. */
-export async function authenticateSubAccount(ctx: MailplaneContext, apiKey: string): Promise<SubAccountRecord | null> {
+export async function authenticateSubAccount(ctx: AccountsDeps, apiKey: string): Promise<SubAccountRecord | null> {
   const subAccount = await ctx.store.subAccounts.findByApiKeyHash(ctx.secrets.lookupHash(apiKey));
   return subAccount && ctx.secrets.matches(apiKey, subAccount.apiKeyHash) ? subAccount : null;
 }

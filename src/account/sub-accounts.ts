@@ -1,8 +1,7 @@
-import type { MailplaneContext } from '../context.js';
-import { randomToken } from '../crypto/secrets.js';
+import { randomToken, type SecretBox } from '../crypto/secrets.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { ListQuery } from '../model/paging.js';
-import { nowNs } from '../model/time.js';
+import { nowNs, type Clock } from '../model/time.js';
 import { SUBACCOUNT_KEY_PREFIX } from './keys.js';
 import type {
   IncidentRecord,
@@ -13,6 +12,20 @@ import type {
 } from '../store/index.js';
 import { blockIncidentTopic, closeTopicIncident } from '../alerts/topics.js';
 import { notifyProtectionIncident } from '../alerts/protection-api.js';
+import type { MailplaneJobs } from '../jobs/kinds.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { Logger } from '../logging/logger.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface SubAccountsDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly jobs: JobQueue<MailplaneJobs>;
+}
 
 /** A sub-account with its SMTP credentials: what the API shows. */
 export interface SubAccountView {
@@ -47,7 +60,7 @@ const notFound = (id: number | string) =>
  * hash plus ciphertext). Throws 403 when the name is taken. Used for the default sub-account too.
  */
 export async function createSubAccountRecord(
-  ctx: MailplaneContext,
+  ctx: Pick<SubAccountsDeps, 'store' | 'secrets' | 'clock'>,
   accountId: number,
   input: CreateSubAccountInput,
 ): Promise<SubAccountRecord> {
@@ -73,7 +86,7 @@ export async function createSubAccountRecord(
   return outcome.value;
 }
 
-async function withSmtpAuths(ctx: MailplaneContext, subAccounts: SubAccountRecord[]): Promise<SubAccountView[]> {
+async function withSmtpAuths(ctx: SubAccountsDeps, subAccounts: SubAccountRecord[]): Promise<SubAccountView[]> {
   const auths = await ctx.store.subAccounts.listSmtpAuths(subAccounts.map((s) => s.id));
   return subAccounts.map((subAccount) => ({
     subAccount,
@@ -83,17 +96,17 @@ async function withSmtpAuths(ctx: MailplaneContext, subAccounts: SubAccountRecor
 
 /** Operations on the sub-accounts of one account, as the `/account/subaccount` endpoints use them. */
 export const subAccountService = {
-  async create(ctx: MailplaneContext, accountId: number, input: Omit<CreateSubAccountInput, 'type'>) {
+  async create(ctx: SubAccountsDeps, accountId: number, input: Omit<CreateSubAccountInput, 'type'>) {
     const record = await createSubAccountRecord(ctx, accountId, { ...input, type: 1 });
     const [view] = await withSmtpAuths(ctx, [record]);
     return view!;
   },
 
-  async list(ctx: MailplaneContext, accountId: number, query: ListQuery): Promise<SubAccountView[]> {
+  async list(ctx: SubAccountsDeps, accountId: number, query: ListQuery): Promise<SubAccountView[]> {
     return withSmtpAuths(ctx, await ctx.store.subAccounts.list(accountId, query));
   },
 
-  async get(ctx: MailplaneContext, accountId: number, id: number | null): Promise<SubAccountView> {
+  async get(ctx: SubAccountsDeps, accountId: number, id: number | null): Promise<SubAccountView> {
     const record = id === null ? null : await ctx.store.subAccounts.get(accountId, id);
     if (!record) throw notFound(id ?? 'given');
     const [view] = await withSmtpAuths(ctx, [record]);
@@ -101,7 +114,7 @@ export const subAccountService = {
   },
 
   async update(
-    ctx: MailplaneContext,
+    ctx: SubAccountsDeps,
     accountId: number,
     id: number | null,
     input: UpdateSubAccountInput,
@@ -143,7 +156,7 @@ export const subAccountService = {
   },
 
   /** Deletes a custom sub-account; the default one (type 0) answers 406 as the reference says. */
-  async delete(ctx: MailplaneContext, accountId: number, id: number | null): Promise<SubAccountRecord> {
+  async delete(ctx: SubAccountsDeps, accountId: number, id: number | null): Promise<SubAccountRecord> {
     const record = id === null ? null : await ctx.store.subAccounts.get(accountId, id);
     if (!record) throw notFound(id ?? 'given');
     if (record.type === 0) {

@@ -1,6 +1,5 @@
-import type { MailplaneContext } from '../context.js';
 import { stringifyJson } from '../model/json.js';
-import type { ActivityCursor, ActivityFilter } from '../store/index.js';
+import type { ActivityCursor, ActivityFilter, MailplaneStore } from '../store/index.js';
 import {
   activityFilter,
   eventPage,
@@ -10,19 +9,30 @@ import {
   type MessageItem,
 } from './list.js';
 import type { ExportQuery } from './query.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { TemplateCompiler } from '../template/renderer.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface ActivityExportDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly templateCompiler: TemplateCompiler;
+}
 
 /** Rows read per store query: bounded memory whatever the export's size. */
 const EXPORT_PAGE = 500;
 
 type Page<T> = (
-  ctx: MailplaneContext,
+  ctx: ActivityExportDeps,
   filter: ActivityFilter,
   limit: number,
   after?: ActivityCursor,
 ) => Promise<{ items: T[]; next?: ActivityCursor }>;
 
 /** Every item of `filter`, newest first, read a page at a time as the consumer pulls. */
-async function* allItems<T>(ctx: MailplaneContext, filter: ActivityFilter, page: Page<T>): AsyncGenerator<T> {
+async function* allItems<T>(ctx: ActivityExportDeps, filter: ActivityFilter, page: Page<T>): AsyncGenerator<T> {
   let after: ActivityCursor | undefined;
   do {
     const result = await page(ctx, filter, EXPORT_PAGE, after);
@@ -94,7 +104,7 @@ function body(format: ExportQuery['format'], name: string, chunks: AsyncIterable
 
 /** `GET …/message/export`: every matching message, streamed as NDJSON (one list item a line) or CSV. */
 export async function exportMessages(
-  ctx: MailplaneContext,
+  ctx: ActivityExportDeps,
   scope: ActivityScope,
   query: ExportQuery,
 ): Promise<ExportBody> {
@@ -104,7 +114,7 @@ export async function exportMessages(
 
 /** `GET …/event/export`: every matching event, streamed as NDJSON (one list item a line) or CSV. */
 export async function exportEvents(
-  ctx: MailplaneContext,
+  ctx: ActivityExportDeps,
   scope: ActivityScope,
   query: ExportQuery,
 ): Promise<ExportBody> {

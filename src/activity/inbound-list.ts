@@ -5,15 +5,19 @@
  * by an account key, and the replies threaded to a sent message.
  */
 import { z } from 'zod';
-import type { MailplaneContext } from '../context.js';
 import { NotFoundError } from '../errors.js';
 import { inboundSummaryToWire, type inboundMessageItemWireSchema } from '../inbound/message-wire.js';
 import { isUuid } from '../model/ids.js';
 import { listQuerySchema, MAX_LIST_LIMIT, queryInt } from '../model/paging.js';
 import { epochNsSchema } from '../model/wire-schemas.js';
-import type { InboundMessageFilter, InboundMessageSummary } from '../store/index.js';
+import type { InboundMessageFilter, InboundMessageSummary, MailplaneStore } from '../store/index.js';
 import type { ActivityPageBody } from './list.js';
 import { decodeCursor, encodeCursor, filterText, timeBound } from './query.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface InboundListDeps {
+  readonly store: MailplaneStore;
+}
 
 const STATUSES = ['pending', 'posted', 'forwarded', 'stored', 'failed'] as const;
 
@@ -63,7 +67,7 @@ export type InboundItem = z.output<typeof inboundMessageItemWireSchema>;
 
 /** `GET /account/inbound/message`: one page of the account's received messages, newest first. */
 export async function listAccountInbound(
-  ctx: MailplaneContext,
+  ctx: InboundListDeps,
   accountId: number,
   query: z.output<typeof accountInboundQuerySchema>,
 ): Promise<ActivityPageBody<InboundItem>> {
@@ -81,7 +85,7 @@ export async function listAccountInbound(
 
 /** `GET /subaccount/inbound/message`: a page of the sub-account's received messages, newest first, by offset. */
 export async function listSubAccountInbound(
-  ctx: MailplaneContext,
+  ctx: InboundListDeps,
   subAccount: { id: number; accountId: number },
   query: z.output<typeof subAccountInboundQuerySchema>,
 ): Promise<InboundItem[]> {
@@ -95,7 +99,7 @@ export async function listSubAccountInbound(
  * 406 INBOUND_MESSAGE_NOT_FOUND for any other id.
  */
 export async function inboundItem(
-  ctx: MailplaneContext,
+  ctx: InboundListDeps,
   scope: { accountId: number; subAccountId?: number },
   id: string,
 ): Promise<InboundItem> {
@@ -144,7 +148,7 @@ const toReply = (m: InboundMessageSummary): z.output<typeof replyWireSchema> => 
  * sub-account key reads no other sub-account's mail).
  */
 export async function repliesTo(
-  ctx: MailplaneContext,
+  ctx: InboundListDeps,
   scope: { accountId: number; subAccountId?: number },
   messageId: string,
 ): Promise<z.output<typeof replyWireSchema>[]> {

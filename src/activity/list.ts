@@ -1,9 +1,19 @@
 import { z } from 'zod';
-import type { MailplaneContext } from '../context.js';
 import { eventToWire, eventWireSchema, messageToWire } from '../sending/message-wire.js';
-import type { ActivityCursor, ActivityFilter } from '../store/index.js';
+import type { ActivityCursor, ActivityFilter, MailplaneStore } from '../store/index.js';
 import { messageItemViewSchema, renderedSubject } from './rendered-subject.js';
 import { decodeCursor, encodeCursor, toActivityFilter, type ActivityFilterQuery, type ActivityQuery } from './query.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { TemplateCompiler } from '../template/renderer.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface ActivityListDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly templateCompiler: TemplateCompiler;
+}
 
 /** Who asks: an account (any of its sub-accounts, or the one of `subAccountId`) or one sub-account. */
 export interface ActivityScope {
@@ -28,7 +38,7 @@ export const eventPageWireSchema = z.object({ items: z.array(eventWireSchema), n
 
 /** The store filter of `query` in `scope`, with the `ippool` name resolved to its id. */
 export async function activityFilter(
-  ctx: MailplaneContext,
+  ctx: ActivityListDeps,
   scope: ActivityScope,
   query: ActivityFilterQuery,
 ): Promise<ActivityFilter> {
@@ -45,7 +55,7 @@ export async function activityFilter(
  * `renderedSubject`, without its events.
  */
 async function messageItem(
-  ctx: MailplaneContext,
+  ctx: ActivityListDeps,
   message: Parameters<typeof messageToWire>[0],
   batch: Parameters<typeof messageToWire>[1],
 ) {
@@ -60,7 +70,7 @@ export type EventItem = ReturnType<typeof eventToWire>;
 
 /** One page of messages of `filter` from `after` on, and the key of the next page (none at the end). */
 export async function messagePage(
-  ctx: MailplaneContext,
+  ctx: ActivityListDeps,
   filter: ActivityFilter,
   limit: number,
   after?: ActivityCursor,
@@ -74,7 +84,7 @@ export async function messagePage(
 }
 
 /** One page of events of `filter` from `after` on. */
-export async function eventPage(ctx: MailplaneContext, filter: ActivityFilter, limit: number, after?: ActivityCursor) {
+export async function eventPage(ctx: ActivityListDeps, filter: ActivityFilter, limit: number, after?: ActivityCursor) {
   const rows = await ctx.store.messages.listActivityEvents(filter, { limit, ...(after && { after }) });
   const last = rows.at(-1)?.event;
   return {
@@ -85,7 +95,7 @@ export async function eventPage(ctx: MailplaneContext, filter: ActivityFilter, l
 
 /** `GET …/message`: one page of messages, newest first. */
 export async function listMessages(
-  ctx: MailplaneContext,
+  ctx: ActivityListDeps,
   scope: ActivityScope,
   query: ActivityQuery,
 ): Promise<ActivityPageBody<MessageItem>> {
@@ -96,7 +106,7 @@ export async function listMessages(
 
 /** `GET …/event`: one page of events, newest first. */
 export async function listEvents(
-  ctx: MailplaneContext,
+  ctx: ActivityListDeps,
   scope: ActivityScope,
   query: ActivityQuery,
 ): Promise<ActivityPageBody<EventItem>> {

@@ -3,12 +3,23 @@
  * reference's `Message` with its events, its `renderedSubject`, and mailplane's `replies`.
  */
 import { z } from 'zod';
-import type { MailplaneContext } from '../context.js';
 import { NotFoundError } from '../errors.js';
 import { isUuid } from '../model/ids.js';
 import { messageToWire, messageWireSchema } from '../sending/message-wire.js';
 import { repliesTo, replyWireSchema } from './inbound-list.js';
 import { renderedSubject } from './rendered-subject.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { MailplaneStore } from '../store/index.js';
+import type { TemplateCompiler } from '../template/renderer.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface MessageViewDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly templateCompiler: TemplateCompiler;
+}
 
 /**
  * A message with its events, its `renderedSubject`, and the received messages threaded to it
@@ -28,7 +39,7 @@ export const messageViewSchema = messageWireSchema.extend({
  * events, rendered subject and replies; throws 406 MESSAGE_NOT_FOUND for any other id.
  */
 export async function messageView(
-  ctx: MailplaneContext,
+  ctx: MessageViewDeps,
   scope: { accountId: number; subAccountId?: number },
   id: string,
 ): Promise<z.output<typeof messageViewSchema>> {

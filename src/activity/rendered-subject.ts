@@ -1,8 +1,17 @@
 import { z } from 'zod';
-import type { MailplaneContext } from '../context.js';
 import { messageItemWireSchema } from '../sending/message-wire.js';
 import type { MessageRecord, SendBatchRecord } from '../store/index.js';
 import { unsubscribeUrl } from '../tracking/links.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { TemplateCompiler } from '../template/renderer.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface RenderedSubjectDeps {
+  readonly config: MailplaneConfig;
+  readonly secrets: SecretBox;
+  readonly templateCompiler: TemplateCompiler;
+}
 
 /**
  * mailplane's addition to a message as the activity routes and `GET …/message/{id}` answer it: the
@@ -21,7 +30,7 @@ export const messageItemViewSchema = messageItemWireSchema.extend(renderedSubjec
  * it no longer (a limit lowered since), the accepted text is answered rather than failing the read.
  */
 export async function renderedSubject(
-  ctx: MailplaneContext,
+  ctx: RenderedSubjectDeps,
   message: MessageRecord,
   batch: SendBatchRecord,
 ): Promise<string> {

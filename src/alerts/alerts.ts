@@ -1,9 +1,15 @@
-import type { MailplaneContext } from '../context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { isResourceId } from '../model/ids.js';
 import type { ListQuery } from '../model/paging.js';
-import { nowNs } from '../model/time.js';
-import type { AlertEntityType, AlertParameter, AlertRecord, AlertWindowHours, NewAlert } from '../store/index.js';
+import { nowNs, type Clock } from '../model/time.js';
+import type {
+  AlertEntityType,
+  AlertParameter,
+  AlertRecord,
+  AlertWindowHours,
+  MailplaneStore,
+  NewAlert,
+} from '../store/index.js';
 import { checkPostTargetUrl } from '../webhook/target.js';
 import type { AlertInput } from './alert-wire.js';
 import {
@@ -14,6 +20,14 @@ import {
   MAX_VOLUME_THRESHOLD,
   parseAlertProvider,
 } from './codes.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface AlertsDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+}
 
 /** A rule's settings as stored, without its account and times. */
 type AlertRule = Omit<NewAlert, 'accountId' | 'created'>;
@@ -81,7 +95,7 @@ function resolveEntity(
 }
 
 /** The Slack-compatible URL of a rule: `null` for none; a refusal is added to `issues`. */
-function resolveSlackUrl(ctx: MailplaneContext, raw: string | null, issues: RuleIssue[]): string | null {
+function resolveSlackUrl(ctx: AlertsDeps, raw: string | null, issues: RuleIssue[]): string | null {
   const checked = checkPostTargetUrl(raw, { allowPrivateTargets: ctx.config.webhooks.allowPrivateTargets });
   if (checked.ok) return checked.url;
   issues.push({ code: 'ALERT_SLACK_URL_REFUSED', path: 'slackUrl', message: checked.message });
@@ -92,7 +106,7 @@ function resolveSlackUrl(ctx: MailplaneContext, raw: string | null, issues: Rule
  * The rule a request makes (a creation: `base` undefined) or leaves (an update of `base`), every
  * field checked together; throws a 422 naming each problem, so nothing is stored half-checked.
  */
-function resolveRule(ctx: MailplaneContext, accountId: number, input: AlertInput, base?: AlertRecord): AlertRule {
+function resolveRule(ctx: AlertsDeps, accountId: number, input: AlertInput, base?: AlertRecord): AlertRule {
   const issues: RuleIssue[] = [];
   const entity = resolveEntity(accountId, input, base, issues);
   const parameterCode = input.parameter ?? base?.parameter;
@@ -148,7 +162,7 @@ function resolveRule(ctx: MailplaneContext, accountId: number, input: AlertInput
 const entityNotFound = (rule: Pick<AlertRule, 'entityType'>) => refuse([entityMissing(rule.entityType)]);
 
 /** Creates a rule of the account; 422 for anything wrong with it, nothing stored then. */
-export async function createAlert(ctx: MailplaneContext, accountId: number, input: AlertInput): Promise<AlertRecord> {
+export async function createAlert(ctx: AlertsDeps, accountId: number, input: AlertInput): Promise<AlertRecord> {
   const rule = resolveRule(ctx, accountId, input);
   const outcome = await ctx.store.alerts.create({ accountId, ...rule, created: nowNs(ctx.clock) });
   if (!outcome.ok) return entityNotFound(rule);
@@ -156,25 +170,25 @@ export async function createAlert(ctx: MailplaneContext, accountId: number, inpu
 }
 
 /** The rule `id` of the account; 406 `ALERT_NOT_FOUND` for another account's or a missing one. */
-export async function getAlert(ctx: MailplaneContext, accountId: number, id: number | null): Promise<AlertRecord> {
+export async function getAlert(ctx: AlertsDeps, accountId: number, id: number | null): Promise<AlertRecord> {
   const record = id === null ? null : await ctx.store.alerts.get(accountId, id);
   if (!record) throw notFound(id ?? 'given');
   return record;
 }
 
 /** A page of the account's rules, by id, matching `search` in their names. */
-export function listAlerts(ctx: MailplaneContext, accountId: number, query: ListQuery): Promise<AlertRecord[]> {
+export function listAlerts(ctx: AlertsDeps, accountId: number, query: ListQuery): Promise<AlertRecord[]> {
   return ctx.store.alerts.list(accountId, query);
 }
 
 /** How many rules the account has (matching `search` in their names). */
-export function countAlerts(ctx: MailplaneContext, accountId: number, search?: string): Promise<number> {
+export function countAlerts(ctx: AlertsDeps, accountId: number, search?: string): Promise<number> {
   return ctx.store.alerts.count(accountId, search);
 }
 
 /** Changes the fields given; the rule they leave is checked whole, and stored only if it all holds. */
 export async function updateAlert(
-  ctx: MailplaneContext,
+  ctx: AlertsDeps,
   accountId: number,
   id: number | null,
   input: AlertInput,
@@ -191,7 +205,7 @@ export async function updateAlert(
  * Deletes a rule. Its open incident is resolved (`alert-deleted`) in the same transaction: with the
  * rule gone nothing would ever resolve it.
  */
-export async function deleteAlert(ctx: MailplaneContext, accountId: number, id: number | null): Promise<AlertRecord> {
+export async function deleteAlert(ctx: AlertsDeps, accountId: number, id: number | null): Promise<AlertRecord> {
   if (id === null) throw notFound('given');
   const at = nowNs(ctx.clock);
   const deleted = await ctx.store.transaction(async (store) => {

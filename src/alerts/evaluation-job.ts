@@ -3,21 +3,34 @@
  * one node runs each evaluation (src/alerts/evaluation.ts), which then moves itself to its next run
  * (`RetryJobError` without counting an attempt), `reputation.evaluationIntervalMs` later.
  */
-import type { MailplaneContext } from '../context.js';
 import { describeError } from '../logging/describe-error.js';
 import { RetryJobError } from '../jobs/errors.js';
-import { jobHandler, REPUTATION_JOB } from '../jobs/kinds.js';
+import { jobHandler, REPUTATION_JOB, type MailplaneJobs } from '../jobs/kinds.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
 import { ReputationEvaluation } from './evaluation.js';
 import { notifyIncident } from './notify.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { Logger } from '../logging/logger.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { Clock } from '../model/time.js';
+import type { MailplaneStore } from '../store/index.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface ReputationJobDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly jobs: JobQueue<MailplaneJobs>;
+}
 
 /** Enqueues the reputation job unless one is already pending or running (called by `start()`). */
-export async function scheduleReputation(ctx: Pick<MailplaneContext, 'jobs' | 'clock'>): Promise<void> {
+export async function scheduleReputation(ctx: Pick<ReputationJobDeps, 'jobs' | 'clock'>): Promise<void> {
   await ctx.jobs.enqueue([{ kind: REPUTATION_JOB, payload: {}, runAt: ctx.clock.now(), dedupeKey: REPUTATION_JOB }]);
 }
 
 /** The handler of {@link REPUTATION_JOB}. */
-export function reputationJobHandlers(ctx: MailplaneContext): Record<string, JobHandler | JobKindOptions> {
+export function reputationJobHandlers(ctx: ReputationJobDeps): Record<string, JobHandler | JobKindOptions> {
   const handler = jobHandler(REPUTATION_JOB, async () => {
     const evaluation = new ReputationEvaluation({
       store: ctx.store,

@@ -1,14 +1,19 @@
-import type { MailplaneContext } from '../context.js';
 import { ForbiddenError, NotFoundError } from '../errors.js';
-import { nowNs } from '../model/time.js';
-import type { IncidentListQuery, IncidentRecord } from '../store/index.js';
+import { nowNs, type Clock } from '../model/time.js';
+import type { IncidentListQuery, IncidentRecord, MailplaneStore } from '../store/index.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface IncidentsDeps {
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+}
 
 const notFound = (id: number | string) =>
   new NotFoundError('INCIDENT_NOT_FOUND', `no incident with id ${id} in this account`);
 
 /** A page of the account's incidents, newest first, optionally of one state. */
 export function listIncidents(
-  ctx: MailplaneContext,
+  ctx: IncidentsDeps,
   accountId: number,
   query: IncidentListQuery,
 ): Promise<IncidentRecord[]> {
@@ -16,11 +21,7 @@ export function listIncidents(
 }
 
 /** The incident `id` of the account; 406 `INCIDENT_NOT_FOUND` for another account's or a missing one. */
-export async function getIncident(
-  ctx: MailplaneContext,
-  accountId: number,
-  id: number | null,
-): Promise<IncidentRecord> {
+export async function getIncident(ctx: IncidentsDeps, accountId: number, id: number | null): Promise<IncidentRecord> {
   const record = id === null ? null : await ctx.store.incidents.get(accountId, id);
   if (!record) throw notFound(id ?? 'given');
   return record;
@@ -31,7 +32,7 @@ export async function getIncident(
  * already resolved is a 403 `INCIDENT_ALREADY_RESOLVED` and keeps its resolution.
  */
 export async function resolveIncident(
-  ctx: MailplaneContext,
+  ctx: IncidentsDeps,
   accountId: number,
   id: number | null,
   note: string,

@@ -33,10 +33,7 @@ export interface IncidentNotice {
   slackUrl: string | null;
 }
 
-/**
- * What {@link notifyIncident} uses of the instance (a `MailplaneContext` has it all). Its own
- * interface: the evaluation, which the context names, calls it, so it must not import the context.
- */
+/** What {@link notifyIncident} uses of the instance (the evaluation and the incident API call it). */
 export interface IncidentNotifyContext {
   readonly config: { readonly alerts: AlertNotifyConfig };
   readonly jobs: JobQueue<MailplaneJobs>;

@@ -3,9 +3,8 @@
  * sub-account's overrides (docs/reputation.md, "Automatic protection").
  */
 import { z } from 'zod';
-import type { MailplaneContext } from '../context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
-import { nowNs } from '../model/time.js';
+import { nowNs, type Clock } from '../model/time.js';
 import { checkPostTargetUrl } from '../webhook/target.js';
 import type { IncidentRecord, MailplaneStore } from '../store/index.js';
 import { notifyIncident, type IncidentChange, type IncidentNotifyContext } from './notify.js';
@@ -17,6 +16,14 @@ import {
   type accountProtectionBody,
   type subAccountProtectionBody,
 } from './protection.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface ProtectionApiDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+}
 
 // Built afresh for each use: one zod schema object reused inside another becomes a local `$ref`
 // in its JSON schema, which the OpenAPI document cannot resolve.
@@ -65,12 +72,12 @@ function viewToWire(view: ProtectionView, windowHours: number): ProtectionWire {
   };
 }
 
-async function readView(ctx: MailplaneContext, accountId: number): Promise<ProtectionView> {
+async function readView(ctx: ProtectionApiDeps, accountId: number): Promise<ProtectionView> {
   return protectionView(ctx.config.reputation.protection, await ctx.store.alerts.protection(accountId));
 }
 
 /** The account's protection and every sub-account's overrides. */
-export async function getProtection(ctx: MailplaneContext, accountId: number, windowHours: number) {
+export async function getProtection(ctx: ProtectionApiDeps, accountId: number, windowHours: number) {
   return viewToWire(await readView(ctx, accountId), windowHours);
 }
 
@@ -80,7 +87,7 @@ export async function getProtection(ctx: MailplaneContext, accountId: number, wi
  * webhook targets are (422 `PROTECTION_SLACK_URL_REFUSED`).
  */
 export async function updateProtection(
-  ctx: MailplaneContext,
+  ctx: ProtectionApiDeps,
   accountId: number,
   input: z.output<typeof accountProtectionBody>,
   windowHours: number,
@@ -108,7 +115,7 @@ export async function updateProtection(
  * settings again); 406 `SUBACCOUNT_NOT_FOUND` for a sub-account not the account's.
  */
 export async function setSubAccountProtection(
-  ctx: MailplaneContext,
+  ctx: ProtectionApiDeps,
   accountId: number,
   subAccountId: number | null,
   overrides: z.output<typeof subAccountProtectionBody> | null,

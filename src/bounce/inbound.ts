@@ -17,12 +17,27 @@
  * nothing and is still accepted (250): the condition is permanent, and the reporting server must
  * not keep retrying it.
  */
-import type { MailplaneContext } from '../context.js';
 import { describeReply } from '../delivery/outcome.js';
 import { applyLifecycle } from '../lifecycle/apply.js';
-import type { MessageRecord } from '../store/index.js';
+import type { MailplaneStore, MessageRecord } from '../store/index.js';
 import { parseEnhancedCode } from './classify.js';
 import type { InboundReport } from './reports.js';
+import type { MailplaneJobs } from '../jobs/kinds.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { MailplaneMetrics } from '../metrics/metrics.js';
+import type { IdGenerator } from '../model/ids.js';
+import type { Clock } from '../model/time.js';
+import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface BounceIntakeDeps {
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly metrics: MailplaneMetrics;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly webhookOutbox: WebhookOutbox;
+}
 
 /**
  * What applying a report did. `sub-account-gone`: the message's sub-account was deleted (with
@@ -36,7 +51,7 @@ export type ReportOutcome =
  * (which the copies of one email share) and its `Original-Rcpt-To` is one of the copies.
  */
 async function copyComplainedAbout(
-  ctx: MailplaneContext,
+  ctx: BounceIntakeDeps,
   message: MessageRecord,
   report: InboundReport,
 ): Promise<MessageRecord | null> {
@@ -48,7 +63,7 @@ async function copyComplainedAbout(
 
 /** Applies `report` to message `messageId` (or, for a complaint, to the copy it names). */
 export async function applyReport(
-  ctx: MailplaneContext,
+  ctx: BounceIntakeDeps,
   messageId: string,
   report: InboundReport,
 ): Promise<ReportOutcome> {

@@ -2,7 +2,6 @@
  * The dashboard's HTTP handler: the page, its assets, sign-in and sign-out, and the same-origin
  * path to the API. Mounted with any bridge, like the API (docs/dashboard.md).
  */
-import type { MailplaneContext } from '../context.js';
 import { ForbiddenError, MailplaneError, RouteNotFoundError, UnauthorizedError } from '../errors.js';
 import { principalOfKey } from '../http/auth.js';
 import { describeError } from '../logging/describe-error.js';
@@ -19,6 +18,16 @@ import { mapDashboardSessionStore } from '../store/dashboard-session-store.js';
 import { contextOf } from '../instance-context.js';
 import type { Mailplane } from '../mailplane.js';
 import { mountHandlers, type MountedHandler } from '../http/mount.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { Clock } from '../model/time.js';
+import type { MailplaneStore } from '../store/index.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface DashboardDeps {
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+}
 
 /** Options of {@link createDashboard}. */
 export interface DashboardOptions {
@@ -78,10 +87,7 @@ function checkSignInOrigin(request: HttpRequest): boolean {
 const LONGEST_API_KEY = 16 * 1024;
 
 /** The kind of a key that signs in, or 401. */
-async function checkKey(
-  ctx: MailplaneContext,
-  apiKey: unknown,
-): Promise<{ kind: OpenSession['kind']; apiKey: string }> {
+async function checkKey(ctx: DashboardDeps, apiKey: unknown): Promise<{ kind: OpenSession['kind']; apiKey: string }> {
   if (typeof apiKey !== 'string' || apiKey.length === 0 || apiKey.length > LONGEST_API_KEY) {
     throw new MailplaneError('invalid', 'API_KEY_REQUIRED', 'give the account or sub-account API key as apiKey');
   }

@@ -9,7 +9,6 @@
 import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { detectMimeType, hasLongerLines, isPlainText } from 'nodemailer/lib/mime-funcs';
-import type { MailplaneContext } from '../context.js';
 import { htmlLandmarks, spliceHtml } from '../model/html.js';
 import type { RenderedMessage } from '../template/renderer.js';
 import type { AttachmentContent, DomainRecord, Mailbox, MessageRecord, SendBatchRecord } from '../store/index.js';
@@ -26,6 +25,16 @@ import type { SignFunction } from './dkim-signer.js';
 import { serializeMimeParts } from './mime-wire.js';
 import { outboundMessage, type OutboundMessage } from './transport.js';
 import { verpAddress } from './verp.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { Logger } from '../logging/logger.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface ComposeDeps {
+  readonly config: MailplaneConfig;
+  readonly secrets: SecretBox;
+  readonly logger: Logger;
+}
 
 /**
  * Header fields the DKIM signature covers: nodemailer's default list (RFC 6376 5.4.1) plus the
@@ -47,7 +56,7 @@ export class DkimKeyCache {
   constructor(private readonly capacity = 1000) {}
 
   /** The private key of `domain`, decrypted with the instance secret. */
-  get(ctx: MailplaneContext, domain: DomainRecord): KeyObject {
+  get(ctx: ComposeDeps, domain: DomainRecord): KeyObject {
     const cacheKey = `${domain.id}:${domain.dkimSelector}:${domain.dkimPublicKey.slice(-16)}`;
     let key = this.keys.get(cacheKey);
     if (!key) {
@@ -149,12 +158,7 @@ function realBodies(input: ComposeInput): ComposerBodies {
   };
 }
 
-function composer(
-  ctx: MailplaneContext,
-  input: ComposeInput,
-  bodies: ComposerBodies,
-  baseBoundary?: string,
-): MailComposer {
+function composer(ctx: ComposeDeps, input: ComposeInput, bodies: ComposerBodies, baseBoundary?: string): MailComposer {
   const { batch, message, domain, rendered } = input;
   const content = batch.content;
   return new MailComposer({
@@ -239,7 +243,7 @@ function standIn(body: ComposerBody | undefined): ComposerBody | undefined {
  * that the stand-in composition gives exactly the same top-level header block; if it does not
  * (or the tree needs nodemailer's own build), the batch is composed per message (`null`).
  */
-function composeSharedBody(ctx: MailplaneContext, input: ComposeInput): SharedBody | null {
+function composeSharedBody(ctx: ComposeDeps, input: ComposeInput): SharedBody | null {
   const bodies = realBodies(input);
   const baseBoundary = randomBytes(8).toString('hex');
   const full = serializeMimeParts(composer(ctx, input, bodies, baseBoundary).compile());
@@ -270,7 +274,7 @@ function composeSharedBody(ctx: MailplaneContext, input: ComposeInput): SharedBo
  * MIME body composed and hashed once; each message builds and signs only its header block.
  */
 export async function composeMessage(
-  ctx: MailplaneContext,
+  ctx: ComposeDeps,
   input: ComposeInput,
   bodies?: SharedBodyCache,
 ): Promise<OutboundMessage> {

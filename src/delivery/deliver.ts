@@ -1,9 +1,8 @@
 /** One delivery attempt of one message: render, compose and sign, choose a route, send, record. */
-import type { MailplaneContext } from '../context.js';
 import { createGroupCommit, type GroupCommit } from '../store/group-commit.js';
 import { TemplateCache, renderMessage } from '../sending/render.js';
 import { hostname } from 'node:os';
-import type { DomainRecord, ForwardedMessage, MessageRecord, SendBatchRecord } from '../store/index.js';
+import type { DomainRecord, ForwardedMessage, MailplaneStore, MessageRecord, SendBatchRecord } from '../store/index.js';
 import { SharedBodyCache } from './body-cache.js';
 import { composeMessage, DkimKeyCache } from './compose.js';
 import { composeForward } from './compose-forward.js';
@@ -12,8 +11,34 @@ import { recordDeliveryOutcome, type RecordedOutcome } from './outcome.js';
 import { judgePushBack } from './push-back.js';
 import type { PaidSlot } from './route-admission.js';
 import { deferByRouting } from './routing-wait.js';
-import type { RouteChoice } from './route.js';
+import type { DeliveryRouting, RouteChoice } from './route.js';
 import { noReply, type DeliveryResult, type OutboundMessage, type Transport } from './transport.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { MailplaneJobs } from '../jobs/kinds.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { Logger } from '../logging/logger.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { MailplaneMetrics } from '../metrics/metrics.js';
+import type { IdGenerator } from '../model/ids.js';
+import type { Clock } from '../model/time.js';
+import type { TemplateCompiler } from '../template/renderer.js';
+import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface DeliverDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+  readonly metrics: MailplaneMetrics;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly writes: GroupCommit;
+  readonly webhookOutbox: WebhookOutbox;
+  readonly routing: DeliveryRouting;
+  readonly templateCompiler: TemplateCompiler;
+}
 
 /** Caches one worker keeps across jobs: compiled templates, DKIM keys, shared bodies of bulk batches. */
 export interface DeliveryCaches {
@@ -38,7 +63,7 @@ export interface DeliveryCaches {
 export const OUTCOME_LINGER_MS = 10;
 
 /** Fresh caches for one set of delivery handlers. */
-export function createDeliveryCaches(ctx: Pick<MailplaneContext, 'store' | 'templateCompiler'>): DeliveryCaches {
+export function createDeliveryCaches(ctx: Pick<DeliverDeps, 'store' | 'templateCompiler'>): DeliveryCaches {
   return {
     templates: new TemplateCache(ctx.templateCompiler),
     dkimKeys: new DkimKeyCache(),
@@ -71,7 +96,7 @@ export class AbortWaits {
 
 /** The sending domain of a batch, or `null` when it is gone (deleted since the send was accepted). */
 export async function sendingDomain(
-  ctx: Pick<MailplaneContext, 'store'>,
+  ctx: Pick<DeliverDeps, 'store'>,
   batch: SendBatchRecord,
 ): Promise<DomainRecord | null> {
   return batch.domainId === null ? null : ctx.store.domains.get(batch.subAccountId, batch.domainId);
@@ -85,7 +110,7 @@ export async function sendingDomain(
  * after a push-back of the source; record the answer; release what the route held.
  */
 export async function deliverOne(
-  ctx: MailplaneContext,
+  ctx: DeliverDeps,
   transport: Transport,
   caches: DeliveryCaches,
   message: MessageRecord,
@@ -162,7 +187,7 @@ function forwardGone(): DeliveryResult {
  * Composes and sends the message (a forward: the message received, src/delivery/compose-forward.ts).
  * A failure to compose (storage, a template) throws: the job is retried.
  */
-async function attemptDelivery(ctx: MailplaneContext, attempt: DeliveryAttempt): Promise<AttemptEnd> {
+async function attemptDelivery(ctx: DeliverDeps, attempt: DeliveryAttempt): Promise<AttemptEnd> {
   const { forward } = attempt.batch.content;
   const outbound = forward ? await forwardOutbound(ctx, attempt, forward) : await composeOutbound(ctx, attempt);
   if (outbound === null) return { result: forwardGone() };
@@ -171,7 +196,7 @@ async function attemptDelivery(ctx: MailplaneContext, attempt: DeliveryAttempt):
 
 /** The forward of a received message, or `null` when its raw bytes are gone. */
 async function forwardOutbound(
-  ctx: MailplaneContext,
+  ctx: DeliverDeps,
   { caches, message, batch, domain }: DeliveryAttempt,
   forward: ForwardedMessage,
 ): Promise<OutboundMessage | null> {
@@ -189,7 +214,7 @@ async function forwardOutbound(
 
 /** The message rendered for its recipient, composed as MIME and DKIM-signed for its sending domain. */
 async function composeOutbound(
-  ctx: MailplaneContext,
+  ctx: DeliverDeps,
   { caches, message, batch, domain }: DeliveryAttempt,
 ): Promise<OutboundMessage> {
   return composeMessage(
@@ -213,7 +238,7 @@ async function composeOutbound(
  * temporary failure (no reply). The deferral of a busy destination runs inside the same guard.
  */
 async function sendComposed(
-  ctx: MailplaneContext,
+  ctx: DeliverDeps,
   { transport, caches, message, choice, signal }: DeliveryAttempt,
   outbound: OutboundMessage,
 ): Promise<AttemptEnd> {
@@ -237,7 +262,7 @@ async function sendComposed(
  * The destination is busy or stalled: the message waits in the queue, not in memory holding a
  * slot, and comes back after the busy delay plus up to a fifth of it, so the waiting ones spread out.
  */
-function deferBusy(ctx: MailplaneContext, message: MessageRecord, reason: string): Promise<RecordedOutcome> {
+function deferBusy(ctx: DeliverDeps, message: MessageRecord, reason: string): Promise<RecordedOutcome> {
   const wait = ctx.config.delivery.busyRetryDelayMs;
   return deferByRouting(ctx, message, reason, ctx.clock.now() + wait + Math.floor(Math.random() * (wait / 5)));
 }

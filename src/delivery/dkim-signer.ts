@@ -76,9 +76,9 @@ interface Lane {
 }
 
 /**
- * Batched DKIM signatures on worker threads ({@link DkimSigner.sign}). One per set of delivery
- * handlers (src/delivery/deliver.ts, `DeliveryCaches`); its threads start on first use and end
- * when idle.
+ * Batched DKIM signatures on worker threads ({@link DkimSigner.sign}). One per instance, owned by
+ * its `DeliveryService` (src/delivery/service.ts); its threads start on first use and end when idle,
+ * or when the instance closes.
  */
 export class DkimSigner {
   /** Signatures waiting for a worker: the urgent ones first (the first `urgentWaiting`), each group in order. */

@@ -10,9 +10,26 @@
  * A write that fails throws: the runner then keeps the job and gives up again later, so a message
  * is never left without a word because the store was down when its job died.
  */
-import type { MailplaneContext } from '../context.js';
 import { applyLifecycle } from '../lifecycle/apply.js';
-import type { JobRecord, MessageRecord, SendBatchRecord } from '../store/index.js';
+import type { JobRecord, MailplaneStore, MessageRecord, SendBatchRecord } from '../store/index.js';
+import type { MailplaneJobs } from '../jobs/kinds.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { Logger } from '../logging/logger.js';
+import type { MailplaneMetrics } from '../metrics/metrics.js';
+import type { IdGenerator } from '../model/ids.js';
+import type { Clock } from '../model/time.js';
+import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface JobFailureDeps {
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+  readonly metrics: MailplaneMetrics;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly webhookOutbox: WebhookOutbox;
+}
 
 /** The drop reason of a message whose job failed for good (its Dropped event's `reason`). */
 export const JOB_FAILED = 'JOB_FAILED';
@@ -33,7 +50,7 @@ function describeFailure(kind: string, reason: string): string {
 }
 
 /** Drops `failed.messages` (see the module comment) in one transaction; answers how many it dropped. */
-export async function dropForFailedJob(ctx: MailplaneContext, failed: FailedJob): Promise<number> {
+export async function dropForFailedJob(ctx: JobFailureDeps, failed: FailedJob): Promise<number> {
   const { job, reason, batch, messages } = failed;
   if (messages.length === 0) return 0;
   const description = describeFailure(job.kind, reason);

@@ -14,7 +14,6 @@
  * messages it still held are dropped with reason `JOB_FAILED` (src/delivery/job-failure.ts) rather
  * than left `queued` for a job that will never run again.
  */
-import type { MailplaneContext } from '../context.js';
 import {
   DELIVER_BATCH_JOB,
   DELIVER_MESSAGE_JOB,
@@ -23,19 +22,37 @@ import {
   jobHandler,
   type MailplaneJobs,
 } from '../jobs/kinds.js';
-import type { EnqueueJob } from '../jobs/queue.js';
+import type { EnqueueJob, JobQueue } from '../jobs/queue.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
 import { canAttempt } from '../lifecycle/table.js';
-import type { JobRecord, MessageRecord } from '../store/index.js';
+import type { JobRecord, MailplaneStore, MessageRecord } from '../store/index.js';
 import type { DeliveryService } from './service.js';
 import { dropForFailedJob } from './job-failure.js';
+import type { Logger } from '../logging/logger.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { MailplaneMetrics } from '../metrics/metrics.js';
+import type { IdGenerator } from '../model/ids.js';
+import type { Clock } from '../model/time.js';
+import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface DeliveryJobsDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+  readonly metrics: MailplaneMetrics;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly webhookOutbox: WebhookOutbox;
+}
 
 /** Messages read per query when a batch job gives up (a batch holds at most 2,000, and their copies). */
 const GIVE_UP_PAGE = 500;
 
 /** The delivery job handlers (deliver-batch, deliver-page, deliver-message), sending through `delivery`. */
 export function deliveryJobHandlers(
-  ctx: MailplaneContext,
+  ctx: DeliveryJobsDeps,
   delivery: DeliveryService,
 ): Record<string, JobHandler | JobKindOptions> {
   const splitBatch = jobHandler(DELIVER_BATCH_JOB, async (job, helpers) => {

@@ -5,14 +5,30 @@
  * started in, its event, the counters of the day, the suppression of a hard-bounced address, the
  * next retry of a soft bounce), and a warming IP's traffic.
  */
-import type { MailplaneContext } from '../context.js';
 import { applyLifecycle } from '../lifecycle/apply.js';
 import { attemptOutcome } from '../lifecycle/table.js';
-import { providerLabel, replyClass } from '../metrics/metrics.js';
+import { providerLabel, replyClass, type MailplaneMetrics } from '../metrics/metrics.js';
 import { providerOfAddress } from '../routing/providers.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import type { MessageStatus, MessageRecord, SendBatchRecord } from '../store/index.js';
 import type { DeliveryResult, DeliveryRoute } from './transport.js';
+import type { MailplaneJobs } from '../jobs/kinds.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { IdGenerator } from '../model/ids.js';
+import type { Clock } from '../model/time.js';
+import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface OutcomeDeps {
+  readonly config: MailplaneConfig;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly metrics: MailplaneMetrics;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly writes: GroupCommit;
+  readonly webhookOutbox: WebhookOutbox;
+}
 
 /** The SMTP reply as one line for `smtpDescription` and the suppression's `smtpError`. */
 export function describeReply(result: DeliveryResult): string {
@@ -32,7 +48,7 @@ export function describeReply(result: DeliveryResult): string {
  * message, the outcome and the latency of a delivery.
  */
 function countOutcome(
-  ctx: MailplaneContext,
+  ctx: OutcomeDeps,
   message: MessageRecord,
   batch: SendBatchRecord,
   result: DeliveryResult,
@@ -64,7 +80,7 @@ export type RecordedOutcome = { status: MessageStatus; retryAt?: number } | null
  * outcomes; default `ctx.writes`); `final` ends the message's retries (its queue lifetime is over).
  */
 export async function recordDeliveryOutcome(
-  ctx: MailplaneContext,
+  ctx: OutcomeDeps,
   message: MessageRecord,
   batch: SendBatchRecord,
   result: DeliveryResult,

@@ -9,12 +9,25 @@
  * The queue lifetime (`DeliveryConfig.queueLifetimeMs`) bounds the waiting: past it, the attempt is
  * recorded as the last one, so a dead MX still ends.
  */
-import type { MailplaneContext } from '../context.js';
 import type { MessageRecord, SendBatchRecord } from '../store/index.js';
 import type { RecordedOutcome } from './outcome.js';
-import type { RouteChoice } from './route.js';
+import type { DeliveryRouting, RouteChoice } from './route.js';
 import { deferByRouting } from './routing-wait.js';
 import type { DeliveryResult } from './transport.js';
+import type { MailplaneJobs } from '../jobs/kinds.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { Logger } from '../logging/logger.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { Clock } from '../model/time.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface PushBackDeps {
+  readonly config: MailplaneConfig;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly routing: DeliveryRouting;
+}
 
 /** Longest wait between two refusals before the transaction (they grow with the message's age up to it). */
 export const MAX_UNCOUNTED_WAIT_MS = 3_600_000;
@@ -31,7 +44,7 @@ function queuedSinceMs(message: MessageRecord, batch: SendBatchRecord): number {
 
 /** Tells shaping what the receiver said, and decides whether the message waits uncounted or the result is recorded. */
 export async function judgePushBack(
-  ctx: MailplaneContext,
+  ctx: PushBackDeps,
   message: MessageRecord,
   batch: SendBatchRecord,
   choice: Extract<RouteChoice, { kind: 'send' }>,

@@ -6,18 +6,25 @@
  * counts no bounce; a `deliver-message` job asks routing again after `ROUTING_WAIT_MS`, for as
  * long as it takes (waiting never exhausts the retries).
  */
-import type { MailplaneContext } from '../context.js';
 import type { MessageRecord } from '../store/index.js';
-import { DELIVER_MESSAGE_JOB } from '../jobs/kinds.js';
+import { DELIVER_MESSAGE_JOB, type MailplaneJobs } from '../jobs/kinds.js';
 import type { RecordedOutcome } from './outcome.js';
 import type { PaidSlot } from './route-admission.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { Logger } from '../logging/logger.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface RoutingWaitDeps {
+  readonly logger: Logger;
+  readonly jobs: JobQueue<MailplaneJobs>;
+}
 
 /**
  * Schedules the next routing of a message that has to wait; answers its unchanged state. `slot` is
  * a shaping slot booked for it (src/delivery/route-admission.ts), carried to the next attempt.
  */
 export async function deferByRouting(
-  ctx: Pick<MailplaneContext, 'jobs' | 'logger'>,
+  ctx: Pick<RoutingWaitDeps, 'jobs' | 'logger'>,
   message: MessageRecord,
   reason: string,
   retryAt: number,

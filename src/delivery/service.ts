@@ -5,12 +5,40 @@
  * to send; `deliverOne` (src/delivery/deliver.ts) is one attempt of one message.
  */
 import PQueue from 'p-queue';
-import type { MailplaneContext } from '../context.js';
 import { RetryJobError } from '../jobs/errors.js';
-import type { DomainRecord, MessageRecord, SendBatchRecord } from '../store/index.js';
+import type { DomainRecord, MailplaneStore, MessageRecord, SendBatchRecord } from '../store/index.js';
 import { createDeliveryCaches, deliverOne, sendingDomain, type DeliveryCaches } from './deliver.js';
 import type { PaidSlot } from './route-admission.js';
 import type { Transport } from './transport.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { MailplaneJobs } from '../jobs/kinds.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { Logger } from '../logging/logger.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { MailplaneMetrics } from '../metrics/metrics.js';
+import type { IdGenerator } from '../model/ids.js';
+import type { Clock } from '../model/time.js';
+import type { GroupCommit } from '../store/group-commit.js';
+import type { TemplateCompiler } from '../template/renderer.js';
+import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
+import type { DeliveryRouting } from './route.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface DeliveryServiceDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+  readonly metrics: MailplaneMetrics;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly writes: GroupCommit;
+  readonly webhookOutbox: WebhookOutbox;
+  readonly transport?: Transport;
+  readonly routing: DeliveryRouting;
+  readonly templateCompiler: TemplateCompiler;
+}
 
 /** How long delivery jobs wait when the instance has no transport configured. */
 const NO_TRANSPORT_WAIT_MS = 60_000;
@@ -20,7 +48,7 @@ export class DeliveryService {
   private readonly caches: DeliveryCaches;
   private warnedNoTransport = false;
 
-  constructor(private readonly deps: MailplaneContext) {
+  constructor(private readonly deps: DeliveryServiceDeps) {
     this.caches = createDeliveryCaches(deps);
   }
 

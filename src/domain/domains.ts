@@ -1,12 +1,26 @@
-import type { MailplaneContext } from '../context.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { ListQuery } from '../model/paging.js';
-import { nowNs } from '../model/time.js';
-import type { DomainRecord } from '../store/index.js';
+import { nowNs, type Clock } from '../model/time.js';
+import type { DomainRecord, MailplaneStore } from '../store/index.js';
 import { generateDkimKeyPair } from './dkim-keys.js';
 import { searchTextForDomains } from './name.js';
 import { planDomainHosts } from './records.js';
 import { scheduleNextDomainCheck } from './verification-schedule.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { InboundRecipientDirectory } from './recipient-directory.js';
+import type { MailplaneJobs } from '../jobs/kinds.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface DomainsDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly inboundRecipients: InboundRecipientDirectory;
+}
 
 const duplicateName = (name: string) =>
   new ConflictError('DOMAIN_EXISTS', `the domain ${name} already exists in this sub-account`);
@@ -21,7 +35,7 @@ export const domainService = {
    * key, the private half encrypted at rest, and schedules its first DNS check. Throws 403
    * `DOMAIN_EXISTS` for a name the sub-account already has.
    */
-  async create(ctx: MailplaneContext, subAccountId: number, name: string): Promise<DomainRecord> {
+  async create(ctx: DomainsDeps, subAccountId: number, name: string): Promise<DomainRecord> {
     // Checked first so a duplicate costs one indexed read, not a key generation; the unique index
     // still decides a race between two creates of the same name.
     if (await ctx.store.domains.findByName(subAccountId, name)) throw duplicateName(name);
@@ -45,19 +59,19 @@ export const domainService = {
     return outcome.value;
   },
 
-  async list(ctx: MailplaneContext, subAccountId: number, query: ListQuery): Promise<DomainRecord[]> {
+  async list(ctx: DomainsDeps, subAccountId: number, query: ListQuery): Promise<DomainRecord[]> {
     const search = query.search === undefined ? undefined : searchTextForDomains(query.search);
     return ctx.store.domains.list(subAccountId, { ...query, search });
   },
 
-  async get(ctx: MailplaneContext, subAccountId: number, id: number | null): Promise<DomainRecord> {
+  async get(ctx: DomainsDeps, subAccountId: number, id: number | null): Promise<DomainRecord> {
     const domain = id === null ? null : await ctx.store.domains.get(subAccountId, id);
     if (!domain) throw notFound(id ?? 'given');
     return domain;
   },
 
   /** Deletes the domain and answers what it was; another sub-account's id is a 406 like a missing one. */
-  async delete(ctx: MailplaneContext, subAccountId: number, id: number | null): Promise<DomainRecord> {
+  async delete(ctx: DomainsDeps, subAccountId: number, id: number | null): Promise<DomainRecord> {
     const domain = id === null ? null : await ctx.store.domains.get(subAccountId, id);
     if (!domain || !(await ctx.store.domains.delete(subAccountId, domain.id))) throw notFound(id ?? 'given');
     // Its receiving (and so its routes) went with it.

@@ -58,7 +58,7 @@ export async function checkReceivingMx(
 
 /** What enabling and disabling work with: {@link ReceivingDeps}, and the recipients `RCPT TO` remembers. */
 export interface ReceivingChangeDeps extends ReceivingDeps {
-  /** The listener's cache of receiving domains and routes (src/inbound/recipient-directory.ts): told of each change. */
+  /** The listener's cache of receiving domains and routes (src/domain/recipient-directory.ts): told of each change. */
   readonly inboundRecipients: { changed(): void };
 }
 

@@ -1,10 +1,25 @@
-import type { MailplaneContext } from '../context.js';
 import { errorKindOf, NotFoundError } from '../errors.js';
 import { RetryJobError } from '../jobs/errors.js';
-import { DKIM_ROTATION_JOB, DOMAIN_CHECK_JOB, jobHandler } from '../jobs/kinds.js';
+import { DKIM_ROTATION_JOB, DOMAIN_CHECK_JOB, jobHandler, type MailplaneJobs } from '../jobs/kinds.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
 import { autoRotationDue, ensureRotationJob, nextRotationCheckAt, startDkimRotation } from './dkim-rotation.js';
 import { nextDomainCheckAt } from './verification-schedule.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { Clock } from '../model/time.js';
+import type { MailplaneStore } from '../store/index.js';
+import type { DomainVerifier } from './verification.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface VerificationJobsDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly domainVerifier: DomainVerifier;
+}
 
 /**
  * The scheduled domain re-check: one durable job per domain, which checks the domain and then
@@ -13,7 +28,7 @@ import { nextDomainCheckAt } from './verification-schedule.js';
  * meantime ends its job quietly. See docs/dns-verification.md, "When checks run".
  */
 export function domainVerificationJobHandlers(
-  ctx: Pick<MailplaneContext, 'store' | 'clock' | 'domainVerifier' | 'config' | 'secrets' | 'jobs'>,
+  ctx: Pick<VerificationJobsDeps, 'store' | 'clock' | 'domainVerifier' | 'config' | 'secrets' | 'jobs'>,
 ): Record<string, JobHandler | JobKindOptions> {
   const handler = jobHandler(DOMAIN_CHECK_JOB, async (job) => {
     const { domainId, subAccountId } = job.payload;

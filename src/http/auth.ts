@@ -1,10 +1,18 @@
 import { ACCOUNT_KEY_PREFIX, SUBACCOUNT_KEY_PREFIX } from '../account/keys.js';
 import { authenticateAccount, authenticateSubAccount } from '../account/accounts.js';
-import type { MailplaneContext } from '../context.js';
 import { UnauthorizedError } from '../errors.js';
-import type { AccountRecord, SubAccountRecord } from '../store/index.js';
+import type { AccountRecord, MailplaneStore, SubAccountRecord } from '../store/index.js';
 import { singleHeader } from './headers.js';
 import type { HeaderMap } from './types.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { Clock } from '../model/time.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface AuthDeps {
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+}
 
 /** Which key a route needs: account paths take `X-Account-ApiKey`, sub-account paths `X-SubAccount-ApiKey`. */
 export type AuthKind = 'account' | 'subaccount';
@@ -30,7 +38,7 @@ function keyHeader(headers: HeaderMap, name: string, label: string): string | un
  * a key header given twice is a 422 `HEADER_REPEATED`.
  */
 export async function authenticate<A extends AuthKind>(
-  ctx: MailplaneContext,
+  ctx: AuthDeps,
   kind: A,
   headers: HeaderMap,
 ): Promise<Principal<A>> {
@@ -63,7 +71,7 @@ export async function authenticate<A extends AuthKind>(
  * one with the other kind's prefix never does, as on the API.
  */
 export async function principalOfKey<A extends AuthKind>(
-  ctx: MailplaneContext,
+  ctx: AuthDeps,
   kind: A,
   key: string,
 ): Promise<Principal<A> | null> {

@@ -1,10 +1,46 @@
 import type { z } from 'zod';
-import type { MailplaneContext } from '../context.js';
 import type { AuthKind, Principal } from './auth.js';
 import type { StreamedBody } from './streamed-body.js';
 import type { StreamedBodyRule } from './streamed-request.js';
 import type { RawJson } from './json.js';
 import type { HttpRequest } from './types.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { DeliveryRouting } from '../delivery/route.js';
+import type { DnsResolver } from '../dns/resolver.js';
+import type { DomainVerifier } from '../domain/verification.js';
+import type { InboundRecipientDirectory } from '../domain/recipient-directory.js';
+import type { MailplaneJobs } from '../jobs/kinds.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { Logger } from '../logging/logger.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { MailplaneMetrics } from '../metrics/metrics.js';
+import type { IdGenerator } from '../model/ids.js';
+import type { Clock } from '../model/time.js';
+import type { GroupCommit } from '../store/group-commit.js';
+import type { MailplaneStore } from '../store/index.js';
+import type { TemplateCompiler } from '../template/renderer.js';
+import type { WarmupService } from '../warmup/service.js';
+import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface ApiDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+  readonly metrics: MailplaneMetrics;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly resolver: DnsResolver;
+  readonly writes: GroupCommit;
+  readonly webhookOutbox: WebhookOutbox;
+  readonly inboundRecipients: InboundRecipientDirectory;
+  readonly routing: DeliveryRouting;
+  readonly warmup: WarmupService;
+  readonly domainVerifier: DomainVerifier;
+  readonly templateCompiler: TemplateCompiler;
+}
 
 /** What a route handler receives: validated input and the authenticated caller. */
 export interface RouteInput<A extends AuthKind, Q, B> {
@@ -13,7 +49,7 @@ export interface RouteInput<A extends AuthKind, Q, B> {
   query: Q;
   body: B;
   principal: Principal<A>;
-  ctx: MailplaneContext;
+  ctx: ApiDeps;
   request: HttpRequest;
 }
 

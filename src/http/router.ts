@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { MailplaneContext } from '../context.js';
 import { MethodNotAllowedError, PayloadTooLargeError, RouteNotFoundError, ValidationError } from '../errors.js';
 import { authenticate } from './auth.js';
 import { describeError } from '../logging/describe-error.js';
@@ -8,7 +7,7 @@ import { jsonResponse } from './json.js';
 import { buildOpenApiDocument, OPENAPI_PATH } from './openapi.js';
 import { createRateLimiter } from '../rate-limits/limiter.js';
 import { withStoredSecretsHidden } from './route-secrets.js';
-import type { AnyRoute } from './route.js';
+import type { AnyRoute, ApiDeps } from './route.js';
 import { drainBody, readStreamedBody, unsupportedMediaType } from './streamed-request.js';
 import type { HttpHandler, HttpRequest, HttpResponse } from './types.js';
 import { parseOrThrow } from './validation.js';
@@ -76,11 +75,7 @@ async function readBody(request: HttpRequest, limit: number): Promise<unknown> {
  * Builds the framework-neutral handler of the `/api/v1` surface from a route table. It never
  * throws: every failure becomes a JSON error response with a stable code.
  */
-export function createRouter(
-  ctx: MailplaneContext,
-  routes: readonly AnyRoute[],
-  options: RouterOptions = {},
-): HttpHandler {
+export function createRouter(ctx: ApiDeps, routes: readonly AnyRoute[], options: RouterOptions = {}): HttpHandler {
   const compiled: CompiledRoute[] = routes.map((route) => ({ route, segments: splitPath(route.path) }));
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const limiter = ctx.config.rateLimits === false ? null : createRateLimiter(ctx, ctx.config.rateLimits);

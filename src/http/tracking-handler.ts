@@ -1,4 +1,3 @@
-import type { MailplaneContext } from '../context.js';
 import { recordEngagement } from '../tracking/engagement.js';
 import { verifyClickToken, verifyLinkToken } from '../tracking/links.js';
 import { TRACKABLE_URL } from '../tracking/rewrite.js';
@@ -7,6 +6,29 @@ import { ATTACHMENT_LINK_PATH, readAttachmentLink, type AttachmentLinkResult } f
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './errors.js';
 import { listHeader } from './headers.js';
 import type { HttpHandler, HttpResponse } from './types.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { MailplaneJobs } from '../jobs/kinds.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { Logger } from '../logging/logger.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { MailplaneMetrics } from '../metrics/metrics.js';
+import type { IdGenerator } from '../model/ids.js';
+import type { Clock } from '../model/time.js';
+import type { MailplaneStore } from '../store/index.js';
+import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface TrackingHandlerDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+  readonly metrics: MailplaneMetrics;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly webhookOutbox: WebhookOutbox;
+}
 
 function page(status: number, title: string, text: string): HttpResponse {
   const escape = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -99,7 +121,7 @@ function attachmentResponse(result: AttachmentLinkResult): HttpResponse {
  * `HEAD` on the open and click links answers the same without recording anything (link checkers).
  * A recording that fails still answers the image or the redirect: the reader is never stranded.
  */
-export function createTrackingHandler(ctx: MailplaneContext): HttpHandler {
+export function createTrackingHandler(ctx: TrackingHandlerDeps): HttpHandler {
   const record = async (messageId: string, engagement: Parameters<typeof recordEngagement>[2]) => {
     try {
       return await recordEngagement(ctx, messageId, engagement);

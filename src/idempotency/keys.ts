@@ -11,9 +11,15 @@
  * waits for the winner and replays it; there is no "in progress" answer.
  */
 import { createHash } from 'node:crypto';
-import type { MailplaneContext } from '../context.js';
 import { UnavailableError, ValidationError } from '../errors.js';
 import type { IdempotencyKeyRecord, MailplaneStore } from '../store/index.js';
+import type { Clock } from '../model/time.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface IdempotencyDeps {
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+}
 
 /** Longest idempotency key, in characters (as Stripe's). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -155,7 +161,7 @@ function replay(stored: IdempotencyKeyRecord, claim: IdempotencyClaim): Idempote
  * answer the JSON it stored; when a concurrent send won the key, its response is answered instead.
  */
 export async function sendIdempotently(
-  ctx: MailplaneContext,
+  ctx: IdempotencyDeps,
   subAccountId: number,
   claim: IdempotencyClaim,
   send: () => Promise<string>,

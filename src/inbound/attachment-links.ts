@@ -6,8 +6,19 @@
  * its own, covers the sub-account, the message, the index and the expiry, so a link names one
  * attachment until it expires and cannot be turned into another.
  */
-import type { MailplaneContext } from '../context.js';
 import { parseReceivedMime } from '../smtp/server.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { Clock } from '../model/time.js';
+import type { MailplaneStore } from '../store/index.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface AttachmentLinksDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+}
 
 /** How long a link is valid: 7 days. */
 export const ATTACHMENT_LINK_TTL_MS = 7 * 24 * 3_600_000;
@@ -20,7 +31,7 @@ const signedData = (subAccountId: number, messageId: string, index: number, expi
 
 /** The link to attachment `index` of message `messageId`, valid {@link ATTACHMENT_LINK_TTL_MS} from `nowMs`. */
 export function attachmentUrl(
-  ctx: Pick<MailplaneContext, 'secrets' | 'config'>,
+  ctx: Pick<AttachmentLinksDeps, 'secrets' | 'config'>,
   subAccountId: number,
   messageId: string,
   index: number,
@@ -43,7 +54,7 @@ const gone: AttachmentLinkResult = { ok: false, status: 410, message: 'This atta
  * or raw copy that is gone (retention, or larger than what was kept) 410.
  */
 export async function readAttachmentLink(
-  ctx: Pick<MailplaneContext, 'secrets' | 'clock' | 'store'>,
+  ctx: Pick<AttachmentLinksDeps, 'secrets' | 'clock' | 'store'>,
   messageId: string,
   index: number,
   query: URLSearchParams,

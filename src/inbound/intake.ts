@@ -5,11 +5,10 @@
  * answer, so that nothing answered 250 is lost and nothing answered 451 was kept.
  */
 import type { ParsedMail } from 'mailparser';
-import type { MailplaneContext } from '../context.js';
 import { INBOUND_WEBHOOK_JOB, type MailplaneJobs } from '../jobs/kinds.js';
-import type { EnqueueJob } from '../jobs/queue.js';
+import type { EnqueueJob, JobQueue } from '../jobs/queue.js';
 import { stringifyJson } from '../model/json.js';
-import { nowNs } from '../model/time.js';
+import { nowNs, type Clock } from '../model/time.js';
 import type {
   InboundAuthResults,
   InboundDomainRecord,
@@ -21,6 +20,20 @@ import { attachmentUrl } from './attachment-links.js';
 import { inboundForwardJob } from './forward-job.js';
 import { inboundPayload, referencesOf } from './payload.js';
 import { threadedMessageId } from './threading.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { IdGenerator } from '../model/ids.js';
+import type { MailplaneStore } from '../store/index.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface IntakeDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly jobs: JobQueue<MailplaneJobs>;
+}
 
 /** A recipient accepted at `RCPT TO`: its domain and the route that takes its mail. */
 export interface AcceptedRecipient {
@@ -64,7 +77,7 @@ export function keepsRaw(route: Pick<InboundRouteRecord, 'action'>, size: number
  * again (`POST /subaccount/inbound/message/{id}/redeliver`) from the first.
  */
 export function inboundWebhookJob(
-  ctx: MailplaneContext,
+  ctx: IntakeDeps,
   record: InboundMessageRecord,
   parsed: ParsedMail | null,
   raw: Buffer,
@@ -102,7 +115,7 @@ const listed = (value: string): string => value.slice(0, MAX_LISTED_TEXT).replac
  * answers the records written. A failure throws (the listener answers `451 4.3.0`).
  */
 export async function recordInbound(
-  ctx: MailplaneContext,
+  ctx: IntakeDeps,
   message: ReceivedMessage,
   limits: IntakeLimits,
 ): Promise<InboundMessageRecord[]> {

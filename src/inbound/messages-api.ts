@@ -3,14 +3,27 @@
  * one message, its raw copy, and delivering it again through its route (the lists:
  * src/activity/inbound-list.ts).
  */
-import type { MailplaneContext } from '../context.js';
 import { GoneError, NotFoundError, ValidationError } from '../errors.js';
-import { isUuid } from '../model/ids.js';
-import { nowNs } from '../model/time.js';
+import { isUuid, type IdGenerator } from '../model/ids.js';
+import { nowNs, type Clock } from '../model/time.js';
 import { parseReceivedMime } from '../smtp/server.js';
-import type { InboundMessageRecord } from '../store/index.js';
+import type { InboundMessageRecord, MailplaneStore } from '../store/index.js';
 import { inboundForwardJob } from './forward-job.js';
 import { firstStatus, inboundWebhookJob } from './intake.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { MailplaneJobs } from '../jobs/kinds.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface InboundMessagesDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly jobs: JobQueue<MailplaneJobs>;
+}
 
 /**
  * Attachments up to this size are inline in a payload made again (the listener's default): the API
@@ -20,7 +33,7 @@ export const REDELIVERY_INLINE_ATTACHMENT_BYTES = 256 * 1024;
 
 /** A received message of the sub-account; throws 406 INBOUND_MESSAGE_NOT_FOUND. */
 export async function getInboundMessage(
-  ctx: MailplaneContext,
+  ctx: InboundMessagesDeps,
   subAccountId: number,
   id: string,
 ): Promise<InboundMessageRecord> {
@@ -32,7 +45,7 @@ export async function getInboundMessage(
 }
 
 /** The raw copy of a received message; throws 406, or 410 INBOUND_RAW_NOT_KEPT when it was too large to keep. */
-export async function rawInboundMessage(ctx: MailplaneContext, subAccountId: number, id: string): Promise<Buffer> {
+export async function rawInboundMessage(ctx: InboundMessagesDeps, subAccountId: number, id: string): Promise<Buffer> {
   const { raw, size } = await getInboundMessage(ctx, subAccountId, id);
   if (raw === null) throw rawNotKept(size);
   return raw;
@@ -51,7 +64,7 @@ const rawNotKept = (size: number) =>
  * Throws 406, 410 INBOUND_RAW_NOT_KEPT, 422 INBOUND_ROUTE_DELETED, or 422 INBOUND_ROUTE_REFUSES.
  */
 export async function redeliverInboundMessage(
-  ctx: MailplaneContext,
+  ctx: InboundMessagesDeps,
   subAccountId: number,
   id: string,
 ): Promise<InboundMessageRecord> {

@@ -4,11 +4,26 @@
  * newest first, in the wire shape of the event webhooks' delivery log.
  */
 import { z } from 'zod';
-import type { MailplaneContext } from '../context.js';
 import { queryInt } from '../model/paging.js';
 import { epochNsSchema } from '../model/wire-schemas.js';
-import type { InboundPostAttemptRecord } from '../store/index.js';
+import type { InboundPostAttemptRecord, MailplaneStore } from '../store/index.js';
 import { getInboundMessage } from './messages-api.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { MailplaneJobs } from '../jobs/kinds.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { IdGenerator } from '../model/ids.js';
+import type { Clock } from '../model/time.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface PostAttemptsDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly jobs: JobQueue<MailplaneJobs>;
+}
 
 /** The query of the post log: at most 100 attempts (clamped, as the webhook delivery log's), skipping `offset`. */
 export const inboundPostAttemptQuerySchema = z.object({
@@ -56,7 +71,7 @@ export function inboundPostAttemptToWire(
 
 /** The POSTs of a received message of the sub-account, newest first; throws 406 INBOUND_MESSAGE_NOT_FOUND. */
 export async function listInboundPostAttempts(
-  ctx: MailplaneContext,
+  ctx: PostAttemptsDeps,
   subAccountId: number,
   id: string,
   query: z.output<typeof inboundPostAttemptQuerySchema>,

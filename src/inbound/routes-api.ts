@@ -2,17 +2,28 @@
  * The routes of a sub-account's inbound mail (`/subaccount/route`, docs/inbound.md "Routes"): each
  * one checked whole before anything is stored.
  */
-import type { MailplaneContext } from '../context.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { emailAddressProblem } from '../model/email-address.js';
 import type { ListQuery } from '../model/paging.js';
-import { nowNs } from '../model/time.js';
-import type { InboundAction, InboundRouteRecord, InboundRoutePatch } from '../store/index.js';
+import { nowNs, type Clock } from '../model/time.js';
+import type { InboundAction, InboundRoutePatch, InboundRouteRecord, MailplaneStore } from '../store/index.js';
 import { checkPostTargetUrl } from '../webhook/target.js';
 import { generateWebhookSecret } from '../webhook/webhooks.js';
 import { domainOfAddress } from './forward-job.js';
 import { parsePattern, type ParsedPattern } from './patterns.js';
 import type { RouteInput } from './route-wire.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { InboundRecipientDirectory } from '../domain/recipient-directory.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface InboundRoutesDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly inboundRecipients: InboundRecipientDirectory;
+}
 
 const ACTIONS: readonly InboundAction[] = ['webhook', 'forward', 'store', 'refuse'];
 
@@ -47,7 +58,7 @@ const notReceiving = (domain: string): RouteIssue => ({
 type ResolvedRoute = ParsedPattern & { action: InboundAction; url: string | null; forwardTo: string | null };
 
 /** The webhook URL, or why it is refused (the same checks as webhooks' targets). */
-function checkRouteUrl(ctx: MailplaneContext, raw: string): RouteIssue | { url: string } {
+function checkRouteUrl(ctx: InboundRoutesDeps, raw: string): RouteIssue | { url: string } {
   const checked = checkPostTargetUrl(raw, { allowPrivateTargets: ctx.config.webhooks.allowPrivateTargets });
   if (!checked.ok) return { code: 'ROUTE_URL_REFUSED', path: 'url', message: checked.message };
   return checked.url === null
@@ -60,7 +71,7 @@ function checkRouteUrl(ctx: MailplaneContext, raw: string): RouteIssue | { url: 
  * recipient), or on a domain this instance receives for (a loop).
  */
 async function checkForwardTo(
-  ctx: MailplaneContext,
+  ctx: InboundRoutesDeps,
   subAccountId: number,
   raw: string,
 ): Promise<RouteIssue | { address: string }> {
@@ -88,7 +99,7 @@ async function checkForwardTo(
  * keeps its value while the action stays, and is cleared when the action changes.
  */
 async function resolveRoute(
-  ctx: MailplaneContext,
+  ctx: InboundRoutesDeps,
   subAccountId: number,
   input: RouteInput,
   base?: InboundRouteRecord,
@@ -135,7 +146,7 @@ export interface RouteWithSecret {
 }
 
 /** The sealed secret and its clear text when `route` needs a new one (it becomes a webhook route). */
-function secretFor(ctx: MailplaneContext, resolved: ResolvedRoute, base?: InboundRouteRecord) {
+function secretFor(ctx: InboundRoutesDeps, resolved: ResolvedRoute, base?: InboundRouteRecord) {
   if (resolved.action !== 'webhook') return { sealed: null };
   if (base?.action === 'webhook' && base.secretSealed !== null) return { sealed: base.secretSealed };
   const secret = generateWebhookSecret();
@@ -155,7 +166,7 @@ function refusal(reason: 'not-found' | 'duplicate-pattern' | 'domain-not-receivi
  * ROUTE_FORWARD_REFUSED, ROUTE_FORWARD_LOOP, ROUTE_DOMAIN_NOT_RECEIVING) or 403 ROUTE_PATTERN_EXISTS.
  */
 export async function createRoute(
-  ctx: MailplaneContext,
+  ctx: InboundRoutesDeps,
   owner: { accountId: number; subAccountId: number },
   input: RouteInput,
 ): Promise<RouteWithSecret> {
@@ -173,19 +184,19 @@ export async function createRoute(
 }
 
 /** A route of the sub-account; throws 406 ROUTE_NOT_FOUND. */
-export async function getRoute(ctx: MailplaneContext, subAccountId: number, id: number | null) {
+export async function getRoute(ctx: InboundRoutesDeps, subAccountId: number, id: number | null) {
   const route = id === null ? null : await ctx.store.inbound.getRoute(subAccountId, id);
   if (!route) throw notFound(id ?? 'given');
   return route;
 }
 
 /** A page of the sub-account's routes by id; `search` matches the pattern. */
-export function listRoutes(ctx: MailplaneContext, subAccountId: number, query: ListQuery) {
+export function listRoutes(ctx: InboundRoutesDeps, subAccountId: number, query: ListQuery) {
   return ctx.store.inbound.listRoutes(subAccountId, query);
 }
 
 /** How many routes {@link listRoutes} would answer without paging. */
-export function countRoutes(ctx: MailplaneContext, subAccountId: number, search?: string) {
+export function countRoutes(ctx: InboundRoutesDeps, subAccountId: number, search?: string) {
   return ctx.store.inbound.countRoutes(subAccountId, search);
 }
 
@@ -194,7 +205,7 @@ export function countRoutes(ctx: MailplaneContext, subAccountId: number, search?
  * `webhook` route gets a signing secret, answered here only. Throws as {@link createRoute}, and 406.
  */
 export async function updateRoute(
-  ctx: MailplaneContext,
+  ctx: InboundRoutesDeps,
   subAccountId: number,
   id: number | null,
   input: RouteInput,
@@ -210,7 +221,7 @@ export async function updateRoute(
 }
 
 /** Deletes a route (its messages stay, without it); throws 406 ROUTE_NOT_FOUND. */
-export async function deleteRoute(ctx: MailplaneContext, subAccountId: number, id: number | null) {
+export async function deleteRoute(ctx: InboundRoutesDeps, subAccountId: number, id: number | null) {
   const route = id === null ? null : await ctx.store.inbound.deleteRoute(subAccountId, id);
   if (!route) throw notFound(id ?? 'given');
   ctx.inboundRecipients.changed();

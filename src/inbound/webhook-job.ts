@@ -14,23 +14,36 @@
  * of the webhook lane's slots at most. Every POST is a row of the message's post log
  * (`InboundStore.recordPostAttempt`).
  */
-import type { MailplaneContext } from '../context.js';
 import { PermanentJobError, RetryJobError } from '../jobs/errors.js';
-import { INBOUND_WEBHOOK_JOB, jobGiveUp, jobHandler } from '../jobs/kinds.js';
+import { INBOUND_WEBHOOK_JOB, jobGiveUp, jobHandler, type MailplaneJobs } from '../jobs/kinds.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
-import { nowNs } from '../model/time.js';
-import type { NewInboundPostAttempt } from '../store/index.js';
+import { nowNs, type Clock } from '../model/time.js';
+import type { MailplaneStore, NewInboundPostAttempt } from '../store/index.js';
 import { WebhookPostSlots } from '../webhook/post-slots.js';
 import { RouteFlow, SLOW_POST_MS } from './route-flow.js';
 import type { WebhookAttempt } from '../webhook/post.js';
 import { attemptLogFields, type TimedWebhookAttempt, type WebhookSender } from '../webhook/sender.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { Logger } from '../logging/logger.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface InboundWebhookJobDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly jobs: JobQueue<MailplaneJobs>;
+}
 
 /** Characters of a failure's reason kept in the message's detail. */
 const MAX_DETAIL = 500;
 
 /** The handler of `inbound-webhook` jobs; `sender` is the instance's webhook sender. */
 export function inboundWebhookJobHandlers(
-  ctx: MailplaneContext,
+  ctx: InboundWebhookJobDeps,
   sender: WebhookSender,
 ): Record<string, JobHandler | JobKindOptions> {
   const config = ctx.config.webhooks;

@@ -1,9 +1,20 @@
-import type { MailplaneContext } from '../context.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError, type FieldIssue } from '../errors.js';
 import type { ListQuery } from '../model/paging.js';
-import { nowNs } from '../model/time.js';
+import { nowNs, type Clock } from '../model/time.js';
 import { IpState, type IpRecord, type IpType, type NewIp } from '../store/ip-pool-store.js';
 import { canonicalIp } from './addresses.js';
+import type { MailplaneJobs } from '../jobs/kinds.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { MailplaneStore } from '../store/index.js';
+import type { WarmupService } from '../warmup/service.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface IpsDeps {
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly warmup: WarmupService;
+}
 
 /** What `PUT /account/ip/allocate` asks for. */
 export interface AllocateIpsInput {
@@ -60,7 +71,7 @@ export const ipService = {
    * Registers the addresses as the account's IPs, all or none. An address this account or another
    * one already has is a 403: an address belongs to one account of the installation.
    */
-  async allocate(ctx: MailplaneContext, accountId: number, input: AllocateIpsInput): Promise<IpRecord[]> {
+  async allocate(ctx: IpsDeps, accountId: number, input: AllocateIpsInput): Promise<IpRecord[]> {
     const addresses = canonicalAddresses(input.ips, 'ips');
     const already = await ctx.store.ips.findByAddresses(accountId, addresses);
     if (already.length > 0) {
@@ -99,11 +110,11 @@ export const ipService = {
     return outcome.value;
   },
 
-  list(ctx: MailplaneContext, accountId: number, query: ListQuery): Promise<IpRecord[]> {
+  list(ctx: IpsDeps, accountId: number, query: ListQuery): Promise<IpRecord[]> {
     return ctx.store.ips.list(accountId, query);
   },
 
-  async get(ctx: MailplaneContext, accountId: number, id: number | null): Promise<IpRecord> {
+  async get(ctx: IpsDeps, accountId: number, id: number | null): Promise<IpRecord> {
     const ip = id === null ? null : await ctx.store.ips.get(accountId, id);
     if (!ip) throw notFound(id ?? 'given');
     return ip;
@@ -114,7 +125,7 @@ export const ipService = {
    * Paused while paused; else Warming while a warmup runs (switching auto warmup on starts one,
    * switching it off ends it); else Active.
    */
-  async update(ctx: MailplaneContext, accountId: number, id: number | null, input: UpdateIpInput): Promise<IpRecord> {
+  async update(ctx: IpsDeps, accountId: number, id: number | null, input: UpdateIpInput): Promise<IpRecord> {
     const current = await ipService.get(ctx, accountId, id);
     const now = nowNs(ctx.clock);
     const paused = (input.state ?? (current.state === IpState.Paused ? 1 : 0)) === 1;
@@ -141,7 +152,7 @@ export const ipService = {
   },
 
   /** Deletes an IP that is in no pool; one in a pool is a 403 (remove it from the pool first). */
-  async delete(ctx: MailplaneContext, accountId: number, id: number | null): Promise<IpRecord> {
+  async delete(ctx: IpsDeps, accountId: number, id: number | null): Promise<IpRecord> {
     if (id === null) throw notFound('given');
     const outcome = await ctx.store.ips.delete(accountId, id);
     if (outcome.ok) return outcome.value;

@@ -1,11 +1,16 @@
-import type { MailplaneContext } from '../context.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { isResourceId } from '../model/ids.js';
 import type { ListQuery } from '../model/paging.js';
-import { nowNs } from '../model/time.js';
+import { nowNs, type Clock } from '../model/time.js';
 import { parseRoutingMetaData } from '../routing/metadata.js';
-import type { IpPoolDetail, IpPoolInput, IpPoolRecord, IpPoolWriteFailure } from '../store/index.js';
+import type { IpPoolDetail, IpPoolInput, IpPoolRecord, IpPoolWriteFailure, MailplaneStore } from '../store/index.js';
 import { canonicalAddresses } from './ips.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface PoolsDeps {
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+}
 
 /** A pool as a caller describes it; every field is optional on update (a missing one keeps its value). */
 export interface PoolFields {
@@ -35,11 +40,11 @@ const invalid = (code: string, path: string, message: string, more: string[] = [
   );
 
 /** Makes sure the account has its default system pool (accounts created before pools existed). */
-export function ensureSystemPool(ctx: MailplaneContext, accountId: number): Promise<IpPoolDetail> {
+export function ensureSystemPool(ctx: PoolsDeps, accountId: number): Promise<IpPoolDetail> {
   return ctx.store.ipPools.ensureSystemPool(accountId, nowNs(ctx.clock));
 }
 
-async function resolveIps(ctx: MailplaneContext, accountId: number, addresses: readonly string[]): Promise<number[]> {
+async function resolveIps(ctx: PoolsDeps, accountId: number, addresses: readonly string[]): Promise<number[]> {
   const canonical = canonicalAddresses(addresses, 'ips');
   const found = await ctx.store.ips.findByAddresses(accountId, canonical);
   const byAddress = new Map(found.map((ip) => [ip.publicIp, ip.id]));
@@ -50,7 +55,7 @@ async function resolveIps(ctx: MailplaneContext, accountId: number, addresses: r
   return canonical.map((address) => byAddress.get(address)!);
 }
 
-async function checkTpsps(ctx: MailplaneContext, accountId: number, ids: readonly number[]): Promise<number[]> {
+async function checkTpsps(ctx: PoolsDeps, accountId: number, ids: readonly number[]): Promise<number[]> {
   if (new Set(ids).size !== ids.length) throw invalid('DUPLICATE_TPSP', 'tpsps', 'a TPSP id is listed twice');
   const missing: number[] = [];
   // An id beyond what storage holds is unknown: asking PostgreSQL for it would be an error, not a miss.
@@ -89,7 +94,7 @@ function writeFailure(reason: IpPoolWriteFailure, name: string): Error {
  * addresses and the overflow pool name, and validates the routing metadata against the members.
  */
 async function buildInput(
-  ctx: MailplaneContext,
+  ctx: PoolsDeps,
   accountId: number,
   fields: PoolFields,
   current: IpPoolDetail | null,
@@ -144,7 +149,7 @@ async function buildInput(
 
 /** Operations on the account's IP pools, as the `/account/ippool` endpoints use them. */
 export const ipPoolService = {
-  async create(ctx: MailplaneContext, accountId: number, fields: PoolFields & { name: string }): Promise<IpPoolDetail> {
+  async create(ctx: PoolsDeps, accountId: number, fields: PoolFields & { name: string }): Promise<IpPoolDetail> {
     await ensureSystemPool(ctx, accountId);
     const input = await buildInput(ctx, accountId, fields, null);
     const outcome = await ctx.store.ipPools.create(accountId, input, nowNs(ctx.clock));
@@ -152,12 +157,12 @@ export const ipPoolService = {
     return outcome.value;
   },
 
-  async list(ctx: MailplaneContext, accountId: number, query: ListQuery): Promise<IpPoolDetail[]> {
+  async list(ctx: PoolsDeps, accountId: number, query: ListQuery): Promise<IpPoolDetail[]> {
     await ensureSystemPool(ctx, accountId);
     return ctx.store.ipPools.list(accountId, query);
   },
 
-  async get(ctx: MailplaneContext, accountId: number, id: number | null): Promise<IpPoolDetail> {
+  async get(ctx: PoolsDeps, accountId: number, id: number | null): Promise<IpPoolDetail> {
     await ensureSystemPool(ctx, accountId);
     const detail = id === null ? null : await ctx.store.ipPools.get(accountId, id);
     if (!detail) throw notFound(id ?? 'given');
@@ -165,7 +170,7 @@ export const ipPoolService = {
   },
 
   /** Changes the given fields; the merged pool must be valid as a whole (members, metadata, overflow). */
-  async update(ctx: MailplaneContext, accountId: number, id: number | null, fields: PoolFields): Promise<IpPoolDetail> {
+  async update(ctx: PoolsDeps, accountId: number, id: number | null, fields: PoolFields): Promise<IpPoolDetail> {
     const current = await ipPoolService.get(ctx, accountId, id);
     if (current.pool.type === 0 && fields.name !== undefined && fields.name !== current.pool.name) {
       throw new ForbiddenError('SYSTEM_POOL_RENAME', `the default system pool keeps its name "${current.pool.name}"`);
@@ -180,7 +185,7 @@ export const ipPoolService = {
    * Deletes a pool; its IPs become unassigned. The system pool cannot be deleted, nor a pool that
    * another pool overflows to (403 both).
    */
-  async delete(ctx: MailplaneContext, accountId: number, id: number | null): Promise<IpPoolRecord> {
+  async delete(ctx: PoolsDeps, accountId: number, id: number | null): Promise<IpPoolRecord> {
     await ensureSystemPool(ctx, accountId);
     if (id === null) throw notFound('given');
     const outcome = await ctx.store.ipPools.delete(accountId, id);

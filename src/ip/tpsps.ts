@@ -1,8 +1,15 @@
-import type { MailplaneContext } from '../context.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import type { ListQuery } from '../model/paging.js';
-import { nowNs } from '../model/time.js';
-import type { TpspKind, TpspPatch, TpspRecord, TpspSecurity } from '../store/index.js';
+import { nowNs, type Clock } from '../model/time.js';
+import type { MailplaneStore, TpspKind, TpspPatch, TpspRecord, TpspSecurity } from '../store/index.js';
+import type { SecretBox } from '../crypto/secrets.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface TpspsDeps {
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+}
 
 /** Connection defaults filled in per TPSP kind when the caller leaves `host` or `port` out. */
 export const TPSP_DEFAULTS: Readonly<Record<TpspKind, { host: string; port: number }>> = {
@@ -37,7 +44,7 @@ const duplicateName = (name: string) =>
 
 /** Operations on the account's third-party sending providers (`/account/tpsp`). */
 export const tpspService = {
-  async create(ctx: MailplaneContext, accountId: number, input: CreateTpspInput): Promise<TpspRecord> {
+  async create(ctx: TpspsDeps, accountId: number, input: CreateTpspInput): Promise<TpspRecord> {
     const defaults = TPSP_DEFAULTS[input.kind];
     const host = input.host ?? defaults.host;
     if (host === '')
@@ -60,22 +67,17 @@ export const tpspService = {
     return outcome.value;
   },
 
-  list(ctx: MailplaneContext, accountId: number, query: ListQuery): Promise<TpspRecord[]> {
+  list(ctx: TpspsDeps, accountId: number, query: ListQuery): Promise<TpspRecord[]> {
     return ctx.store.tpsps.list(accountId, query);
   },
 
-  async get(ctx: MailplaneContext, accountId: number, id: number | null): Promise<TpspRecord> {
+  async get(ctx: TpspsDeps, accountId: number, id: number | null): Promise<TpspRecord> {
     const tpsp = id === null ? null : await ctx.store.tpsps.get(accountId, id);
     if (!tpsp) throw notFound(id ?? 'given');
     return tpsp;
   },
 
-  async update(
-    ctx: MailplaneContext,
-    accountId: number,
-    id: number | null,
-    input: UpdateTpspInput,
-  ): Promise<TpspRecord> {
+  async update(ctx: TpspsDeps, accountId: number, id: number | null, input: UpdateTpspInput): Promise<TpspRecord> {
     if (id === null) throw notFound('given');
     const patch: TpspPatch = {
       name: input.name,
@@ -94,7 +96,7 @@ export const tpspService = {
   },
 
   /** Deletes a TPSP that serves no pool; one in a pool is a 403 (remove it from the pools first). */
-  async delete(ctx: MailplaneContext, accountId: number, id: number | null): Promise<TpspRecord> {
+  async delete(ctx: TpspsDeps, accountId: number, id: number | null): Promise<TpspRecord> {
     if (id === null) throw notFound('given');
     const outcome = await ctx.store.tpsps.delete(accountId, id);
     if (outcome.ok) return outcome.value;

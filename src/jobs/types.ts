@@ -3,10 +3,7 @@ import type { Clock } from '../model/time.js';
 import type { JobRecord, JsonObject, MailplaneStore } from '../store/index.js';
 import type { BackoffFunction, BackoffOptions } from './backoff.js';
 
-/**
- * What the job queue and runner use of the instance. Their own interface, not a part of
- * `MailplaneContext`: the context names the queue, so the queue naming the context would be a cycle.
- */
+/** What the job queue and runner use of the instance. */
 export interface JobContext {
   readonly store: MailplaneStore;
   readonly clock: Clock;

@@ -5,14 +5,24 @@
  * reports, complaints, opens, clicks and unsubscribes all come through here; what differs between
  * them (the SMTP reply, the route, the event's details) is what the caller passes in.
  */
-import type { MailplaneContext } from '../context.js';
 import { deliveryClass } from '../jobs/delivery-class.js';
-import { DELIVER_MESSAGE_JOB } from '../jobs/kinds.js';
-import { msToNs } from '../model/time.js';
+import { DELIVER_MESSAGE_JOB, type MailplaneJobs } from '../jobs/kinds.js';
+import { msToNs, type Clock } from '../model/time.js';
 import type { MailplaneStore, MessageOutcome, MessageRecord, MessageStatus, SendBatchRecord } from '../store/index.js';
 import { recordMessageEvent } from './events.js';
 import { endsDelivery } from './reputation-counts.js';
 import { lifecycleRow, NEW, stepCounters, type LifecycleOutcome, type LifecycleStep } from './table.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { IdGenerator } from '../model/ids.js';
+import type { WebhookOutbox } from './webhook-outbox.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface LifecycleApplyDeps {
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly webhookOutbox: WebhookOutbox;
+}
 
 /** What {@link applyLifecycle} is asked to record. */
 export interface LifecycleInput {
@@ -48,7 +58,7 @@ export type LifecycleResult =
 
 /** Records `input.outcome` for `input.message` through `tx` (a transaction's store): see the module comment. */
 export async function applyLifecycle(
-  ctx: MailplaneContext,
+  ctx: LifecycleApplyDeps,
   tx: MailplaneStore,
   input: LifecycleInput,
 ): Promise<LifecycleResult> {

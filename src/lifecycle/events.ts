@@ -4,9 +4,8 @@
  * many messages' at once (`newEvent`, `counterIncrements`); everything later goes one message at
  * a time through {@link recordMessageEvent}.
  */
-import type { MailplaneContext } from '../context.js';
 import { dayOfMs } from '../model/dates.js';
-import { msToNs, type EpochNs } from '../model/time.js';
+import { msToNs, type EpochNs, type Clock } from '../model/time.js';
 import {
   ALL_MAIL,
   type EventRecord,
@@ -17,13 +16,22 @@ import {
 } from '../store/index.js';
 import type { StoredCounter } from '../store/stats-store.js';
 import { reputationIncrements } from './reputation-counts.js';
+import type { IdGenerator } from '../model/ids.js';
+import type { WebhookOutbox } from './webhook-outbox.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface LifecycleEventsDeps {
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly webhookOutbox: WebhookOutbox;
+}
 
 /** Counters to add, each by its amount. */
 export type CounterDelta = Partial<Record<StoredCounter, number>>;
 
 /** An event of `message` of `type` at `created` (ns). */
 export function newEvent(
-  ctx: Pick<MailplaneContext, 'ids'>,
+  ctx: Pick<LifecycleEventsDeps, 'ids'>,
   message: Pick<MessageRecord, 'id' | 'accountId' | 'subAccountId'>,
   type: EventType,
   created: EpochNs,
@@ -86,7 +94,7 @@ export interface MessageEventInput {
  * Returns the event written.
  */
 export async function recordMessageEvent(
-  ctx: MailplaneContext,
+  ctx: LifecycleEventsDeps,
   store: MailplaneStore,
   input: MessageEventInput,
 ): Promise<EventRecord> {

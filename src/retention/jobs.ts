@@ -7,12 +7,23 @@
  * (`RetryJobError` without counting an attempt). The daily statistics counters are separate rows and
  * are never touched. The kind and its payload schema are in the job registry (src/jobs/kinds.ts).
  */
-import type { MailplaneContext } from '../context.js';
 import { RetryJobError } from '../jobs/errors.js';
-import { RETENTION_JOB, jobHandler } from '../jobs/kinds.js';
+import { RETENTION_JOB, jobHandler, type MailplaneJobs } from '../jobs/kinds.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
-import { msToNs } from '../model/time.js';
-import { hourOfMs, type RetentionScope } from '../store/index.js';
+import { msToNs, type Clock } from '../model/time.js';
+import { hourOfMs, type RetentionScope, type MailplaneStore } from '../store/index.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { Logger } from '../logging/logger.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface RetentionJobsDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly jobs: JobQueue<MailplaneJobs>;
+}
 
 const DAY_MS = 86_400_000;
 
@@ -33,7 +44,7 @@ interface RetentionPass {
  * The passes of a run: each sub-account with a retention of its own at its own cut-off, then
  * every other sub-account at the instance's (none when `days` is 0, which keeps them forever).
  */
-async function retentionPasses(ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>): Promise<RetentionPass[]> {
+async function retentionPasses(ctx: Pick<RetentionJobsDeps, 'store' | 'clock' | 'config'>): Promise<RetentionPass[]> {
   const cutOff = (days: number) => msToNs(ctx.clock.now() - days * DAY_MS);
   const overrides = await ctx.store.subAccounts.listRetentionOverrides();
   const passes: RetentionPass[] = overrides.map((o) => ({
@@ -56,7 +67,7 @@ async function retentionPasses(ctx: Pick<MailplaneContext, 'store' | 'clock' | '
  * retention of its own is visited on every run however many rows the ones before it had.
  */
 export async function runRetention(
-  ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>,
+  ctx: Pick<RetentionJobsDeps, 'store' | 'clock' | 'config'>,
   signal?: AbortSignal,
 ): Promise<RetentionRun> {
   const { batchSize } = ctx.config.retention;
@@ -76,7 +87,7 @@ export async function runRetention(
  * each pass until a batch is short, at most `batchesPerRun` full batches in all.
  */
 async function deleteByPasses(
-  ctx: Pick<MailplaneContext, 'config'>,
+  ctx: Pick<RetentionJobsDeps, 'config'>,
   passes: readonly RetentionPass[],
   signal: AbortSignal | undefined,
   remove: (pass: RetentionPass) => Promise<number>,
@@ -108,7 +119,7 @@ interface PurgeResult {
  * batch is short, at most `batchesPerRun` times.
  */
 async function purgeInBatches(
-  ctx: Pick<MailplaneContext, 'config'>,
+  ctx: Pick<RetentionJobsDeps, 'config'>,
   signal: AbortSignal | undefined,
   deleteBatch: (batchSize: number) => Promise<number>,
 ): Promise<PurgeResult> {
@@ -129,7 +140,7 @@ async function purgeInBatches(
  * left. Runs whatever `retention.days` says: a key is never kept past its day.
  */
 export async function purgeIdempotencyKeys(
-  ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>,
+  ctx: Pick<RetentionJobsDeps, 'store' | 'clock' | 'config'>,
   signal?: AbortSignal,
 ): Promise<PurgeResult> {
   return purgeInBatches(ctx, signal, (batchSize) =>
@@ -143,7 +154,7 @@ export async function purgeIdempotencyKeys(
  * Webhooks belong to the account, so a sub-account's own retention does not apply to their log.
  */
 export async function purgeWebhookDeliveries(
-  ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>,
+  ctx: Pick<RetentionJobsDeps, 'store' | 'clock' | 'config'>,
   signal?: AbortSignal,
 ): Promise<PurgeResult> {
   const { days } = ctx.config.retention;
@@ -158,7 +169,7 @@ export async function purgeWebhookDeliveries(
  * per statement, at most `batchesPerRun` full statements. Their post log goes with them.
  */
 export async function purgeInboundMessages(
-  ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>,
+  ctx: Pick<RetentionJobsDeps, 'store' | 'clock' | 'config'>,
   signal?: AbortSignal,
 ): Promise<PurgeResult> {
   const { batchSize } = ctx.config.retention;
@@ -172,7 +183,7 @@ export async function purgeInboundMessages(
  * as {@link purgeWebhookDeliveries} deletes the webhook delivery log's.
  */
 export async function purgeInboundPostAttempts(
-  ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>,
+  ctx: Pick<RetentionJobsDeps, 'store' | 'clock' | 'config'>,
   signal?: AbortSignal,
 ): Promise<PurgeResult> {
   const { days } = ctx.config.retention;
@@ -186,7 +197,7 @@ export async function purgeInboundPostAttempts(
  * {@link purgeIdempotencyKeys} does: `batchSize` per statement, at most `batchesPerRun` statements.
  */
 export async function purgeExpiredSuppressions(
-  ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>,
+  ctx: Pick<RetentionJobsDeps, 'store' | 'clock' | 'config'>,
   signal?: AbortSignal,
 ): Promise<PurgeResult> {
   return purgeInBatches(ctx, signal, (batchSize) =>
@@ -205,7 +216,7 @@ const REPUTATION_HOURS_KEPT = 8 * 24;
  * {@link purgeIdempotencyKeys} does: `batchSize` per statement, at most `batchesPerRun` statements.
  */
 export async function purgeReputationBuckets(
-  ctx: Pick<MailplaneContext, 'store' | 'clock' | 'config'>,
+  ctx: Pick<RetentionJobsDeps, 'store' | 'clock' | 'config'>,
   signal?: AbortSignal,
 ): Promise<PurgeResult> {
   const beforeHour = hourOfMs(ctx.clock.now()) - REPUTATION_HOURS_KEPT;
@@ -213,12 +224,12 @@ export async function purgeReputationBuckets(
 }
 
 /** Enqueues the retention job unless one is already pending or running (called by `start()`). */
-export async function scheduleRetention(ctx: Pick<MailplaneContext, 'jobs' | 'clock'>): Promise<void> {
+export async function scheduleRetention(ctx: Pick<RetentionJobsDeps, 'jobs' | 'clock'>): Promise<void> {
   await ctx.jobs.enqueue([{ kind: RETENTION_JOB, payload: {}, runAt: ctx.clock.now(), dedupeKey: RETENTION_JOB }]);
 }
 
 /** The handler of {@link RETENTION_JOB}. */
-export function retentionJobHandlers(ctx: MailplaneContext): Record<string, JobHandler | JobKindOptions> {
+export function retentionJobHandlers(ctx: RetentionJobsDeps): Record<string, JobHandler | JobKindOptions> {
   const handler = jobHandler(RETENTION_JOB, async (_job, { signal }) => {
     const run = await runRetention(ctx, signal);
     const keys = await purgeIdempotencyKeys(ctx, signal);

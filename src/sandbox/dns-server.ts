@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { Packet, type Resource } from 'dns2';
 import type { DomainRecordsConfig } from '../domain/config.js';
 import type { DnsServerAddress } from '../dns/servers.js';
-import type { Logger } from '../context.js';
+import type { Logger } from '../logging/logger.js';
 import type { SandboxStore } from '../store/index.js';
 import { listenDns, toResource, type DnsHandler, type DnsListener } from './dns-listener.js';
 import { isSandboxName, sandboxRecords } from './zone.js';

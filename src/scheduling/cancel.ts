@@ -6,10 +6,25 @@
  * Cancelled event, which reaches the activity log and the webhooks like every event.
  */
 import { z } from 'zod';
-import type { MailplaneContext } from '../context.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { applyLifecycle } from '../lifecycle/apply.js';
-import type { MessageRecord, SendBatchRecord, SubAccountRecord } from '../store/index.js';
+import type { MailplaneStore, MessageRecord, SendBatchRecord, SubAccountRecord } from '../store/index.js';
+import type { MailplaneJobs } from '../jobs/kinds.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { MailplaneMetrics } from '../metrics/metrics.js';
+import type { IdGenerator } from '../model/ids.js';
+import type { Clock } from '../model/time.js';
+import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface CancelDeps {
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly metrics: MailplaneMetrics;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly webhookOutbox: WebhookOutbox;
+}
 
 /** Messages read per query while listing a batch (a batch holds at most 2,000). */
 const PAGE = 500;
@@ -23,7 +38,7 @@ export const cancelResultWireSchema = z.object({ batchId: z.string(), cancelled:
 export type CancelResult = z.output<typeof cancelResultWireSchema>;
 
 /** Every message of batch `batchId`, in id order. */
-async function batchMessages(ctx: MailplaneContext, batchId: string): Promise<MessageRecord[]> {
+async function batchMessages(ctx: CancelDeps, batchId: string): Promise<MessageRecord[]> {
   const messages: MessageRecord[] = [];
   let afterId: string | undefined;
   for (;;) {
@@ -43,7 +58,7 @@ const notCancellable = (what: string) =>
 
 /** Cancels `messages` (those still scheduled) in one transaction; answers the ids cancelled. */
 async function cancelAll(
-  ctx: MailplaneContext,
+  ctx: CancelDeps,
   batch: SendBatchRecord,
   messages: readonly MessageRecord[],
 ): Promise<string[]> {
@@ -67,7 +82,7 @@ async function cancelAll(
  * scheduled any more (its send started, or it was cancelled) is refused (422 `MESSAGE_NOT_CANCELLABLE`).
  */
 export async function cancelMessage(
-  ctx: MailplaneContext,
+  ctx: CancelDeps,
   subAccount: SubAccountRecord,
   messageId: string,
 ): Promise<CancelResult> {
@@ -94,7 +109,7 @@ export async function cancelMessage(
  * cancel: 422 `MESSAGE_NOT_CANCELLABLE`.
  */
 export async function cancelBatch(
-  ctx: MailplaneContext,
+  ctx: CancelDeps,
   subAccount: SubAccountRecord,
   batchId: string,
 ): Promise<CancelResult> {

@@ -8,15 +8,30 @@
  * `deliver-batch` job is queued, all in one transaction. A message cancelled meanwhile is left as
  * it is (the status moves by compare-and-set, so a cancel and a release never both apply).
  */
-import type { MailplaneContext } from '../context.js';
 import { deliveryClass } from '../jobs/delivery-class.js';
-import { DELIVER_BATCH_JOB, DELIVER_SCHEDULED_JOB, jobGiveUp, jobHandler } from '../jobs/kinds.js';
+import { DELIVER_BATCH_JOB, DELIVER_SCHEDULED_JOB, jobGiveUp, jobHandler, type MailplaneJobs } from '../jobs/kinds.js';
 import type { JobKindOptions } from '../jobs/types.js';
 import { applyLifecycle } from '../lifecycle/apply.js';
 import { senderDomain, type Drop } from '../sending/accept.js';
 import { dropForFailedJob } from '../delivery/job-failure.js';
-import type { MessageRecord, SendBatchRecord } from '../store/index.js';
-import { nowNs } from '../model/time.js';
+import type { MailplaneStore, MessageRecord, SendBatchRecord } from '../store/index.js';
+import { nowNs, type Clock } from '../model/time.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { Logger } from '../logging/logger.js';
+import type { MailplaneMetrics } from '../metrics/metrics.js';
+import type { IdGenerator } from '../model/ids.js';
+import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface ScheduledJobsDeps {
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+  readonly metrics: MailplaneMetrics;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly webhookOutbox: WebhookOutbox;
+}
 
 /** Messages read per query while listing a batch (a batch holds at most 2,000). */
 const PAGE = 500;
@@ -25,7 +40,7 @@ const SUPPRESSION_CHUNK = 1_000;
 
 /** The still-scheduled messages of a batch, with the batch, or `null` when none is left. */
 async function scheduledOf(
-  ctx: MailplaneContext,
+  ctx: ScheduledJobsDeps,
   batchId: string,
 ): Promise<{ batch: SendBatchRecord; messages: MessageRecord[] } | null> {
   const messages: MessageRecord[] = [];
@@ -42,7 +57,7 @@ async function scheduledOf(
 }
 
 /** Why the whole batch cannot be sent now (sub-account blocked or gone, domain not verified), or `null`. */
-async function batchDrop(ctx: MailplaneContext, batch: SendBatchRecord): Promise<Drop | null> {
+async function batchDrop(ctx: ScheduledJobsDeps, batch: SendBatchRecord): Promise<Drop | null> {
   const subAccount = await ctx.store.subAccounts.get(batch.accountId, batch.subAccountId);
   if (!subAccount) return { reason: 'SUBACCOUNT_BLOCKED', detail: 'the sub-account no longer exists' };
   if (subAccount.blocked) {
@@ -54,7 +69,7 @@ async function batchDrop(ctx: MailplaneContext, batch: SendBatchRecord): Promise
 
 /** The addresses among `messages` suppressed in the sub-account now. */
 async function suppressedNow(
-  ctx: MailplaneContext,
+  ctx: ScheduledJobsDeps,
   subAccountId: number,
   messages: readonly MessageRecord[],
 ): Promise<Set<string>> {
@@ -73,7 +88,7 @@ async function suppressedNow(
 }
 
 /** Releases the scheduled send `batchId`: see the module comment. Idempotent (a rerun finds nothing scheduled). */
-export async function releaseScheduledSend(ctx: MailplaneContext, batchId: string): Promise<void> {
+export async function releaseScheduledSend(ctx: ScheduledJobsDeps, batchId: string): Promise<void> {
   const found = await scheduledOf(ctx, batchId);
   if (!found) return;
   const { batch, messages } = found;
@@ -137,7 +152,7 @@ export async function releaseScheduledSend(ctx: MailplaneContext, batchId: strin
  * messages still scheduled (reason `JOB_FAILED`, src/delivery/job-failure.ts) rather than leaving
  * them `scheduled` past their time with no word.
  */
-export function scheduledJobHandlers(ctx: MailplaneContext): Record<string, JobKindOptions> {
+export function scheduledJobHandlers(ctx: ScheduledJobsDeps): Record<string, JobKindOptions> {
   return {
     [DELIVER_SCHEDULED_JOB]: {
       handler: jobHandler(DELIVER_SCHEDULED_JOB, (job) => releaseScheduledSend(ctx, job.payload.batchId)),

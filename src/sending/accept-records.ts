@@ -3,7 +3,6 @@
  * stored (src/sending/accept.ts commits them in one transaction): the batch, one message per
  * envelope recipient with its lifecycle events and counters, and one response entry per `to`.
  */
-import type { MailplaneContext } from '../context.js';
 import { addCounters, newEvent, type CounterDelta } from '../lifecycle/events.js';
 import { lifecycleStep, NEW, stepCounters, type LifecycleStep } from '../lifecycle/table.js';
 import type { ReputationEvent } from '../lifecycle/reputation-counts.js';
@@ -23,6 +22,12 @@ import {
 import type { Drop, DropReasonName, EnvelopeRecipient, PlannedRecipient } from './recipients.js';
 import type { SendRequest } from './request.js';
 import type { SendSchedule } from './schedule.js';
+import type { IdGenerator } from '../model/ids.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface AcceptRecordsDeps {
+  readonly ids: IdGenerator;
+}
 
 /**
  * Why a recipient was dropped before sending: the `errorCode` (an integer, as the reference's
@@ -93,7 +98,7 @@ export interface BatchInput {
 }
 
 /** The batch of a send: what its messages share (content, sending domain, schedule), under a new id. */
-export function newSendBatch(ctx: Pick<MailplaneContext, 'ids'>, input: BatchInput): SendBatchRecord {
+export function newSendBatch(ctx: Pick<AcceptRecordsDeps, 'ids'>, input: BatchInput): SendBatchRecord {
   const { subAccount, request, schedule, template } = input;
   return {
     id: ctx.ids.uuid(),
@@ -126,7 +131,7 @@ export function newSendBatch(ctx: Pick<MailplaneContext, 'ids'>, input: BatchInp
 
 /** What every message of one send shares while its recipients are accepted. */
 interface SendScope {
-  readonly ctx: Pick<MailplaneContext, 'ids'>;
+  readonly ctx: Pick<AcceptRecordsDeps, 'ids'>;
   readonly ipPoolId: number | null;
   readonly schedule: SendSchedule | null;
   readonly accepted: AcceptedSend;
@@ -138,7 +143,7 @@ interface SendScope {
  * entries in request order.
  */
 export function acceptRecipients(
-  ctx: Pick<MailplaneContext, 'ids'>,
+  ctx: Pick<AcceptRecordsDeps, 'ids'>,
   batch: SendBatchRecord,
   planned: readonly PlannedRecipient[],
   route: { ipPoolId: number | null; schedule: SendSchedule | null },

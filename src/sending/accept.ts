@@ -1,14 +1,13 @@
-import type { MailplaneContext } from '../context.js';
 import { normaliseDomainName } from '../domain/name.js';
 import { ForbiddenError, ValidationError } from '../errors.js';
 import { counterIncrements } from '../lifecycle/events.js';
 import { reputationIncrements } from '../lifecycle/reputation-counts.js';
 import { DELIVER_BATCH_JOB, DELIVER_SCHEDULED_JOB, type MailplaneJobs } from '../jobs/kinds.js';
 import { deliveryClass } from '../jobs/delivery-class.js';
-import type { EnqueueJob } from '../jobs/queue.js';
+import type { EnqueueJob, JobQueue } from '../jobs/queue.js';
 import { dayOfMs } from '../model/dates.js';
 import { stringifyJson } from '../model/json.js';
-import { msToNs } from '../model/time.js';
+import { msToNs, type Clock } from '../model/time.js';
 import {
   EventType,
   type DomainRecord,
@@ -18,7 +17,7 @@ import {
   type SubAccountRecord,
   type TemplateUse,
 } from '../store/index.js';
-import type { CompiledTemplates } from '../template/renderer.js';
+import type { CompiledTemplates, TemplateCompiler } from '../template/renderer.js';
 import { unsubscribeUrl } from '../tracking/links.js';
 import { acceptRecipients, newSendBatch, type AcceptedSend, type SendResponseEntry } from './accept-records.js';
 import { claimIdempotencyKey, type IdempotencyClaim } from '../idempotency/keys.js';
@@ -26,6 +25,26 @@ import { applyListDrops, envelopeRecipients, planRecipients, type Drop, type Pla
 import type { SendRequest } from './request.js';
 import { sendSchedule, type SendSchedule } from './schedule.js';
 import { sendStream } from './stream.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { MailplaneMetrics } from '../metrics/metrics.js';
+import type { IdGenerator } from '../model/ids.js';
+import type { GroupCommit } from '../store/group-commit.js';
+import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface AcceptDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly metrics: MailplaneMetrics;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly writes: GroupCommit;
+  readonly webhookOutbox: WebhookOutbox;
+  readonly templateCompiler: TemplateCompiler;
+}
 
 export { DropReason, type CopyResponseEntry, type SendResponseEntry } from './accept-records.js';
 export type { Drop, DropReasonName } from './recipients.js';
@@ -53,7 +72,7 @@ export async function senderDomain(
  * Each recipient's rendering stays within the limit (422 otherwise). A copy renders with its own
  * custom fields over its recipient's (src/sending/recipients.ts), so it is checked with both.
  */
-function checkRenderedLengths(ctx: MailplaneContext, templates: CompiledTemplates, request: SendRequest): void {
+function checkRenderedLengths(ctx: AcceptDeps, templates: CompiledTemplates, request: SendRequest): void {
   const unsubscribeLength = unsubscribeUrl(ctx, '00000000-0000-0000-0000-000000000000').length;
   request.to.forEach((to, i) => {
     templates.checkRenderedLength(to.customFields ?? {}, unsubscribeLength, `to.${i}.customFields`);
@@ -104,7 +123,7 @@ export interface AcceptOptions {
  * `scheduled` and the job is a `deliver-scheduled` due then, which makes the time-dependent checks again.
  */
 export async function acceptSend(
-  ctx: MailplaneContext,
+  ctx: AcceptDeps,
   subAccount: SubAccountRecord,
   request: SendRequest,
   options: AcceptOptions = {},
@@ -132,7 +151,7 @@ export async function acceptSend(
  * a blocked sub-account (403). Answers when the send is due (`null`: now).
  */
 async function checkSendable(
-  ctx: MailplaneContext,
+  ctx: AcceptDeps,
   subAccount: SubAccountRecord,
   request: SendRequest,
 ): Promise<SendSchedule | null> {
@@ -193,7 +212,7 @@ async function planRecipientDrops(
  * commit. No job is queued when every recipient was dropped.
  */
 async function commitSend(
-  ctx: Pick<MailplaneContext, 'writes' | 'jobs' | 'webhookOutbox'>,
+  ctx: Pick<AcceptDeps, 'writes' | 'jobs' | 'webhookOutbox'>,
   accepted: AcceptedSend,
   commit: { schedule: SendSchedule | null; nowMs: number; idempotency: IdempotencyClaim | undefined },
 ): Promise<void> {
@@ -226,7 +245,7 @@ function deliveryJob(batch: SendBatchRecord, schedule: SendSchedule | null, nowM
 }
 
 /** Counts the send's messages and drops in the metrics, once committed: a send that failed to commit accepted nothing. */
-function countAccepted(ctx: Pick<MailplaneContext, 'metrics'>, { messages, events }: AcceptedSend): void {
+function countAccepted(ctx: Pick<AcceptDeps, 'metrics'>, { messages, events }: AcceptedSend): void {
   for (const message of messages)
     ctx.metrics.messages.inc({ outcome: message.status === 'dropped' ? 'refused' : 'accepted' });
   for (const event of events)

@@ -1,8 +1,15 @@
-import type { MailplaneContext } from '../context.js';
 import type { MessageRecord, SendBatchRecord } from '../store/index.js';
 import type { CompiledTemplates, RenderedMessage, TemplateCompiler } from '../template/renderer.js';
 import { clickUrl, openPixelUrl, unsubscribeUrl } from '../tracking/links.js';
 import { trackHtml } from '../tracking/rewrite.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface RenderDeps {
+  readonly config: MailplaneConfig;
+  readonly secrets: SecretBox;
+}
 
 /**
  * Compiled templates of recent batches: a batch's recipients are delivered together, so its
@@ -37,7 +44,7 @@ export class TemplateCache {
  * click links when the send asked for them (src/tracking/rewrite.ts).
  */
 export function renderMessage(
-  ctx: MailplaneContext,
+  ctx: RenderDeps,
   templates: CompiledTemplates,
   message: MessageRecord,
   batch: SendBatchRecord,

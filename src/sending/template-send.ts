@@ -3,13 +3,20 @@
  * send request, which then goes through the plain send path unchanged (docs/templates.md).
  */
 import { z } from 'zod';
-import type { MailplaneContext } from '../context.js';
 import { ValidationError } from '../errors.js';
 import { plainTextSchema } from '../model/text.js';
-import type { TemplateUse } from '../store/index.js';
-import { RESERVED_FIELD } from '../template/renderer.js';
+import type { MailplaneStore, TemplateUse } from '../store/index.js';
+import { RESERVED_FIELD, type TemplateCompiler } from '../template/renderer.js';
 import { templateService } from '../template/templates.js';
 import { guardKeys, MAX_CUSTOM_FIELDS, MAX_FIELD_NAME, sendRequestFields, type sendRequestSchema } from './request.js';
+import type { Clock } from '../model/time.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface TemplateSendDeps {
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+  readonly templateCompiler: TemplateCompiler;
+}
 
 /**
  * `templateVariables`: names as custom field names; the values are checked to be strings by
@@ -65,7 +72,7 @@ export interface ResolvedTemplateSend {
  * (`UNKNOWN_TEMPLATE`). The result still goes through the plain send's validation.
  */
 export async function templateSendRequest(
-  ctx: MailplaneContext,
+  ctx: TemplateSendDeps,
   subAccountId: number,
   body: TemplateSendRequest,
 ): Promise<ResolvedTemplateSend> {

@@ -5,7 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import type { SMTPServer, SMTPServerDataStream } from 'smtp-server';
-import type { Logger } from '../context.js';
+import type { Logger } from '../logging/logger.js';
 import { smtpReply, smtpReplyFor } from './errors.js';
 
 /** One of mailplane's SMTP servers, listening on one port; create one per port. */

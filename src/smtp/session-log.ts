@@ -4,7 +4,14 @@
  * username, the password or a message).
  */
 import type { SMTPServerSession } from 'smtp-server';
-import type { MailplaneContext } from '../context.js';
+import type { Logger } from '../logging/logger.js';
+import type { MailplaneMetrics } from '../metrics/metrics.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface SessionLogDeps {
+  readonly logger: Logger;
+  readonly metrics: MailplaneMetrics;
+}
 
 /** The session hooks of one listener; its sessions are tracked here until they close. */
 export interface SessionLog {
@@ -17,7 +24,7 @@ export interface SessionLog {
 }
 
 /** The {@link SessionLog} of the listener named `listener` (`smtp relay`, `bounce receiver`). */
-export function sessionLog(ctx: Pick<MailplaneContext, 'logger' | 'metrics'>, listener: string): SessionLog {
+export function sessionLog(ctx: Pick<SessionLogDeps, 'logger' | 'metrics'>, listener: string): SessionLog {
   // Per listener, dropped at close: a session that never closes is one the server still holds.
   const open = new Map<string, { startedAt: number; accepted: number }>();
   return {

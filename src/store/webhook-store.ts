@@ -5,7 +5,7 @@ import type { Outcome } from './outcome.js';
 /**
  * The per-event switches of a webhook, named exactly as the reference document's `Webhook` fields.
  * The first nine are the spec's event types 0-8; `sent`, `smtpDropped`, `uniqueOpen` and
- * `uniqueClick` are the reference's extra switches (see `src/webhook/toggles.ts`); `incident` is
+ * `uniqueClick` are the reference's extra switches (see `src/lifecycle/webhook-toggles.ts`); `incident` is
  * mailplane's: the incidents of the account's alert rules and protections (src/alerts/notify.ts).
  */
 export type WebhookToggle =

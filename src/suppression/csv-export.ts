@@ -3,10 +3,15 @@
  * client takes it, so its size costs time, not memory. Its columns are what the import reads back.
  */
 import { csvField } from '../activity/export.js';
-import type { MailplaneContext } from '../context.js';
 import type { SuppressionOwner, SuppressionRecord } from '../store/suppression-store.js';
 import { expiryText } from './entries.js';
 import { SUPPRESSION_TYPES } from './suppressions.js';
+import type { MailplaneStore } from '../store/index.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface SuppressionExportDeps {
+  readonly store: MailplaneStore;
+}
 
 /** Rows read per store query. */
 const EXPORT_PAGE = 1000;
@@ -20,7 +25,7 @@ const COLUMNS: Array<[string, (record: SuppressionRecord) => string]> = [
 ];
 
 /** The CSV lines of the list of `owner`, header first, in id order. */
-export async function* exportSuppressions(ctx: MailplaneContext, owner: SuppressionOwner): AsyncGenerator<string> {
+export async function* exportSuppressions(ctx: SuppressionExportDeps, owner: SuppressionOwner): AsyncGenerator<string> {
   yield `${COLUMNS.map(([name]) => name).join(',')}\r\n`;
   let afterId: number | undefined;
   for (;;) {

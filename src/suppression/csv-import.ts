@@ -4,13 +4,19 @@
  * million rows takes the memory of one chunk; a row that cannot be taken is reported by its line
  * number and the others are stored.
  */
-import type { MailplaneContext } from '../context.js';
 import { ValidationError } from '../errors.js';
-import { msToNs } from '../model/time.js';
+import { msToNs, type Clock } from '../model/time.js';
 import type { NewSuppression, SuppressionOwner, SuppressionType } from '../store/suppression-store.js';
 import { csvFields, csvLines, MAX_CSV_LINE } from './csv-lines.js';
 import { parseExpiry, suppressionEntryProblem } from './entries.js';
 import { SUPPRESSION_TYPES } from './suppressions.js';
+import type { MailplaneStore } from '../store/index.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface SuppressionImportDeps {
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+}
 
 /** Rows stored per store call (one transaction each). */
 const IMPORT_CHUNK = 1000;
@@ -78,7 +84,7 @@ function headerColumns(fields: string[] | null): ImportColumns {
  * and `expires` columns are optional. Answers the counts and the refused rows.
  */
 export async function importSuppressions(
-  ctx: MailplaneContext,
+  ctx: SuppressionImportDeps,
   owner: SuppressionOwner,
   body: AsyncIterable<Uint8Array | string>,
 ): Promise<ImportReport> {

@@ -1,6 +1,5 @@
-import type { MailplaneContext } from '../context.js';
 import { ValidationError, type FieldIssue } from '../errors.js';
-import { msToNs, nowNs } from '../model/time.js';
+import { msToNs, nowNs, type Clock } from '../model/time.js';
 import {
   SuppressionType,
   type NewSuppression,
@@ -9,6 +8,13 @@ import {
   type SuppressionRecord,
 } from '../store/suppression-store.js';
 import { parseExpiry } from './entries.js';
+import type { MailplaneStore } from '../store/index.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface SuppressionsDeps {
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+}
 
 /** Most addresses one request may add or remove; bigger lists are split by the caller. */
 export const MAX_SUPPRESSIONS_PER_REQUEST = 10_000;
@@ -51,7 +57,7 @@ export const suppressionService = {
    * anything is stored, so a refused request adds nothing. Answers the stored record of each
    * distinct address.
    */
-  async add(ctx: MailplaneContext, owner: SuppressionOwner, byType: SuppressionsByType): Promise<SuppressionRecord[]> {
+  async add(ctx: SuppressionsDeps, owner: SuppressionOwner, byType: SuppressionsByType): Promise<SuppressionRecord[]> {
     const nowMs = ctx.clock.now();
     const created = msToNs(nowMs);
     const issues: FieldIssue[] = [];
@@ -72,12 +78,12 @@ export const suppressionService = {
   },
 
   /** Removes the addresses whatever their type; answers how many were suppressed. */
-  remove(ctx: MailplaneContext, owner: SuppressionOwner, emails: readonly string[]): Promise<number> {
+  remove(ctx: SuppressionsDeps, owner: SuppressionOwner, emails: readonly string[]): Promise<number> {
     return ctx.store.suppressions.remove(owner, emails);
   },
 
   /** One page of the list, ordered by id, filtered by created range, type and address substring. */
-  list(ctx: MailplaneContext, owner: SuppressionOwner, filter: SuppressionFilter): Promise<SuppressionRecord[]> {
+  list(ctx: SuppressionsDeps, owner: SuppressionOwner, filter: SuppressionFilter): Promise<SuppressionRecord[]> {
     return ctx.store.suppressions.list(owner, filter);
   },
 };
@@ -88,7 +94,7 @@ export const suppressionService = {
  * loop handlers; idempotent like every add.
  */
 export async function recordSuppression(
-  ctx: MailplaneContext,
+  ctx: SuppressionsDeps,
   subAccountId: number,
   email: string,
   type: SuppressionType,

@@ -1,8 +1,7 @@
-import type { MailplaneContext } from '../context.js';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 import { parseResourceId } from '../model/ids.js';
 import type { ListQuery } from '../model/paging.js';
-import { nowNs } from '../model/time.js';
+import { nowNs, type Clock } from '../model/time.js';
 import type {
   TemplateContent,
   TemplateRecord,
@@ -11,6 +10,14 @@ import type {
   TemplateVersionSummary,
 } from '../store/index.js';
 import type { TemplateCompiler } from './renderer.js';
+import type { MailplaneStore } from '../store/index.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface TemplatesDeps {
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+  readonly templateCompiler: TemplateCompiler;
+}
 
 /** How many versions of a template are kept: an update beyond them deletes the oldest. */
 export const TEMPLATE_VERSIONS_KEPT = 20;
@@ -70,7 +77,7 @@ export const templateService = {
    * (any case), 403 `TEMPLATE_LIMIT_REACHED` when it has {@link MAX_TEMPLATES_PER_SUBACCOUNT}.
    */
   async create(
-    ctx: MailplaneContext,
+    ctx: TemplatesDeps,
     subAccountId: number,
     name: string,
     content: TemplateContent,
@@ -96,11 +103,11 @@ export const templateService = {
     return outcome.value;
   },
 
-  list(ctx: MailplaneContext, subAccountId: number, query: ListQuery): Promise<TemplateSummary[]> {
+  list(ctx: TemplatesDeps, subAccountId: number, query: ListQuery): Promise<TemplateSummary[]> {
     return ctx.store.templates.list(subAccountId, query);
   },
 
-  async get(ctx: MailplaneContext, subAccountId: number, id: number | null): Promise<TemplateRecord> {
+  async get(ctx: TemplatesDeps, subAccountId: number, id: number | null): Promise<TemplateRecord> {
     const template = id === null ? null : await ctx.store.templates.get(subAccountId, id);
     if (!template) throw notFound(id ?? 'given');
     return template;
@@ -111,7 +118,7 @@ export const templateService = {
    * other parts carried over), which becomes active; the oldest beyond {@link TEMPLATE_VERSIONS_KEPT} go.
    */
   async update(
-    ctx: MailplaneContext,
+    ctx: TemplatesDeps,
     subAccountId: number,
     id: number | null,
     patch: TemplatePatch,
@@ -140,7 +147,7 @@ export const templateService = {
   },
 
   /** Deletes the template and its versions and answers what it was. Messages sent with it keep their content. */
-  async delete(ctx: MailplaneContext, subAccountId: number, id: number | null): Promise<TemplateRecord> {
+  async delete(ctx: TemplatesDeps, subAccountId: number, id: number | null): Promise<TemplateRecord> {
     const template = await templateService.get(ctx, subAccountId, id);
     if (!(await ctx.store.templates.delete(subAccountId, template.id))) throw notFound(template.id);
     return template;
@@ -148,7 +155,7 @@ export const templateService = {
 
   /** The kept versions, oldest first, and which one is active. */
   async versions(
-    ctx: MailplaneContext,
+    ctx: TemplatesDeps,
     subAccountId: number,
     id: number | null,
   ): Promise<{ template: TemplateRecord; versions: TemplateVersionSummary[] }> {
@@ -159,7 +166,7 @@ export const templateService = {
   },
 
   async version(
-    ctx: MailplaneContext,
+    ctx: TemplatesDeps,
     subAccountId: number,
     id: number | null,
     version: number | null,
@@ -172,7 +179,7 @@ export const templateService = {
 
   /** Makes a kept version the one sends use (406 `TEMPLATE_VERSION_NOT_FOUND` for one not kept). */
   async activate(
-    ctx: MailplaneContext,
+    ctx: TemplatesDeps,
     subAccountId: number,
     id: number | null,
     version: number | null,
@@ -192,7 +199,7 @@ export const templateService = {
    * sending sub-account. 422 `UNKNOWN_TEMPLATE` when there is none: a send's reference is part of
    * its body, not a path id.
    */
-  async forSend(ctx: MailplaneContext, subAccountId: number, reference: TemplateReference): Promise<TemplateRecord> {
+  async forSend(ctx: TemplatesDeps, subAccountId: number, reference: TemplateReference): Promise<TemplateRecord> {
     const { template: name, templateId } = reference;
     let found: TemplateRecord | null = null;
     if (templateId !== undefined) {

@@ -1,6 +1,26 @@
-import type { MailplaneContext } from '../context.js';
 import { applyLifecycle } from '../lifecycle/apply.js';
 import { verifyLinkToken } from './links.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { MailplaneJobs } from '../jobs/kinds.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { MailplaneMetrics } from '../metrics/metrics.js';
+import type { IdGenerator } from '../model/ids.js';
+import type { Clock } from '../model/time.js';
+import type { MailplaneStore } from '../store/index.js';
+import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface UnsubscribeDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly metrics: MailplaneMetrics;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly webhookOutbox: WebhookOutbox;
+}
 
 /**
  * What an unsubscribe request did: `ok` with the address unsubscribed; `invalid` for a token that
@@ -17,7 +37,7 @@ export type UnsubscribeResult =
  * of its own with its own token, so its link unsubscribes the copy's address. This is the
  * `unsubscribed` row of the lifecycle table (src/lifecycle/table.ts).
  */
-export async function unsubscribeByToken(ctx: MailplaneContext, token: string): Promise<UnsubscribeResult> {
+export async function unsubscribeByToken(ctx: UnsubscribeDeps, token: string): Promise<UnsubscribeResult> {
   const messageId = verifyLinkToken(ctx, 'unsubscribe', token);
   if (messageId === null) return { ok: false, reason: 'invalid' };
   const found = await ctx.store.messages.getForDelivery(messageId);

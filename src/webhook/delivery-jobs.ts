@@ -1,6 +1,6 @@
 /**
  * Webhook delivery. A `webhook-events` job (enqueued by the outbox in the transaction that
- * recorded its events, src/webhook/outbox.ts) posts each event to every enabled webhook of its
+ * recorded its events, src/lifecycle/webhook-outbox.ts) posts each event to every enabled webhook of its
  * account that has the event's switch on, as they are when the job runs. A POST that fails is
  * retried on its own, as a `webhook-retry` job holding the exact body, on the schedule of
  * `WebhookDeliveryConfig.retryDelaysMs`; each attempt is signed when it is made, with the
@@ -14,7 +14,6 @@
  * and a retry put off as long without counting an attempt.
  * Both are written before the job completes, so a crash loses nothing (the job runs again).
  */
-import type { MailplaneContext } from '../context.js';
 import { PermanentJobError, RetryJobError } from '../jobs/errors.js';
 import {
   jobHandler,
@@ -23,18 +22,35 @@ import {
   WEBHOOK_RETRY_JOB,
   type MailplaneJobs,
 } from '../jobs/kinds.js';
-import type { EnqueueJob } from '../jobs/queue.js';
+import type { EnqueueJob, JobQueue } from '../jobs/queue.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
-import type { MessageRecord, SendBatchRecord, WebhookRecord } from '../store/index.js';
-import { fromOutboxEvent } from './outbox.js';
+import type { MailplaneStore, MessageRecord, SendBatchRecord, WebhookRecord } from '../store/index.js';
+import { fromOutboxEvent, type WebhookOutbox } from '../lifecycle/webhook-outbox.js';
 import { webhookPayload } from './payload.js';
 import { replayJobHandler } from './replay.js';
 import { deliveryLogEntry, type WebhookPost, type WebhookSender } from './sender.js';
-import { togglesForEvent } from './toggles.js';
+import { togglesForEvent } from '../lifecycle/webhook-toggles.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { Logger } from '../logging/logger.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { IdGenerator } from '../model/ids.js';
+import type { Clock } from '../model/time.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface WebhookJobsDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly webhookOutbox: WebhookOutbox;
+}
 
 /** The webhook delivery job handlers (webhook-events, webhook-retry, webhook-replay), posting through `sender`. */
 export function webhookJobHandlers(
-  ctx: MailplaneContext,
+  ctx: WebhookJobsDeps,
   sender: WebhookSender,
 ): Record<string, JobHandler | JobKindOptions> {
   const config = ctx.config.webhooks;

@@ -2,7 +2,13 @@
  * The webhook area's public surface: the resource's switches and URL rules, the target classifier
  * the delivery worker applies (SSRF), and the signature scheme receivers verify.
  */
-export { WEBHOOK_TOGGLES, EVENT_TYPE_TOGGLES, toggleForEventType, allToggles, pickToggles } from './toggles.js';
+export {
+  WEBHOOK_TOGGLES,
+  EVENT_TYPE_TOGGLES,
+  toggleForEventType,
+  allToggles,
+  pickToggles,
+} from '../lifecycle/webhook-toggles.js';
 export { parseWebhookUrl, webhookUrlSchema, MAX_WEBHOOK_URL_LENGTH, type WebhookUrlResult } from './url.js';
 export { classifyAddress } from '../model/address-class.js';
 export {

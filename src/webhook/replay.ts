@@ -10,18 +10,35 @@
  * counting an attempt.
  */
 import { z } from 'zod';
-import type { MailplaneContext } from '../context.js';
 import { RateLimitedError, ValidationError } from '../errors.js';
 import { RetryJobError } from '../jobs/errors.js';
-import { jobHandler, WEBHOOK_REPLAY_JOB } from '../jobs/kinds.js';
+import { jobHandler, WEBHOOK_REPLAY_JOB, type MailplaneJobs } from '../jobs/kinds.js';
 import type { JobHandler } from '../jobs/types.js';
-import { msToNs, nowNs } from '../model/time.js';
+import { msToNs, nowNs, type Clock } from '../model/time.js';
 import { epochNsSchema } from '../model/wire-schemas.js';
-import { EventType, type WebhookRecord } from '../store/index.js';
+import { EventType, type WebhookRecord, type MailplaneStore } from '../store/index.js';
 import { webhookPayload } from './payload.js';
 import type { WebhookPost, WebhookSender } from './sender.js';
-import { togglesForEvent } from './toggles.js';
+import { togglesForEvent } from '../lifecycle/webhook-toggles.js';
 import { webhookService } from './webhooks.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { JobQueue } from '../jobs/queue.js';
+import type { Logger } from '../logging/logger.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { IdGenerator } from '../model/ids.js';
+import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface ReplayDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly webhookOutbox: WebhookOutbox;
+}
 
 /** A replay whose batches have not renewed its claim for this long is considered dead. */
 export const REPLAY_STALE_MS = 10 * 60_000;
@@ -63,7 +80,7 @@ export function queuedReplayToWire(replay: QueuedReplay): z.output<typeof queued
 }
 
 /** Refuses a range that is inverted, empty or longer than the retention period (whose events are gone anyway). */
-function checkRange(ctx: MailplaneContext, request: ReplayRequest): void {
+function checkRange(ctx: ReplayDeps, request: ReplayRequest): void {
   if (request.to <= request.from) {
     throw new ValidationError(
       'the replay range is empty or inverted: `to` must be after `from`',
@@ -83,7 +100,7 @@ function checkRange(ctx: MailplaneContext, request: ReplayRequest): void {
 
 /** Starts a replay of `request` for the account's webhook `id` (see the module comment). */
 export async function startReplay(
-  ctx: MailplaneContext,
+  ctx: ReplayDeps,
   accountId: number,
   id: number | null,
   request: ReplayRequest,
@@ -159,7 +176,7 @@ const wants = (webhook: WebhookRecord, type: number, metadata: Record<string, un
   togglesForEvent(type, metadata).some((toggle) => webhook[toggle]);
 
 /** The handler of {@link WEBHOOK_REPLAY_JOB}: one batch, then the next job or the end of the claim. */
-export function replayJobHandler(ctx: MailplaneContext, sender: WebhookSender): JobHandler {
+export function replayJobHandler(ctx: ReplayDeps, sender: WebhookSender): JobHandler {
   return jobHandler(WEBHOOK_REPLAY_JOB, async (job) => {
     const { accountId, webhookId, replayId, from, to, eventTypes, requestedAt, after } = job.payload;
     const webhook = await ctx.store.webhooks.get(accountId, webhookId);

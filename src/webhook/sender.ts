@@ -12,14 +12,32 @@
  * off instead of waiting (see the job handlers).
  */
 import PQueue from 'p-queue';
-import type { MailplaneContext } from '../context.js';
 import { WEBHOOK_RETRY_JOB, type MailplaneJobs } from '../jobs/kinds.js';
-import type { EnqueueJob } from '../jobs/queue.js';
-import { msToNs, nowNs, type EpochNs } from '../model/time.js';
-import type { NewWebhookDelivery, WebhookRecord } from '../store/index.js';
+import type { EnqueueJob, JobQueue } from '../jobs/queue.js';
+import { msToNs, nowNs, type EpochNs, type Clock } from '../model/time.js';
+import type { MailplaneStore, NewWebhookDelivery, WebhookRecord } from '../store/index.js';
 import { WebhookPostSlots, type ReleaseSlot } from './post-slots.js';
 import { postWebhook, WebhookAgents, type PostWebhookOptions, type WebhookAttempt } from './post.js';
 import { disabledReason, webhookService } from './webhooks.js';
+import type { SecretBox } from '../crypto/secrets.js';
+import type { DnsResolver } from '../dns/resolver.js';
+import type { Logger } from '../logging/logger.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { MailplaneMetrics } from '../metrics/metrics.js';
+import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface WebhookSenderDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: MailplaneMetrics;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly resolver: DnsResolver;
+  readonly webhookOutbox: WebhookOutbox;
+}
 
 /** One event's POST to one webhook. */
 export interface WebhookPost {
@@ -112,7 +130,7 @@ export interface WebhookSender {
 }
 
 /** The {@link WebhookSender} of a context: one per instance, closed with it. */
-export function webhookSender(ctx: MailplaneContext): WebhookSender {
+export function webhookSender(ctx: WebhookSenderDeps): WebhookSender {
   const config = ctx.config.webhooks;
   const disableAfter = BigInt(config.disableAfterMs) * 1_000_000n;
   const agents = new WebhookAgents();

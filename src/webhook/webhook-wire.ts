@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { epochNsSchema } from '../model/wire-schemas.js';
 import type { WebhookDeliveryRecord, WebhookRecord, WebhookToggle } from '../store/index.js';
-import { pickToggles, WEBHOOK_TOGGLES } from './toggles.js';
+import { pickToggles, WEBHOOK_TOGGLES } from '../lifecycle/webhook-toggles.js';
 
 const toggleFields = Object.fromEntries(WEBHOOK_TOGGLES.map((toggle) => [toggle, z.boolean()])) as Record<
   WebhookToggle,

@@ -1,10 +1,20 @@
-import type { MailplaneContext } from '../context.js';
-import { randomToken } from '../crypto/secrets.js';
+import { randomToken, type SecretBox } from '../crypto/secrets.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { ListQuery } from '../model/paging.js';
-import { nowNs } from '../model/time.js';
-import type { WebhookPatch, WebhookRecord, WebhookToggles } from '../store/index.js';
-import { allToggles, WEBHOOK_TOGGLES } from './toggles.js';
+import { nowNs, type Clock } from '../model/time.js';
+import type { MailplaneStore, WebhookPatch, WebhookRecord, WebhookToggles } from '../store/index.js';
+import { allToggles, WEBHOOK_TOGGLES } from '../lifecycle/webhook-toggles.js';
+import type { MailplaneConfig } from '../mailplane-config.js';
+import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface WebhooksDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly webhookOutbox: WebhookOutbox;
+}
 
 /** Prefix of webhook signing secrets, so a leaked one is recognisable by secret scanners. */
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
@@ -60,11 +70,7 @@ function givenToggles(input: Partial<WebhookToggles>): Partial<WebhookToggles> {
 /** Operations on the webhooks of one account, as the `/account/webhook` endpoints use them. */
 export const webhookService = {
   /** Creates a webhook with a fresh signing secret; switches not given are off, `enabled` defaults to on. */
-  async create(
-    ctx: MailplaneContext,
-    accountId: number,
-    input: CreateWebhookInput,
-  ): Promise<Required<WebhookWithSecret>> {
+  async create(ctx: WebhooksDeps, accountId: number, input: CreateWebhookInput): Promise<Required<WebhookWithSecret>> {
     const secret = generateWebhookSecret();
     const outcome = await ctx.store.webhooks.create({
       accountId,
@@ -81,18 +87,18 @@ export const webhookService = {
     return { webhook: outcome.value, secret };
   },
 
-  async list(ctx: MailplaneContext, accountId: number, query: ListQuery): Promise<WebhookRecord[]> {
+  async list(ctx: WebhooksDeps, accountId: number, query: ListQuery): Promise<WebhookRecord[]> {
     return ctx.store.webhooks.list(accountId, query);
   },
 
-  async get(ctx: MailplaneContext, accountId: number, id: number | null): Promise<WebhookRecord> {
+  async get(ctx: WebhooksDeps, accountId: number, id: number | null): Promise<WebhookRecord> {
     const record = id === null ? null : await ctx.store.webhooks.get(accountId, id);
     if (!record) throw notFound(id ?? 'given');
     return record;
   },
 
   async update(
-    ctx: MailplaneContext,
+    ctx: WebhooksDeps,
     accountId: number,
     id: number | null,
     input: UpdateWebhookInput,
@@ -115,7 +121,7 @@ export const webhookService = {
     return secret === undefined ? { webhook: outcome.value } : { webhook: outcome.value, secret };
   },
 
-  async delete(ctx: MailplaneContext, accountId: number, id: number | null): Promise<WebhookRecord> {
+  async delete(ctx: WebhooksDeps, accountId: number, id: number | null): Promise<WebhookRecord> {
     const deleted = id === null ? null : await ctx.store.webhooks.delete(accountId, id);
     ctx.webhookOutbox.forget(accountId);
     if (!deleted) throw notFound(id ?? 'given');
@@ -128,18 +134,14 @@ export const webhookService = {
    * time). The store swaps them in one write (`rotateTo`), so two rotations at once both leave
    * their secret signing: the later one current, the earlier one previous.
    */
-  rotation(ctx: MailplaneContext): { secret: string; patch: Omit<WebhookPatch, 'updated'> } {
+  rotation(ctx: WebhooksDeps): { secret: string; patch: Omit<WebhookPatch, 'updated'> } {
     const secret = generateWebhookSecret();
     const until = nowNs(ctx.clock) + BigInt(ctx.config.webhooks.rotationOverlapMs) * 1_000_000n;
     return { secret, patch: { rotateTo: { secretSealed: ctx.secrets.encrypt(secret), previousUntil: until } } };
   },
 
   /** Rotates the signing secret: answers the new one (shown once) and the webhook. */
-  async rotateSecret(
-    ctx: MailplaneContext,
-    accountId: number,
-    id: number | null,
-  ): Promise<Required<WebhookWithSecret>> {
+  async rotateSecret(ctx: WebhooksDeps, accountId: number, id: number | null): Promise<Required<WebhookWithSecret>> {
     const { webhook, secret } = await this.update(ctx, accountId, id, { rotateSecret: true });
     return { webhook, secret: secret! };
   },
@@ -148,7 +150,7 @@ export const webhookService = {
    * The secrets that sign a delivery at `now`, in clear, for the delivery worker (never for a
    * response): the current one, and the previous one while its overlap lasts.
    */
-  signingSecrets(ctx: MailplaneContext, webhook: WebhookRecord, now: bigint = nowNs(ctx.clock)): string[] {
+  signingSecrets(ctx: WebhooksDeps, webhook: WebhookRecord, now: bigint = nowNs(ctx.clock)): string[] {
     const current = ctx.secrets.decrypt(webhook.secretSealed);
     const previous =
       webhook.previousSecretSealed !== null && (webhook.previousSecretUntil ?? 0n) > now

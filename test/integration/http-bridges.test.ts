@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { toExpress } from '../../adapters/http/express/index.js';
 import { toKoa } from '../../adapters/http/koa/index.js';
 import { toNodeHandler, toRouterPath } from '../../adapters/http/node/index.js';
-import type { Logger } from '../../src/context.js';
+import type { Logger } from '../../src/logging/logger.js';
 import type { HttpHandler, HttpResponse } from '../../src/http/types.js';
 import { rawGet as get, rawRequest } from '../support/raw-http.js';
 

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { contextOf } from '../../src/instance-context.js';
 import { parsePattern } from '../../src/inbound/patterns.js';
-import { RECIPIENT_LOOKUP_TTL_MS } from '../../src/inbound/recipient-directory.js';
+import { RECIPIENT_LOOKUP_TTL_MS } from '../../src/domain/recipient-directory.js';
 import { nowNs } from '../../src/model/time.js';
 import { storeKinds } from '../support/databases.js';
 import { startInboundEnv, type InboundEnv } from '../support/inbound.js';

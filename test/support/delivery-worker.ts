@@ -7,7 +7,7 @@
  */
 import { openKyselyStore } from '../../adapters/storage/kysely/index.js';
 import { mxTransport } from '../../adapters/transport/smtp/index.js';
-import { silentLogger } from '../../src/context.js';
+import { silentLogger } from '../../src/logging/logger.js';
 import { parseDnsServers } from '../../src/dns/servers.js';
 import { createMailplane } from '../../src/mailplane.js';
 import { TEST_SECRET } from './api.js';

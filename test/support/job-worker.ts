@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import { openKyselyStore } from '../../adapters/storage/kysely/index.js';
-import { silentLogger } from '../../src/context.js';
+import { silentLogger } from '../../src/logging/logger.js';
 import { createJobRunner } from '../../src/jobs/index.js';
 import { systemClock } from '../../src/model/time.js';
 

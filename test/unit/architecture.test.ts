@@ -268,3 +268,68 @@ describe('module-level state in src/ and adapters/', () => {
     expect(stale).toEqual([]);
   });
 });
+
+/**
+ * The files that may name the whole instance (`MailplaneContext`): the composition root, which builds
+ * it and hands each service and job the part it uses. Every other module declares what it uses in an
+ * interface of its own (issue 26).
+ */
+const COMPOSITION_ROOT = ['context.ts', 'mailplane.ts', 'background.ts', 'instance-context.ts'];
+
+/** Where a file's code names `MailplaneContext` as a type (a comment that mentions it does not count), as `line: text`. */
+function contextTypeUses(path: string, text: string): string[] {
+  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    const named =
+      (ts.isTypeReferenceNode(node) && node.typeName.getText(source).endsWith('MailplaneContext')) ||
+      (ts.isImportTypeNode(node) && node.qualifier?.getText(source) === 'MailplaneContext');
+    if (named) {
+      const { line } = source.getLineAndCharacterOfPosition(node.getStart(source));
+      found.push(`${line + 1}: ${node.getText(source)}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+describe("the instance's context", () => {
+  const inRoot = (path: string) => COMPOSITION_ROOT.includes(path);
+
+  it('recognises the context named as a type, picked from, or imported inline, and not in a comment', () => {
+    const text = [
+      '/** Takes a MailplaneContext. */',
+      'function a(ctx: MailplaneContext) {}',
+      "function b(ctx: Pick<MailplaneContext, 'store'>) {}",
+      "type C = import('./context.js').MailplaneContext;",
+    ].join('\n');
+    expect(contextTypeUses('example.ts', text)).toEqual([
+      '2: MailplaneContext',
+      '3: MailplaneContext',
+      "4: import('./context.js').MailplaneContext",
+    ]);
+    expect(contextTypeUses('mailplane.ts', readFileSync(join(srcRoot, 'mailplane.ts'), 'utf8'))).not.toEqual([]);
+  });
+
+  it('is named by no signature outside the composition root', () => {
+    const report = sourceFiles(srcRoot)
+      .map((file) => relative(srcRoot, file).split(sep).join('/'))
+      .filter((path) => !inRoot(path))
+      .flatMap((path) =>
+        contextTypeUses(path, readFileSync(join(srcRoot, path), 'utf8')).map((use) => `  ${path}:${use}`),
+      );
+    expect(
+      report,
+      `MailplaneContext outside the composition root (name what the code uses):\n${report.join('\n')}`,
+    ).toEqual([]);
+  });
+
+  it('is imported only by the composition root', () => {
+    const importers = fileEdges()
+      .filter((edge) => edge.to === 'context.ts')
+      .map((edge) => edge.from.split(sep).join('/'));
+    expect(importers.length).toBeGreaterThan(0);
+    expect(importers.filter((path) => !inRoot(path))).toEqual([]);
+  });
+});

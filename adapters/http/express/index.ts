@@ -5,7 +5,7 @@
  * @module mailplane/express
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { consoleLogger } from '../../../src/context.js';
+import { consoleLogger } from '../../../src/logging/logger.js';
 import { DEFAULT_BODY_LIMIT } from '../../../src/http/router.js';
 import { MailplaneError } from '../../../src/errors.js';
 import { servesPath } from '../../../src/http/mount.js';

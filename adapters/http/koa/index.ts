@@ -6,7 +6,7 @@
  */
 import { Readable } from 'node:stream';
 import type { Context, Middleware } from 'koa';
-import { consoleLogger, type Logger } from '../../../src/context.js';
+import { consoleLogger, type Logger } from '../../../src/logging/logger.js';
 import { DEFAULT_BODY_LIMIT } from '../../../src/http/router.js';
 import { servesPath } from '../../../src/http/mount.js';
 import { streamsRequestBody } from '../../../src/http/streamed-request.js';

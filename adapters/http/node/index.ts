@@ -12,7 +12,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
-import { consoleLogger, type Logger } from '../../../src/context.js';
+import { consoleLogger, type Logger } from '../../../src/logging/logger.js';
 import { DEFAULT_BODY_LIMIT } from '../../../src/http/router.js';
 import { BadRequestError, PayloadTooLargeError, RouteNotFoundError } from '../../../src/errors.js';
 import { describeError } from '../../../src/logging/describe-error.js';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
-import { consoleLogger, type Logger } from '../../../src/context.js';
+import { consoleLogger, type Logger } from '../../../src/logging/logger.js';
 import type { MailplaneStore } from '../../../src/store/index.js';
 import { isUnavailableFault } from '../../../src/store/faults.js';
 import { UnavailableError } from '../../../src/errors.js';

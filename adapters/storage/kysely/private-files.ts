@@ -1,6 +1,6 @@
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
-import type { Logger } from '../../../src/context.js';
+import type { Logger } from '../../../src/logging/logger.js';
 
 /** Directories mailplane keeps data in: the owner only (`rwx------`). */
 export const PRIVATE_DIRECTORY_MODE = 0o700;

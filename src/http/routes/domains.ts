@@ -1,16 +1,32 @@
 import { z } from 'zod';
-import type { MailplaneContext } from '../../context.js';
-import type { DomainRecord } from '../../store/index.js';
+import type { DomainRecord, MailplaneStore } from '../../store/index.js';
 import { domainToWire, domainWireSchema } from '../../domain/domain-wire.js';
 import { domainWireOf, domainWiresOf } from '../../domain/receiving.js';
 import { deletedSchema } from '../../model/wire-schemas.js';
 import { domainService } from '../../domain/domains.js';
 import { domainNameSchema } from '../../domain/name.js';
-import { verifyDomainNow } from '../../domain/verification.js';
+import { verifyDomainNow, type DomainVerifier } from '../../domain/verification.js';
 import { cancelDkimRotation, startDkimRotation } from '../../domain/dkim-rotation.js';
 import { parseResourceId } from '../../model/ids.js';
 import { listQuerySchema } from '../../model/paging.js';
 import { route } from '../route.js';
+import type { SecretBox } from '../../crypto/secrets.js';
+import type { InboundRecipientDirectory } from '../../domain/recipient-directory.js';
+import type { MailplaneJobs } from '../../jobs/kinds.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import type { MailplaneConfig } from '../../mailplane-config.js';
+import type { Clock } from '../../model/time.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface DomainRoutesDeps {
+  readonly config: MailplaneConfig;
+  readonly store: MailplaneStore;
+  readonly secrets: SecretBox;
+  readonly clock: Clock;
+  readonly jobs: JobQueue<MailplaneJobs>;
+  readonly inboundRecipients: InboundRecipientDirectory;
+  readonly domainVerifier: DomainVerifier;
+}
 
 const createBody = z.strictObject({ name: domainNameSchema });
 
@@ -18,7 +34,7 @@ const createBody = z.strictObject({ name: domainNameSchema });
 function oneDomainRoute(
   method: 'GET' | 'POST' | 'DELETE',
   path: string,
-  act: (ctx: MailplaneContext, subAccountId: number, domainId: number | null) => Promise<DomainRecord>,
+  act: (ctx: DomainRoutesDeps, subAccountId: number, domainId: number | null) => Promise<DomainRecord>,
 ) {
   return route({
     method,

@@ -1,13 +1,20 @@
 import { z } from 'zod';
 import { isHostname } from '../../ip/hostnames.js';
 import { ipService } from '../../ip/ips.js';
-import type { MailplaneContext } from '../../context.js';
 import { ipAllocationWireSchema, ipToWire, ipWireSchema } from '../../ip/wire.js';
 import { deletedSchema } from '../../model/wire-schemas.js';
 import type { IpRecord } from '../../store/index.js';
 import { parseResourceId } from '../../model/ids.js';
 import { listQuerySchema } from '../../model/paging.js';
 import { route } from '../route.js';
+import type { MailplaneConfig } from '../../mailplane-config.js';
+import type { WarmupService } from '../../warmup/service.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface IpAddressRoutesDeps {
+  readonly config: MailplaneConfig;
+  readonly warmup: WarmupService;
+}
 
 /** Most addresses one allocation takes. */
 export const MAX_ALLOCATION = 1000;
@@ -35,7 +42,7 @@ const updateBody = z
   .refine((body) => Object.keys(body).length > 0, 'give at least one of autoWarmupEnabled, state, reverseDnsHostname');
 
 /** The IPs as the API shows them, with the state of their warmups. */
-async function ipsToWire(ctx: MailplaneContext, accountId: number, ips: readonly IpRecord[]) {
+async function ipsToWire(ctx: IpAddressRoutesDeps, accountId: number, ips: readonly IpRecord[]) {
   const views = await ctx.warmup.views(accountId, ips);
   const stages = ctx.config.warmup.plan.stages;
   return ips.map((ip) => {

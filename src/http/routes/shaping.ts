@@ -8,9 +8,18 @@ import {
   shapingStateWireSchema,
   type ShapingViewDeps,
 } from '../../shaping/views.js';
-import type { MailplaneContext } from '../../context.js';
 import { MAX_LIST_LIMIT, queryInt } from '../../model/paging.js';
 import { route } from '../route.js';
+import type { DeliveryRouting } from '../../delivery/route.js';
+import type { Clock } from '../../model/time.js';
+import type { MailplaneStore } from '../../store/index.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface ShapingRoutesDeps {
+  readonly store: MailplaneStore;
+  readonly clock: Clock;
+  readonly routing: DeliveryRouting;
+}
 
 /** The rules as a body: checked rule by rule by the shaping service, for codes of its own. */
 const rulesBody = z.strictObject({ rules: z.array(z.unknown()).max(10_000) });
@@ -21,7 +30,7 @@ const statesQuery = z.object({
 });
 const resumeBody = z.strictObject({ key: z.string().min(1).max(600) });
 
-const viewDeps = (ctx: MailplaneContext): ShapingViewDeps => ({
+const viewDeps = (ctx: ShapingRoutesDeps): ShapingViewDeps => ({
   store: ctx.store,
   shaping: ctx.routing.shaping,
   nowMs: ctx.clock.now(),

@@ -1,5 +1,4 @@
 import { NotFoundError } from '../../errors.js';
-import type { MailplaneContext } from '../../context.js';
 import { parseResourceId } from '../../model/ids.js';
 import { z } from 'zod';
 import {
@@ -12,9 +11,15 @@ import {
   statGroups,
 } from '../../stats/queries.js';
 import { route } from '../route.js';
+import type { MailplaneStore } from '../../store/index.js';
+
+/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+export interface StatsRoutesDeps {
+  readonly store: MailplaneStore;
+}
 
 /** The sub-account `rawId` of the calling account, or 406. */
-async function ownedSubAccountId(ctx: MailplaneContext, accountId: number, rawId: string | undefined): Promise<number> {
+async function ownedSubAccountId(ctx: StatsRoutesDeps, accountId: number, rawId: string | undefined): Promise<number> {
   const id = parseResourceId(rawId);
   const subAccount = id === null ? null : await ctx.store.subAccounts.get(accountId, id);
   if (!subAccount) throw new NotFoundError('SUBACCOUNT_NOT_FOUND', `no sub-account with id ${rawId} in this account`);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseResourceId } from '../../model/ids.js';
 import { listQuerySchema, queryInt } from '../../model/paging.js';
 import type { WebhookToggle } from '../../store/index.js';
-import { WEBHOOK_TOGGLES } from '../../webhook/toggles.js';
+import { WEBHOOK_TOGGLES } from '../../lifecycle/webhook-toggles.js';
 import { webhookUrlSchema } from '../../webhook/url.js';
 import {
   webhookDeliveryToWire,

@@ -20,7 +20,7 @@ import { WEBHOOK_EVENTS_JOB, type JobPayload, type MailplaneJobs } from '../jobs
 import { enqueueJobs } from '../jobs/queue.js';
 import type { Clock } from '../model/time.js';
 import type { EventRecord, MailplaneStore, WebhookToggle } from '../store/index.js';
-import { togglesForEvent } from './toggles.js';
+import { togglesForEvent } from './webhook-toggles.js';
 
 /** How long the answer to "does this account have a webhook for this event kind" is reused. */
 export const WEBHOOK_PRESENCE_TTL_MS = 5_000;
