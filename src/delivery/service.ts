@@ -6,38 +6,14 @@
  */
 import PQueue from 'p-queue';
 import { RetryJobError } from '../jobs/errors.js';
-import type { DomainRecord, MailplaneStore, MessageRecord, SendBatchRecord } from '../store/index.js';
-import { createDeliveryCaches, deliverOne, sendingDomain, type DeliveryCaches } from './deliver.js';
+import type { DomainRecord, MessageRecord, SendBatchRecord } from '../store/index.js';
+import { createDeliveryCaches, deliverOne, sendingDomain, type DeliverDeps, type DeliveryCaches } from './deliver.js';
 import type { PaidSlot } from './route-admission.js';
 import type { Transport } from './transport.js';
-import type { SecretBox } from '../crypto/secrets.js';
-import type { MailplaneJobs } from '../jobs/kinds.js';
-import type { JobQueue } from '../jobs/queue.js';
-import type { Logger } from '../logging/logger.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
-import type { MailplaneMetrics } from '../metrics/metrics.js';
-import type { IdGenerator } from '../model/ids.js';
-import type { Clock } from '../model/time.js';
-import type { GroupCommit } from '../store/group-commit.js';
-import type { TemplateCompiler } from '../template/renderer.js';
-import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
-import type { DeliveryRouting } from './route.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface DeliveryServiceDeps {
-  readonly config: MailplaneConfig;
-  readonly store: MailplaneStore;
-  readonly secrets: SecretBox;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
-  readonly logger: Logger;
-  readonly metrics: MailplaneMetrics;
-  readonly jobs: JobQueue<MailplaneJobs>;
-  readonly writes: GroupCommit;
-  readonly webhookOutbox: WebhookOutbox;
+/** What delivery uses of the instance: what one attempt uses, and the transport it hands messages to. */
+export interface DeliveryServiceDeps extends DeliverDeps {
   readonly transport?: Transport;
-  readonly routing: DeliveryRouting;
-  readonly templateCompiler: TemplateCompiler;
 }
 
 /** How long delivery jobs wait when the instance has no transport configured. */

@@ -22,7 +22,10 @@ import type { TemplateCompiler } from '../template/renderer.js';
 import type { WarmupService } from '../warmup/service.js';
 import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
+/**
+ * What the API's handlers use of the instance (`RouteInput.ctx`): its collaborators but the transports,
+ * which only delivery uses. `createMailplane` hands the router its own.
+ */
 export interface ApiDeps {
   readonly config: MailplaneConfig;
   readonly store: MailplaneStore;
