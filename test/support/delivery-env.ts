@@ -66,7 +66,7 @@ export async function startDeliveryEnv(
     logger,
     webhooks,
     alerts,
-    dnsTimeoutMs = 500,
+    dnsTimeoutMs = 5_000,
     ...jobs
   }: {
     shutdownGraceMs?: number;
@@ -78,6 +78,10 @@ export async function startDeliveryEnv(
     webhooks?: Partial<WebhookDeliveryConfig>;
     /** The `alerts` option (incident notification emails' `from`). */
     alerts?: Partial<AlertNotifyConfig>;
+    /**
+     * The resolver's deadline per query (default 5 s, with one retry): the loopback server answers at
+     * once, but a loaded CI machine once kept a query past 500 ms and the message was deferred.
+     */
     dnsTimeoutMs?: number;
   } = {},
 ): Promise<DeliveryEnv> {
@@ -96,7 +100,7 @@ export async function startDeliveryEnv(
     ...(webhooks && { webhooks }),
     ...(alerts && { alerts }),
     clock,
-    dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: dnsTimeoutMs, retries: 0 },
+    dns: { servers: [{ host: dns.host, port: dns.port }], timeoutMs: dnsTimeoutMs, retries: 1 },
     delivery: config,
     // The tests move the manual clock by hours while an attempt runs: with the runner's 60 s lease
     // the attempt's own runner would claim it again as abandoned and count one attempt too many.
