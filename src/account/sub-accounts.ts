@@ -1,7 +1,7 @@
 import { randomToken, type SecretBox } from '../crypto/secrets.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { ListQuery } from '../model/paging.js';
-import { nowNs, type Clock } from '../model/time.js';
+import { nowNs } from '../model/time.js';
 import { SUBACCOUNT_KEY_PREFIX } from './keys.js';
 import type {
   IncidentRecord,
@@ -11,18 +11,14 @@ import type {
   SubAccountType,
 } from '../store/index.js';
 import { blockIncidentTopic, closeTopicIncident } from '../alerts/topics.js';
-import { notifyProtectionIncident } from '../alerts/protection-api.js';
+import { notifyProtectionIncident, type ProtectionApiDeps } from '../alerts/protection-api.js';
 import type { MailplaneJobs } from '../jobs/kinds.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../logging/logger.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface SubAccountsDeps {
-  readonly config: MailplaneConfig;
-  readonly store: MailplaneStore;
+/** What this module uses of the instance: what it calls uses ({@link ProtectionApiDeps}), and the fields below. */
+export interface SubAccountsDeps extends ProtectionApiDeps {
   readonly secrets: SecretBox;
-  readonly clock: Clock;
   readonly logger: Logger;
   readonly jobs: JobQueue<MailplaneJobs>;
 }

@@ -1,5 +1,5 @@
 import { stringifyJson } from '../model/json.js';
-import type { ActivityCursor, ActivityFilter, MailplaneStore } from '../store/index.js';
+import type { ActivityCursor, ActivityFilter } from '../store/index.js';
 import {
   activityFilter,
   eventPage,
@@ -7,19 +7,12 @@ import {
   type ActivityScope,
   type EventItem,
   type MessageItem,
+  type ActivityListDeps,
 } from './list.js';
 import type { ExportQuery } from './query.js';
-import type { SecretBox } from '../crypto/secrets.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
-import type { TemplateCompiler } from '../template/renderer.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface ActivityExportDeps {
-  readonly config: MailplaneConfig;
-  readonly store: MailplaneStore;
-  readonly secrets: SecretBox;
-  readonly templateCompiler: TemplateCompiler;
-}
+/** What this module uses of the instance: what it calls uses, {@link ActivityListDeps}, and nothing more. */
+export type ActivityExportDeps = ActivityListDeps;
 
 /** Rows read per store query: bounded memory whatever the export's size. */
 const EXPORT_PAGE = 500;

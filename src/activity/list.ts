@@ -1,18 +1,12 @@
 import { z } from 'zod';
 import { eventToWire, eventWireSchema, messageToWire } from '../sending/message-wire.js';
 import type { ActivityCursor, ActivityFilter, MailplaneStore } from '../store/index.js';
-import { messageItemViewSchema, renderedSubject } from './rendered-subject.js';
+import { messageItemViewSchema, renderedSubject, type RenderedSubjectDeps } from './rendered-subject.js';
 import { decodeCursor, encodeCursor, toActivityFilter, type ActivityFilterQuery, type ActivityQuery } from './query.js';
-import type { SecretBox } from '../crypto/secrets.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
-import type { TemplateCompiler } from '../template/renderer.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface ActivityListDeps {
-  readonly config: MailplaneConfig;
+/** What this module uses of the instance: what it calls uses ({@link RenderedSubjectDeps}), and the fields below. */
+export interface ActivityListDeps extends RenderedSubjectDeps {
   readonly store: MailplaneStore;
-  readonly secrets: SecretBox;
-  readonly templateCompiler: TemplateCompiler;
 }
 
 /** Who asks: an account (any of its sub-accounts, or the one of `subAccountId`) or one sub-account. */

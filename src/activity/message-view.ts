@@ -7,18 +7,12 @@ import { NotFoundError } from '../errors.js';
 import { isUuid } from '../model/ids.js';
 import { messageToWire, messageWireSchema } from '../sending/message-wire.js';
 import { repliesTo, replyWireSchema } from './inbound-list.js';
-import { renderedSubject } from './rendered-subject.js';
-import type { SecretBox } from '../crypto/secrets.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
+import { renderedSubject, type RenderedSubjectDeps } from './rendered-subject.js';
 import type { MailplaneStore } from '../store/index.js';
-import type { TemplateCompiler } from '../template/renderer.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface MessageViewDeps {
-  readonly config: MailplaneConfig;
+/** What this module uses of the instance: what it calls uses ({@link RenderedSubjectDeps}), and the fields below. */
+export interface MessageViewDeps extends RenderedSubjectDeps {
   readonly store: MailplaneStore;
-  readonly secrets: SecretBox;
-  readonly templateCompiler: TemplateCompiler;
 }
 
 /**

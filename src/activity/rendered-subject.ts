@@ -1,15 +1,11 @@
 import { z } from 'zod';
 import { messageItemWireSchema } from '../sending/message-wire.js';
 import type { MessageRecord, SendBatchRecord } from '../store/index.js';
-import { unsubscribeUrl } from '../tracking/links.js';
-import type { SecretBox } from '../crypto/secrets.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
+import { unsubscribeUrl, type LinksDeps } from '../tracking/links.js';
 import type { TemplateCompiler } from '../template/renderer.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface RenderedSubjectDeps {
-  readonly config: MailplaneConfig;
-  readonly secrets: SecretBox;
+/** What this module uses of the instance: what it calls uses ({@link LinksDeps}), and the fields below. */
+export interface RenderedSubjectDeps extends LinksDeps {
   readonly templateCompiler: TemplateCompiler;
 }
 

@@ -21,36 +21,17 @@ import {
   type JobPayload,
   type MailplaneJobs,
 } from '../jobs/kinds.js';
-import type { EnqueueJob, JobQueue } from '../jobs/queue.js';
+import type { EnqueueJob } from '../jobs/queue.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
 import { stringifyJson } from '../model/json.js';
-import { acceptSend, type SendResponseEntry } from '../sending/accept.js';
+import { acceptSend, type SendResponseEntry, type AcceptDeps } from '../sending/accept.js';
 import type { SendRequest } from '../sending/request.js';
 import type { WebhookSender } from '../webhook/sender.js';
-import type { SecretBox } from '../crypto/secrets.js';
 import type { Logger } from '../logging/logger.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
-import type { MailplaneMetrics } from '../metrics/metrics.js';
-import type { IdGenerator } from '../model/ids.js';
-import type { Clock } from '../model/time.js';
-import type { GroupCommit } from '../store/group-commit.js';
-import type { MailplaneStore } from '../store/index.js';
-import type { TemplateCompiler } from '../template/renderer.js';
-import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface NotifyJobsDeps {
-  readonly config: MailplaneConfig;
-  readonly store: MailplaneStore;
-  readonly secrets: SecretBox;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
+/** What this module uses of the instance: what it calls uses ({@link AcceptDeps}), and the fields below. */
+export interface NotifyJobsDeps extends AcceptDeps {
   readonly logger: Logger;
-  readonly metrics: MailplaneMetrics;
-  readonly jobs: JobQueue<MailplaneJobs>;
-  readonly writes: GroupCommit;
-  readonly webhookOutbox: WebhookOutbox;
-  readonly templateCompiler: TemplateCompiler;
 }
 
 /** The display name of the notification emails' sender. */

@@ -18,25 +18,16 @@
  * not keep retrying it.
  */
 import { describeReply } from '../delivery/outcome.js';
-import { applyLifecycle } from '../lifecycle/apply.js';
+import { applyLifecycle, type LifecycleApplyDeps } from '../lifecycle/apply.js';
 import type { MailplaneStore, MessageRecord } from '../store/index.js';
 import { parseEnhancedCode } from './classify.js';
 import type { InboundReport } from './reports.js';
-import type { MailplaneJobs } from '../jobs/kinds.js';
-import type { JobQueue } from '../jobs/queue.js';
 import type { MailplaneMetrics } from '../metrics/metrics.js';
-import type { IdGenerator } from '../model/ids.js';
-import type { Clock } from '../model/time.js';
-import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface BounceIntakeDeps {
+/** What this module uses of the instance: what it calls uses ({@link LifecycleApplyDeps}), and the fields below. */
+export interface BounceIntakeDeps extends LifecycleApplyDeps {
   readonly store: MailplaneStore;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
   readonly metrics: MailplaneMetrics;
-  readonly jobs: JobQueue<MailplaneJobs>;
-  readonly webhookOutbox: WebhookOutbox;
 }
 
 /**

@@ -3,7 +3,7 @@
  * path to the API. Mounted with any bridge, like the API (docs/dashboard.md).
  */
 import { ForbiddenError, MailplaneError, RouteNotFoundError, UnauthorizedError } from '../errors.js';
-import { principalOfKey } from '../http/auth.js';
+import { principalOfKey, type AuthDeps } from '../http/auth.js';
 import { describeError } from '../logging/describe-error.js';
 import { errorResponse, httpErrorRule } from '../http/errors.js';
 import { listHeader, singleHeader } from '../http/headers.js';
@@ -18,16 +18,9 @@ import { mapDashboardSessionStore } from '../store/dashboard-session-store.js';
 import { contextOf } from '../instance-context.js';
 import type { Mailplane } from '../mailplane.js';
 import { mountHandlers, type MountedHandler } from '../http/mount.js';
-import type { SecretBox } from '../crypto/secrets.js';
-import type { Clock } from '../model/time.js';
-import type { MailplaneStore } from '../store/index.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface DashboardDeps {
-  readonly store: MailplaneStore;
-  readonly secrets: SecretBox;
-  readonly clock: Clock;
-}
+/** What this module uses of the instance: what it calls uses, {@link AuthDeps}, and nothing more. */
+export type DashboardDeps = AuthDeps;
 
 /** Options of {@link createDashboard}. */
 export interface DashboardOptions {

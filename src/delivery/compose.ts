@@ -12,7 +12,7 @@ import { detectMimeType, hasLongerLines, isPlainText } from 'nodemailer/lib/mime
 import { htmlLandmarks, spliceHtml } from '../model/html.js';
 import type { RenderedMessage } from '../template/renderer.js';
 import type { AttachmentContent, DomainRecord, Mailbox, MessageRecord, SendBatchRecord } from '../store/index.js';
-import { unsubscribeUrl } from '../tracking/links.js';
+import { unsubscribeUrl, type LinksDeps } from '../tracking/links.js';
 import {
   hasSharedBody,
   type ComposerBodies,
@@ -25,14 +25,10 @@ import type { SignFunction } from './dkim-signer.js';
 import { serializeMimeParts } from './mime-wire.js';
 import { outboundMessage, type OutboundMessage } from './transport.js';
 import { verpAddress } from './verp.js';
-import type { SecretBox } from '../crypto/secrets.js';
 import type { Logger } from '../logging/logger.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface ComposeDeps {
-  readonly config: MailplaneConfig;
-  readonly secrets: SecretBox;
+/** What this module uses of the instance: what it calls uses ({@link LinksDeps}), and the fields below. */
+export interface ComposeDeps extends LinksDeps {
   readonly logger: Logger;
 }
 

@@ -1,97 +1,23 @@
 /** One delivery attempt of one message: render, compose and sign, choose a route, send, record. */
-import { createGroupCommit, type GroupCommit } from '../store/group-commit.js';
-import { TemplateCache, renderMessage } from '../sending/render.js';
+import { renderMessage } from '../sending/render.js';
 import { hostname } from 'node:os';
 import type { DomainRecord, ForwardedMessage, MailplaneStore, MessageRecord, SendBatchRecord } from '../store/index.js';
-import { SharedBodyCache } from './body-cache.js';
-import { composeMessage, DkimKeyCache } from './compose.js';
+import { ABORTED, type DeliveryCaches } from './caches.js';
+import { composeMessage, type ComposeDeps } from './compose.js';
 import { composeForward } from './compose-forward.js';
-import { DkimSigner } from './dkim-signer.js';
-import { recordDeliveryOutcome, type RecordedOutcome } from './outcome.js';
+import { recordDeliveryOutcome, type RecordedOutcome, type OutcomeDeps } from './outcome.js';
 import { judgePushBack } from './push-back.js';
 import type { PaidSlot } from './route-admission.js';
 import { deferByRouting } from './routing-wait.js';
 import type { DeliveryRouting, RouteChoice } from './route.js';
 import { noReply, type DeliveryResult, type OutboundMessage, type Transport } from './transport.js';
-import type { SecretBox } from '../crypto/secrets.js';
-import type { MailplaneJobs } from '../jobs/kinds.js';
-import type { JobQueue } from '../jobs/queue.js';
-import type { Logger } from '../logging/logger.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
-import type { MailplaneMetrics } from '../metrics/metrics.js';
-import type { IdGenerator } from '../model/ids.js';
-import type { Clock } from '../model/time.js';
 import type { TemplateCompiler } from '../template/renderer.js';
-import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface DeliverDeps {
-  readonly config: MailplaneConfig;
+/** What this module uses of the instance: what it calls uses ({@link OutcomeDeps}, {@link ComposeDeps}), and the fields below. */
+export interface DeliverDeps extends OutcomeDeps, ComposeDeps {
   readonly store: MailplaneStore;
-  readonly secrets: SecretBox;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
-  readonly logger: Logger;
-  readonly metrics: MailplaneMetrics;
-  readonly jobs: JobQueue<MailplaneJobs>;
-  readonly writes: GroupCommit;
-  readonly webhookOutbox: WebhookOutbox;
   readonly routing: DeliveryRouting;
   readonly templateCompiler: TemplateCompiler;
-}
-
-/** Caches one worker keeps across jobs: compiled templates, DKIM keys, shared bodies of bulk batches. */
-export interface DeliveryCaches {
-  templates: TemplateCache;
-  dkimKeys: DkimKeyCache;
-  /** MIME bodies of recent bulk batches whose bodies do not vary per recipient. */
-  bodies: SharedBodyCache;
-  /** Where outcomes are committed: several per transaction (see {@link OUTCOME_LINGER_MS}). */
-  outcomes: GroupCommit;
-  /** The DKIM signatures' worker threads: batched, off the main thread and off libuv's pool. */
-  signer: DkimSigner;
-  /** What the sends of a job race against: its signal's abort. */
-  aborts: AbortWaits;
-}
-
-/**
- * How long an outcome waits for others to share its transaction. Outcomes come one by one, as
- * servers answer, and each would otherwise be a transaction of its own (measured: 4,027 commits
- * for 4,000 messages), which costs more than its three rows. Nothing waits on an outcome but the
- * page job that sent it.
- */
-export const OUTCOME_LINGER_MS = 10;
-
-/** Fresh caches for one set of delivery handlers. */
-export function createDeliveryCaches(ctx: Pick<DeliverDeps, 'store' | 'templateCompiler'>): DeliveryCaches {
-  return {
-    templates: new TemplateCache(ctx.templateCompiler),
-    dkimKeys: new DkimKeyCache(),
-    bodies: new SharedBodyCache(),
-    outcomes: createGroupCommit(ctx.store, 64, OUTCOME_LINGER_MS),
-    signer: new DkimSigner(),
-    aborts: new AbortWaits(),
-  };
-}
-
-const ABORTED = Symbol('aborted');
-
-/** Promises that resolve when a job's signal aborts: one listener per signal however many sends wait on it. */
-export class AbortWaits {
-  private readonly waits = new WeakMap<AbortSignal, Promise<typeof ABORTED>>();
-
-  /** Resolves (to a marker) when `signal` aborts. */
-  of(signal: AbortSignal): Promise<typeof ABORTED> {
-    let promise = this.waits.get(signal);
-    if (!promise) {
-      promise = new Promise((resolve) => {
-        if (signal.aborted) resolve(ABORTED);
-        else signal.addEventListener('abort', () => resolve(ABORTED), { once: true });
-      });
-      this.waits.set(signal, promise);
-    }
-    return promise;
-  }
 }
 
 /** The sending domain of a batch, or `null` when it is gone (deleted since the send was accepted). */

@@ -10,25 +10,16 @@
  * A write that fails throws: the runner then keeps the job and gives up again later, so a message
  * is never left without a word because the store was down when its job died.
  */
-import { applyLifecycle } from '../lifecycle/apply.js';
+import { applyLifecycle, type LifecycleApplyDeps } from '../lifecycle/apply.js';
 import type { JobRecord, MailplaneStore, MessageRecord, SendBatchRecord } from '../store/index.js';
-import type { MailplaneJobs } from '../jobs/kinds.js';
-import type { JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../logging/logger.js';
 import type { MailplaneMetrics } from '../metrics/metrics.js';
-import type { IdGenerator } from '../model/ids.js';
-import type { Clock } from '../model/time.js';
-import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface JobFailureDeps {
+/** What this module uses of the instance: what it calls uses ({@link LifecycleApplyDeps}), and the fields below. */
+export interface JobFailureDeps extends LifecycleApplyDeps {
   readonly store: MailplaneStore;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
   readonly logger: Logger;
   readonly metrics: MailplaneMetrics;
-  readonly jobs: JobQueue<MailplaneJobs>;
-  readonly webhookOutbox: WebhookOutbox;
 }
 
 /** The drop reason of a message whose job failed for good (its Dropped event's `reason`). */

@@ -22,29 +22,17 @@ import {
   jobHandler,
   type MailplaneJobs,
 } from '../jobs/kinds.js';
-import type { EnqueueJob, JobQueue } from '../jobs/queue.js';
+import type { EnqueueJob } from '../jobs/queue.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
 import { canAttempt } from '../lifecycle/table.js';
-import type { JobRecord, MailplaneStore, MessageRecord } from '../store/index.js';
+import type { JobRecord, MessageRecord } from '../store/index.js';
 import type { DeliveryService } from './service.js';
-import { dropForFailedJob } from './job-failure.js';
-import type { Logger } from '../logging/logger.js';
+import { dropForFailedJob, type JobFailureDeps } from './job-failure.js';
 import type { MailplaneConfig } from '../mailplane-config.js';
-import type { MailplaneMetrics } from '../metrics/metrics.js';
-import type { IdGenerator } from '../model/ids.js';
-import type { Clock } from '../model/time.js';
-import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface DeliveryJobsDeps {
+/** What this module uses of the instance: what it calls uses ({@link JobFailureDeps}), and the fields below. */
+export interface DeliveryJobsDeps extends JobFailureDeps {
   readonly config: MailplaneConfig;
-  readonly store: MailplaneStore;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
-  readonly logger: Logger;
-  readonly metrics: MailplaneMetrics;
-  readonly jobs: JobQueue<MailplaneJobs>;
-  readonly webhookOutbox: WebhookOutbox;
 }
 
 /** Messages read per query when a batch job gives up (a batch holds at most 2,000, and their copies). */
@@ -92,6 +80,8 @@ export function deliveryJobHandlers(
   });
 
   const deliverPage = jobHandler(DELIVER_PAGE_JOB, async (job, helpers) => {
+    // Without a transport the job waits before it reads the store (the service checks again when it
+    // sends, for the callers that did not).
     delivery.transport();
     const { batchId, afterId, ids } = job.payload;
     const wanted = new Set(ids);
@@ -124,6 +114,7 @@ export function deliveryJobHandlers(
   }
 
   const retryMessage = jobHandler(DELIVER_MESSAGE_JOB, async (job, helpers) => {
+    // As for a page: wait for a transport before reading the store.
     delivery.transport();
     const found = await ctx.store.messages.getForDelivery(job.payload.messageId);
     // Already moved on (delivered meanwhile, or this retry already ran): nothing to do. A message

@@ -5,29 +5,20 @@
  * started in, its event, the counters of the day, the suppression of a hard-bounced address, the
  * next retry of a soft bounce), and a warming IP's traffic.
  */
-import { applyLifecycle } from '../lifecycle/apply.js';
+import { applyLifecycle, type LifecycleApplyDeps } from '../lifecycle/apply.js';
 import { attemptOutcome } from '../lifecycle/table.js';
 import { providerLabel, replyClass, type MailplaneMetrics } from '../metrics/metrics.js';
 import { providerOfAddress } from '../routing/providers.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import type { MessageStatus, MessageRecord, SendBatchRecord } from '../store/index.js';
 import type { DeliveryResult, DeliveryRoute } from './transport.js';
-import type { MailplaneJobs } from '../jobs/kinds.js';
-import type { JobQueue } from '../jobs/queue.js';
 import type { MailplaneConfig } from '../mailplane-config.js';
-import type { IdGenerator } from '../model/ids.js';
-import type { Clock } from '../model/time.js';
-import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface OutcomeDeps {
+/** What this module uses of the instance: what it calls uses ({@link LifecycleApplyDeps}), and the fields below. */
+export interface OutcomeDeps extends LifecycleApplyDeps {
   readonly config: MailplaneConfig;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
   readonly metrics: MailplaneMetrics;
-  readonly jobs: JobQueue<MailplaneJobs>;
   readonly writes: GroupCommit;
-  readonly webhookOutbox: WebhookOutbox;
 }
 
 /** The SMTP reply as one line for `smtpDescription` and the suppression's `smtpError`. */

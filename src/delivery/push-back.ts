@@ -12,20 +12,15 @@
 import type { MessageRecord, SendBatchRecord } from '../store/index.js';
 import type { RecordedOutcome } from './outcome.js';
 import type { DeliveryRouting, RouteChoice } from './route.js';
-import { deferByRouting } from './routing-wait.js';
+import { deferByRouting, type RoutingWaitDeps } from './routing-wait.js';
 import type { DeliveryResult } from './transport.js';
-import type { MailplaneJobs } from '../jobs/kinds.js';
-import type { JobQueue } from '../jobs/queue.js';
-import type { Logger } from '../logging/logger.js';
 import type { MailplaneConfig } from '../mailplane-config.js';
 import type { Clock } from '../model/time.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface PushBackDeps {
+/** What this module uses of the instance: what it calls uses ({@link RoutingWaitDeps}), and the fields below. */
+export interface PushBackDeps extends RoutingWaitDeps {
   readonly config: MailplaneConfig;
   readonly clock: Clock;
-  readonly logger: Logger;
-  readonly jobs: JobQueue<MailplaneJobs>;
   readonly routing: DeliveryRouting;
 }
 

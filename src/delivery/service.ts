@@ -7,7 +7,8 @@
 import PQueue from 'p-queue';
 import { RetryJobError } from '../jobs/errors.js';
 import type { DomainRecord, MessageRecord, SendBatchRecord } from '../store/index.js';
-import { createDeliveryCaches, deliverOne, sendingDomain, type DeliverDeps, type DeliveryCaches } from './deliver.js';
+import { createDeliveryCaches, type DeliveryCaches } from './caches.js';
+import { deliverOne, sendingDomain, type DeliverDeps } from './deliver.js';
 import type { PaidSlot } from './route-admission.js';
 import type { Transport } from './transport.js';
 

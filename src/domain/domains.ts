@@ -1,24 +1,20 @@
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { ListQuery } from '../model/paging.js';
-import { nowNs, type Clock } from '../model/time.js';
+import { nowNs } from '../model/time.js';
 import type { DomainRecord, MailplaneStore } from '../store/index.js';
 import { generateDkimKeyPair } from './dkim-keys.js';
 import { searchTextForDomains } from './name.js';
 import { planDomainHosts } from './records.js';
-import { scheduleNextDomainCheck } from './verification-schedule.js';
+import { scheduleNextDomainCheck, type DomainJobDeps } from './verification-schedule.js';
 import type { SecretBox } from '../crypto/secrets.js';
 import type { InboundRecipientDirectory } from './recipient-directory.js';
-import type { MailplaneJobs } from '../jobs/kinds.js';
-import type { JobQueue } from '../jobs/queue.js';
 import type { MailplaneConfig } from '../mailplane-config.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface DomainsDeps {
+/** What this module uses of the instance: what it calls uses ({@link DomainJobDeps}), and the fields below. */
+export interface DomainsDeps extends DomainJobDeps {
   readonly config: MailplaneConfig;
   readonly store: MailplaneStore;
   readonly secrets: SecretBox;
-  readonly clock: Clock;
-  readonly jobs: JobQueue<MailplaneJobs>;
   readonly inboundRecipients: InboundRecipientDirectory;
 }
 

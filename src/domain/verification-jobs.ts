@@ -1,23 +1,19 @@
 import { errorKindOf, NotFoundError } from '../errors.js';
 import { RetryJobError } from '../jobs/errors.js';
-import { DKIM_ROTATION_JOB, DOMAIN_CHECK_JOB, jobHandler, type MailplaneJobs } from '../jobs/kinds.js';
+import { DKIM_ROTATION_JOB, DOMAIN_CHECK_JOB, jobHandler } from '../jobs/kinds.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
 import { autoRotationDue, ensureRotationJob, nextRotationCheckAt, startDkimRotation } from './dkim-rotation.js';
-import { nextDomainCheckAt } from './verification-schedule.js';
+import { nextDomainCheckAt, type DomainJobDeps } from './verification-schedule.js';
 import type { SecretBox } from '../crypto/secrets.js';
-import type { JobQueue } from '../jobs/queue.js';
 import type { MailplaneConfig } from '../mailplane-config.js';
-import type { Clock } from '../model/time.js';
 import type { MailplaneStore } from '../store/index.js';
 import type { DomainVerifier } from './verification.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface VerificationJobsDeps {
+/** What this module uses of the instance: what it calls uses ({@link DomainJobDeps}), and the fields below. */
+export interface VerificationJobsDeps extends DomainJobDeps {
   readonly config: MailplaneConfig;
   readonly store: MailplaneStore;
   readonly secrets: SecretBox;
-  readonly clock: Clock;
-  readonly jobs: JobQueue<MailplaneJobs>;
   readonly domainVerifier: DomainVerifier;
 }
 

@@ -1,18 +1,12 @@
 import { ACCOUNT_KEY_PREFIX, SUBACCOUNT_KEY_PREFIX } from '../account/keys.js';
-import { authenticateAccount, authenticateSubAccount } from '../account/accounts.js';
+import { authenticateAccount, authenticateSubAccount, type AccountsDeps } from '../account/accounts.js';
 import { UnauthorizedError } from '../errors.js';
-import type { AccountRecord, MailplaneStore, SubAccountRecord } from '../store/index.js';
+import type { AccountRecord, SubAccountRecord } from '../store/index.js';
 import { singleHeader } from './headers.js';
 import type { HeaderMap } from './types.js';
-import type { SecretBox } from '../crypto/secrets.js';
-import type { Clock } from '../model/time.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface AuthDeps {
-  readonly store: MailplaneStore;
-  readonly secrets: SecretBox;
-  readonly clock: Clock;
-}
+/** What this module uses of the instance: what it calls uses, {@link AccountsDeps}, and nothing more. */
+export type AuthDeps = AccountsDeps;
 
 /** Which key a route needs: account paths take `X-Account-ApiKey`, sub-account paths `X-SubAccount-ApiKey`. */
 export type AuthKind = 'account' | 'subaccount';

@@ -33,15 +33,29 @@ export interface ApiDeps {
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly logger: Logger;
+  /** This instance's Prometheus metrics (its own registry), exposed by `mailplane.handleMetrics`. */
   readonly metrics: MailplaneMetrics;
+  /** Enqueues durable jobs and wakes this process's runner (call `notify()` after a commit). */
   readonly jobs: JobQueue<MailplaneJobs>;
+  /** The DNS resolver of this instance (verification, MX lookups), with its cache. */
   readonly resolver: DnsResolver;
+  /** Commits writes that must be durable before a response, several per transaction under load. */
   readonly writes: GroupCommit;
+  /** Queues the webhook posts of the events a transaction records, in that transaction. */
   readonly webhookOutbox: WebhookOutbox;
+  /** The receiving domains and their routes as `RCPT TO` reads them, remembered a few seconds; changes call `changed()`. */
   readonly inboundRecipients: InboundRecipientDirectory;
+  /*
+   * The runtime services: each owns its in-memory state, is built once by `createMailplane` and is
+   * closed by `mailplane.close()`. Nothing else keeps state per instance.
+   */
+  /** Routing at delivery: routing tables, TPSP transports, the choice of each attempt's route. */
   readonly routing: DeliveryRouting;
+  /** IP warmup: evaluation, the API's views, and the sends reserved at delivery. */
   readonly warmup: WarmupService;
+  /** DNS checks of sending domains, one at a time per domain. */
   readonly domainVerifier: DomainVerifier;
+  /** Compiles message templates (accept, stored templates, delivery), with the instance's cache of compiled ones. */
   readonly templateCompiler: TemplateCompiler;
 }
 

@@ -1,33 +1,16 @@
 import { recordEngagement } from '../tracking/engagement.js';
 import { verifyClickToken, verifyLinkToken } from '../tracking/links.js';
 import { TRACKABLE_URL } from '../tracking/rewrite.js';
-import { unsubscribeByToken } from '../tracking/unsubscribe.js';
+import { unsubscribeByToken, type UnsubscribeDeps } from '../tracking/unsubscribe.js';
 import { ATTACHMENT_LINK_PATH, readAttachmentLink, type AttachmentLinkResult } from '../inbound/attachment-links.js';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './errors.js';
 import { listHeader } from './headers.js';
 import type { HttpHandler, HttpResponse } from './types.js';
-import type { SecretBox } from '../crypto/secrets.js';
-import type { MailplaneJobs } from '../jobs/kinds.js';
-import type { JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../logging/logger.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
-import type { MailplaneMetrics } from '../metrics/metrics.js';
-import type { IdGenerator } from '../model/ids.js';
-import type { Clock } from '../model/time.js';
-import type { MailplaneStore } from '../store/index.js';
-import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface TrackingHandlerDeps {
-  readonly config: MailplaneConfig;
-  readonly store: MailplaneStore;
-  readonly secrets: SecretBox;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
+/** What this module uses of the instance: what it calls uses ({@link UnsubscribeDeps}), and the fields below. */
+export interface TrackingHandlerDeps extends UnsubscribeDeps {
   readonly logger: Logger;
-  readonly metrics: MailplaneMetrics;
-  readonly jobs: JobQueue<MailplaneJobs>;
-  readonly webhookOutbox: WebhookOutbox;
 }
 
 function page(status: number, title: string, text: string): HttpResponse {

@@ -14,37 +14,20 @@ import { MailplaneError } from '../errors.js';
 import { requestHash, sendIdempotently, type IdempotencyClaim } from '../idempotency/keys.js';
 import { PermanentJobError, RetryJobError } from '../jobs/errors.js';
 import { INBOUND_FORWARD_JOB, jobGiveUp, jobHandler, type MailplaneJobs } from '../jobs/kinds.js';
-import type { EnqueueJob, JobQueue } from '../jobs/queue.js';
+import type { EnqueueJob } from '../jobs/queue.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
 import { stringifyJson } from '../model/json.js';
-import { nowNs, type Clock } from '../model/time.js';
+import { nowNs } from '../model/time.js';
 import { createRateLimiter } from '../rate-limits/limiter.js';
-import { acceptSend, type SendResponseEntry } from '../sending/accept.js';
+import { acceptSend, type SendResponseEntry, type AcceptDeps } from '../sending/accept.js';
 import type { SendRequest } from '../sending/request.js';
-import { literalTemplate, type TemplateCompiler } from '../template/renderer.js';
+import { literalTemplate } from '../template/renderer.js';
 import type { InboundMessageRecord } from '../store/inbound-store.js';
-import type { SecretBox } from '../crypto/secrets.js';
 import type { Logger } from '../logging/logger.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
-import type { MailplaneMetrics } from '../metrics/metrics.js';
-import type { IdGenerator } from '../model/ids.js';
-import type { GroupCommit } from '../store/group-commit.js';
-import type { MailplaneStore } from '../store/index.js';
-import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface ForwardJobDeps {
-  readonly config: MailplaneConfig;
-  readonly store: MailplaneStore;
-  readonly secrets: SecretBox;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
+/** What this module uses of the instance: what it calls uses ({@link AcceptDeps}), and the fields below. */
+export interface ForwardJobDeps extends AcceptDeps {
   readonly logger: Logger;
-  readonly metrics: MailplaneMetrics;
-  readonly jobs: JobQueue<MailplaneJobs>;
-  readonly writes: GroupCommit;
-  readonly webhookOutbox: WebhookOutbox;
-  readonly templateCompiler: TemplateCompiler;
 }
 
 /** Error kinds of a send that another try may get past (the database, a fault); the rest are final. */

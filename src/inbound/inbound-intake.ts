@@ -10,28 +10,15 @@ import type { SMTPServerSession } from 'smtp-server';
 import { parseReceivedMime, smtpReply as reply } from '../smtp/server.js';
 import type { InboundMessageRecord } from '../store/inbound-store.js';
 import { authenticateInbound } from './authentication.js';
-import { recordInbound, type AcceptedRecipient, type IntakeLimits } from './intake.js';
+import { recordInbound, type AcceptedRecipient, type IntakeLimits, type IntakeDeps } from './intake.js';
 import { matchRoute } from './patterns.js';
-import type { SecretBox } from '../crypto/secrets.js';
 import type { DnsResolver } from '../dns/resolver.js';
-import type { MailplaneJobs } from '../jobs/kinds.js';
-import type { JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../logging/logger.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
-import type { IdGenerator } from '../model/ids.js';
-import type { Clock } from '../model/time.js';
-import type { MailplaneStore } from '../store/index.js';
 import type { InboundRecipientDirectory } from '../domain/recipient-directory.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface InboundIntakeDeps {
-  readonly config: MailplaneConfig;
-  readonly store: MailplaneStore;
-  readonly secrets: SecretBox;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
+/** What this module uses of the instance: what it calls uses ({@link IntakeDeps}), and the fields below. */
+export interface InboundIntakeDeps extends IntakeDeps {
   readonly logger: Logger;
-  readonly jobs: JobQueue<MailplaneJobs>;
   readonly resolver: DnsResolver;
   readonly inboundRecipients: InboundRecipientDirectory;
 }

@@ -8,7 +8,7 @@ import type { ParsedMail } from 'mailparser';
 import { INBOUND_WEBHOOK_JOB, type MailplaneJobs } from '../jobs/kinds.js';
 import type { EnqueueJob, JobQueue } from '../jobs/queue.js';
 import { stringifyJson } from '../model/json.js';
-import { nowNs, type Clock } from '../model/time.js';
+import { nowNs } from '../model/time.js';
 import type {
   InboundAuthResults,
   InboundDomainRecord,
@@ -16,21 +16,14 @@ import type {
   InboundRouteRecord,
   InboundStatus,
 } from '../store/inbound-store.js';
-import { attachmentUrl } from './attachment-links.js';
+import { attachmentUrl, type AttachmentLinksDeps } from './attachment-links.js';
 import { inboundForwardJob } from './forward-job.js';
 import { inboundPayload, referencesOf } from './payload.js';
 import { threadedMessageId } from './threading.js';
-import type { SecretBox } from '../crypto/secrets.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
 import type { IdGenerator } from '../model/ids.js';
-import type { MailplaneStore } from '../store/index.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface IntakeDeps {
-  readonly config: MailplaneConfig;
-  readonly store: MailplaneStore;
-  readonly secrets: SecretBox;
-  readonly clock: Clock;
+/** What this module uses of the instance: what it calls uses ({@link AttachmentLinksDeps}), and the fields below. */
+export interface IntakeDeps extends AttachmentLinksDeps {
   readonly ids: IdGenerator;
   readonly jobs: JobQueue<MailplaneJobs>;
 }

@@ -4,26 +4,15 @@
  * src/activity/inbound-list.ts).
  */
 import { GoneError, NotFoundError, ValidationError } from '../errors.js';
-import { isUuid, type IdGenerator } from '../model/ids.js';
-import { nowNs, type Clock } from '../model/time.js';
+import { isUuid } from '../model/ids.js';
+import { nowNs } from '../model/time.js';
 import { parseReceivedMime } from '../smtp/server.js';
-import type { InboundMessageRecord, MailplaneStore } from '../store/index.js';
+import type { InboundMessageRecord } from '../store/index.js';
 import { inboundForwardJob } from './forward-job.js';
-import { firstStatus, inboundWebhookJob } from './intake.js';
-import type { SecretBox } from '../crypto/secrets.js';
-import type { MailplaneJobs } from '../jobs/kinds.js';
-import type { JobQueue } from '../jobs/queue.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
+import { firstStatus, inboundWebhookJob, type IntakeDeps } from './intake.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface InboundMessagesDeps {
-  readonly config: MailplaneConfig;
-  readonly store: MailplaneStore;
-  readonly secrets: SecretBox;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
-  readonly jobs: JobQueue<MailplaneJobs>;
-}
+/** What this module uses of the instance: what it calls uses, {@link IntakeDeps}, and nothing more. */
+export type InboundMessagesDeps = IntakeDeps;
 
 /**
  * Attachments up to this size are inline in a payload made again (the listener's default): the API

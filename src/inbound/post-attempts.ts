@@ -6,24 +6,11 @@
 import { z } from 'zod';
 import { queryInt } from '../model/paging.js';
 import { epochNsSchema } from '../model/wire-schemas.js';
-import type { InboundPostAttemptRecord, MailplaneStore } from '../store/index.js';
-import { getInboundMessage } from './messages-api.js';
-import type { SecretBox } from '../crypto/secrets.js';
-import type { MailplaneJobs } from '../jobs/kinds.js';
-import type { JobQueue } from '../jobs/queue.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
-import type { IdGenerator } from '../model/ids.js';
-import type { Clock } from '../model/time.js';
+import type { InboundPostAttemptRecord } from '../store/index.js';
+import { getInboundMessage, type InboundMessagesDeps } from './messages-api.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface PostAttemptsDeps {
-  readonly config: MailplaneConfig;
-  readonly store: MailplaneStore;
-  readonly secrets: SecretBox;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
-  readonly jobs: JobQueue<MailplaneJobs>;
-}
+/** What this module uses of the instance: what it calls uses, {@link InboundMessagesDeps}, and nothing more. */
+export type PostAttemptsDeps = InboundMessagesDeps;
 
 /** The query of the post log: at most 100 attempts (clamped, as the webhook delivery log's), skipping `offset`. */
 export const inboundPostAttemptQuerySchema = z.object({

@@ -7,21 +7,16 @@
  */
 import { deliveryClass } from '../jobs/delivery-class.js';
 import { DELIVER_MESSAGE_JOB, type MailplaneJobs } from '../jobs/kinds.js';
-import { msToNs, type Clock } from '../model/time.js';
+import { msToNs } from '../model/time.js';
 import type { MailplaneStore, MessageOutcome, MessageRecord, MessageStatus, SendBatchRecord } from '../store/index.js';
-import { recordMessageEvent } from './events.js';
+import { recordMessageEvent, type LifecycleEventsDeps } from './events.js';
 import { endsDelivery } from './reputation-counts.js';
 import { lifecycleRow, NEW, stepCounters, type LifecycleOutcome, type LifecycleStep } from './table.js';
 import type { JobQueue } from '../jobs/queue.js';
-import type { IdGenerator } from '../model/ids.js';
-import type { WebhookOutbox } from './webhook-outbox.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface LifecycleApplyDeps {
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
+/** What this module uses of the instance: what it calls uses ({@link LifecycleEventsDeps}), and the fields below. */
+export interface LifecycleApplyDeps extends LifecycleEventsDeps {
   readonly jobs: JobQueue<MailplaneJobs>;
-  readonly webhookOutbox: WebhookOutbox;
 }
 
 /** What {@link applyLifecycle} is asked to record. */

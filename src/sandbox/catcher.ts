@@ -10,37 +10,14 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { silentLogger } from '../logging/logger.js';
 import { messageIdOfVerp } from '../delivery/verp.js';
-import { DEFAULT_INTAKE_LIMITS, InboundIntake } from '../inbound/inbound-intake.js';
-import { msToNs, type Clock } from '../model/time.js';
+import { DEFAULT_INTAKE_LIMITS, InboundIntake, type InboundIntakeDeps } from '../inbound/inbound-intake.js';
+import { msToNs } from '../model/time.js';
 import { parseReceivedMime, readMessage, smtpListener, smtpReply, type SmtpListener } from '../smtp/server.js';
-import { applySandboxComplaint } from './complaint.js';
+import { applySandboxComplaint, type ComplaintDeps } from './complaint.js';
 import { SANDBOX_MX_HOST } from './zone.js';
-import type { SecretBox } from '../crypto/secrets.js';
-import type { DnsResolver } from '../dns/resolver.js';
-import type { InboundRecipientDirectory } from '../domain/recipient-directory.js';
-import type { MailplaneJobs } from '../jobs/kinds.js';
-import type { JobQueue } from '../jobs/queue.js';
-import type { Logger } from '../logging/logger.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
-import type { MailplaneMetrics } from '../metrics/metrics.js';
-import type { IdGenerator } from '../model/ids.js';
-import type { MailplaneStore } from '../store/index.js';
-import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface CatcherDeps {
-  readonly config: MailplaneConfig;
-  readonly store: MailplaneStore;
-  readonly secrets: SecretBox;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
-  readonly logger: Logger;
-  readonly metrics: MailplaneMetrics;
-  readonly jobs: JobQueue<MailplaneJobs>;
-  readonly resolver: DnsResolver;
-  readonly webhookOutbox: WebhookOutbox;
-  readonly inboundRecipients: InboundRecipientDirectory;
-}
+/** What this module uses of the instance: what it calls uses ({@link InboundIntakeDeps}, {@link ComplaintDeps}), and the fields below. */
+export interface CatcherDeps extends InboundIntakeDeps, ComplaintDeps {}
 
 /** The catcher's view of mailplane, given once mailplane is built. */
 export interface CatcherTarget {

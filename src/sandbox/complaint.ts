@@ -3,26 +3,12 @@
  * 5965) about it is read and applied exactly as the bounce receiver does with one that arrives
  * over SMTP (src/bounce/receiver.ts), so the Spam event, counter, suppression and webhook follow.
  */
-import { applyReport, type ReportOutcome } from '../bounce/inbound.js';
+import { applyReport, type ReportOutcome, type BounceIntakeDeps } from '../bounce/inbound.js';
 import { readReport } from '../bounce/reports.js';
 import { parseReceivedMime } from '../smtp/server.js';
-import type { MailplaneJobs } from '../jobs/kinds.js';
-import type { JobQueue } from '../jobs/queue.js';
-import type { MailplaneMetrics } from '../metrics/metrics.js';
-import type { IdGenerator } from '../model/ids.js';
-import type { Clock } from '../model/time.js';
-import type { MailplaneStore } from '../store/index.js';
-import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface ComplaintDeps {
-  readonly store: MailplaneStore;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
-  readonly metrics: MailplaneMetrics;
-  readonly jobs: JobQueue<MailplaneJobs>;
-  readonly webhookOutbox: WebhookOutbox;
-}
+/** What this module uses of the instance: what it calls uses, {@link BounceIntakeDeps}, and nothing more. */
+export type ComplaintDeps = BounceIntakeDeps;
 
 /** The ARF report a mailbox provider would send when `recipient` marks `original` as spam. */
 export function arfReport(original: Buffer, recipient: string, reportedAt: Date): Buffer {

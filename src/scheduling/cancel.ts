@@ -7,23 +7,14 @@
  */
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../errors.js';
-import { applyLifecycle } from '../lifecycle/apply.js';
+import { applyLifecycle, type LifecycleApplyDeps } from '../lifecycle/apply.js';
 import type { MailplaneStore, MessageRecord, SendBatchRecord, SubAccountRecord } from '../store/index.js';
-import type { MailplaneJobs } from '../jobs/kinds.js';
-import type { JobQueue } from '../jobs/queue.js';
 import type { MailplaneMetrics } from '../metrics/metrics.js';
-import type { IdGenerator } from '../model/ids.js';
-import type { Clock } from '../model/time.js';
-import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface CancelDeps {
+/** What this module uses of the instance: what it calls uses ({@link LifecycleApplyDeps}), and the fields below. */
+export interface CancelDeps extends LifecycleApplyDeps {
   readonly store: MailplaneStore;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
   readonly metrics: MailplaneMetrics;
-  readonly jobs: JobQueue<MailplaneJobs>;
-  readonly webhookOutbox: WebhookOutbox;
 }
 
 /** Messages read per query while listing a batch (a batch holds at most 2,000). */

@@ -9,29 +9,16 @@
  * it is (the status moves by compare-and-set, so a cancel and a release never both apply).
  */
 import { deliveryClass } from '../jobs/delivery-class.js';
-import { DELIVER_BATCH_JOB, DELIVER_SCHEDULED_JOB, jobGiveUp, jobHandler, type MailplaneJobs } from '../jobs/kinds.js';
+import { DELIVER_BATCH_JOB, DELIVER_SCHEDULED_JOB, jobGiveUp, jobHandler } from '../jobs/kinds.js';
 import type { JobKindOptions } from '../jobs/types.js';
 import { applyLifecycle } from '../lifecycle/apply.js';
 import { senderDomain, type Drop } from '../sending/accept.js';
-import { dropForFailedJob } from '../delivery/job-failure.js';
-import type { MailplaneStore, MessageRecord, SendBatchRecord } from '../store/index.js';
-import { nowNs, type Clock } from '../model/time.js';
-import type { JobQueue } from '../jobs/queue.js';
-import type { Logger } from '../logging/logger.js';
-import type { MailplaneMetrics } from '../metrics/metrics.js';
-import type { IdGenerator } from '../model/ids.js';
-import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
+import { dropForFailedJob, type JobFailureDeps } from '../delivery/job-failure.js';
+import type { MessageRecord, SendBatchRecord } from '../store/index.js';
+import { nowNs } from '../model/time.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface ScheduledJobsDeps {
-  readonly store: MailplaneStore;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
-  readonly logger: Logger;
-  readonly metrics: MailplaneMetrics;
-  readonly jobs: JobQueue<MailplaneJobs>;
-  readonly webhookOutbox: WebhookOutbox;
-}
+/** What this module uses of the instance: what it calls uses, {@link JobFailureDeps}, and nothing more. */
+export type ScheduledJobsDeps = JobFailureDeps;
 
 /** Messages read per query while listing a batch (a batch holds at most 2,000). */
 const PAGE = 500;

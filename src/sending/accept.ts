@@ -1,13 +1,13 @@
 import { normaliseDomainName } from '../domain/name.js';
 import { ForbiddenError, ValidationError } from '../errors.js';
-import { counterIncrements } from '../lifecycle/events.js';
+import { counterIncrements, type LifecycleEventsDeps } from '../lifecycle/events.js';
 import { reputationIncrements } from '../lifecycle/reputation-counts.js';
 import { DELIVER_BATCH_JOB, DELIVER_SCHEDULED_JOB, type MailplaneJobs } from '../jobs/kinds.js';
 import { deliveryClass } from '../jobs/delivery-class.js';
 import type { EnqueueJob, JobQueue } from '../jobs/queue.js';
 import { dayOfMs } from '../model/dates.js';
 import { stringifyJson } from '../model/json.js';
-import { msToNs, type Clock } from '../model/time.js';
+import { msToNs } from '../model/time.js';
 import {
   EventType,
   type DomainRecord,
@@ -18,31 +18,22 @@ import {
   type TemplateUse,
 } from '../store/index.js';
 import type { CompiledTemplates, TemplateCompiler } from '../template/renderer.js';
-import { unsubscribeUrl } from '../tracking/links.js';
+import { unsubscribeUrl, type LinksDeps } from '../tracking/links.js';
 import { acceptRecipients, newSendBatch, type AcceptedSend, type SendResponseEntry } from './accept-records.js';
 import { claimIdempotencyKey, type IdempotencyClaim } from '../idempotency/keys.js';
 import { applyListDrops, envelopeRecipients, planRecipients, type Drop, type PlannedRecipient } from './recipients.js';
 import type { SendRequest } from './request.js';
 import { sendSchedule, type SendSchedule } from './schedule.js';
 import { sendStream } from './stream.js';
-import type { SecretBox } from '../crypto/secrets.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
 import type { MailplaneMetrics } from '../metrics/metrics.js';
-import type { IdGenerator } from '../model/ids.js';
 import type { GroupCommit } from '../store/group-commit.js';
-import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface AcceptDeps {
-  readonly config: MailplaneConfig;
+/** What this module uses of the instance: what it calls uses ({@link LifecycleEventsDeps}, {@link LinksDeps}), and the fields below. */
+export interface AcceptDeps extends LifecycleEventsDeps, LinksDeps {
   readonly store: MailplaneStore;
-  readonly secrets: SecretBox;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
   readonly metrics: MailplaneMetrics;
   readonly jobs: JobQueue<MailplaneJobs>;
   readonly writes: GroupCommit;
-  readonly webhookOutbox: WebhookOutbox;
   readonly templateCompiler: TemplateCompiler;
 }
 

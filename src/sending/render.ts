@@ -1,15 +1,10 @@
 import type { MessageRecord, SendBatchRecord } from '../store/index.js';
 import type { CompiledTemplates, RenderedMessage, TemplateCompiler } from '../template/renderer.js';
-import { clickUrl, openPixelUrl, unsubscribeUrl } from '../tracking/links.js';
+import { clickUrl, openPixelUrl, unsubscribeUrl, type LinksDeps } from '../tracking/links.js';
 import { trackHtml } from '../tracking/rewrite.js';
-import type { SecretBox } from '../crypto/secrets.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface RenderDeps {
-  readonly config: MailplaneConfig;
-  readonly secrets: SecretBox;
-}
+/** What this module uses of the instance: what it calls uses, {@link LinksDeps}, and nothing more. */
+export type RenderDeps = LinksDeps;
 
 /**
  * Compiled templates of recent batches: a batch's recipients are delivered together, so its

@@ -5,18 +5,13 @@
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 import { plainTextSchema } from '../model/text.js';
-import type { MailplaneStore, TemplateUse } from '../store/index.js';
-import { RESERVED_FIELD, type TemplateCompiler } from '../template/renderer.js';
-import { templateService } from '../template/templates.js';
+import type { TemplateUse } from '../store/index.js';
+import { RESERVED_FIELD } from '../template/renderer.js';
+import { templateService, type TemplatesDeps } from '../template/templates.js';
 import { guardKeys, MAX_CUSTOM_FIELDS, MAX_FIELD_NAME, sendRequestFields, type sendRequestSchema } from './request.js';
-import type { Clock } from '../model/time.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface TemplateSendDeps {
-  readonly store: MailplaneStore;
-  readonly clock: Clock;
-  readonly templateCompiler: TemplateCompiler;
-}
+/** What this module uses of the instance: what it calls uses, {@link TemplatesDeps}, and nothing more. */
+export type TemplateSendDeps = TemplatesDeps;
 
 /**
  * `templateVariables`: names as custom field names; the values are checked to be strings by

@@ -5,18 +5,14 @@
  * number and the others are stored.
  */
 import { ValidationError } from '../errors.js';
-import { msToNs, type Clock } from '../model/time.js';
+import { msToNs } from '../model/time.js';
 import type { NewSuppression, SuppressionOwner, SuppressionType } from '../store/suppression-store.js';
 import { csvFields, csvLines, MAX_CSV_LINE } from './csv-lines.js';
 import { parseExpiry, suppressionEntryProblem } from './entries.js';
-import { SUPPRESSION_TYPES } from './suppressions.js';
-import type { MailplaneStore } from '../store/index.js';
+import { SUPPRESSION_TYPES, type SuppressionsDeps } from './suppressions.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface SuppressionImportDeps {
-  readonly store: MailplaneStore;
-  readonly clock: Clock;
-}
+/** What this module uses of the instance: what it calls uses, {@link SuppressionsDeps}, and nothing more. */
+export type SuppressionImportDeps = SuppressionsDeps;
 
 /** Rows stored per store call (one transaction each). */
 const IMPORT_CHUNK = 1000;

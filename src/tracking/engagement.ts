@@ -8,24 +8,15 @@
  * open still counts, but a consumer can tell it from a reader's).
  * Both are rows of the lifecycle table (src/lifecycle/table.ts: `opened`, `clicked`).
  */
-import { applyLifecycle } from '../lifecycle/apply.js';
+import { applyLifecycle, type LifecycleApplyDeps } from '../lifecycle/apply.js';
 import { mailProxyOf, parseUserAgent } from './user-agent.js';
-import type { MailplaneJobs } from '../jobs/kinds.js';
-import type { JobQueue } from '../jobs/queue.js';
 import type { MailplaneMetrics } from '../metrics/metrics.js';
-import type { IdGenerator } from '../model/ids.js';
-import type { Clock } from '../model/time.js';
 import type { MailplaneStore } from '../store/index.js';
-import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface EngagementDeps {
+/** What this module uses of the instance: what it calls uses ({@link LifecycleApplyDeps}), and the fields below. */
+export interface EngagementDeps extends LifecycleApplyDeps {
   readonly store: MailplaneStore;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
   readonly metrics: MailplaneMetrics;
-  readonly jobs: JobQueue<MailplaneJobs>;
-  readonly webhookOutbox: WebhookOutbox;
 }
 
 /** What was done with a message, and by what client. */

@@ -1,25 +1,12 @@
-import { applyLifecycle } from '../lifecycle/apply.js';
-import { verifyLinkToken } from './links.js';
-import type { SecretBox } from '../crypto/secrets.js';
-import type { MailplaneJobs } from '../jobs/kinds.js';
-import type { JobQueue } from '../jobs/queue.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
+import { applyLifecycle, type LifecycleApplyDeps } from '../lifecycle/apply.js';
+import { verifyLinkToken, type LinksDeps } from './links.js';
 import type { MailplaneMetrics } from '../metrics/metrics.js';
-import type { IdGenerator } from '../model/ids.js';
-import type { Clock } from '../model/time.js';
 import type { MailplaneStore } from '../store/index.js';
-import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface UnsubscribeDeps {
-  readonly config: MailplaneConfig;
+/** What this module uses of the instance: what it calls uses ({@link LifecycleApplyDeps}, {@link LinksDeps}), and the fields below. */
+export interface UnsubscribeDeps extends LifecycleApplyDeps, LinksDeps {
   readonly store: MailplaneStore;
-  readonly secrets: SecretBox;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
   readonly metrics: MailplaneMetrics;
-  readonly jobs: JobQueue<MailplaneJobs>;
-  readonly webhookOutbox: WebhookOutbox;
 }
 
 /**

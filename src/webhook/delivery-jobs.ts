@@ -22,31 +22,17 @@ import {
   WEBHOOK_RETRY_JOB,
   type MailplaneJobs,
 } from '../jobs/kinds.js';
-import type { EnqueueJob, JobQueue } from '../jobs/queue.js';
+import type { EnqueueJob } from '../jobs/queue.js';
 import type { JobHandler, JobKindOptions } from '../jobs/types.js';
-import type { MailplaneStore, MessageRecord, SendBatchRecord, WebhookRecord } from '../store/index.js';
-import { fromOutboxEvent, type WebhookOutbox } from '../lifecycle/webhook-outbox.js';
+import type { MessageRecord, SendBatchRecord, WebhookRecord } from '../store/index.js';
+import { fromOutboxEvent } from '../lifecycle/webhook-outbox.js';
 import { webhookPayload } from './payload.js';
-import { replayJobHandler } from './replay.js';
+import { replayJobHandler, type ReplayDeps } from './replay.js';
 import { deliveryLogEntry, type WebhookPost, type WebhookSender } from './sender.js';
 import { togglesForEvent } from '../lifecycle/webhook-toggles.js';
-import type { SecretBox } from '../crypto/secrets.js';
-import type { Logger } from '../logging/logger.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
-import type { IdGenerator } from '../model/ids.js';
-import type { Clock } from '../model/time.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface WebhookJobsDeps {
-  readonly config: MailplaneConfig;
-  readonly store: MailplaneStore;
-  readonly secrets: SecretBox;
-  readonly clock: Clock;
-  readonly ids: IdGenerator;
-  readonly logger: Logger;
-  readonly jobs: JobQueue<MailplaneJobs>;
-  readonly webhookOutbox: WebhookOutbox;
-}
+/** What this module uses of the instance: what it calls uses, {@link ReplayDeps}, and nothing more. */
+export type WebhookJobsDeps = ReplayDeps;
 
 /** The webhook delivery job handlers (webhook-events, webhook-retry, webhook-replay), posting through `sender`. */
 export function webhookJobHandlers(

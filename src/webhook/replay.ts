@@ -14,30 +14,22 @@ import { RateLimitedError, ValidationError } from '../errors.js';
 import { RetryJobError } from '../jobs/errors.js';
 import { jobHandler, WEBHOOK_REPLAY_JOB, type MailplaneJobs } from '../jobs/kinds.js';
 import type { JobHandler } from '../jobs/types.js';
-import { msToNs, nowNs, type Clock } from '../model/time.js';
+import { msToNs, nowNs } from '../model/time.js';
 import { epochNsSchema } from '../model/wire-schemas.js';
-import { EventType, type WebhookRecord, type MailplaneStore } from '../store/index.js';
+import { EventType, type WebhookRecord } from '../store/index.js';
 import { webhookPayload } from './payload.js';
 import type { WebhookPost, WebhookSender } from './sender.js';
 import { togglesForEvent } from '../lifecycle/webhook-toggles.js';
-import { webhookService } from './webhooks.js';
-import type { SecretBox } from '../crypto/secrets.js';
+import { webhookService, type WebhooksDeps } from './webhooks.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { Logger } from '../logging/logger.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
 import type { IdGenerator } from '../model/ids.js';
-import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface ReplayDeps {
-  readonly config: MailplaneConfig;
-  readonly store: MailplaneStore;
-  readonly secrets: SecretBox;
-  readonly clock: Clock;
+/** What this module uses of the instance: what it calls uses ({@link WebhooksDeps}), and the fields below. */
+export interface ReplayDeps extends WebhooksDeps {
   readonly ids: IdGenerator;
   readonly logger: Logger;
   readonly jobs: JobQueue<MailplaneJobs>;
-  readonly webhookOutbox: WebhookOutbox;
 }
 
 /** A replay whose batches have not renewed its claim for this long is considered dead. */

@@ -14,29 +14,21 @@
 import PQueue from 'p-queue';
 import { WEBHOOK_RETRY_JOB, type MailplaneJobs } from '../jobs/kinds.js';
 import type { EnqueueJob, JobQueue } from '../jobs/queue.js';
-import { msToNs, nowNs, type EpochNs, type Clock } from '../model/time.js';
-import type { MailplaneStore, NewWebhookDelivery, WebhookRecord } from '../store/index.js';
+import { msToNs, nowNs, type EpochNs } from '../model/time.js';
+import type { NewWebhookDelivery, WebhookRecord } from '../store/index.js';
 import { WebhookPostSlots, type ReleaseSlot } from './post-slots.js';
 import { postWebhook, WebhookAgents, type PostWebhookOptions, type WebhookAttempt } from './post.js';
-import { disabledReason, webhookService } from './webhooks.js';
-import type { SecretBox } from '../crypto/secrets.js';
+import { disabledReason, webhookService, type WebhooksDeps } from './webhooks.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import type { Logger } from '../logging/logger.js';
-import type { MailplaneConfig } from '../mailplane-config.js';
 import type { MailplaneMetrics } from '../metrics/metrics.js';
-import type { WebhookOutbox } from '../lifecycle/webhook-outbox.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface WebhookSenderDeps {
-  readonly config: MailplaneConfig;
-  readonly store: MailplaneStore;
-  readonly secrets: SecretBox;
-  readonly clock: Clock;
+/** What this module uses of the instance: what it calls uses ({@link WebhooksDeps}), and the fields below. */
+export interface WebhookSenderDeps extends WebhooksDeps {
   readonly logger: Logger;
   readonly metrics: MailplaneMetrics;
   readonly jobs: JobQueue<MailplaneJobs>;
   readonly resolver: DnsResolver;
-  readonly webhookOutbox: WebhookOutbox;
 }
 
 /** One event's POST to one webhook. */

@@ -1,30 +1,18 @@
 import { z } from 'zod';
-import type { DomainRecord, MailplaneStore } from '../../store/index.js';
+import type { DomainRecord } from '../../store/index.js';
 import { domainToWire, domainWireSchema } from '../../domain/domain-wire.js';
 import { domainWireOf, domainWiresOf } from '../../domain/receiving.js';
 import { deletedSchema } from '../../model/wire-schemas.js';
-import { domainService } from '../../domain/domains.js';
+import { domainService, type DomainsDeps } from '../../domain/domains.js';
 import { domainNameSchema } from '../../domain/name.js';
 import { verifyDomainNow, type DomainVerifier } from '../../domain/verification.js';
 import { cancelDkimRotation, startDkimRotation } from '../../domain/dkim-rotation.js';
 import { parseResourceId } from '../../model/ids.js';
 import { listQuerySchema } from '../../model/paging.js';
 import { route } from '../route.js';
-import type { SecretBox } from '../../crypto/secrets.js';
-import type { InboundRecipientDirectory } from '../../domain/recipient-directory.js';
-import type { MailplaneJobs } from '../../jobs/kinds.js';
-import type { JobQueue } from '../../jobs/queue.js';
-import type { MailplaneConfig } from '../../mailplane-config.js';
-import type { Clock } from '../../model/time.js';
 
-/** What this module uses of the instance: its own narrow view, which `createMailplane`'s collaborators satisfy. */
-export interface DomainRoutesDeps {
-  readonly config: MailplaneConfig;
-  readonly store: MailplaneStore;
-  readonly secrets: SecretBox;
-  readonly clock: Clock;
-  readonly jobs: JobQueue<MailplaneJobs>;
-  readonly inboundRecipients: InboundRecipientDirectory;
+/** What this module uses of the instance: what it calls uses ({@link DomainsDeps}), and the fields below. */
+export interface DomainRoutesDeps extends DomainsDeps {
   readonly domainVerifier: DomainVerifier;
 }
 
