@@ -109,6 +109,7 @@ export interface Mailplane {
   /**
    * Stops background work (finishing or handing back running jobs), closes the runtime services
    * (domain checks running finish; the delivery and TPSP transports close) and closes the store.
+   * Calling it again answers the first call's promise.
    */
   close(): Promise<void>;
 }
@@ -255,6 +256,7 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
   // Set by the first start() and kept through stop(): a node that ran workers and stopped is not ready.
   let runsWorkers = false;
   let closed = false;
+  let closing: Promise<void> | undefined;
   // One check per instance; a failure other than a mismatch (the database was down) is tried again.
   let secretChecked: Promise<void> | undefined;
   const checkSecret = () =>
@@ -316,18 +318,22 @@ export function createMailplane(options: MailplaneOptions): Mailplane {
       // Stopped work can be started again (the runner hands its jobs back and can restart).
       started = false;
     },
-    close: async () => {
-      closed = true;
-      if (started) await runner.stop();
-      webhooks.close();
-      await delivery.close();
-      await domainVerifier.close();
-      await context.transport?.close();
-      await routing.close();
-      warmup.close();
-      templateCompiler.close();
-      await sandbox?.close();
-      await context.store.close();
+    // Once: a second call answers the first one's promise (the sandbox's servers cannot close twice).
+    close: () => {
+      closing ??= (async () => {
+        closed = true;
+        if (started) await runner.stop();
+        webhooks.close();
+        await delivery.close();
+        await domainVerifier.close();
+        await context.transport?.close();
+        await routing.close();
+        warmup.close();
+        templateCompiler.close();
+        await sandbox?.close();
+        await context.store.close();
+      })();
+      return closing;
     },
   };
   sandbox?.attach(instance, upstream);

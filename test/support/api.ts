@@ -61,7 +61,14 @@ export async function createTestApi(kind: StoreKind, options: TestApiOptions = {
     const response = await mailplane.handle(request);
     return { status: response.status, body: JSON.parse(response.body), text: response.body, headers: response.headers };
   };
-  return { mailplane, accountKey: apiKey, url, call, close };
+  // The instance first: a test may have started its job runner, which would otherwise go on polling a
+  // dropped database (for the rest of the test process, when files share one), and its services
+  // hold threads. Closing it closes the store; closing an instance twice is fine.
+  const closeAll = async () => {
+    await mailplane.close();
+    await close();
+  };
+  return { mailplane, accountKey: apiKey, url, call, close: closeAll };
 }
 
 /** A sub-account as `POST /account/subaccount` answers it (the key and SMTP password shown once). */
