@@ -19,6 +19,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // Bundles the command line and the example servers once, for the tests that start them.
+    globalSetup: ['test/setup/build-programs.ts'],
     // Four files at once on two cores: a test that starts processes (the examples, the CLI, a packed
     // tarball's project) can take several times its unloaded time.
     testTimeout: 60_000,

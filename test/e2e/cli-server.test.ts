@@ -3,7 +3,7 @@
  * `migrate`, `start`, `account-key` (shown, then rotated: the old key refused, the new one
  * accepted), `domain check` of a missing and a sandbox-verified domain, `send` of a test email that
  * arrives in the sandbox, and `tail` printing (and following) its events. Every command is the real
- * binary (cli/main.ts through tsx) in a process of its own.
+ * binary (cli/main.ts, bundled once per run) in a process of its own.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

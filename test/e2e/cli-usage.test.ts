@@ -1,7 +1,7 @@
 /**
  * The `mailplane` command line without a server: every command's --help, usage errors (exit 2),
  * `config` with its secrets masked, and a bad variable stopping a command (exit 1) before it
- * prints anything else. Each case runs the real binary (cli/main.ts through tsx).
+ * prints anything else. Each case runs the real binary (cli/main.ts, bundled once per run).
  */
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { contextOf } from '../../src/instance-context.js';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMailplane, silentLogger, type Mailplane } from 'mailplane';
@@ -10,8 +9,7 @@ import { TEST_SECRET } from '../support/api.js';
 import { freshDatabaseUrl, pgUrl } from '../support/databases.js';
 import { startTestDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
-
-const script = fileURLToPath(new URL('../support/delivery-worker.ts', import.meta.url));
+import { programFile } from '../support/programs.js';
 
 /**
  * Accepts `count` messages to rcpt.test through the API of an instance that runs no jobs, and
@@ -70,8 +68,8 @@ describe.skipIf(!pgUrl)('delivery by several worker processes on one PostgreSQL'
   });
 
   const startWorker = (url: string, name: string) => {
-    // node itself with tsx's loader (not the tsx wrapper), so a signal reaches the worker, not a parent of it.
-    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    // node itself (not a wrapper), so that a signal reaches the worker, not a parent of it.
+    const child = spawn(process.execPath, [programFile('delivery-worker')], {
       env: {
         ...process.env,
         MAILPLANE_DELIVERY_DB_URL: url,

@@ -1,15 +1,13 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openKyselyStore } from 'mailplane/storage/kysely';
 import { freshDatabaseUrl, pgUrl } from '../support/databases.js';
+import { programFile } from '../support/programs.js';
 
 const JOBS = 2_000;
-const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
-const script = fileURLToPath(new URL('../support/job-worker.ts', import.meta.url));
 
 type Worker = ChildProcessByStdio<Writable, Readable, null>;
 
@@ -48,7 +46,7 @@ describe.skipIf(!pgUrl)('job queue shared by two processes on PostgreSQL', () =>
       await client.query('CREATE TABLE job_results (job_id bigint NOT NULL, worker text NOT NULL)');
       for (const name of ['worker-a', 'worker-b']) {
         workers.push(
-          spawn(tsx, [script], {
+          spawn(process.execPath, [programFile('job-worker')], {
             env: { ...process.env, MAILPLANE_JOB_DB_URL: url, MAILPLANE_JOB_WORKER: name },
             stdio: ['pipe', 'pipe', 'inherit'],
           }),

@@ -1,7 +1,7 @@
-/** Runs the real `mailplane` command line (cli/main.ts through tsx) as a child process. */
+/** Runs the real `mailplane` command line (cli/main.ts, bundled once per run) as a child process. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { programFile } from './programs.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -41,7 +41,7 @@ export function spawnCli(
       ([name]) => !name.startsWith('MAILPLANE_') || name.startsWith('MAILPLANE_TEST_'),
     ),
   );
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), [...nodeArgs, join(root, 'cli/main.ts'), ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, programFile('cli'), ...args], {
     cwd: root,
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

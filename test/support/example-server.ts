@@ -1,9 +1,13 @@
-/** Starts an example server as a child process, the way `npm start` does, on a free port. */
+/**
+ * Starts an example server as a child process, as `npm start` does but from the bundle of this run
+ * (test/setup/build-programs.ts), on a free port.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { programFile } from './programs.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /** How long a stopping server may take to close before it is killed. */
@@ -39,8 +43,8 @@ export async function startExample(
 ): Promise<ExampleServer> {
   const dataDir = env.MAILPLANE_DATA_DIR ?? mkdtempSync(join(tmpdir(), `mailplane-${name}-`));
   const ownDataDir = env.MAILPLANE_DATA_DIR === undefined;
-  const script = options.cli ? [join(root, 'cli/main.ts'), ...options.cli] : [join(root, `examples/${name}/server.ts`)];
-  const command = [join(root, 'node_modules/.bin/tsx'), ...script];
+  const script = options.cli ? [programFile('cli'), ...options.cli] : [programFile(name)];
+  const command = [process.execPath, ...script];
   const [file, args] =
     options.umask === undefined
       ? [command[0]!, command.slice(1)]
@@ -55,7 +59,7 @@ export async function startExample(
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
-    // A process group of its own, so that stop() can end tsx and the server it runs together.
+    // A process group of its own, so that stop() can end the server with whatever a shell (`umask`) started.
     detached: true,
   });
   let output = '';
@@ -87,8 +91,8 @@ export async function startExample(
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');
-        // A server whose event loop is stuck never handles SIGTERM: kill its process group (tsx and
-        // the node process it started) rather than leave it spinning after the tests.
+        // A server whose event loop is stuck never handles SIGTERM: kill its process group rather
+        // than leave it spinning after the tests.
         const stuck = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), STOP_GRACE_MS);
         await exited;
         clearTimeout(stuck);
@@ -116,7 +120,7 @@ export async function runExampleUntilExit(
   timeoutMs = 30_000,
 ): Promise<ExampleExit> {
   const dataDir = env.MAILPLANE_DATA_DIR ?? mkdtempSync(join(tmpdir(), `mailplane-${name}-`));
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), [join(root, `examples/${name}/server.ts`)], {
+  const child = spawn(process.execPath, [programFile(name)], {
     cwd: root,
     env: {
       ...process.env,
