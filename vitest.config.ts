@@ -18,7 +18,6 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['test/**/*.test.ts'],
     // Bundles the command line and the example servers once, for the tests that start them.
     globalSetup: ['test/setup/build-programs.ts'],
     // Four files at once on two cores: a test that starts processes (the examples, the CLI, a packed
@@ -29,5 +28,22 @@ export default defineConfig({
     // Most test time is spent waiting (sockets, timers, the database server), not computing: on the
     // 2-core machines vitest's default (cores - 1) runs one file at a time and leaves a core idle.
     maxWorkers: Number(process.env.MAILPLANE_TEST_WORKERS ?? 4),
+    projects: [
+      // The files that run mailplane in the test process share their worker processes: each process
+      // imports the sources once, not once per file (about 2 CPU-seconds a file). What a file starts
+      // it stops (useTestApi closes its instances); test/setup/leaks.ts fails a file that leaves a
+      // timer or a socket behind, which would otherwise run on into the next file.
+      {
+        extends: true,
+        test: {
+          name: 'in-process',
+          include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/conformance/**/*.test.ts'],
+          isolate: false,
+          setupFiles: ['test/setup/leaks.ts'],
+        },
+      },
+      // The files that start processes and browsers keep a fresh process each.
+      { extends: true, test: { name: 'processes', include: ['test/e2e/**/*.test.ts', 'test/package/**/*.test.ts'] } },
+    ],
   },
 });

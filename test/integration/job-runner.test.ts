@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { manualClock, silentLogger, type JobRecord, type Logger, type MailplaneStore } from 'mailplane';
 import {
   createJobQueue,
@@ -229,13 +229,16 @@ describe.each(storeKinds)('job runner on %s', (kind) => {
 
   it('hands running jobs back on stop after the grace period, aborting their handlers, without counting the attempt', async () => {
     const started = gate();
+    // The handler ignores its abort; it ends with the test, so that nothing of it runs on after.
+    const testEnded = gate();
+    onTestFinished(() => testEnded.open());
     let signal: AbortSignal | undefined;
     const runner = start({
       handlers: {
         stuck: (_job, helpers) => {
           signal = helpers.signal;
           started.open();
-          return new Promise(() => {});
+          return testEnded.opened;
         },
       },
     });
