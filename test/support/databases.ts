@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { MailplaneStore } from 'mailplane';
 import { openKyselyStore } from 'mailplane/storage/kysely';
-import { copySqliteTemplate, databaseUrl, onServer, postgresTemplate } from './template-databases.js';
+import { copySqliteTemplate, databaseUrl, onServer, postgresTemplate, templateClause } from './template-databases.js';
 
 /** The storage backends the suite runs on. */
 export type StoreKind = 'sqlite' | 'postgres';
@@ -81,8 +81,8 @@ function requirePgUrl(): string {
 async function createPostgresDatabase(template?: string): Promise<TestDatabase> {
   const serverUrl = requirePgUrl();
   const name = `mailplane_test_${randomBytes(6).toString('hex')}`;
-  await onServer(serverUrl, (admin) =>
-    admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`),
+  await onServer(serverUrl, async (admin) =>
+    admin.query(`CREATE DATABASE ${name} ${template ? await templateClause(admin, template) : ''}`),
   );
   return {
     url: databaseUrl(serverUrl, name),
