@@ -25,7 +25,12 @@ describe.each(['express', 'koa'] as const)('the README quick start on the %s exa
   let hooks: WebhookReceiver;
   beforeAll(async () => {
     hooks = await startWebhookReceiver();
-    server = await startExample(name, { MAILPLANE_WEBHOOKS_ALLOW_PRIVATE: '1', MAILPLANE_RETRY_DELAYS_MS: '200,200' });
+    // Through tsx, as `npm start` runs it: the README's first command, not this run's bundle.
+    server = await startExample(
+      name,
+      { MAILPLANE_WEBHOOKS_ALLOW_PRIVATE: '1', MAILPLANE_RETRY_DELAYS_MS: '200,200' },
+      { throughTsx: true },
+    );
   });
   afterAll(async () => {
     await server?.stop();

@@ -6,8 +6,8 @@
  * loader thread: about 2.9 CPU-seconds before it did anything, against 0.9 for a bundle, and the
  * suite starts over a hundred of them.
  *
- * The tests that are about `npm start` itself (the README's commands, run by the docs' shell test)
- * still go through tsx.
+ * The test of the README's quick start (test/e2e/quick-start.test.ts) still starts its servers
+ * through tsx, as `npm start` does.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

@@ -30,6 +30,11 @@ export interface StartOptions {
   umask?: string;
   /** Run `mailplane <cli>` (cli/main.ts, e.g. `['start', '--koa']`) instead of the example's server file. */
   cli?: string[];
+  /**
+   * Run the example's source through tsx, as `npm start` does, instead of this run's bundle: for the
+   * test of the README's own commands.
+   */
+  throughTsx?: boolean;
 }
 
 /**
@@ -44,7 +49,9 @@ export async function startExample(
   const dataDir = env.MAILPLANE_DATA_DIR ?? mkdtempSync(join(tmpdir(), `mailplane-${name}-`));
   const ownDataDir = env.MAILPLANE_DATA_DIR === undefined;
   const script = options.cli ? [programFile('cli'), ...options.cli] : [programFile(name)];
-  const command = [process.execPath, ...script];
+  const command = options.throughTsx
+    ? [join(root, 'node_modules/.bin/tsx'), join(root, `examples/${name}/server.ts`)]
+    : [process.execPath, ...script];
   const [file, args] =
     options.umask === undefined
       ? [command[0]!, command.slice(1)]
@@ -59,7 +66,8 @@ export async function startExample(
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
-    // A process group of its own, so that stop() can end the server with whatever a shell (`umask`) started.
+    // A process group of its own, so that stop() can end the server with whatever started it (a
+    // shell for `umask`, tsx).
     detached: true,
   });
   let output = '';
