@@ -54,8 +54,9 @@ export function postgresTemplate(serverUrl: string): Promise<string> {
 /**
  * The clause that makes a copy of `template` on the server of `admin`. From PostgreSQL 15 on, a copy
  * by default writes every page of the template into the write-ahead log (`STRATEGY WAL_LOG`); for a
- * template this small, copying its files is faster: measured here, 196 ms against 588 ms a copy
- * (PostgreSQL 15, under the suite's load), and the suite makes over a thousand.
+ * template this small, copying its files is faster. Measured on a 2-core machine with PostgreSQL 15,
+ * its data in memory and the suite running: 60-100 ms a copy against 95-150 ms, and the suite makes
+ * over a thousand. (With the data on that machine's disk, either took about 500 ms.)
  */
 export async function templateClause(admin: pg.Client, template: string): Promise<string> {
   if (memo.fileCopy === undefined) {
