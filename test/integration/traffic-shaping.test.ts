@@ -192,8 +192,10 @@ describe.each(storeKinds)('traffic shaping at delivery (%s)', (kind) => {
         expect(counts.replies421, ip).toBe(0);
         expect(counts.refusedConnections, ip).toBe(0);
         expect(counts.maxOpen, ip).toBeLessThanOrEqual(2);
-        // Both IPs carry mail (routing goes past an IP whose slot is later, so the split need not be even).
-        expect(counts.accepted, ip).toBeGreaterThan(10);
+        // Both IPs carry mail. The split is the machine's timing: routing goes past an IP whose connections
+        // are busy or whose next slot is later. Runs under load split 58/32 here and 82/8 in CI, so the bound
+        // is a tenth of an even share.
+        expect(counts.accepted, ip).toBeGreaterThanOrEqual(90 / 2 / 10);
       }
       expect(bench.mx.client('127.0.0.2').accepted + bench.mx.client('127.0.0.3').accepted).toBe(90);
       expect(views.filter(bounced)).toEqual([]);
