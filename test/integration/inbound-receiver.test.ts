@@ -242,7 +242,8 @@ describe.each(storeKinds)('the inbound listener (%s)', (kind) => {
     bench.hook.answer(500);
     await bench.submit({ to: `support@${bench.domain}`, subject: 'retry me', text: 'x' });
     const [first] = await posts(1);
-    await vi.waitFor(async () => expect(await statusOf(first!.json.id)).toBe('pending'));
+    expect(await statusOf(first!.json.id)).toBe('pending');
+    await bench.postsLogged(first!.json.id, 1);
     bench.env.advance(60_000);
     const [, second] = await posts(2);
     expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
@@ -267,6 +268,7 @@ describe.each(storeKinds)('the inbound listener (%s)', (kind) => {
     await vi.waitFor(async () => expect(await statusOf(second!.json.id)).toBe('posted'), { timeout: 15_000 });
     // The first, whose POST failed when its connection was dropped, is retried on the schedule.
     expect(await statusOf(first!.json.id)).toBe('pending');
+    await bench.postsLogged(first!.json.id, 1);
     bench.env.advance(60_000);
     await vi.waitFor(async () => expect(await statusOf(first!.json.id)).toBe('posted'), { timeout: 15_000 });
   });
@@ -276,6 +278,7 @@ describe.each(storeKinds)('the inbound listener (%s)', (kind) => {
     bench.hook.always(500);
     await bench.submit({ to: `support@${bench.domain}`, subject: 'never', text: 'x' });
     const [first] = await posts(1);
+    await bench.postsLogged(first!.json.id, 1);
     bench.env.advance(60_000);
     await posts(2);
     await vi.waitFor(async () => expect(await statusOf(first!.json.id)).toBe('failed'), { timeout: 15_000 });

@@ -7,6 +7,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import nodemailer from 'nodemailer';
 import pg from 'pg';
+import { expect, vi } from 'vitest';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import { createInboundReceiver, type InboundReceiver, type InboundReceiverOptions } from 'mailplane';
 import { contextOf } from '../../src/instance-context.js';
@@ -59,6 +60,11 @@ export interface InboundEnv {
   renameTable(from: string, to: string): Promise<void>;
   /** The messages the receiving sub-account has received, newest first. */
   messages(): Promise<InboundMessageRecord[]>;
+  /**
+   * Waits until the message's post log holds `count` POSTs. A retry is scheduled on the bench's manual
+   * clock when its POST is logged, so a test advances the clock after this, not before.
+   */
+  postsLogged(messageId: string, count: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -125,6 +131,10 @@ export async function startInboundEnv(
         .sendMail({ from: `Alice <alice@${REMOTE_DOMAIN}>`, ...mail });
     },
     messages: () => ctx.store.inbound.listMessages(subAccountId, { limit: 100, offset: 0 }),
+    async postsLogged(messageId, count) {
+      const logged = () => ctx.store.inbound.listPostAttempts(subAccountId, messageId, { limit: 100, offset: 0 });
+      await vi.waitFor(async () => expect(await logged()).toHaveLength(count), { timeout: 15_000, interval: 20 });
+    },
     async renameTable(from, to) {
       const sql = `ALTER TABLE ${from} RENAME TO ${to}`;
       if (env.api.url.startsWith('sqlite:')) {
