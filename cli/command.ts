@@ -56,6 +56,18 @@ export class UsageError extends Error {
   }
 }
 
+/** What a failure prints on stderr and the status the process exits with. */
+export interface FailureReport {
+  lines: string[];
+  exitCode: number;
+}
+
+/** How a usage error of the command `commandName` (undefined before a command is known) is reported. */
+export function reportUsageError(error: UsageError, commandName?: string): FailureReport {
+  const help = commandName ? `mailplane ${commandName} --help` : 'mailplane --help';
+  return { lines: [`mailplane: ${error.message}`, `Run \`${help}\` for its usage.`], exitCode: EXIT.usage };
+}
+
 /** A failed operation whose message is the whole story (no cause to print): exit status 1. */
 export class CommandFailure extends Error {
   constructor(message: string) {

@@ -5,20 +5,11 @@
  */
 import { ConfigurationError, describeProblem } from '../examples/shared/config-schema.js';
 import { failureWords } from '../examples/shared/startup.js';
-import { EXIT, UsageError } from './command.js';
-
-/** What a failure prints and the status the process exits with. */
-export interface FailureReport {
-  lines: string[];
-  exitCode: number;
-}
+import { EXIT, reportUsageError, UsageError, type FailureReport } from './command.js';
 
 /** How `error` is reported by the command `commandName` (undefined before a command is known). */
 export function reportFailure(error: unknown, commandName?: string): FailureReport {
-  if (error instanceof UsageError) {
-    const help = commandName ? `mailplane ${commandName} --help` : 'mailplane --help';
-    return { lines: [`mailplane: ${error.message}`, `Run \`${help}\` for its usage.`], exitCode: EXIT.usage };
-  }
+  if (error instanceof UsageError) return reportUsageError(error, commandName);
   if (error instanceof ConfigurationError)
     return { lines: error.problems.map((problem) => `mailplane: ${describeProblem(problem)}`), exitCode: EXIT.failed };
   return { lines: [`mailplane: ${failureWords(error)}`], exitCode: EXIT.failed };

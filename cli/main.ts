@@ -5,8 +5,7 @@
  * command line was wrong. A command's module is loaded only when it runs, so `--help` and a usage
  * error answer without loading the library.
  */
-import { EXIT, parseCommandArgs, UsageError, type CliCommand } from './command.js';
-import { reportFailure } from './failure.js';
+import { EXIT, parseCommandArgs, reportUsageError, UsageError, type CliCommand } from './command.js';
 
 /** Every command: its one-line summary and how to load it. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: CliCommand }> }> = {
@@ -63,7 +62,12 @@ export async function main(args: string[], env: NodeJS.ProcessEnv = process.env)
     }
     return await command.run({ ...parsed, env });
   } catch (error) {
-    const { lines, exitCode } = reportFailure(error, command?.name);
+    // failure.ts is loaded only for a failure other than usage: it reads the configuration's schema,
+    // which loads the library.
+    const { lines, exitCode } =
+      error instanceof UsageError
+        ? reportUsageError(error, command?.name)
+        : (await import('./failure.js')).reportFailure(error, command?.name);
     for (const line of lines) console.error(line);
     return exitCode;
   }

@@ -28,6 +28,24 @@ describe('mailplane --help', () => {
   }, 120_000);
 });
 
+describe('without the library', () => {
+  it('--help and a usage error answer without loading it (its dependencies may be missing)', async () => {
+    // The library's dependencies fail to resolve: any command that loaded the library would fail.
+    const hide = { nodeArgs: ['--import', fileURLToPath(new URL('../support/hide-packages.mjs', import.meta.url))] };
+    const env = { MAILPLANE_TEST_HIDE_PACKAGES: 'zod,kysely,pino,handlebars,mailparser' };
+    const [overview, unknownCommand] = await Promise.all([
+      runCli(['--help'], env, hide),
+      runCli(['deploy'], env, hide),
+    ]);
+    expect(overview).toMatchObject({ code: 0, stderr: '' });
+    expect(overview.stdout).toMatch(/^Usage: mailplane COMMAND/);
+    expect(unknownCommand).toMatchObject({ code: 2, stdout: '' });
+    expect(unknownCommand.stderr).toMatch(/^mailplane: unknown command "deploy"/);
+    // The same hook does stop a command that needs the library.
+    expect((await runCli(['config'], env, hide)).code).not.toBe(0);
+  }, 120_000);
+});
+
 describe('usage errors', () => {
   it('exit 2 with the problem and where the usage is: unknown command, unknown flag, missing argument', async () => {
     const [unknownCommand, unknownFlag, missingName, missingTo, noCommand] = await Promise.all([
