@@ -50,7 +50,13 @@ export {
 export { stringifyJson } from './model/json.js';
 export { errorResponse, httpStatusOf, HTTP_ERROR_RULES, type HttpErrorRule } from './http/errors.js';
 export { consoleLogger, silentLogger, type Logger } from './logging/logger.js';
-export { defaultDomainRecordsConfig, resolveDomainRecordsConfig, type DomainRecordsConfig } from './domain/config.js';
+export {
+  defaultDomainRecordsConfig,
+  DKIM_KEY_SIZES,
+  resolveDomainRecordsConfig,
+  type DkimKeyBits,
+  type DomainRecordsConfig,
+} from './domain/config.js';
 export { expectedDnsRecords } from './domain/records.js';
 export { systemClock, manualClock, msToNs, nowNs, type Clock, type EpochNs } from './model/time.js';
 export { randomIds, TimeOrderedIds, type IdGenerator } from './model/ids.js';

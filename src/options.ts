@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { MIN_SECRET_LENGTH } from './crypto/secrets.js';
-import { DNS_LABEL_PATTERN, HOST_NAME_PATTERN } from './domain/config.js';
+import { DKIM_KEY_SIZES, DNS_LABEL_PATTERN, HOST_NAME_PATTERN } from './domain/config.js';
 import { MailplaneOptionsError, type OptionIssue } from './errors.js';
 import { MAX_RETENTION_DAYS } from './retention/config.js';
 import { protectionOptionsSchema } from './alerts/protection.js';
@@ -92,6 +92,7 @@ export const mailplaneOptionsSchema = z.strictObject(
         spfInclude: hostName,
         dkimRotationGraceDays: whole(1, undefined, 'days'),
         dkimAutoRotateDays: whole(0, undefined, 'days; 0: never'),
+        dkimKeyBits: z.literal(DKIM_KEY_SIZES, { error: '1024 or 2048 (bits)' }),
       })
       .partial()
       .optional(),

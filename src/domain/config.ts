@@ -33,7 +33,18 @@ export interface DomainRecordsConfig {
    * key signs only once its customer has published its record.
    */
   dkimAutoRotateDays: number;
+  /**
+   * RSA modulus size of the DKIM keys generated for new domains and rotations: 2048 (the default, what
+   * RFC 8301 recommends) or 1024 (the least it allows; what some older DNS hosts' record editors still
+   * require, as Mailgun and Google Workspace offer). Keys made before a change keep their size.
+   */
+  dkimKeyBits: DkimKeyBits;
 }
+
+/** The DKIM key sizes mailplane generates (bits). */
+export const DKIM_KEY_SIZES = [1024, 2048] as const;
+/** One of {@link DKIM_KEY_SIZES}. */
+export type DkimKeyBits = (typeof DKIM_KEY_SIZES)[number];
 
 /** Defaults for a local deployment; production operators set their own hosts. */
 export const defaultDomainRecordsConfig: DomainRecordsConfig = {
@@ -45,6 +56,7 @@ export const defaultDomainRecordsConfig: DomainRecordsConfig = {
   spfInclude: 'spf.mailplane.localhost',
   dkimRotationGraceDays: 7,
   dkimAutoRotateDays: 0,
+  dkimKeyBits: 2048,
 };
 
 /** One DNS label (the selector, the labels under a sending domain); `createMailplane` checks the options with it. */

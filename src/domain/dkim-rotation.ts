@@ -85,7 +85,7 @@ export async function startDkimRotation(
       `the DKIM key rotation of ${domain.name} started earlier is still waiting for its record to be published; publish it first`,
     );
   if (domain.dkimPending) throw pending();
-  const keys = await generateDkimKeyPair();
+  const keys = await generateDkimKeyPair(ctx.config.domains.dkimKeyBits);
   const nowMs = ctx.clock.now();
   const taken = [domain.dkimSelector, ...(domain.dkimPrevious ? [domain.dkimPrevious.selector] : [])];
   const key = {

@@ -27,15 +27,15 @@ const notFound = (id: number | string) =>
 /** Operations on the sending domains of one sub-account, as the `/subaccount/domain` endpoints use them. */
 export const domainService = {
   /**
-   * Adds a domain (`name` already normalised by `normaliseDomainName`) with a fresh RSA-2048 DKIM
-   * key, the private half encrypted at rest, and schedules its first DNS check. Throws 403
+   * Adds a domain (`name` already normalised by `normaliseDomainName`) with a fresh RSA DKIM key
+   * (`domains.dkimKeyBits`), the private half encrypted at rest, and schedules its first DNS check. Throws 403
    * `DOMAIN_EXISTS` for a name the sub-account already has.
    */
   async create(ctx: DomainsDeps, subAccountId: number, name: string): Promise<DomainRecord> {
     // Checked first so a duplicate costs one indexed read, not a key generation; the unique index
     // still decides a race between two creates of the same name.
     if (await ctx.store.domains.findByName(subAccountId, name)) throw duplicateName(name);
-    const keys = await generateDkimKeyPair();
+    const keys = await generateDkimKeyPair(ctx.config.domains.dkimKeyBits);
     const input = {
       subAccountId,
       name,

@@ -6,6 +6,14 @@ import { openTestStore, type StoreKind } from './databases.js';
 /** Secret used by test instances. */
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 
+/**
+ * The domain settings every test instance starts from: DKIM keys of 1024 bits. Generating an RSA-2048
+ * key took 100-400 ms of CPU here, and the suite creates about a thousand domains; a 1024-bit key takes
+ * a few. Signing and verifying work the same. A test that is about keys sets its own size (the library's
+ * default is 2048: test/unit/domain-config.test.ts).
+ */
+export const TEST_DOMAINS = { dkimKeyBits: 1024 } as const;
+
 /** What a test request may carry. */
 export interface CallOptions {
   /** X-Account-ApiKey value. */
@@ -45,7 +53,13 @@ export type TestApiOptions = Partial<Parameters<typeof createMailplane>[0]>;
 /** Creates an instance on a fresh database of `kind` with one account. */
 export async function createTestApi(kind: StoreKind, options: TestApiOptions = {}): Promise<TestApi> {
   const { store, url, close } = await openTestStore(kind);
-  const mailplane = createMailplane({ store, secret: TEST_SECRET, logger: silentLogger, ...options });
+  const mailplane = createMailplane({
+    store,
+    secret: TEST_SECRET,
+    logger: silentLogger,
+    ...options,
+    domains: { ...TEST_DOMAINS, ...options.domains },
+  });
   const { apiKey } = await mailplane.createAccount({ name: 'test' });
   const call = async (method: string, path: string, o: CallOptions = {}): Promise<CallResult> => {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...o.headers };

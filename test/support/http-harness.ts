@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createMailplane, silentLogger, type Mailplane, type MailplaneOptions, type MailplaneStore } from 'mailplane';
 import { createDashboard } from 'mailplane/dashboard';
 import { toNodeHandler } from '../../adapters/http/node/index.js';
-import { TEST_SECRET } from './api.js';
+import { TEST_DOMAINS, TEST_SECRET } from './api.js';
 import { openTestStore, type StoreKind } from './databases.js';
 import { startTestDnsServer, type TestDnsServer } from './dns-server.js';
 
@@ -33,6 +33,7 @@ export function harnessOptions(store: MailplaneStore, dns: TestDnsServer): Mailp
     rateLimits: { requestsPerMinute: 100_000_000, recipientsPerMinute: 100_000_000 },
     // The receiving host, so the battery can enable receiving on a domain (docs/inbound.md).
     inbound: { hostname: 'mx.harness.test' },
+    domains: TEST_DOMAINS,
   };
 }
 

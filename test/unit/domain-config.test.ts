@@ -1,5 +1,7 @@
+import { createPublicKey } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { defaultDomainRecordsConfig, resolveDomainRecordsConfig } from '../../src/domain/config.js';
+import { generateDkimKeyPair } from '../../src/domain/dkim-keys.js';
 
 describe('resolveDomainRecordsConfig', () => {
   it('fills unset fields with the defaults and lower-cases labels', () => {
@@ -19,5 +21,15 @@ describe('resolveDomainRecordsConfig', () => {
       dkimRotationGraceDays: 2,
       dkimAutoRotateDays: 90,
     });
+  });
+
+  it('generates DKIM keys of 2048 bits by default, and of the size set', async () => {
+    expect(resolveDomainRecordsConfig().dkimKeyBits).toBe(2048);
+    expect(resolveDomainRecordsConfig({ dkimKeyBits: 1024 }).dkimKeyBits).toBe(1024);
+    for (const bits of [1024, 2048] as const) {
+      const { publicKey } = await generateDkimKeyPair(bits);
+      const key = createPublicKey({ key: Buffer.from(publicKey, 'base64'), format: 'der', type: 'spki' });
+      expect(key.asymmetricKeyDetails?.modulusLength).toBe(bits);
+    }
   });
 });

@@ -51,6 +51,7 @@ const BAD_OPTIONS: [string, Record<string, unknown>, string, RegExp][] = [
     /host name/,
   ],
   ['a grace of 0 days', { domains: { dkimRotationGraceDays: 0 } }, 'domains.dkimRotationGraceDays', /at least 1/],
+  ['a DKIM key of 512 bits', { domains: { dkimKeyBits: 512 } }, 'domains.dkimKeyBits', /1024 or 2048/],
   [
     'a DNS server given by name',
     { dns: { servers: [{ host: 'dns.google', port: 53 }] } },
