@@ -8,7 +8,7 @@ export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 
 /**
  * The domain settings every test instance starts from: DKIM keys of 1024 bits. Generating an RSA-2048
- * key took 100-400 ms of CPU here, and the suite creates about a thousand domains; a 1024-bit key takes
+ * key took 100-400 ms of CPU here, and the suite creates over 600 domains; a 1024-bit key takes
  * a few. Signing and verifying work the same. A test that is about keys sets its own size (the library's
  * default is 2048: test/unit/domain-config.test.ts).
  */
