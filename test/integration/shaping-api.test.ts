@@ -99,6 +99,15 @@ describe.each(storeKinds)('the shaping API (%s)', (kind) => {
     expect((await api.call('GET', '/account/shaping/state', { account: other.apiKey })).body).toHaveLength(1);
   });
 
+  it('refuses a state key with a control character in plain words (PostgreSQL cannot compare a NUL)', async () => {
+    for (const key of ['ip:1|provider:\u0000', 'ip:1\n|provider:gmail', '']) {
+      const refused = await api.call('POST', '/account/shaping/state/resume', { ...account(), body: { key } });
+      expect(refused.status, refused.text).toBe(422);
+      expect(refused.body.code).toBe('VALIDATION_FAILED');
+      expect(refused.body.message).toMatch(/\(key: must /);
+    }
+  });
+
   it('shows a state with the limits in force at its factor', async () => {
     const store = contextOf(api.mailplane).store;
     const ip = await allocate('127.0.0.3');

@@ -9,6 +9,7 @@ import {
   type ShapingViewDeps,
 } from '../../shaping/views.js';
 import { MAX_LIST_LIMIT, queryInt } from '../../model/paging.js';
+import { plainTextSchema } from '../../model/text.js';
 import { route } from '../route.js';
 import type { DeliveryRouting } from '../../delivery/route.js';
 import type { Clock } from '../../model/time.js';
@@ -28,7 +29,9 @@ const statesQuery = z.object({
     .optional()
     .transform((v) => Math.min(v ?? 100, MAX_LIST_LIMIT)),
 });
-const resumeBody = z.strictObject({ key: z.string().min(1).max(600) });
+// A key names a source and a destination (`ip:7|provider:gmail`): never a control character, and
+// PostgreSQL cannot even compare a text holding U+0000 (the query fails), so one is refused here.
+const resumeBody = z.strictObject({ key: plainTextSchema(600).pipe(z.string().min(1)) });
 
 const viewDeps = (ctx: ShapingRoutesDeps): ShapingViewDeps => ({
   store: ctx.store,
