@@ -31,6 +31,8 @@ const DASHBOARD_RUNS = Math.ceil(TOTAL * DASHBOARD_SHARE);
 const ROUTE_RUNS = Math.ceil((TOTAL - LINK_RUNS - DASHBOARD_RUNS) / apiRoutes.length);
 /** Generous: a run's requests take milliseconds each, but the machine may be loaded. */
 const TIMEOUT_MS = Math.max(120_000, ROUTE_RUNS * 100);
+/** A test's requests and the shrinking of a failure end by then, with time left for its setup. */
+const SHRINK_AND_RUN_LIMIT_MS = TIMEOUT_MS * 0.75;
 
 const ERROR_CODE = /^[A-Z][A-Z0-9_]+$/;
 
@@ -151,7 +153,17 @@ describe.each(storeKinds)('fuzzing every route through node:http (%s)', (kind) =
         }
         throw new Error(problem);
       }),
-      { numRuns, seed: SEED, path: PATH, endOnFailure: PATH === undefined ? false : true },
+      {
+        numRuns,
+        seed: SEED,
+        path: PATH,
+        endOnFailure: PATH === undefined ? false : true,
+        // Ends the run (and the shrinking of a failure) before vitest's timeout would, so that a
+        // slow run fails with its seed and counterexample instead of leaving its requests running
+        // beside the next test's.
+        interruptAfterTimeLimit: SHRINK_AND_RUN_LIMIT_MS,
+        markInterruptAsFailure: true,
+      },
     );
   };
 

@@ -195,9 +195,9 @@ const OVER_THE_BODY_LIMIT = 9 * 1024 * 1024;
 function bodyText(example: unknown): fc.Arbitrary<string | Buffer> {
   const serialise = (m: Mutation[]) => {
     try {
-      // Cut to a little over the 8 MiB limit: enough to meet the 413, which refuses it unread. Whole,
-      // a compounded body reached 132 MB, which took the test process (the server's too) seconds to
-      // build and write, and met a reset instead of the 413.
+      // Cut to a little over the 8 MiB limit: enough to meet the 413. A body of tens of megabytes
+      // (three mutations that each add a few) would only take the test process, which is the
+      // server's too, longer to build and write.
       return toJsonText(applyMutations(example, m)).slice(0, OVER_THE_BODY_LIMIT);
     } catch {
       // Mutations that compound (a value set inside an element repeated 10,001 times) can outgrow

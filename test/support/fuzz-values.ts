@@ -216,28 +216,51 @@ function slots(value: unknown, out: Slot[] = []): Slot[] {
   return out;
 }
 
+/**
+ * A deep copy of a JSON value that keeps each {@link RawJson} and each own `__proto__` key (which
+ * `structuredClone` would turn into a plain object and drop). The mutations copy what they insert,
+ * so that no two slots share an object: a later edit of one slot then changes only that slot, and
+ * the generated values fast-check may replay while shrinking stay as they were made.
+ */
+function copyJson(value: unknown): unknown {
+  if (value instanceof RawJson || typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyJson);
+  const copy: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value))
+    Object.defineProperty(copy, key, { value: copyJson(inner), enumerable: true, writable: true, configurable: true });
+  return copy;
+}
+
 /** Applies `mutations` to a copy of `value` (a JSON value), each at a slot chosen by its `pick`. */
 export function applyMutations(value: unknown, mutations: readonly Mutation[]): unknown {
-  const root = { v: structuredClone(value) as unknown };
+  const root = { v: copyJson(value) };
   for (const m of mutations) {
     const all = [{ parent: root as Record<string, unknown>, key: 'v' } as Slot, ...slots(root.v)];
     const slot = all[m.pick % all.length]!;
     const parent = slot.parent as Record<string | number, unknown>;
     const current = parent[slot.key];
-    if (m.op === 'set') parent[slot.key] = m.value;
+    if (m.op === 'set') parent[slot.key] = copyJson(m.value);
     else if (m.op === 'delete' && slot.parent !== root) {
       if (Array.isArray(slot.parent)) slot.parent.splice(slot.key as number, 1);
       else delete parent[slot.key];
     } else if (m.op === 'add' && current !== null && typeof current === 'object' && !(current instanceof RawJson)) {
-      if (Array.isArray(current)) current.push(m.value);
+      if (Array.isArray(current)) current.push(copyJson(m.value));
       // defineProperty, so that `__proto__` becomes an own key that JSON.stringify writes.
       else
-        Object.defineProperty(current, m.key, { value: m.value, enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(current, m.key, {
+          value: copyJson(m.value),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
     } else if (m.op === 'wrap') parent[slot.key] = [current];
     else if (m.op === 'repeat' && Array.isArray(current) && current.length > 0) {
       // Bounded to a few megabytes: a wide value repeated 10,001 times would not fit in a string.
+      // Copies, not one object many times: a later edit inside one copy would otherwise grow them all
+      // (a 100,000-character string set into an element repeated 1,001 times is a 100 MB body; the
+      // fuzzer once built one of 132 MB, which took the test process seconds).
       const times = toJsonText(current[0]).length * m.times > 4_000_000 ? 2 : m.times;
-      parent[slot.key] = Array.from({ length: times }, () => current[0]);
+      parent[slot.key] = Array.from({ length: times }, () => copyJson(current[0]));
     }
   }
   return root.v;

@@ -84,6 +84,11 @@ export async function startHttpHarness(kind: StoreKind): Promise<HttpHarness> {
   const dashboard = toNodeHandler(createDashboard(mailplane), { prefix: '/dashboard' });
   const handlerOf = (url = '') => (url.startsWith('/t/') ? links : url.startsWith('/dashboard') ? dashboard : api);
   const server: Server = createServer((req, res) => handlerOf(req.url)(req, res));
+  // No idle timeout on the server's side of a kept-alive connection (close() ends them all): with
+  // node's 5 s, a test process paused for longer between two requests (building a large body, on a
+  // loaded machine) risks the known keep-alive race, the server closing a connection just as the
+  // agent reuses it, which the client sees as a reset.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
