@@ -7,7 +7,6 @@
  * mailplane (recorded on the forward) rather than to the original sender.
  */
 import type { KeyObject } from 'node:crypto';
-import { sealMessage } from 'mailauth';
 import type { InboundMessageRecord } from '../store/inbound-store.js';
 import type { DomainRecord, MessageRecord } from '../store/index.js';
 import { DKIM_SIGNED_HEADERS, envelopeRecipients } from './compose.js';
@@ -67,19 +66,28 @@ function withCrlfBytes(raw: Buffer): Buffer {
   return bare ? Buffer.from(raw.toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1') : raw;
 }
 
+/**
+ * The ARC set sealing what mailplane found on receipt, or nothing when the received chain cannot
+ * be sealed. mailauth is loaded here, on first use, not with the library (src/inbound/authentication.ts).
+ */
+async function arcSet(raw: Buffer, input: ForwardInput): Promise<Buffer> {
+  const { received, domain, dkimKey } = input;
+  if (!sealable(received.auth.arc)) return Buffer.alloc(0);
+  const { sealMessage } = await import('mailauth');
+  return sealMessage(raw, {
+    signingDomain: domain.name,
+    selector: domain.dkimSelector,
+    privateKey: dkimKey.export({ type: 'pkcs8', format: 'pem' }),
+    authResults: receivedAuthResults(received, input.authServId),
+    cv: received.auth.arc,
+  });
+}
+
 /** The forward ready for the wire: ARC set, DKIM signature, then the message as received. */
 export async function composeForward(input: ForwardInput): Promise<OutboundMessage> {
   const { message, received, domain, dkimKey } = input;
   const raw = withCrlfBytes(received.raw);
-  const seal = sealable(received.auth.arc)
-    ? await sealMessage(raw, {
-        signingDomain: domain.name,
-        selector: domain.dkimSelector,
-        privateKey: dkimKey.export({ type: 'pkcs8', format: 'pem' }),
-        authResults: receivedAuthResults(received, input.authServId),
-        cv: received.auth.arc,
-      })
-    : Buffer.alloc(0);
+  const seal = await arcSet(raw, input);
   const signed = await dkimSign(Buffer.concat([seal, raw]), {
     domainName: domain.name,
     selector: domain.dkimSelector,

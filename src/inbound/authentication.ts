@@ -3,7 +3,6 @@
  * resolver (src/dns/: its servers, deadlines and cache), never the system's, so an instance that
  * points its resolver at a given server (a test's, the sandbox's) authenticates against it too.
  */
-import { authenticate } from 'mailauth';
 import type { DnsResolver } from '../dns/resolver.js';
 import type { InboundAuthResults } from '../store/inbound-store.js';
 
@@ -87,6 +86,10 @@ export async function authenticateInbound(
   facts: InboundSessionFacts,
   resolver: Parameters<typeof mailauthResolver>[0],
 ): Promise<InboundAuthResults> {
+  // Loaded on the first message, not with the library: mailauth (with mailparser, which only
+  // received mail uses too) took about half a CPU-second to load, which every process paid at
+  // start, a command-line call or an instance that never receives mail included.
+  const { authenticate } = await import('mailauth');
   try {
     const result = await authenticate(raw, {
       ip: facts.ip,

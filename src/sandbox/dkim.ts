@@ -1,4 +1,3 @@
-import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import type { DnsResolver } from '../dns/resolver.js';
 
 /** The DKIM result of a captured message, as mailauth (an independent verifier) reports it. */
@@ -25,6 +24,8 @@ export async function verifySandboxDkim(
       throw Object.assign(new Error(answer.reason), { code: answer.reason === 'nxdomain' ? 'ENOTFOUND' : 'ENODATA' });
     return answer.records.map((record) => [record]);
   };
+  // Loaded on first use, not with the library: see src/inbound/authentication.ts.
+  const { dkimVerify } = await import('mailauth/lib/dkim/verify.js');
   const { results } = await dkimVerify(raw, { resolver: lookup });
   const first = results[0];
   return {

@@ -3,7 +3,7 @@
  * replies with a code, reading a message whole, and listening on a port.
  */
 import type { AddressInfo } from 'node:net';
-import { simpleParser, type ParsedMail } from 'mailparser';
+import type { ParsedMail } from 'mailparser';
 import type { SMTPServer, SMTPServerDataStream } from 'smtp-server';
 import type { Logger } from '../logging/logger.js';
 import { smtpReply, smtpReplyFor } from './errors.js';
@@ -90,6 +90,8 @@ export function readMessage(
  * the same bytes would fail again, so a temporary answer would have the sender retry for days.
  */
 export async function parseReceivedMime(raw: Buffer): Promise<ParsedMail> {
+  // Loaded on the first message, not with the library: see src/inbound/authentication.ts.
+  const { simpleParser } = await import('mailparser');
   try {
     return await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true });
   } catch (error) {

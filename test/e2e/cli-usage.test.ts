@@ -4,7 +4,10 @@
  * prints anything else. Each case runs the real binary (cli/main.ts, bundled once per run).
  */
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
@@ -43,6 +46,30 @@ describe('without the library', () => {
     expect(unknownCommand.stderr).toMatch(/^mailplane: unknown command "deploy"/);
     // The same hook does stop a command that needs the library.
     expect((await runCli(['config'], env, hide)).code).not.toBe(0);
+  }, 120_000);
+
+  it('loads and runs it without mailauth and mailparser, which only mail it receives needs', async () => {
+    // They took about half a CPU-second to load, which every process paid at start: now they are
+    // imported on first use (inbound authentication, a received message's MIME, a forward's ARC seal).
+    const hide = { nodeArgs: ['--import', fileURLToPath(new URL('../support/hide-packages.mjs', import.meta.url))] };
+    const dataDir = mkdtempSync(join(tmpdir(), 'mailplane-lazy-'));
+    try {
+      const env = {
+        MAILPLANE_TEST_HIDE_PACKAGES: 'mailauth,mailauth/lib/dkim/verify.js,mailparser',
+        MAILPLANE_DATA_DIR: dataDir,
+        MAILPLANE_SECRET: 'a-very-long-instance-secret-0123456789',
+      };
+      const migrated = await runCli(['migrate'], env, hide);
+      expect(migrated.code, migrated.stderr).toBe(0);
+      expect(migrated.stdout).toMatch(/is at the latest schema/);
+      // account-key builds an instance (createMailplane) on that database: none has an account yet.
+      const key = await runCli(['account-key'], env, hide);
+      expect(key, key.stderr).toMatchObject({ code: 1 });
+      expect(key.stdout).toContain('no account yet');
+      expect(key.stderr).not.toContain('Cannot find package');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   }, 120_000);
 });
 
