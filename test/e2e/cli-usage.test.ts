@@ -12,6 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 
+/** Node flags that make the packages named in MAILPLANE_TEST_HIDE_PACKAGES unresolvable (test/support/hide-packages.mjs). */
+const HIDE_PACKAGES = {
+  nodeArgs: ['--import', fileURLToPath(new URL('../support/hide-packages.mjs', import.meta.url))],
+};
+
 const COMMANDS = ['start', 'migrate', 'account-key', 'domain', 'send', 'tail', 'config'];
 
 describe('mailplane --help', () => {
@@ -34,24 +39,22 @@ describe('mailplane --help', () => {
 describe('without the library', () => {
   it('--help and a usage error answer without loading it (its dependencies may be missing)', async () => {
     // The library's dependencies fail to resolve: any command that loaded the library would fail.
-    const hide = { nodeArgs: ['--import', fileURLToPath(new URL('../support/hide-packages.mjs', import.meta.url))] };
     const env = { MAILPLANE_TEST_HIDE_PACKAGES: 'zod,kysely,pino,handlebars,mailparser' };
     const [overview, unknownCommand] = await Promise.all([
-      runCli(['--help'], env, hide),
-      runCli(['deploy'], env, hide),
+      runCli(['--help'], env, HIDE_PACKAGES),
+      runCli(['deploy'], env, HIDE_PACKAGES),
     ]);
     expect(overview).toMatchObject({ code: 0, stderr: '' });
     expect(overview.stdout).toMatch(/^Usage: mailplane COMMAND/);
     expect(unknownCommand).toMatchObject({ code: 2, stdout: '' });
     expect(unknownCommand.stderr).toMatch(/^mailplane: unknown command "deploy"/);
     // The same hook does stop a command that needs the library.
-    expect((await runCli(['config'], env, hide)).code).not.toBe(0);
+    expect((await runCli(['config'], env, HIDE_PACKAGES)).code).not.toBe(0);
   }, 120_000);
 
   it('loads and runs it without mailauth and mailparser, which only mail it receives needs', async () => {
     // They took about half a CPU-second to load, which every process paid at start: now they are
     // imported on first use (inbound authentication, a received message's MIME, a forward's ARC seal).
-    const hide = { nodeArgs: ['--import', fileURLToPath(new URL('../support/hide-packages.mjs', import.meta.url))] };
     const dataDir = mkdtempSync(join(tmpdir(), 'mailplane-lazy-'));
     try {
       const env = {
@@ -59,11 +62,11 @@ describe('without the library', () => {
         MAILPLANE_DATA_DIR: dataDir,
         MAILPLANE_SECRET: 'a-very-long-instance-secret-0123456789',
       };
-      const migrated = await runCli(['migrate'], env, hide);
+      const migrated = await runCli(['migrate'], env, HIDE_PACKAGES);
       expect(migrated.code, migrated.stderr).toBe(0);
       expect(migrated.stdout).toMatch(/is at the latest schema/);
       // account-key builds an instance (createMailplane) on that database: none has an account yet.
-      const key = await runCli(['account-key'], env, hide);
+      const key = await runCli(['account-key'], env, HIDE_PACKAGES);
       expect(key, key.stderr).toMatchObject({ code: 1 });
       expect(key.stdout).toContain('no account yet');
       expect(key.stderr).not.toContain('Cannot find package');
@@ -161,9 +164,10 @@ describe('a bad variable', () => {
 
   it('start --express or --koa without the package installed: one line saying how to install it (exit 1)', async () => {
     // Resolution of the framework fails exactly as on a machine where it is not installed.
-    const hide = { nodeArgs: ['--import', fileURLToPath(new URL('../support/hide-packages.mjs', import.meta.url))] };
     const env = { MAILPLANE_TEST_HIDE_PACKAGES: 'express,koa', PORT: '0' };
-    const results = await Promise.all(['express', 'koa'].map((name) => runCli(['start', `--${name}`], env, hide)));
+    const results = await Promise.all(
+      ['express', 'koa'].map((name) => runCli(['start', `--${name}`], env, HIDE_PACKAGES)),
+    );
     results.forEach((result, index) => {
       const name = ['express', 'koa'][index]!;
       expect(result).toMatchObject({ code: 1, stdout: '' });

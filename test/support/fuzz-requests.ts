@@ -200,8 +200,8 @@ function bodyText(example: unknown): fc.Arbitrary<string | Buffer> {
       // server's too, longer to build and write.
       return toJsonText(applyMutations(example, m)).slice(0, OVER_THE_BODY_LIMIT);
     } catch {
-      // Mutations that compound (a value set inside an element repeated 10,001 times) can outgrow
-      // what a string holds; such a body would be refused at the 8 MiB limit anyway.
+      // A safety net: should mutations ever compound past what a string holds, such a body would
+      // be refused at the 8 MiB limit anyway.
       return toJsonText(example);
     }
   };

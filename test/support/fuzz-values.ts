@@ -226,9 +226,13 @@ function copyJson(value: unknown): unknown {
   if (value instanceof RawJson || typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map(copyJson);
   const copy: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value))
-    Object.defineProperty(copy, key, { value: copyJson(inner), enumerable: true, writable: true, configurable: true });
+  for (const [key, inner] of Object.entries(value)) setOwnKey(copy, key, copyJson(inner));
   return copy;
+}
+
+/** Sets `key` as an own property, so that `__proto__` becomes a key that JSON.stringify writes. */
+function setOwnKey(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** Applies `mutations` to a copy of `value` (a JSON value), each at a slot chosen by its `pick`. */
@@ -245,14 +249,7 @@ export function applyMutations(value: unknown, mutations: readonly Mutation[]): 
       else delete parent[slot.key];
     } else if (m.op === 'add' && current !== null && typeof current === 'object' && !(current instanceof RawJson)) {
       if (Array.isArray(current)) current.push(copyJson(m.value));
-      // defineProperty, so that `__proto__` becomes an own key that JSON.stringify writes.
-      else
-        Object.defineProperty(current, m.key, {
-          value: copyJson(m.value),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+      else setOwnKey(current, m.key, copyJson(m.value));
     } else if (m.op === 'wrap') parent[slot.key] = [current];
     else if (m.op === 'repeat' && Array.isArray(current) && current.length > 0) {
       // Bounded to a few megabytes: a wide value repeated 10,001 times would not fit in a string.
