@@ -1,23 +1,17 @@
 import { defineConfig } from 'tsup';
+import { packageEntries } from './scripts/package-entries.js';
 import { writeDashboardAssets } from './src/dashboard/build-assets.js';
 
 export default defineConfig({
   entry: {
-    index: 'src/index.ts',
-    'storage-kysely': 'adapters/storage/kysely/index.ts',
-    'transport-smtp': 'adapters/transport/smtp/index.ts',
-    node: 'adapters/http/node/index.ts',
-    express: 'adapters/http/express/index.ts',
-    koa: 'adapters/http/koa/index.ts',
-    testing: 'src/testing/index.ts',
-    dashboard: 'src/dashboard/index.ts',
+    ...packageEntries,
     // The `mailplane` command (package.json `bin`); its `#!/usr/bin/env node` line is kept by esbuild.
     cli: 'cli/main.ts',
-    client: 'client/index.ts',
   },
   format: ['esm'],
   target: 'node20',
-  dts: true,
+  // The type declarations are bundled after this build (scripts/build-declarations.ts).
+  dts: false,
   sourcemap: true,
   clean: true,
   splitting: true,
