@@ -29,8 +29,15 @@ const TEMPLATE_LOCK = 74_101_226;
  * What this process has built or found, so that each is done once per process. Test support, not
  * library code: a per-process memo of a one-time computation.
  */
-const memo: { hash?: string; sqlite?: string; postgres: Map<string, Promise<string>>; fileCopy?: boolean } = {
+const memo: {
+  hash?: string;
+  sqlite?: string;
+  postgres: Map<string, Promise<string>>;
+  fileCopy?: boolean;
+  adminPools: Map<string, pg.Pool>;
+} = {
   postgres: new Map(),
+  adminPools: new Map(),
 };
 
 /** Copies the migrated SQLite template to `path` (a file that does not exist yet). */
@@ -58,7 +65,7 @@ export function postgresTemplate(serverUrl: string): Promise<string> {
  * its data in memory and the suite running: 60-100 ms a copy against 95-150 ms, and the suite makes
  * over a thousand. (With the data on that machine's disk, either took about 500 ms.)
  */
-export async function templateClause(admin: pg.Client, template: string): Promise<string> {
+export async function templateClause(admin: pg.ClientBase, template: string): Promise<string> {
   if (memo.fileCopy === undefined) {
     const { rows } = await admin.query<{ server_version_num: string }>('SHOW server_version_num');
     memo.fileCopy = Number(rows[0]?.server_version_num) >= 150_000;
@@ -66,14 +73,30 @@ export async function templateClause(admin: pg.Client, template: string): Promis
   return `TEMPLATE ${template}${memo.fileCopy ? ' STRATEGY FILE_COPY' : ''}`;
 }
 
-/** Runs `work` on a connection to the server's administrative database, and closes it. */
-export async function onServer<T>(serverUrl: string, work: (admin: pg.Client) => Promise<T>): Promise<T> {
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
+/**
+ * Runs `work` on a connection to the server's administrative database. The connections are kept by
+ * the process between calls (a PostgreSQL connection took about 20 ms here, as long as copying the
+ * template, and each test makes and drops a database), and closed after a second unused, so that
+ * they never hold a test process open.
+ */
+export async function onServer<T>(serverUrl: string, work: (admin: pg.PoolClient) => Promise<T>): Promise<T> {
+  let pool = memo.adminPools.get(serverUrl);
+  if (!pool) {
+    pool = new pg.Pool({ connectionString: serverUrl, max: 2, idleTimeoutMillis: 1_000, allowExitOnIdle: true });
+    // A connection the server ends while idle (a test that restarts it) is dropped, not thrown.
+    pool.on('error', () => {});
+    memo.adminPools.set(serverUrl, pool);
+  }
+  const admin = await pool.connect();
+  let broken: Error | undefined;
   try {
     return await work(admin);
+  } catch (error) {
+    broken = error as Error;
+    throw error;
   } finally {
-    await admin.end();
+    // A connection whose work failed is closed rather than reused (it may hold a lock or be broken).
+    admin.release(broken);
   }
 }
 
@@ -139,7 +162,7 @@ async function buildPostgresTemplate(serverUrl: string): Promise<string> {
  * once they are an hour old (their comment holds when they were built): a run on another working copy
  * of the schema may be copying a recent one now.
  */
-async function dropOtherTemplates(admin: pg.Client, current: string): Promise<void> {
+async function dropOtherTemplates(admin: pg.ClientBase, current: string): Promise<void> {
   const { rows } = await admin.query<{ datname: string; built: string | null }>(
     "SELECT datname, shobj_description(oid, 'pg_database') AS built FROM pg_database WHERE datname LIKE 'mailplane\\_template\\_%' AND datname <> $1",
     [current],
