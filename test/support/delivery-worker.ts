@@ -19,8 +19,7 @@ const mailplane = createMailplane({
   secret: TEST_SECRET,
   logger: silentLogger,
   dns: { servers: parseDnsServers(process.env.MAILPLANE_DELIVERY_DNS!) },
-  // Pages of 40: `npm test`'s 1,000 messages make 25 pages for the two workers to claim against each other.
-  delivery: { mxPort: Number(process.env.MAILPLANE_MX_PORT), pageSize: 40 },
+  delivery: { mxPort: Number(process.env.MAILPLANE_MX_PORT), pageSize: 100 },
   jobs: {
     workerId: process.env.MAILPLANE_WORKER!,
     pollIntervalMs: 20,
