@@ -338,6 +338,19 @@ describe('the SMTP client', () => {
     expect(sink.received).toHaveLength(1);
   });
 
+  it('drops plain text that follows the 220 to STARTTLS: a forged reply is never read, a broken handshake is a TLS failure', async () => {
+    // A forged "250" behind the 220, in the same packet, would answer the EHLO sent over TLS.
+    const injected = await startSink({ starttls: 'inject' });
+    expect((await relay(injected.port).send(message(33), route)).kind).toBe('delivered');
+    expect(injected.received[0]!.tls).toBe(true);
+    // Stray text behind the 220, then no handshake: a TLS failure (which the MX transport answers
+    // by going on in plain text), not a protocol error.
+    const broken = await startSink({ starttls: 'fail' });
+    const failed = await relay(broken.port).send(message(34), route);
+    expect(failed).toMatchObject({ kind: 'soft', smtpCode: null });
+    expect(failed.text).toMatch(/^ETLS: TLS handshake failed/);
+  });
+
   it('when no connection to a server opens, the messages waiting for it fail together', async () => {
     let connections = 0;
     const server = createServer((socket) => {

@@ -26,10 +26,12 @@ export interface SinkBehaviour {
   /** Reply to EHLO instead of the extension list (HELO is still answered). */
   ehlo?: SinkReply;
   /**
-   * Offer STARTTLS (default true); `'fail'` answers 220 and then breaks the handshake, `'refuse'`
+   * Offer STARTTLS (default true); `'fail'` answers 220 with plain text behind it in the same
+   * packet and then breaks the handshake; `'inject'` answers 220 with a forged `250` behind it in
+   * the same packet (a man in the middle's injection) and then completes the handshake; `'refuse'`
    * answers 454.
    */
-  starttls?: boolean | 'fail' | 'refuse';
+  starttls?: boolean | 'fail' | 'inject' | 'refuse';
 }
 
 /** One message the sink accepted. */
@@ -149,12 +151,15 @@ export async function startSmtpSink(
           socket.write('454 4.7.0 TLS not available due to temporary reason\r\n');
           return;
         }
-        socket.write('220 2.0.0 Ready to start TLS\r\n');
+        // One write each, so that what follows the 220 reaches the client in the same read.
         if (behaviour.starttls === 'fail') {
-          socket.write('garbage instead of a TLS handshake\r\n');
+          socket.write('220 2.0.0 Ready to start TLS\r\ngarbage instead of a TLS handshake\r\n');
           setTimeout(() => socket.destroy(), 20);
           return;
         }
+        socket.write(
+          `220 2.0.0 Ready to start TLS\r\n${behaviour.starttls === 'inject' ? '250 2.0.0 injected\r\n' : ''}`,
+        );
         plain.removeListener('data', onData);
         const secure = new TLSSocket(socket, { isServer: true, secureContext });
         secure.on('error', () => {});

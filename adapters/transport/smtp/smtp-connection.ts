@@ -107,7 +107,7 @@ export class SmtpConnection {
     if (greeting.code !== 220) throw this.refused('greeting', greeting);
     await this.hello();
     if (!this.encrypted && !o.ignoreTLS && this.extensions.has('STARTTLS')) {
-      const reply = await this.command('STARTTLS');
+      const reply = await this.command('STARTTLS', { toStarttls: true });
       if (reply.code === 220) {
         await this.upgrade();
         await this.hello();
@@ -340,17 +340,20 @@ export class SmtpConnection {
     if (reply.code !== 235) throw this.refused('AUTH', reply, 'EAUTH');
   }
 
-  private command(line: string): Promise<SmtpReply> {
-    return this.commands([line])[0]!;
+  /** Sends one command (`toStarttls`: STARTTLS, see {@link ReplyReader.next}). */
+  private command(line: string, { toStarttls = false } = {}): Promise<SmtpReply> {
+    return this.commands([line], toStarttls)[0]!;
   }
 
   /**
    * Writes `lines` in one packet and returns a promise of each reply, in order (pipelining), each
    * bounded by the command deadline.
    */
-  private commands(lines: string[]): Promise<SmtpReply>[] {
+  private commands(lines: string[], toStarttls = false): Promise<SmtpReply>[] {
     const ms = this.deadlines.commandTimeoutMs;
-    const promises = lines.map((line) => this.withTimeout(this.nextReply(), ms, `No reply to ${commandVerb(line)}`));
+    const promises = lines.map((line) =>
+      this.withTimeout(this.nextReply(toStarttls), ms, `No reply to ${commandVerb(line)}`),
+    );
     this.write([Buffer.from(`${lines.join('\r\n')}\r\n`, 'utf8')]);
     return promises;
   }
@@ -369,8 +372,8 @@ export class SmtpConnection {
     socket.uncork();
   }
 
-  private nextReply(): Promise<SmtpReply> {
-    return this.failure ? Promise.reject(this.failure) : this.replies.next();
+  private nextReply(toStarttls = false): Promise<SmtpReply> {
+    return this.failure ? Promise.reject(this.failure) : this.replies.next(toStarttls);
   }
 
   private withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {

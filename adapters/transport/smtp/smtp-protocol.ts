@@ -76,7 +76,13 @@ export class ReplyReader {
   private lines: string[] = [];
   /** Size of the reply being read, in bytes received (after a reply ends: the characters left over for the next one). */
   private replyBytes = 0;
-  private readonly waiters: { resolve: (reply: SmtpReply) => void; reject: (error: SmtpError) => void }[] = [];
+  private readonly waiters: {
+    resolve: (reply: SmtpReply) => void;
+    reject: (error: SmtpError) => void;
+    toStarttls?: boolean;
+  }[] = [];
+  /** Set once STARTTLS was answered 220: bytes until the {@link restart} are dropped unread. */
+  private discarding = false;
 
   constructor(
     private readonly onProblem: (error: SmtpError) => void,
@@ -88,9 +94,14 @@ export class ReplyReader {
     return this.waiters.length > 0;
   }
 
-  /** The next reply. */
-  next(): Promise<SmtpReply> {
-    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  /**
+   * The next reply. With `toStarttls`, a 220 ends the plain-text stream: whatever arrives after it
+   * until {@link restart} is dropped unread. It was sent before TLS began, and a client must not act
+   * on it (RFC 3207 section 6): a man in the middle can inject replies there, and a broken server
+   * sends stray text there. The TLS handshake then decides.
+   */
+  next(toStarttls = false): Promise<SmtpReply> {
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject, toStarttls }));
   }
 
   /** Rejects every awaited reply with `error`. */
@@ -104,10 +115,12 @@ export class ReplyReader {
     this.pending = '';
     this.lines = [];
     this.replyBytes = 0;
+    this.discarding = false;
   }
 
   /** Takes bytes received. */
   feed(chunk: Buffer): void {
+    if (this.discarding) return;
     if (this.replyBytes === 0 && chunk.length > 0) this.progress?.started();
     this.replyBytes += chunk.length;
     this.pending += this.decoder.write(chunk);
@@ -129,11 +142,18 @@ export class ReplyReader {
       }
       const reply = { code: read.code, text: this.lines.join('\n') };
       this.lines = [];
+      const waiter = this.waiters.shift();
+      if (waiter?.toStarttls && reply.code === 220) {
+        this.discarding = true;
+        this.pending = '';
+        this.replyBytes = 0;
+        this.progress?.ended();
+        return waiter.resolve(reply);
+      }
       // What is left belongs to the next reply (pipelining): it starts now.
       this.replyBytes = this.pending.length;
       this.progress?.ended();
       if (this.replyBytes > 0) this.progress?.started();
-      const waiter = this.waiters.shift();
       // A reply nobody asked for is a server giving up on an idle connection ("421 timeout"):
       // kept, it would be read as the answer to the next command.
       if (waiter) waiter.resolve(reply);
