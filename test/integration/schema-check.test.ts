@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openKyselyStore } from 'mailplane/storage/kysely';
-import { execSql, migratedDatabaseUrl, storeKinds, type TestDatabase } from '../support/databases.js';
+import { execSql, migratedDatabaseUrl, storeKinds, type StoreKind, type TestDatabase } from '../support/databases.js';
 import { withDatabaseAt } from '../support/migration-db.js';
 import { mailplaneMigrations, migrateToLatest } from '../../adapters/storage/kysely/index.js';
 
@@ -45,6 +45,6 @@ describe.each(storeKinds)('the schema check of a store opened on %s', (kind) => 
   });
 });
 
-async function knownMigrations(kind: string): Promise<string[]> {
-  return Object.keys(await mailplaneMigrations(kind === 'sqlite' ? 'sqlite' : 'postgres').getMigrations()).sort();
+async function knownMigrations(kind: StoreKind): Promise<string[]> {
+  return Object.keys(await mailplaneMigrations(kind).getMigrations()).sort();
 }
