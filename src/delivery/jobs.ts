@@ -75,6 +75,9 @@ export function deliveryJobHandlers(
         });
       }
       await ctx.jobs.enqueue(jobs, { store: tx });
+      // The split happens once: a second run after this commit would list a different page (some
+      // of this one delivered meanwhile) and start a second continuation, overlapping the first.
+      await helpers.completeIn(tx);
     });
     ctx.jobs.notify();
   });

@@ -17,6 +17,8 @@ interface Held {
   phase: 'waiting' | 'running' | 'settling' | 'released';
   controller: AbortController;
   done: Promise<void>;
+  /** The handler completed the job in a transaction of its own ({@link JobHelpers.completeIn}). */
+  completedInTransaction?: boolean;
 }
 
 /** Reads the phase afresh (TypeScript would keep the value narrowed across an await). */
@@ -197,6 +199,8 @@ export class JobRunner {
     try {
       let verdict = await this.#attempt(entry);
       if (wasReleased(entry)) return; // stop() gave the job back while the handler ran
+      // The job is gone already: its completion committed with the handler's own writes.
+      if (verdict.type === 'complete' && entry.completedInTransaction) return;
       entry.phase = 'settling';
       if (verdict.type === 'dead') verdict = await this.#giveUp(entry, verdict.error);
       if (!(await this.#settle(entry.job, verdict))) {
@@ -244,6 +248,14 @@ export class JobRunner {
         const ok = await this.#store.jobs.extendLease(entry.job.id, this.workerId, this.#clock.now() + ms);
         if (!ok) entry.controller.abort(new Error('the lease of this job was lost'));
         return ok;
+      },
+      completeIn: async (tx) => {
+        if (!(await tx.jobs.complete(entry.job.id, this.workerId))) {
+          const lost = new Error('the lease of this job was lost');
+          entry.controller.abort(lost);
+          throw lost;
+        }
+        entry.completedInTransaction = true;
       },
     };
   }

@@ -30,6 +30,15 @@ export interface JobHelpers {
    * extends it periodically; call this before a step known to take longer. False: lease lost.
    */
   extendLease(ms?: number): Promise<boolean>;
+  /**
+   * Completes the job inside the transaction whose store is `tx`, so that what the handler wrote
+   * there and the job's completion commit together or not at all. A handler that enqueues its own
+   * continuation calls it in that transaction: once the continuation is committed, the job cannot
+   * run again (a worker dying before the runner recorded the completion would otherwise leave it to
+   * be claimed again and enqueue a second, different continuation). Throws when the lease was lost,
+   * which rolls the transaction back. The handler should resolve once the transaction committed.
+   */
+  completeIn(tx: Pick<MailplaneStore, 'jobs'>): Promise<void>;
 }
 
 /**

@@ -73,6 +73,12 @@ describe.each(storeKinds)('job runner on %s', (kind) => {
     return result!.id!;
   };
   const counts = (jobKind?: string) => store.jobs.countByState(jobKind);
+  /** Lets the lease of job `id` expire and has another worker claim it. */
+  const leaseTakenByOther = async (id: number, leaseMs: number) => {
+    clock.advance(leaseMs);
+    const [stolen] = await store.jobs.claim({ workerId: 'other', now: clock.now(), limit: 1, leaseMs });
+    expect(stolen?.id).toBe(id);
+  };
 
   it('runs enqueued jobs with their payload and deletes them when done', async () => {
     const seen: unknown[] = [];
@@ -274,9 +280,7 @@ describe.each(storeKinds)('job runner on %s', (kind) => {
       },
     });
     await started.opened;
-    clock.advance(30_000);
-    const [stolen] = await store.jobs.claim({ workerId: 'other', now: clock.now(), limit: 1, leaseMs: 30_000 });
-    expect(stolen?.id).toBe(id);
+    await leaseTakenByOther(id, 30_000);
     release.open();
     await until(() => expect(aborted).toBe(true));
     expect(extended).toBe(false);
@@ -284,6 +288,74 @@ describe.each(storeKinds)('job runner on %s', (kind) => {
       expect(logged.some((l) => l.message === 'job lease was lost before the outcome was recorded')).toBe(true),
     );
     expect(await store.jobs.get(id)).toMatchObject({ state: 'running', lockedBy: 'other', attempts: 2 });
+  });
+
+  it('completeIn commits the job with the handler’s writes: a worker that dies before its own completion write does not run it again', async () => {
+    // The runner's completion after the handler never reaches the store, as when the process dies
+    // right after the handler's transaction committed.
+    const jobs = new Proxy(store.jobs, {
+      get: (target, key) =>
+        key === 'complete'
+          ? () => Promise.reject(new Error('the worker died before this write'))
+          : Reflect.get(target, key, target),
+    });
+    ctx = {
+      ...ctx,
+      store: new Proxy(store, { get: (target, key) => (key === 'jobs' ? jobs : Reflect.get(target, key)) }),
+    };
+    let splits = 0;
+    const runner = start({
+      leaseMs: 1_000,
+      handlers: {
+        split: async (_job, helpers) => {
+          splits++;
+          await store.transaction(async (tx) => {
+            await tx.jobs.enqueue([{ kind: 'next', payload: {}, runAt: clock.now() }]);
+            await helpers.completeIn(tx);
+          });
+        },
+      },
+    });
+    const id = await enqueue('split');
+    await until(async () => expect(await store.jobs.get(id)).toBeNull());
+    clock.advance(10_000); // ten leases: a job left running would be claimed again now
+    runner.notify();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(splits).toBe(1);
+    expect((await counts('next')).pending).toBe(1);
+    expect(logged.filter((l) => l.level !== 'info')).toEqual([]);
+  });
+
+  it('completeIn after the lease was lost throws, and the handler’s transaction rolls back', async () => {
+    const release = gate();
+    const started = gate();
+    let failure: unknown;
+    let aborted: boolean | undefined;
+    const id = await enqueue('split');
+    start({
+      leaseMs: 30_000,
+      handlers: {
+        split: async (_job, helpers) => {
+          started.open();
+          await release.opened;
+          failure = await store
+            .transaction(async (tx) => {
+              await tx.jobs.enqueue([{ kind: 'next', payload: {}, runAt: clock.now() }]);
+              await helpers.completeIn(tx);
+            })
+            .catch((error: unknown) => error);
+          aborted = helpers.signal.aborted;
+        },
+      },
+    });
+    await started.opened;
+    await leaseTakenByOther(id, 30_000);
+    release.open();
+    await until(() => expect(failure).toBeInstanceOf(Error));
+    expect((failure as Error).message).toBe('the lease of this job was lost');
+    expect(aborted).toBe(true);
+    expect((await counts('next')).pending).toBe(0);
+    expect(await store.jobs.get(id)).toMatchObject({ state: 'running', lockedBy: 'other' });
   });
 
   it('does not run a job twice when it re-claims its own expired lease', async () => {

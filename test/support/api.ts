@@ -1,6 +1,6 @@
 /** A mailplane instance on a real database, driven through its router as a client would. */
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import { createMailplane, silentLogger, type Mailplane, type HttpRequest } from 'mailplane';
+import { createMailplane, silentLogger, type Mailplane, type HttpRequest, type MailplaneStore } from 'mailplane';
 import { openTestStore, type StoreKind } from './databases.js';
 
 /** Secret used by test instances. */
@@ -47,14 +47,19 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-/** What {@link createTestApi} passes to `createMailplane` beside the store, secret and logger it sets. */
-export type TestApiOptions = Partial<Parameters<typeof createMailplane>[0]>;
+/**
+ * What {@link createTestApi} passes to `createMailplane` beside the store, secret and logger it sets;
+ * `wrapStore` puts a wrapper of the test's own around the fresh store (a fault at a chosen write).
+ */
+export type TestApiOptions = Partial<Parameters<typeof createMailplane>[0]> & {
+  wrapStore?: (store: MailplaneStore) => MailplaneStore;
+};
 
 /** Creates an instance on a fresh database of `kind` with one account. */
-export async function createTestApi(kind: StoreKind, options: TestApiOptions = {}): Promise<TestApi> {
+export async function createTestApi(kind: StoreKind, { wrapStore, ...options }: TestApiOptions = {}): Promise<TestApi> {
   const { store, url, close } = await openTestStore(kind);
   const mailplane = createMailplane({
-    store,
+    store: wrapStore ? wrapStore(store) : store,
     secret: TEST_SECRET,
     logger: silentLogger,
     ...options,

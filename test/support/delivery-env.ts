@@ -10,7 +10,7 @@ import type { DeliveryConfig } from '../../src/delivery/config.js';
 import { contextOf } from '../../src/instance-context.js';
 import type { WebhookDeliveryConfig } from '../../src/webhook/config.js';
 import type { AlertNotifyConfig } from '../../src/alerts/notify-config.js';
-import { createTestApi, type TestApi } from './api.js';
+import { createTestApi, type TestApi, type TestApiOptions } from './api.js';
 import type { StoreKind } from './databases.js';
 import { startTestDnsServer, type TestDnsServer } from './dns-server.js';
 import { createSender, sendBody, type Sender } from './sending.js';
@@ -67,8 +67,11 @@ export async function startDeliveryEnv(
     webhooks,
     alerts,
     dnsTimeoutMs = 5_000,
+    wrapStore,
     ...jobs
   }: {
+    /** A wrapper around the instance's store (see {@link TestApiOptions}). */
+    wrapStore?: TestApiOptions['wrapStore'];
     shutdownGraceMs?: number;
     /** Attempts of a job before the runner gives up on it (default the runner's, 10). */
     maxAttempts?: number;
@@ -96,6 +99,7 @@ export async function startDeliveryEnv(
     ...delivery,
   };
   const api = await createTestApi(kind, {
+    ...(wrapStore && { wrapStore }),
     ...(logger && { logger }),
     ...(webhooks && { webhooks }),
     ...(alerts && { alerts }),
