@@ -29,21 +29,28 @@ export default defineConfig({
     // 2-core machines vitest's default (cores - 1) runs one file at a time and leaves a core idle.
     maxWorkers: Number(process.env.MAILPLANE_TEST_WORKERS ?? 4),
     projects: [
-      // The files that run mailplane in the test process share their worker processes: each process
-      // imports the sources once, not once per file (about 2 CPU-seconds a file). What a file starts
-      // it stops (useTestApi closes its instances); test/setup/leaks.ts fails a file that leaves a
-      // timer or a socket behind, which would otherwise run on into the next file.
+      // The test files share their worker processes: each process imports the sources once, not once
+      // per file (about 2 CPU-seconds a file; the end-to-end files took 159 CPU-s in a fresh process
+      // each and 127 s this way). What a file starts it stops (useTestApi closes its instances, the
+      // example servers, CLI processes and browsers are stopped); test/setup/leaks.ts fails a file
+      // that leaves a timer, a socket or a child process behind, which would otherwise run on into
+      // the next file.
       {
         extends: true,
         test: {
           name: 'in-process',
-          include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/conformance/**/*.test.ts'],
+          include: [
+            'test/unit/**/*.test.ts',
+            'test/integration/**/*.test.ts',
+            'test/conformance/**/*.test.ts',
+            'test/e2e/**/*.test.ts',
+          ],
           isolate: false,
           setupFiles: ['test/setup/leaks.ts'],
         },
       },
-      // The files that start processes and browsers keep a fresh process each.
-      { extends: true, test: { name: 'processes', include: ['test/e2e/**/*.test.ts', 'test/package/**/*.test.ts'] } },
+      // The packed tarball's file keeps a fresh process: it imports the built package, never the sources.
+      { extends: true, test: { name: 'processes', include: ['test/package/**/*.test.ts'] } },
     ],
   },
 });

@@ -92,7 +92,10 @@ describe.each(['express', 'koa'] as const)('the %s example server', (name) => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(await page.text()).toContain('src="/dashboard/assets/app.js"');
-    expect((await fetch(`${origin}/dashboard/assets/app.js`)).status).toBe(200);
+    // Read whole: a body left unread holds its keep-alive connection open after the server exits.
+    const script = await fetch(`${origin}/dashboard/assets/app.js`);
+    expect(script.status).toBe(200);
+    expect(await script.text()).not.toBe('');
     const signIn = await fetch(`${origin}/dashboard/session`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', origin },
@@ -151,10 +154,9 @@ describe.each(['express', 'koa'] as const)('the %s example with its SMTP servers
       // MAILPLANE_SMTP_MAX_CONNECTIONS_PER_ADDRESS reaches both listeners.
       for (const port of [portOf('relay'), portOf('bounce and complaint receiver')]) {
         const held = [await rawSmtp(port), await rawSmtp(port)];
-        expect((await rawSmtp(port)).greeting).toBe(
-          '421 4.7.0 Too many connections from your address, try again later',
-        );
-        for (const client of held) client.close();
+        const refused = await rawSmtp(port);
+        expect(refused.greeting).toBe('421 4.7.0 Too many connections from your address, try again later');
+        for (const client of [...held, refused]) client.close();
       }
     } finally {
       await server.stop();
