@@ -13,24 +13,16 @@ import { contextOf } from '../../src/instance-context.js';
 import { DELIVER_BATCH_JOB } from '../../src/jobs/kinds.js';
 import { storeKinds } from '../support/databases.js';
 import { RCPT_DOMAIN, startDeliveryEnv, type DeliveryEnv } from '../support/delivery-env.js';
+import { withJobStoreOverrides } from '../support/store-overrides.js';
 
 /** The store of a worker that dies right after a batch job's handler: the runner's completion of it never lands. */
 function dyingAfterBatchJobs(store: MailplaneStore): MailplaneStore {
-  const bound = <T extends object>(target: T, key: string | symbol) => {
-    const value: unknown = Reflect.get(target, key);
-    return typeof value === 'function' ? value.bind(target) : value;
-  };
-  const jobs = new Proxy(store.jobs, {
-    get: (target, key) =>
-      key === 'complete'
-        ? async (id: number, workerId: string) => {
-            if ((await target.get(id))?.kind === DELIVER_BATCH_JOB)
-              throw new Error('the worker died before this write');
-            return target.complete(id, workerId);
-          }
-        : bound(target, key),
+  return withJobStoreOverrides(store, {
+    complete: async (id, workerId) => {
+      if ((await store.jobs.get(id))?.kind === DELIVER_BATCH_JOB) throw new Error('the worker died before this write');
+      return store.jobs.complete(id, workerId);
+    },
   });
-  return new Proxy(store, { get: (target, key) => (key === 'jobs' ? jobs : bound(target, key)) });
 }
 
 describe.each(storeKinds)('a send split into pages (%s)', (kind) => {

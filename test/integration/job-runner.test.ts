@@ -12,6 +12,7 @@ import {
   type JobRunnerOptions,
 } from '../../src/jobs/index.js';
 import { openTestStore, storeKinds } from '../support/databases.js';
+import { withJobStoreOverrides } from '../support/store-overrides.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const until = (check: () => Promise<void> | void) => vi.waitFor(check, { timeout: 10_000, interval: 10 });
@@ -293,15 +294,11 @@ describe.each(storeKinds)('job runner on %s', (kind) => {
   it('completeIn commits the job with the handler’s writes: a worker that dies before its own completion write does not run it again', async () => {
     // The runner's completion after the handler never reaches the store, as when the process dies
     // right after the handler's transaction committed.
-    const jobs = new Proxy(store.jobs, {
-      get: (target, key) =>
-        key === 'complete'
-          ? () => Promise.reject(new Error('the worker died before this write'))
-          : Reflect.get(target, key, target),
-    });
     ctx = {
       ...ctx,
-      store: new Proxy(store, { get: (target, key) => (key === 'jobs' ? jobs : Reflect.get(target, key)) }),
+      store: withJobStoreOverrides(store, {
+        complete: () => Promise.reject(new Error('the worker died before this write')),
+      }),
     };
     let splits = 0;
     const runner = start({
